@@ -1,0 +1,381 @@
+//! The command line of CONTRACT.md: `run`, `once`, `tournament add`, `status`, `export`.
+//! Exit status: 0 done; 1 a runtime failure (one clear line); 2 bad usage, configuration or file.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use chrono::{DateTime, Utc};
+use clap::{Parser, Subcommand};
+use serde_json::json;
+use shakmaty::Color;
+
+use crate::app::App;
+use crate::config;
+use crate::core::game::{Game, GameStatus};
+use crate::core::{pgn, view};
+use crate::game_ref::GameRef;
+use crate::store::Direction;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "fernzug",
+    version,
+    about = "E-mail relay for correspondence chess under the BdF rules"
+)]
+pub struct Cli {
+    /// The configuration file (default: $FERNZUG_CONFIG, then ./fernzug.toml).
+    #[arg(long, global = true)]
+    pub config: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// The daemon: waits for mail, fires deadlines, delivers the outbox; stops on SIGTERM/SIGINT.
+    Run,
+    /// One pass, then exit.
+    Once {
+        /// Pretend the current time is TIME (RFC 3339).
+        #[arg(long, value_parser = parse_time)]
+        now: Option<DateTime<Utc>>,
+    },
+    /// Tournaments.
+    #[command(subcommand)]
+    Tournament(TournamentCommand),
+    /// Games, positions, clocks, deadlines.
+    Status {
+        /// A game (`TOURNAMENT/N`) or a tournament id.
+        target: Option<String>,
+        /// Print JSON (the schema of CONTRACT.md).
+        #[arg(long)]
+        json: bool,
+        #[arg(long, value_parser = parse_time)]
+        now: Option<DateTime<Utc>>,
+    },
+    /// PGN or mbox to stdout.
+    #[command(subcommand)]
+    Export(ExportCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TournamentCommand {
+    /// Register a tournament from its file and queue the start mails.
+    Add {
+        file: PathBuf,
+        #[arg(long, value_parser = parse_time)]
+        now: Option<DateTime<Utc>>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ExportCommand {
+    /// PGN of a tournament or a game (TO §27).
+    Pgn { target: String },
+    /// Every mail of one game, in and out, unchanged, as mbox (TO §11).
+    Mbox { game: String },
+}
+
+fn parse_time(s: &str) -> Result<DateTime<Utc>, String> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|d| d.with_timezone(&Utc))
+        .map_err(|e| {
+            format!("`{s}` is not an RFC 3339 time such as 2026-12-17T09:00:00+01:00: {e}")
+        })
+}
+
+/// A failure with its exit status.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+fn runtime(e: impl std::fmt::Display) -> Failure {
+    Failure {
+        code: 1,
+        message: e.to_string(),
+    }
+}
+
+fn usage(e: impl std::fmt::Display) -> Failure {
+    Failure {
+        code: 2,
+        message: e.to_string(),
+    }
+}
+
+/// Runs the command line; returns the exit status.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match execute(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("fernzug: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn execute(cli: Cli) -> Result<(), Failure> {
+    let path = cli
+        .config
+        .clone()
+        .unwrap_or_else(|| config::default_path(std::env::var("FERNZUG_CONFIG").ok().as_deref()));
+    let cfg = config::load(&path).map_err(usage)?;
+    let mut app = App::open(cfg).map_err(runtime)?;
+    let rt = || {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(runtime)
+    };
+    match cli.command {
+        Command::Run => {
+            let rt = rt()?;
+            rt.block_on(async {
+                let (tx, rx) = tokio::sync::watch::channel(false);
+                tokio::spawn(async move {
+                    shutdown_signal().await;
+                    let _ = tx.send(true);
+                });
+                crate::daemon::run(&mut app, rx).await.map_err(runtime)
+            })
+        }
+        Command::Once { now } => {
+            app.now(now).map_err(usage)?;
+            let rt = rt()?;
+            let report = rt
+                .block_on(crate::daemon::once(&mut app, now))
+                .map_err(runtime)?;
+            tracing::info!(
+                "pass done: {} processed, {} duplicates, {} quarantined, {} sent, {} deferred, {} refused",
+                report.processed,
+                report.duplicates,
+                report.quarantined,
+                report.sent,
+                report.deferred,
+                report.failed
+            );
+            Ok(())
+        }
+        Command::Tournament(TournamentCommand::Add { file, now }) => {
+            let now = app.now(now).map_err(usage)?;
+            let tf = crate::tournament_file::load(&file).map_err(usage)?;
+            let out = app.register(&tf, now).map_err(|e| {
+                // A duplicate id is the file's fault, not the runtime's.
+                if e.to_string().contains("already registered") {
+                    usage(format!("{}: key `id`: {e}", file.display()))
+                } else {
+                    runtime(e)
+                }
+            })?;
+            for line in out.log {
+                println!("{line}");
+            }
+            Ok(())
+        }
+        Command::Status { target, json, now } => {
+            let now = app.now(now).map_err(usage)?;
+            status(&app, target.as_deref(), json, now)
+        }
+        Command::Export(ExportCommand::Pgn { target }) => {
+            let games = select_games(&app, Some(&target))?;
+            for g in games {
+                if let Some(t) = app.state.tournament_of(&g.id) {
+                    print!("{}", pgn::game_pgn(g, t, app.settings.tz));
+                }
+            }
+            Ok(())
+        }
+        Command::Export(ExportCommand::Mbox { game }) => {
+            let id: GameRef = game.parse().map_err(usage)?;
+            if !app.state.games.contains_key(&id) {
+                return Err(usage(format!("no game {id}")));
+            }
+            let entries = app
+                .store
+                .archive_for_game(&id.to_string())
+                .map_err(runtime)?;
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            for e in entries {
+                let from = match e.direction {
+                    Direction::In => "fernzug-in",
+                    Direction::Out => "fernzug-out",
+                };
+                let line = format!("From {from} {}\n", e.at.format("%a %b %e %H:%M:%S %Y"));
+                stdout.write_all(line.as_bytes()).map_err(runtime)?;
+                stdout.write_all(&mbox_escape(&e.raw)).map_err(runtime)?;
+                stdout.write_all(b"\n").map_err(runtime)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// mboxrd quoting: `From ` (after any number of `>`) at a line start gets one more `>`; lines end in LF.
+fn mbox_escape(raw: &[u8]) -> Vec<u8> {
+    let text = raw.to_vec();
+    let mut out = Vec::with_capacity(text.len() + 64);
+    for line in text.split_inclusive(|b| *b == b'\n') {
+        let trimmed: &[u8] = line
+            .strip_suffix(b"\r\n")
+            .or_else(|| line.strip_suffix(b"\n"))
+            .unwrap_or(line);
+        let stripped: &[u8] = {
+            let mut i = 0;
+            while i < trimmed.len() && trimmed[i] == b'>' {
+                i += 1;
+            }
+            &trimmed[i..]
+        };
+        if stripped.starts_with(b"From ") {
+            out.push(b'>');
+        }
+        out.extend_from_slice(trimmed);
+        out.push(b'\n');
+    }
+    if !out.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+    out
+}
+
+fn select_games<'a>(app: &'a App, target: Option<&str>) -> Result<Vec<&'a Game>, Failure> {
+    match target {
+        None => Ok(app.state.games.values().collect()),
+        Some(t) if t.contains('/') => {
+            let id: GameRef = t.parse().map_err(usage)?;
+            app.state
+                .games
+                .get(&id)
+                .map(|g| vec![g])
+                .ok_or_else(|| usage(format!("no game {id}")))
+        }
+        Some(t) => {
+            if !app.state.tournaments.contains_key(t) {
+                return Err(usage(format!("no tournament {t}")));
+            }
+            Ok(app
+                .state
+                .games
+                .values()
+                .filter(|g| g.id.tournament == t)
+                .collect())
+        }
+    }
+}
+
+fn status(
+    app: &App,
+    target: Option<&str>,
+    as_json: bool,
+    now: DateTime<Utc>,
+) -> Result<(), Failure> {
+    let games = select_games(app, target)?;
+    let tz = app.settings.tz;
+    let mut rows = Vec::new();
+    for g in &games {
+        let Some(t) = app.state.tournament_of(&g.id) else {
+            continue;
+        };
+        let state = match g.status {
+            GameStatus::Running if now < t.clock_start => GameStatus::WaitingStart,
+            s => s,
+        };
+        let to_move = match state {
+            GameStatus::Running | GameStatus::WaitingStart => {
+                Some(if g.to_move() == Color::White {
+                    "white"
+                } else {
+                    "black"
+                })
+            }
+            _ => None,
+        };
+        let clock = |c: Color| {
+            let f = view::clock_figures(g, t, c, now, tz);
+            json!({"used": f.used, "allowed": f.allowed, "time_forfeits": f.time_forfeits, "on_leave": f.on_leave})
+        };
+        let deadlines: Vec<_> = app
+            .state
+            .deadlines(&app.settings)
+            .into_iter()
+            .filter(|(_, id, _)| *id == g.id)
+            .map(|(at, _, d)| json!({"at": at.to_rfc3339(), "what": format!("{d:?}").to_lowercase()}))
+            .collect();
+        rows.push(json!({
+            "id": g.id.to_string(),
+            "white": g.players.white,
+            "black": g.players.black,
+            "state": state.name(),
+            "to_move": to_move,
+            "fen": g.fen(),
+            "moves": g.san_moves(),
+            "result": g.result.clone().unwrap_or_else(|| "*".into()),
+            "clock": {"white": clock(Color::White), "black": clock(Color::Black)},
+            "deadlines": deadlines,
+        }));
+    }
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&rows).map_err(runtime)?);
+        return Ok(());
+    }
+    for r in rows {
+        println!(
+            "{:<16} {:<9} {:<7} {} – {}  moves {}  clocks W {}/{} B {}/{}{}",
+            r["id"].as_str().unwrap_or(""),
+            r["state"].as_str().unwrap_or(""),
+            r["result"].as_str().unwrap_or(""),
+            r["white"].as_str().unwrap_or(""),
+            r["black"].as_str().unwrap_or(""),
+            r["moves"].as_array().map(|m| m.len()).unwrap_or(0),
+            r["clock"]["white"]["used"],
+            r["clock"]["white"]["allowed"],
+            r["clock"]["black"]["used"],
+            r["clock"]["black"]["allowed"],
+            r["to_move"]
+                .as_str()
+                .map(|c| format!("  {c} to move"))
+                .unwrap_or_default(),
+        );
+        if let Some(d) = r["deadlines"].as_array().and_then(|d| d.first()) {
+            println!(
+                "{:<16} next: {} at {}",
+                "",
+                d["what"].as_str().unwrap_or(""),
+                d["at"].as_str().unwrap_or("")
+            );
+        }
+    }
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

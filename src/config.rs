@@ -1,0 +1,1585 @@
+//! The relay's configuration file `fernzug.toml` (CONTRACT "Configuration").
+//!
+//! [`load`] reads the file and the environment; [`parse`] is the pure core, given the text, an
+//! environment lookup and a file reader. Every error is one line naming the file, the key and what
+//! is wrong (CONTRACT "Exit status": bad configuration → exit 2 with that line), e.g.
+//!
+//! ```text
+//! fernzug.toml: key `imap.port`: expected an integer from 1 to 65535, found "abc"
+//! ```
+//!
+//! Relative paths in the file (`data_dir`, `templates_dir`, `password_file`) are taken relative to
+//! the directory of the configuration file, so the relay behaves the same from any working
+//! directory.
+//!
+//! The module also holds the small TOML reading kit ([`KeyProblem`], `fields`) that the tournament
+//! file ([`crate::tournament_file`]) shares, so both files report errors the same way.
+
+use std::fmt;
+use std::io;
+use std::net::{Ipv4Addr, Ipv6Addr};
+use std::path::{Path, PathBuf};
+
+use chrono::Weekday;
+use chrono_tz::Tz;
+
+use crate::lang::Lang;
+
+use self::fields::{Fields, KeyErr};
+
+/// The configuration file used when neither `--config` nor `$FERNZUG_CONFIG` names one.
+pub const DEFAULT_FILE: &str = "fernzug.toml";
+
+/// The whole configuration of the relay.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The file this configuration was read from.
+    pub path: PathBuf,
+    pub relay: RelayConfig,
+    pub imap: ImapConfig,
+    pub smtp: SmtpConfig,
+    pub limits: LimitsConfig,
+    pub security: SecurityConfig,
+}
+
+/// `[relay]`: who the relay is and where it keeps its data.
+#[derive(Debug, Clone)]
+pub struct RelayConfig {
+    /// The relay mailbox, a lower-cased addr-spec (`relay@fernschach.test`).
+    pub address: String,
+    /// Display name on outgoing mail.
+    pub name: String,
+    /// The embedded store and the mail archive.
+    pub data_dir: PathBuf,
+    /// Calendar days are counted in this zone.
+    pub time_zone: Tz,
+    /// Default language of outgoing mail (optional key, default `de`).
+    pub language: Lang,
+    /// The operator's template overrides (optional key `templates_dir`).
+    pub templates_dir: Option<PathBuf>,
+    /// Day of the weekly director digest (optional key, e.g. `digest_day = "monday"`).
+    pub digest_day: Option<Weekday>,
+}
+
+/// Transport security of an IMAP or SMTP connection (one type for the whole program).
+pub use crate::imap::Security;
+
+/// `[imap]`: where the relay's mail arrives.
+#[derive(Clone)]
+pub struct ImapConfig {
+    pub host: String,
+    /// Default: 993 with `tls`, 143 with `starttls` or `none`.
+    pub port: u16,
+    pub security: Security,
+    pub user: String,
+    /// The password, resolved from `password_env`, `password_file` or `password`.
+    pub password: String,
+    /// Default `INBOX`.
+    pub mailbox: String,
+    /// How long one IMAP IDLE waits before it is renewed (optional, default 5, 1 to 29 minutes).
+    pub idle_minutes: u64,
+}
+
+/// `[smtp]`: where the relay's mail leaves.
+#[derive(Clone)]
+pub struct SmtpConfig {
+    pub host: String,
+    /// Default: 465 with `tls`, 587 with `starttls`, 25 with `none`.
+    pub port: u16,
+    pub security: Security,
+    /// No user: no SMTP AUTH.
+    pub user: Option<String>,
+    /// The password, resolved; present exactly when `user` is.
+    pub password: Option<String>,
+}
+
+/// `[limits]` (optional section).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitsConfig {
+    /// Larger incoming mails are not processed (default 262144).
+    pub max_mail_bytes: u64,
+    /// An outgoing mail undeliverable for this many days is given up (default 5).
+    pub outbox_max_age_days: u32,
+    /// At most this many automatic answers to one sender per day (default 10).
+    pub auto_answers_per_day: u32,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> LimitsConfig {
+        LimitsConfig {
+            max_mail_bytes: 262_144,
+            outbox_max_age_days: 5,
+            auto_answers_per_day: 10,
+        }
+    }
+}
+
+/// `[security]` (optional section): how far the relay trusts a sender address.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SecurityConfig {
+    /// Accept a mail only if the receiving server's `Authentication-Results` say `dmarc=pass`
+    /// (default false). Requires `trusted_authserv_id`.
+    pub require_dmarc_pass: bool,
+    /// The authserv-id of the receiving server; `Authentication-Results` headers with any other
+    /// id are ignored (RFC 8601 §5).
+    pub trusted_authserv_id: Option<String>,
+}
+
+impl fmt::Debug for ImapConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ImapConfig")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("security", &self.security)
+            .field("user", &self.user)
+            .field("password", &"<redacted>")
+            .field("mailbox", &self.mailbox)
+            .field("idle_minutes", &self.idle_minutes)
+            .finish()
+    }
+}
+
+impl fmt::Debug for SmtpConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SmtpConfig")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("security", &self.security)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// What is wrong with one key of a TOML file (configuration or tournament file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyProblem {
+    /// A required key is absent.
+    Missing,
+    /// The key is not one the file may have here.
+    Unknown {
+        /// The keys allowed at this place.
+        allowed: Vec<&'static str>,
+    },
+    /// The value has the wrong type or is out of range.
+    Expected {
+        /// What the key takes, e.g. `an integer from 1 to 65535`.
+        expected: String,
+        /// The value found, as written in TOML (strings quoted).
+        found: String,
+    },
+    /// The value has the right type but is not acceptable; the text says why.
+    Invalid(String),
+}
+
+impl fmt::Display for KeyProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyProblem::Missing => f.write_str("required key is missing"),
+            KeyProblem::Unknown { allowed } if allowed.is_empty() => f.write_str("unknown key"),
+            KeyProblem::Unknown { allowed } => {
+                write!(f, "unknown key (allowed here: {})", allowed.join(", "))
+            }
+            KeyProblem::Expected { expected, found } => {
+                write!(f, "expected {expected}, found {found}")
+            }
+            KeyProblem::Invalid(why) => f.write_str(why),
+        }
+    }
+}
+
+/// Why the configuration could not be loaded. Display is one line naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file itself could not be read.
+    #[error("{}: cannot read: {}", file.display(), io_message(error))]
+    Read { file: PathBuf, error: io::Error },
+    /// The file is not valid TOML.
+    #[error("{}: line {line}, column {column}{}: not valid TOML: {message}", file.display(), key_hint(key.as_deref()))]
+    Syntax {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        /// The key written on that line, if the line has one (a hint: `[table]` header and key).
+        key: Option<String>,
+        message: String,
+    },
+    /// One key is missing, unknown or has a bad value.
+    #[error("{}: key `{key}`: {problem}", file.display())]
+    Key {
+        file: PathBuf,
+        /// Dotted key path, e.g. `imap.port`.
+        key: String,
+        problem: KeyProblem,
+    },
+}
+
+impl ConfigError {
+    fn key(file: &Path, e: KeyErr) -> ConfigError {
+        ConfigError::Key {
+            file: file.to_path_buf(),
+            key: e.key,
+            problem: e.problem,
+        }
+    }
+}
+
+/// `, key `K`` for a syntax error's message, or nothing.
+pub(crate) fn key_hint(key: Option<&str>) -> String {
+    key.map(|k| format!(", key `{k}`")).unwrap_or_default()
+}
+
+/// An I/O error's text without the trailing ` (os error N)`, e.g. `No such file or directory`.
+pub(crate) fn io_message(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" (os error ") {
+        Some(i) if s.ends_with(')') => s.get(..i).unwrap_or(&s).to_string(),
+        _ => s,
+    }
+}
+
+/// The configuration file to use: `$FERNZUG_CONFIG` if set and not empty, else `fernzug.toml` in
+/// the working directory (CONTRACT "Command line"; `--config` overrides both, in the caller).
+pub fn default_path(env_config: Option<&str>) -> PathBuf {
+    match env_config {
+        Some(p) if !p.trim().is_empty() => PathBuf::from(p),
+        _ => PathBuf::from(DEFAULT_FILE),
+    }
+}
+
+/// Reads and checks the configuration file at `path`; passwords named by `password_env` come
+/// from the process environment, `password_file`s from disk.
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
+        file: path.to_path_buf(),
+        error,
+    })?;
+    let env = |name: &str| std::env::var(name).ok();
+    let read = |p: &Path| std::fs::read_to_string(p);
+    parse(path, &text, &env, &read)
+}
+
+/// Checks the configuration `text` of the file `path` (pure: the environment and the file system
+/// are reached only through `env` and `read_file`).
+pub fn parse(
+    path: &Path,
+    text: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    read_file: &dyn Fn(&Path) -> io::Result<String>,
+) -> Result<Config, ConfigError> {
+    let table = fields::parse_toml(text).map_err(|e| ConfigError::Syntax {
+        file: path.to_path_buf(),
+        line: e.line,
+        column: e.column,
+        key: e.key,
+        message: e.message,
+    })?;
+    let base = path.parent().unwrap_or(Path::new(""));
+    let ctx = Ctx {
+        base,
+        env,
+        read_file,
+    };
+    ctx.config(&table)
+        .map(|(relay, imap, smtp, limits, security)| Config {
+            path: path.to_path_buf(),
+            relay,
+            imap,
+            smtp,
+            limits,
+            security,
+        })
+        .map_err(|e| ConfigError::key(path, e))
+}
+
+/// What parsing needs besides the text.
+struct Ctx<'a> {
+    /// Directory that relative paths are taken from.
+    base: &'a Path,
+    env: &'a dyn Fn(&str) -> Option<String>,
+    read_file: &'a dyn Fn(&Path) -> io::Result<String>,
+}
+
+type Sections = (
+    RelayConfig,
+    ImapConfig,
+    SmtpConfig,
+    LimitsConfig,
+    SecurityConfig,
+);
+
+impl Ctx<'_> {
+    fn config(&self, table: &toml::Table) -> Result<Sections, KeyErr> {
+        let top = Fields::new(table, "", &["relay", "imap", "smtp", "limits", "security"])?;
+        let relay = self.relay(&top.req_table("relay")?)?;
+        let imap = self.imap(&top.req_table("imap")?)?;
+        let smtp = self.smtp(&top.req_table("smtp")?)?;
+        let limits = match top.opt_table("limits")? {
+            Some(t) => limits(&t)?,
+            None => LimitsConfig::default(),
+        };
+        let security = match top.opt_table("security")? {
+            Some(t) => security(&t)?,
+            None => SecurityConfig::default(),
+        };
+        Ok((relay, imap, smtp, limits, security))
+    }
+
+    fn path(&self, p: &str) -> PathBuf {
+        self.base.join(p)
+    }
+
+    fn relay(&self, f: &Fields<'_>) -> Result<RelayConfig, KeyErr> {
+        f.allow(&[
+            "address",
+            "name",
+            "data_dir",
+            "time_zone",
+            "language",
+            "templates_dir",
+            "digest_day",
+        ])?;
+        let address = f.req_email("address")?;
+        let name = f.req_text("name")?.to_string();
+        let data_dir = self.path(f.req_text("data_dir")?);
+        let tz_text = f.req_text("time_zone")?;
+        let time_zone: Tz = tz_text.parse().map_err(|_| {
+            f.invalid(
+                "time_zone",
+                format!(
+                    "{tz_text:?} is not a time zone of the IANA database (e.g. \"Europe/Berlin\")"
+                ),
+            )
+        })?;
+        let language = f.opt_lang("language")?.unwrap_or_default();
+        let templates_dir = f.opt_text("templates_dir")?.map(|p| self.path(p));
+        let digest_day = match f.opt_text("digest_day")? {
+            None => None,
+            Some(d) => Some(parse_weekday(d).ok_or_else(|| {
+                f.expected(
+                    "digest_day",
+                    "a day of the week (\"monday\" to \"sunday\")",
+                    format!("{d:?}"),
+                )
+            })?),
+        };
+        Ok(RelayConfig {
+            address,
+            name,
+            data_dir,
+            time_zone,
+            language,
+            templates_dir,
+            digest_day,
+        })
+    }
+
+    fn imap(&self, f: &Fields<'_>) -> Result<ImapConfig, KeyErr> {
+        f.allow(&[
+            "host",
+            "port",
+            "security",
+            "user",
+            "password_env",
+            "password_file",
+            "password",
+            "mailbox",
+            "idle_minutes",
+        ])?;
+        let (host, security, port) = endpoint(f, |s| match s {
+            Security::Tls => 993,
+            Security::Starttls | Security::None => 143,
+        })?;
+        let user = f.req_text("user")?.to_string();
+        let password = self
+            .password(f)?
+            .ok_or_else(|| f.err("password", KeyProblem::Invalid(NO_PASSWORD.to_string())))?;
+        let mailbox = f.opt_text("mailbox")?.unwrap_or("INBOX").to_string();
+        let idle_minutes = f.opt_int("idle_minutes", 1, 29)?.unwrap_or(5);
+        Ok(ImapConfig {
+            host,
+            port,
+            security,
+            user,
+            password,
+            mailbox,
+            idle_minutes,
+        })
+    }
+
+    fn smtp(&self, f: &Fields<'_>) -> Result<SmtpConfig, KeyErr> {
+        f.allow(&[
+            "host",
+            "port",
+            "security",
+            "user",
+            "password_env",
+            "password_file",
+            "password",
+        ])?;
+        let (host, security, port) = endpoint(f, |s| match s {
+            Security::Tls => 465,
+            Security::Starttls => 587,
+            Security::None => 25,
+        })?;
+        let user = f.opt_text("user")?.map(str::to_string);
+        let password = self.password(f)?;
+        match (&user, &password) {
+            (Some(_), None) => Err(f.err(
+                "password",
+                KeyProblem::Invalid(format!("{NO_PASSWORD}, since `{}` is set", f.key("user"))),
+            )),
+            (None, Some(_)) => Err(f.err(
+                "user",
+                KeyProblem::Invalid(
+                    "required key is missing: a password is given but no user to log in as"
+                        .to_string(),
+                ),
+            )),
+            _ => Ok(SmtpConfig {
+                host,
+                port,
+                security,
+                user,
+                password,
+            }),
+        }
+    }
+
+    /// The password from exactly one of `password_env`, `password_file`, `password`; `None` if
+    /// none of them is given.
+    fn password(&self, f: &Fields<'_>) -> Result<Option<String>, KeyErr> {
+        let sources: Vec<&str> = ["password_env", "password_file", "password"]
+            .into_iter()
+            .filter(|k| f.has(k))
+            .collect();
+        if let [first, second, ..] = sources[..] {
+            return Err(f.err(
+                second,
+                KeyProblem::Invalid(format!(
+                    "give only one of password_env, password_file and password (`{}` is set too)",
+                    f.key(first)
+                )),
+            ));
+        }
+        if let Some(var) = f.opt_text("password_env")? {
+            return match (self.env)(var) {
+                Some(v) if !v.is_empty() => Ok(Some(v)),
+                Some(_) => Err(f.invalid(
+                    "password_env",
+                    format!("the environment variable {var} is empty"),
+                )),
+                None => Err(f.invalid(
+                    "password_env",
+                    format!("the environment variable {var} is not set"),
+                )),
+            };
+        }
+        if let Some(file) = f.opt_text("password_file")? {
+            let p = self.path(file);
+            let text = (self.read_file)(&p).map_err(|e| {
+                f.invalid(
+                    "password_file",
+                    format!("cannot read {}: {}", p.display(), io_message(&e)),
+                )
+            })?;
+            let pw = text
+                .strip_suffix('\n')
+                .map(|t| t.strip_suffix('\r').unwrap_or(t))
+                .unwrap_or(&text);
+            if pw.is_empty() {
+                return Err(f.invalid("password_file", format!("{} is empty", p.display())));
+            }
+            return Ok(Some(pw.to_string()));
+        }
+        match f.opt_str("password")? {
+            Some("") => Err(f.invalid("password", "must not be empty".to_string())),
+            Some(pw) => Ok(Some(pw.to_string())),
+            None => Ok(None),
+        }
+    }
+}
+
+const NO_PASSWORD: &str =
+    "required key is missing: give one of password_env, password_file or password";
+
+/// `host`, `security` (default `tls`) and `port` (default by security) of a server; `none` only
+/// towards a loopback host.
+fn endpoint(
+    f: &Fields<'_>,
+    default_port: fn(Security) -> u16,
+) -> Result<(String, Security, u16), KeyErr> {
+    let host = f.req_text("host")?.to_string();
+    let security = match f.opt_str("security")? {
+        None => Security::Tls,
+        Some(s) => parse_security(s).ok_or_else(|| {
+            f.expected(
+                "security",
+                "one of \"tls\", \"starttls\", \"none\"",
+                format!("{s:?}"),
+            )
+        })?,
+    };
+    if security == Security::None && !is_loopback(&host) {
+        return Err(f.invalid(
+            "security",
+            format!(
+                "\"none\" (no encryption) is allowed only for a loopback host (127.0.0.0/8, ::1, localhost), not {host:?}"
+            ),
+        ));
+    }
+    let port = match f.opt_int("port", 1, u16::MAX.into())? {
+        // Within 1..=65535 by the range check.
+        Some(p) => u16::try_from(p).unwrap_or(u16::MAX),
+        None => default_port(security),
+    };
+    Ok((host, security, port))
+}
+
+/// Whether `host` is a loopback address or `localhost`.
+pub fn is_loopback(host: &str) -> bool {
+    let h = host.trim_end_matches('.');
+    if h.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    if let Ok(ip) = h.parse::<Ipv4Addr>() {
+        return ip.is_loopback();
+    }
+    let bare = h
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+        .unwrap_or(h);
+    bare.parse::<Ipv6Addr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+fn parse_weekday(s: &str) -> Option<Weekday> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "monday" | "mon" => Some(Weekday::Mon),
+        "tuesday" | "tue" => Some(Weekday::Tue),
+        "wednesday" | "wed" => Some(Weekday::Wed),
+        "thursday" | "thu" => Some(Weekday::Thu),
+        "friday" | "fri" => Some(Weekday::Fri),
+        "saturday" | "sat" => Some(Weekday::Sat),
+        "sunday" | "sun" => Some(Weekday::Sun),
+        _ => None,
+    }
+}
+
+fn limits(f: &Fields<'_>) -> Result<LimitsConfig, KeyErr> {
+    f.allow(&[
+        "max_mail_bytes",
+        "outbox_max_age_days",
+        "auto_answers_per_day",
+    ])?;
+    let d = LimitsConfig::default();
+    let u32_max = i64::from(u32::MAX);
+    Ok(LimitsConfig {
+        max_mail_bytes: f
+            .opt_int("max_mail_bytes", 1, i64::MAX)?
+            .unwrap_or(d.max_mail_bytes),
+        outbox_max_age_days: f
+            .opt_int("outbox_max_age_days", 1, u32_max)?
+            .map_or(d.outbox_max_age_days, saturate_u32),
+        auto_answers_per_day: f
+            .opt_int("auto_answers_per_day", 1, u32_max)?
+            .map_or(d.auto_answers_per_day, saturate_u32),
+    })
+}
+
+/// A value already range-checked to fit.
+fn saturate_u32(v: u64) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
+}
+
+fn security(f: &Fields<'_>) -> Result<SecurityConfig, KeyErr> {
+    f.allow(&["require_dmarc_pass", "trusted_authserv_id"])?;
+    let require_dmarc_pass = f.opt_bool("require_dmarc_pass")?.unwrap_or(false);
+    let trusted_authserv_id = f.opt_text("trusted_authserv_id")?.map(str::to_string);
+    if require_dmarc_pass && trusted_authserv_id.is_none() {
+        return Err(f.invalid(
+            "trusted_authserv_id",
+            "required key is missing: `security.require_dmarc_pass = true` needs the authserv-id \
+             of the receiving server, whose Authentication-Results alone are trusted"
+                .to_string(),
+        ));
+    }
+    Ok(SecurityConfig {
+        require_dmarc_pass,
+        trusted_authserv_id,
+    })
+}
+
+/// Whether `s` is a plain e-mail address (addr-spec `local@domain`): a dot-atom local part and a
+/// domain of letters, digits and hyphens in dot-separated labels; ASCII only, no display name,
+/// no angle brackets, no quoted local parts.
+pub fn valid_email(s: &str) -> bool {
+    let Some((local, domain)) = s.rsplit_once('@') else {
+        return false;
+    };
+    const ATEXT: &str = "!#$%&'*+-/=?^_`{|}~";
+    let local_ok = !local.is_empty()
+        && local.len() <= 64
+        && local.split('.').all(|a| {
+            !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || ATEXT.contains(c))
+        });
+    let domain_ok = !domain.is_empty()
+        && domain.len() <= 253
+        && domain.split('.').all(|l| {
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+                && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        });
+    local_ok && domain_ok
+}
+
+/// Reading a parsed TOML table key by key, with errors naming the full key path.
+pub(crate) mod fields {
+    use super::{KeyProblem, valid_email};
+    use crate::lang::Lang;
+    use toml::{Table, Value};
+
+    /// A TOML syntax error, located.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub(crate) struct SyntaxErr {
+        pub line: usize,
+        pub column: usize,
+        /// The key written on the error's line, with its table, e.g. `imap.port`.
+        pub key: Option<String>,
+        /// toml's message, on one line.
+        pub message: String,
+    }
+
+    /// Parses `text` as a TOML document; a syntax error is located by line and column (1-based).
+    pub(crate) fn parse_toml(text: &str) -> Result<Table, SyntaxErr> {
+        toml::from_str::<Table>(text).map_err(|e| {
+            let start = e.span().map_or(0, |s| s.start);
+            let before = text.get(..start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            let message = e
+                .message()
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join("; ");
+            SyntaxErr {
+                line,
+                column,
+                key: key_on_line(text, line),
+                message,
+            }
+        })
+    }
+
+    /// The key on line `line` (1-based) of `text`, prefixed by the last `[table]` header above
+    /// it (`[[table]]` blocks counted from 1: `players[2].name`); or the header itself if the
+    /// line is one. A hint only: it reads lines, not TOML, so it gives up (`None`) on anything
+    /// unusual.
+    fn key_on_line(text: &str, line: usize) -> Option<String> {
+        let lines: Vec<&str> = text.lines().take(line).collect();
+        let here = line.checked_sub(1)?;
+        let current = lines.get(here)?.trim();
+        if current.starts_with('[') {
+            return header_path(&lines, here);
+        }
+        let (key, _) = current.split_once('=')?;
+        let key = key.trim();
+        if !simple_key(key) {
+            return None;
+        }
+        let table = (0..here).rev().find(|&j| {
+            lines
+                .get(j)
+                .is_some_and(|l| l.trim_start().starts_with('['))
+        });
+        match table {
+            Some(j) => header_path(&lines, j).map(|t| format!("{t}.{key}")),
+            None => Some(key.to_string()),
+        }
+    }
+
+    /// The path a header line opens: `imap` for `[imap]`, `players[2]` for the second
+    /// `[[players]]` up to that line.
+    fn header_path(lines: &[&str], j: usize) -> Option<String> {
+        let header = |l: &str| -> Option<(String, bool)> {
+            let l = l.split('#').next()?.trim();
+            let (inner, array) = match l.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) {
+                Some(inner) => (inner, true),
+                None => (l.strip_prefix('[')?.strip_suffix(']')?, false),
+            };
+            let inner = inner.trim();
+            simple_key(inner).then(|| (inner.to_string(), array))
+        };
+        let (name, array) = header(lines.get(j)?)?;
+        if !array {
+            return Some(name);
+        }
+        let count = lines
+            .get(..=j)?
+            .iter()
+            .filter(|l| header(l).is_some_and(|(n, a)| a && n == name))
+            .count();
+        Some(format!("{name}[{count}]"))
+    }
+
+    /// A bare (possibly dotted) key: letters, digits, `_`, `-`, `.`.
+    fn simple_key(k: &str) -> bool {
+        !k.is_empty()
+            && k.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+    }
+
+    /// One key's problem, before the file name is attached.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub(crate) struct KeyErr {
+        /// Full key path, e.g. `imap.port` or `players[2].email`.
+        pub key: String,
+        pub problem: KeyProblem,
+    }
+
+    /// How a value looks in an error message: strings quoted, numbers as written, tables and
+    /// arrays by kind.
+    pub(crate) fn describe(v: &Value) -> String {
+        match v {
+            Value::String(s) => format!("{s:?}"),
+            Value::Integer(i) => i.to_string(),
+            Value::Float(x) => x.to_string(),
+            Value::Boolean(b) => b.to_string(),
+            Value::Datetime(d) => d.to_string(),
+            Value::Array(_) => "an array".to_string(),
+            Value::Table(_) => "a table".to_string(),
+        }
+    }
+
+    /// A table at a key path (`""` for the document itself).
+    pub(crate) struct Fields<'a> {
+        table: &'a Table,
+        path: String,
+    }
+
+    impl<'a> Fields<'a> {
+        /// The table at `path`, refusing any key not in `allowed`.
+        pub fn new(
+            table: &'a Table,
+            path: &str,
+            allowed: &[&'static str],
+        ) -> Result<Fields<'a>, KeyErr> {
+            let f = Fields {
+                table,
+                path: path.to_string(),
+            };
+            f.allow(allowed)?;
+            Ok(f)
+        }
+
+        /// Refuses the first key (in the table's key order) that is not in `allowed`.
+        pub fn allow(&self, allowed: &[&'static str]) -> Result<(), KeyErr> {
+            match self.table.keys().find(|k| !allowed.contains(&k.as_str())) {
+                Some(k) => Err(self.err(
+                    k,
+                    KeyProblem::Unknown {
+                        allowed: allowed.to_vec(),
+                    },
+                )),
+                None => Ok(()),
+            }
+        }
+
+        /// The full path of `name` in this table.
+        pub fn key(&self, name: &str) -> String {
+            if self.path.is_empty() {
+                name.to_string()
+            } else {
+                format!("{}.{name}", self.path)
+            }
+        }
+
+        pub fn err(&self, name: &str, problem: KeyProblem) -> KeyErr {
+            KeyErr {
+                key: self.key(name),
+                problem,
+            }
+        }
+
+        pub fn invalid(&self, name: &str, why: String) -> KeyErr {
+            self.err(name, KeyProblem::Invalid(why))
+        }
+
+        pub fn expected(&self, name: &str, expected: &str, found: String) -> KeyErr {
+            self.err(
+                name,
+                KeyProblem::Expected {
+                    expected: expected.to_string(),
+                    found,
+                },
+            )
+        }
+
+        fn wrong(&self, name: &str, expected: &str, v: &Value) -> KeyErr {
+            self.expected(name, expected, describe(v))
+        }
+
+        pub fn has(&self, name: &str) -> bool {
+            self.table.contains_key(name)
+        }
+
+        fn required<T>(&self, name: &str, v: Option<T>) -> Result<T, KeyErr> {
+            v.ok_or_else(|| self.err(name, KeyProblem::Missing))
+        }
+
+        /// A string, as written.
+        pub fn opt_str(&self, name: &str) -> Result<Option<&'a str>, KeyErr> {
+            match self.table.get(name) {
+                None => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.as_str())),
+                Some(v) => Err(self.wrong(name, "a string", v)),
+            }
+        }
+
+        /// A one-line text: a string, trimmed, not empty, without control characters.
+        pub fn opt_text(&self, name: &str) -> Result<Option<&'a str>, KeyErr> {
+            let Some(s) = self.opt_str(name)? else {
+                return Ok(None);
+            };
+            if s.chars().any(char::is_control) {
+                return Err(self.invalid(
+                    name,
+                    format!("{s:?} contains a control character (such as a line break)"),
+                ));
+            }
+            let t = s.trim();
+            if t.is_empty() {
+                return Err(self.invalid(name, "must not be empty".to_string()));
+            }
+            Ok(Some(t))
+        }
+
+        pub fn req_text(&self, name: &str) -> Result<&'a str, KeyErr> {
+            let v = self.opt_text(name)?;
+            self.required(name, v)
+        }
+
+        /// An e-mail address (addr-spec), lower-cased.
+        pub fn opt_email(&self, name: &str) -> Result<Option<String>, KeyErr> {
+            match self.opt_str(name)? {
+                None => Ok(None),
+                Some(s) if valid_email(s.trim()) => Ok(Some(s.trim().to_ascii_lowercase())),
+                Some(s) => Err(self.invalid(name, format!("{s:?} is not an e-mail address"))),
+            }
+        }
+
+        pub fn req_email(&self, name: &str) -> Result<String, KeyErr> {
+            let v = self.opt_email(name)?;
+            self.required(name, v)
+        }
+
+        /// `de` or `en`.
+        pub fn opt_lang(&self, name: &str) -> Result<Option<Lang>, KeyErr> {
+            match self.table.get(name) {
+                None => Ok(None),
+                Some(v @ Value::String(s)) => Lang::parse(s)
+                    .map(Some)
+                    .ok_or_else(|| self.wrong(name, "\"de\" or \"en\"", v)),
+                Some(v) => Err(self.wrong(name, "\"de\" or \"en\"", v)),
+            }
+        }
+
+        /// An integer from `min` to `max` (`min` ≥ 0).
+        pub fn opt_int(&self, name: &str, min: i64, max: i64) -> Result<Option<u64>, KeyErr> {
+            match self.table.get(name) {
+                None => Ok(None),
+                Some(Value::Integer(i)) if (min..=max).contains(i) => Ok(u64::try_from(*i).ok()),
+                Some(v) => {
+                    let expected = if max == i64::MAX {
+                        format!("an integer of at least {min}")
+                    } else {
+                        format!("an integer from {min} to {max}")
+                    };
+                    Err(self.wrong(name, &expected, v))
+                }
+            }
+        }
+
+        pub fn opt_bool(&self, name: &str) -> Result<Option<bool>, KeyErr> {
+            match self.table.get(name) {
+                None => Ok(None),
+                Some(Value::Boolean(b)) => Ok(Some(*b)),
+                Some(v) => Err(self.wrong(name, "true or false", v)),
+            }
+        }
+
+        /// A sub-table (`[name]`), with no key checking yet (see [`Fields::allow`]).
+        pub fn opt_table(&self, name: &str) -> Result<Option<Fields<'a>>, KeyErr> {
+            match self.table.get(name) {
+                None => Ok(None),
+                Some(Value::Table(t)) => Ok(Some(Fields {
+                    table: t,
+                    path: self.key(name),
+                })),
+                Some(v) => Err(self.wrong(name, &format!("a table ([{}])", self.key(name)), v)),
+            }
+        }
+
+        pub fn req_table(&self, name: &str) -> Result<Fields<'a>, KeyErr> {
+            let v = self.opt_table(name)?;
+            self.required(name, v)
+        }
+
+        /// An array of tables (`[[name]]`); element `i` gets the path `name[i+1]` (counted from 1,
+        /// as the operator counts the `[[name]]` blocks).
+        pub fn opt_tables(&self, name: &str) -> Result<Option<Vec<Fields<'a>>>, KeyErr> {
+            let expected = format!("an array of tables ([[{}]])", self.key(name));
+            match self.table.get(name) {
+                None => Ok(None),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| {
+                        let path = format!("{}[{}]", self.key(name), i + 1);
+                        match item {
+                            Value::Table(t) => Ok(Fields { table: t, path }),
+                            v => Err(KeyErr {
+                                key: path,
+                                problem: KeyProblem::Expected {
+                                    expected: "a table".to_string(),
+                                    found: describe(v),
+                                },
+                            }),
+                        }
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(Some),
+                Some(v) => Err(self.wrong(name, &expected, v)),
+            }
+        }
+
+        /// The raw value of a key.
+        pub fn value(&self, name: &str) -> Option<&'a Value> {
+            self.table.get(name)
+        }
+    }
+}
+
+fn parse_security(s: &str) -> Option<Security> {
+    s.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The example of CONTRACT "Configuration (`fernzug.toml`)", verbatim.
+    const CONTRACT_EXAMPLE: &str = r#"
+[relay]
+address = "relay@fernschach.test"   # the relay mailbox; plus-addresses relay+KEY@ must reach it
+name = "Fernschach-Relais"          # display name on outgoing mail
+data_dir = "/var/lib/fernzug"       # the embedded store and the mail archive
+time_zone = "Europe/Berlin"         # calendar days are counted in this zone
+language = "de"                     # default language of outgoing mail: de | en
+
+[imap]
+host = "127.0.0.1"
+port = 993
+security = "tls"                    # tls | starttls | none (none only for loopback)
+user = "relay@fernschach.test"
+password_env = "FERNZUG_IMAP_PASSWORD"   # or password_file = "...", or password = "..."
+mailbox = "INBOX"
+
+[smtp]
+host = "127.0.0.1"
+port = 465
+security = "tls"                    # tls | starttls | none
+user = "relay@fernschach.test"      # optional: no user, no AUTH
+password_env = "FERNZUG_SMTP_PASSWORD"
+"#;
+
+    /// A small valid configuration whose sections tests replace or extend.
+    const RELAY: &str = r#"
+[relay]
+address = "relay@fernschach.test"
+name = "Relais"
+data_dir = "/var/lib/fernzug"
+time_zone = "Europe/Berlin"
+"#;
+    const IMAP: &str = "[imap]\nhost = \"imap.example.org\"\nuser = \"u\"\npassword = \"pw\"\n";
+    const SMTP: &str = "[smtp]\nhost = \"smtp.example.org\"\n";
+
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "FERNZUG_IMAP_PASSWORD" => Some("imap-secret".to_string()),
+            "FERNZUG_SMTP_PASSWORD" => Some("smtp-secret".to_string()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        }
+    }
+
+    fn read_file(p: &Path) -> io::Result<String> {
+        match p.to_str() {
+            Some("/etc/fernzug/imap.pw") => Ok("from-file\n".to_string()),
+            Some("/etc/fernzug/crlf.pw") => Ok("crlf-pw\r\n".to_string()),
+            Some("/etc/fernzug/two-lines.pw") => Ok("pw\n\n".to_string()),
+            Some("/etc/fernzug/empty.pw") => Ok("\n".to_string()),
+            _ => Err(io::Error::from(io::ErrorKind::NotFound)),
+        }
+    }
+
+    fn path() -> &'static Path {
+        Path::new("/etc/fernzug/fernzug.toml")
+    }
+
+    fn ok(text: &str) -> Config {
+        match parse(path(), text, &env, &read_file) {
+            Ok(c) => c,
+            Err(e) => panic!("expected a valid configuration, got: {e}"),
+        }
+    }
+
+    /// The one-line message of the error `text` gives.
+    fn err(text: &str) -> String {
+        match parse(path(), text, &env, &read_file) {
+            Ok(c) => panic!("expected an error, got {c:?}"),
+            Err(e) => {
+                let s = e.to_string();
+                assert!(!s.contains('\n'), "message not on one line: {s:?}");
+                s
+            }
+        }
+    }
+
+    fn with(relay: &str, imap: &str, smtp: &str, rest: &str) -> String {
+        format!("{relay}\n{imap}\n{smtp}\n{rest}")
+    }
+
+    #[test]
+    fn contract_example_parses() {
+        let c = ok(CONTRACT_EXAMPLE);
+        assert_eq!(c.path, path());
+        assert_eq!(c.relay.address, "relay@fernschach.test");
+        assert_eq!(c.relay.name, "Fernschach-Relais");
+        assert_eq!(c.relay.data_dir, PathBuf::from("/var/lib/fernzug"));
+        assert_eq!(c.relay.time_zone, chrono_tz::Europe::Berlin);
+        assert_eq!(c.relay.language, Lang::De);
+        assert_eq!(c.relay.templates_dir, None);
+        assert_eq!(c.relay.digest_day, None);
+        assert_eq!(c.imap.host, "127.0.0.1");
+        assert_eq!(c.imap.port, 993);
+        assert_eq!(c.imap.security, Security::Tls);
+        assert_eq!(c.imap.user, "relay@fernschach.test");
+        assert_eq!(c.imap.password, "imap-secret");
+        assert_eq!(c.imap.mailbox, "INBOX");
+        assert_eq!(c.imap.idle_minutes, 5);
+        assert_eq!(c.smtp.port, 465);
+        assert_eq!(c.smtp.security, Security::Tls);
+        assert_eq!(c.smtp.user.as_deref(), Some("relay@fernschach.test"));
+        assert_eq!(c.smtp.password.as_deref(), Some("smtp-secret"));
+        assert_eq!(c.limits, LimitsConfig::default());
+        assert_eq!(c.limits.max_mail_bytes, 262_144);
+        assert_eq!(c.limits.outbox_max_age_days, 5);
+        assert_eq!(c.limits.auto_answers_per_day, 10);
+        assert_eq!(c.security, SecurityConfig::default());
+        assert!(!c.security.require_dmarc_pass);
+    }
+
+    #[test]
+    fn contract_example_without_the_env_var_names_it() {
+        let no_env = |_: &str| None;
+        let e = parse(path(), CONTRACT_EXAMPLE, &no_env, &read_file)
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        assert_eq!(
+            e,
+            Err(
+                "/etc/fernzug/fernzug.toml: key `imap.password_env`: the environment variable \
+                 FERNZUG_IMAP_PASSWORD is not set"
+                    .to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn optional_keys_are_read() {
+        let relay = format!(
+            "{RELAY}language = \"en\"\ntemplates_dir = \"templates\"\ndigest_day = \"Monday\"\n"
+        );
+        let imap = "[imap]\nhost = \"h\"\nuser = \"u\"\npassword = \"p\"\nmailbox = \"Relay\"\nidle_minutes = 29\n";
+        let rest = "[limits]\nmax_mail_bytes = 1000000\noutbox_max_age_days = 3\nauto_answers_per_day = 4\n\
+                    [security]\nrequire_dmarc_pass = true\ntrusted_authserv_id = \"mx.fernschach.test\"\n";
+        let c = ok(&with(&relay, imap, SMTP, rest));
+        assert_eq!(c.relay.language, Lang::En);
+        assert_eq!(
+            c.relay.templates_dir,
+            Some(PathBuf::from("/etc/fernzug/templates"))
+        );
+        assert_eq!(c.relay.digest_day, Some(Weekday::Mon));
+        assert_eq!(c.imap.mailbox, "Relay");
+        assert_eq!(c.imap.idle_minutes, 29);
+        assert_eq!(
+            c.limits,
+            LimitsConfig {
+                max_mail_bytes: 1_000_000,
+                outbox_max_age_days: 3,
+                auto_answers_per_day: 4
+            }
+        );
+        assert!(c.security.require_dmarc_pass);
+        assert_eq!(
+            c.security.trusted_authserv_id.as_deref(),
+            Some("mx.fernschach.test")
+        );
+    }
+
+    #[test]
+    fn address_is_lower_cased_and_relative_data_dir_follows_the_file() {
+        let relay = RELAY
+            .replace("relay@fernschach.test", "Relay@Fernschach.TEST")
+            .replace("/var/lib/fernzug", "data");
+        let c = ok(&with(&relay, IMAP, SMTP, ""));
+        assert_eq!(c.relay.address, "relay@fernschach.test");
+        assert_eq!(c.relay.data_dir, PathBuf::from("/etc/fernzug/data"));
+    }
+
+    #[test]
+    fn port_defaults_follow_security() {
+        let cases = [("tls", 993, 465), ("starttls", 143, 587), ("none", 143, 25)];
+        for (sec, imap_port, smtp_port) in cases {
+            let imap = format!(
+                "[imap]\nhost = \"127.0.0.1\"\nsecurity = \"{sec}\"\nuser = \"u\"\npassword = \"p\"\n"
+            );
+            let smtp = format!("[smtp]\nhost = \"localhost\"\nsecurity = \"{sec}\"\n");
+            let c = ok(&with(RELAY, &imap, &smtp, ""));
+            assert_eq!((c.imap.port, c.smtp.port), (imap_port, smtp_port), "{sec}");
+            assert_eq!(c.imap.security.name(), sec);
+        }
+        // Without `security`: TLS.
+        let c = ok(&with(RELAY, IMAP, SMTP, ""));
+        assert_eq!((c.imap.security, c.imap.port), (Security::Tls, 993));
+        assert_eq!((c.smtp.security, c.smtp.port), (Security::Tls, 465));
+    }
+
+    #[test]
+    fn security_none_only_for_loopback() {
+        for host in [
+            "127.0.0.1",
+            "127.1.2.3",
+            "::1",
+            "[::1]",
+            "localhost",
+            "LOCALHOST.",
+        ] {
+            assert!(is_loopback(host), "{host}");
+        }
+        for host in [
+            "128.0.0.1",
+            "10.0.0.1",
+            "::2",
+            "mail.example.org",
+            "localhost.example.org",
+        ] {
+            assert!(!is_loopback(host), "{host}");
+        }
+        let smtp = "[smtp]\nhost = \"mail.example.org\"\nsecurity = \"none\"\n";
+        assert_eq!(
+            err(&with(RELAY, IMAP, smtp, "")),
+            "/etc/fernzug/fernzug.toml: key `smtp.security`: \"none\" (no encryption) is allowed \
+             only for a loopback host (127.0.0.0/8, ::1, localhost), not \"mail.example.org\""
+        );
+    }
+
+    #[test]
+    fn bad_port_names_key_and_value() {
+        let imap = format!("{IMAP}port = \"abc\"\n");
+        assert_eq!(
+            err(&with(RELAY, &imap, SMTP, "")),
+            "/etc/fernzug/fernzug.toml: key `imap.port`: expected an integer from 1 to 65535, found \"abc\""
+        );
+        let smtp = format!("{SMTP}port = 70000\n");
+        assert_eq!(
+            err(&with(RELAY, IMAP, &smtp, "")),
+            "/etc/fernzug/fernzug.toml: key `smtp.port`: expected an integer from 1 to 65535, found 70000"
+        );
+        let smtp = format!("{SMTP}port = 0\n");
+        assert!(err(&with(RELAY, IMAP, &smtp, "")).ends_with("found 0"));
+    }
+
+    #[test]
+    fn bad_security_value() {
+        let imap = format!("{IMAP}security = \"ssl\"\n");
+        assert_eq!(
+            err(&with(RELAY, &imap, SMTP, "")),
+            "/etc/fernzug/fernzug.toml: key `imap.security`: expected one of \"tls\", \"starttls\", \"none\", found \"ssl\""
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        let relay = RELAY.replace("address", "adress");
+        assert_eq!(
+            err(&with(&relay, IMAP, SMTP, "")),
+            "/etc/fernzug/fernzug.toml: key `relay.adress`: unknown key (allowed here: address, \
+             name, data_dir, time_zone, language, templates_dir, digest_day)"
+        );
+        assert_eq!(
+            err(&with(RELAY, IMAP, SMTP, "[pop3]\nhost = \"x\"\n")),
+            "/etc/fernzug/fernzug.toml: key `pop3`: unknown key (allowed here: relay, imap, smtp, \
+             limits, security)"
+        );
+        let e = err(&with(RELAY, IMAP, SMTP, "[limits]\nmax_mail_size = 5\n"));
+        assert!(
+            e.starts_with("/etc/fernzug/fernzug.toml: key `limits.max_mail_size`: unknown key"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn missing_keys_are_named() {
+        let relay = RELAY.replace("address = \"relay@fernschach.test\"\n", "");
+        assert_eq!(
+            err(&with(&relay, IMAP, SMTP, "")),
+            "/etc/fernzug/fernzug.toml: key `relay.address`: required key is missing"
+        );
+        assert_eq!(
+            err(&with(RELAY, "", SMTP, "")),
+            "/etc/fernzug/fernzug.toml: key `imap`: required key is missing"
+        );
+        let relay = RELAY.replace("time_zone = \"Europe/Berlin\"\n", "");
+        assert_eq!(
+            err(&with(&relay, IMAP, SMTP, "")),
+            "/etc/fernzug/fernzug.toml: key `relay.time_zone`: required key is missing"
+        );
+        let smtp = "[smtp]\nport = 25\n";
+        assert_eq!(
+            err(&with(RELAY, IMAP, smtp, "")),
+            "/etc/fernzug/fernzug.toml: key `smtp.host`: required key is missing"
+        );
+    }
+
+    #[test]
+    fn wrong_types_are_named() {
+        assert_eq!(
+            err(&with(RELAY, IMAP, SMTP, "limits = 5\n")
+                .replace("limits = 5\n", "")
+                .replace("[relay]", "limits = 5\n[relay]")),
+            "/etc/fernzug/fernzug.toml: key `limits`: expected a table ([limits]), found 5"
+        );
+        let relay = RELAY.replace("name = \"Relais\"", "name = 7");
+        assert_eq!(
+            err(&with(&relay, IMAP, SMTP, "")),
+            "/etc/fernzug/fernzug.toml: key `relay.name`: expected a string, found 7"
+        );
+        let e = err(&with(
+            RELAY,
+            IMAP,
+            SMTP,
+            "[security]\nrequire_dmarc_pass = \"yes\"\n",
+        ));
+        assert_eq!(
+            e,
+            "/etc/fernzug/fernzug.toml: key `security.require_dmarc_pass`: expected true or false, found \"yes\""
+        );
+    }
+
+    #[test]
+    fn bad_time_zone_names_the_value() {
+        let relay = RELAY.replace("Europe/Berlin", "Europe/Berlinn");
+        assert_eq!(
+            err(&with(&relay, IMAP, SMTP, "")),
+            "/etc/fernzug/fernzug.toml: key `relay.time_zone`: \"Europe/Berlinn\" is not a time \
+             zone of the IANA database (e.g. \"Europe/Berlin\")"
+        );
+    }
+
+    #[test]
+    fn bad_address_language_and_day() {
+        let relay = RELAY.replace("relay@fernschach.test", "Fernschach Relais <relay@x.test>");
+        assert_eq!(
+            err(&with(&relay, IMAP, SMTP, "")),
+            "/etc/fernzug/fernzug.toml: key `relay.address`: \"Fernschach Relais <relay@x.test>\" \
+             is not an e-mail address"
+        );
+        let relay = format!("{RELAY}language = \"fr\"\n");
+        assert_eq!(
+            err(&with(&relay, IMAP, SMTP, "")),
+            "/etc/fernzug/fernzug.toml: key `relay.language`: expected \"de\" or \"en\", found \"fr\""
+        );
+        let relay = format!("{RELAY}digest_day = \"someday\"\n");
+        assert_eq!(
+            err(&with(&relay, IMAP, SMTP, "")),
+            "/etc/fernzug/fernzug.toml: key `relay.digest_day`: expected a day of the week \
+             (\"monday\" to \"sunday\"), found \"someday\""
+        );
+        let relay = RELAY.replace("name = \"Relais\"", "name = \"Relais\\r\\nBcc: x@y.z\"");
+        assert_eq!(
+            err(&with(&relay, IMAP, SMTP, "")),
+            "/etc/fernzug/fernzug.toml: key `relay.name`: \"Relais\\r\\nBcc: x@y.z\" contains a \
+             control character (such as a line break)"
+        );
+        let relay = RELAY.replace("name = \"Relais\"", "name = \"  \"");
+        assert_eq!(
+            err(&with(&relay, IMAP, SMTP, "")),
+            "/etc/fernzug/fernzug.toml: key `relay.name`: must not be empty"
+        );
+    }
+
+    #[test]
+    fn idle_minutes_at_most_29() {
+        let imap = format!("{IMAP}idle_minutes = 30\n");
+        assert_eq!(
+            err(&with(RELAY, &imap, SMTP, "")),
+            "/etc/fernzug/fernzug.toml: key `imap.idle_minutes`: expected an integer from 1 to 29, found 30"
+        );
+    }
+
+    #[test]
+    fn limits_must_be_positive() {
+        assert_eq!(
+            err(&with(RELAY, IMAP, SMTP, "[limits]\nmax_mail_bytes = -1\n")),
+            "/etc/fernzug/fernzug.toml: key `limits.max_mail_bytes`: expected an integer of at least 1, found -1"
+        );
+        assert_eq!(
+            err(&with(
+                RELAY,
+                IMAP,
+                SMTP,
+                "[limits]\noutbox_max_age_days = 0\n"
+            )),
+            "/etc/fernzug/fernzug.toml: key `limits.outbox_max_age_days`: expected an integer from 1 to 4294967295, found 0"
+        );
+    }
+
+    #[test]
+    fn dmarc_needs_a_trusted_authserv_id() {
+        let e = err(&with(
+            RELAY,
+            IMAP,
+            SMTP,
+            "[security]\nrequire_dmarc_pass = true\n",
+        ));
+        assert!(
+            e.starts_with("/etc/fernzug/fernzug.toml: key `security.trusted_authserv_id`: required key is missing"),
+            "{e}"
+        );
+    }
+
+    fn imap_with(password_lines: &str) -> String {
+        format!("[imap]\nhost = \"h\"\nuser = \"u\"\n{password_lines}")
+    }
+
+    #[test]
+    fn password_sources() {
+        let c = ok(&with(
+            RELAY,
+            &imap_with("password_file = \"imap.pw\"\n"),
+            SMTP,
+            "",
+        ));
+        assert_eq!(c.imap.password, "from-file");
+        let c = ok(&with(
+            RELAY,
+            &imap_with("password_file = \"/etc/fernzug/crlf.pw\"\n"),
+            SMTP,
+            "",
+        ));
+        assert_eq!(c.imap.password, "crlf-pw");
+        // Only one trailing newline is removed.
+        let c = ok(&with(
+            RELAY,
+            &imap_with("password_file = \"two-lines.pw\"\n"),
+            SMTP,
+            "",
+        ));
+        assert_eq!(c.imap.password, "pw\n");
+        let c = ok(&with(
+            RELAY,
+            &imap_with("password = \" with spaces \"\n"),
+            SMTP,
+            "",
+        ));
+        assert_eq!(c.imap.password, " with spaces ");
+        let c = ok(&with(
+            RELAY,
+            &imap_with("password_env = \"FERNZUG_IMAP_PASSWORD\"\n"),
+            SMTP,
+            "",
+        ));
+        assert_eq!(c.imap.password, "imap-secret");
+    }
+
+    #[test]
+    fn password_errors() {
+        let f = "/etc/fernzug/fernzug.toml";
+        assert_eq!(
+            err(&with(RELAY, &imap_with(""), SMTP, "")),
+            format!(
+                "{f}: key `imap.password`: required key is missing: give one of password_env, password_file or password"
+            )
+        );
+        assert_eq!(
+            err(&with(
+                RELAY,
+                &imap_with("password = \"a\"\npassword_env = \"X\"\n"),
+                SMTP,
+                ""
+            )),
+            format!(
+                "{f}: key `imap.password`: give only one of password_env, password_file and password (`imap.password_env` is set too)"
+            )
+        );
+        assert_eq!(
+            err(&with(
+                RELAY,
+                &imap_with("password_env = \"EMPTY\"\n"),
+                SMTP,
+                ""
+            )),
+            format!("{f}: key `imap.password_env`: the environment variable EMPTY is empty")
+        );
+        assert_eq!(
+            err(&with(
+                RELAY,
+                &imap_with("password_env = \"NOPE\"\n"),
+                SMTP,
+                ""
+            )),
+            format!("{f}: key `imap.password_env`: the environment variable NOPE is not set")
+        );
+        assert_eq!(
+            err(&with(
+                RELAY,
+                &imap_with("password_file = \"missing.pw\"\n"),
+                SMTP,
+                ""
+            )),
+            format!(
+                "{f}: key `imap.password_file`: cannot read /etc/fernzug/missing.pw: entity not found"
+            )
+        );
+        assert_eq!(
+            err(&with(
+                RELAY,
+                &imap_with("password_file = \"empty.pw\"\n"),
+                SMTP,
+                ""
+            )),
+            format!("{f}: key `imap.password_file`: /etc/fernzug/empty.pw is empty")
+        );
+        assert_eq!(
+            err(&with(RELAY, &imap_with("password = \"\"\n"), SMTP, "")),
+            format!("{f}: key `imap.password`: must not be empty")
+        );
+    }
+
+    #[test]
+    fn smtp_user_and_password_go_together() {
+        let c = ok(&with(RELAY, IMAP, SMTP, ""));
+        assert_eq!((c.smtp.user, c.smtp.password), (None, None));
+        let smtp = format!("{SMTP}user = \"relay\"\n");
+        assert_eq!(
+            err(&with(RELAY, IMAP, &smtp, "")),
+            "/etc/fernzug/fernzug.toml: key `smtp.password`: required key is missing: give one of \
+             password_env, password_file or password, since `smtp.user` is set"
+        );
+        let smtp = format!("{SMTP}password = \"x\"\n");
+        assert_eq!(
+            err(&with(RELAY, IMAP, &smtp, "")),
+            "/etc/fernzug/fernzug.toml: key `smtp.user`: required key is missing: a password is \
+             given but no user to log in as"
+        );
+        let smtp = format!("{SMTP}user = \"relay\"\npassword_file = \"imap.pw\"\n");
+        let c = ok(&with(RELAY, IMAP, &smtp, ""));
+        assert_eq!(c.smtp.password.as_deref(), Some("from-file"));
+    }
+
+    #[test]
+    fn syntax_errors_give_line_and_column() {
+        let text = "[relay]\naddress = \"relay@fernschach.test\"\nname = Relais\n";
+        let e = err(text);
+        assert_eq!(
+            e,
+            "/etc/fernzug/fernzug.toml: line 3, column 8, key `relay.name`: not valid TOML: \
+             invalid string; expected `\"`, `'`"
+        );
+        let text = format!("{RELAY}name = \"again\"\n{IMAP}{SMTP}");
+        assert_eq!(
+            err(&text),
+            "/etc/fernzug/fernzug.toml: line 7, column 1, key `relay.name`: not valid TOML: \
+             duplicate key `name` in table `relay`"
+        );
+        let text = format!("{RELAY}{IMAP}{SMTP}[imap]\n");
+        let e = err(&text);
+        assert!(e.contains(", key `imap`: not valid TOML: "), "{e}");
+        let e = err("[relay\n");
+        assert_eq!(
+            e,
+            "/etc/fernzug/fernzug.toml: line 1, column 7: not valid TOML: invalid table header; \
+             expected `.`, `]`"
+        );
+    }
+
+    #[test]
+    fn load_names_an_unreadable_file() {
+        let p = Path::new("/nonexistent/fernzug-test/fernzug.toml");
+        let e = load(p).map(|_| ()).map_err(|e| e.to_string());
+        assert_eq!(
+            e,
+            Err(
+                "/nonexistent/fernzug-test/fernzug.toml: cannot read: No such file or directory"
+                    .to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn debug_hides_passwords() {
+        let c = ok(CONTRACT_EXAMPLE);
+        let d = format!("{c:?}");
+        assert!(
+            !d.contains("imap-secret") && !d.contains("smtp-secret"),
+            "{d}"
+        );
+        assert!(d.contains("<redacted>"));
+    }
+
+    #[test]
+    fn default_path_prefers_the_environment() {
+        assert_eq!(
+            default_path(Some("/etc/f.toml")),
+            PathBuf::from("/etc/f.toml")
+        );
+        assert_eq!(default_path(Some("")), PathBuf::from("fernzug.toml"));
+        assert_eq!(default_path(None), PathBuf::from("fernzug.toml"));
+    }
+
+    #[test]
+    fn e_mail_addresses() {
+        for good in [
+            "a@b",
+            "anna@fernschach.test",
+            "a.b+c@x-y.example.org",
+            "o'neil@x.ie",
+        ] {
+            assert!(valid_email(good), "{good}");
+        }
+        for bad in [
+            "",
+            "bert@",
+            "@x.de",
+            "a@@b",
+            "a b@c.de",
+            "<a@b.de>",
+            "a..b@c.de",
+            ".a@c.de",
+            "a@-c.de",
+            "a@c..de",
+            "a@c.de.",
+            "jürgen@x.de",
+            "a@b@c.de",
+        ] {
+            assert!(!valid_email(bad), "{bad}");
+        }
+    }
+}

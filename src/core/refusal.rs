@@ -1,0 +1,372 @@
+//! [`Refusal`]: why a mail is not acted on (TO §8: the query says exactly what was wrong).
+
+use crate::lang::Lang;
+use crate::notation::NotationError;
+
+/// A reason to answer with a query instead of acting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Neither the subject nor the reply address names a game.
+    NoGameNamed { open_games: Vec<String> },
+    /// The subject names a game that does not exist.
+    UnknownGame { game: String },
+    /// The sender does not play in the game.
+    NotAPlayer { game: String },
+    /// The reply address belongs to another player.
+    ForeignKey,
+    /// The subject and the reply address name different games.
+    GameMismatch { subject: String, key: String },
+    /// It is the partner's move.
+    NotYourTurn { game: String },
+    /// The game is over.
+    GameOver { game: String, result: String },
+    /// TO §21: the game is suspended until the director decides.
+    Suspended { game: String },
+    /// TO §31: the game is stopped for adjudication.
+    Adjourned { game: String },
+    /// The tournament has not started yet.
+    NotStarted { start: String },
+    /// No numbered move in the mail (TO §2: incomplete).
+    NoMove { expected: String },
+    /// TO §2: the own move is missing.
+    OwnMoveMissing { expected: String },
+    /// TO §2: the repetition of the partner's last move is missing.
+    RepetitionMissing { expected: String },
+    /// TO §2: the repeated move is not the partner's last move.
+    RepetitionWrong { expected: String, written: String },
+    /// TO §2: a move carries the wrong number.
+    WrongNumber { expected: String, written: String },
+    /// TO §2: two different own moves.
+    TwoOwnMoves { first: String, second: String },
+    /// More moves than the repetition and one own move.
+    TooManyMoves { extra: String },
+    /// TO §8/§9: the own move cannot be read or played.
+    BadMove {
+        number: String,
+        error: NotationError,
+    },
+    /// TO §2: the repeated move cannot be read.
+    BadRepetition {
+        number: String,
+        error: NotationError,
+    },
+    /// TO §2: a result without words is void.
+    BareResult { text: String },
+    /// TO §2/§8: a struck-out or corrected move.
+    StruckOut { text: String },
+    /// TO §8: a line that starts like a move but cannot be read.
+    Unreadable { line: String },
+    /// TO §2: a draw offer without an own move.
+    OfferWithoutMove,
+    /// TO §2: a draw acceptance without a pending offer.
+    NoOfferToAccept,
+    /// TO §2: acceptance or resignation together with a move.
+    ActAndMove { act: &'static str },
+    /// TO §4: nothing can be taken back.
+    TakeBack,
+    /// TO §13: the announcement came after 10 days.
+    AnnouncementTooLate { days: u32 },
+    /// A mail from someone the relay does not know.
+    Stranger,
+    /// The mail says nothing the relay can act on.
+    NothingToDo,
+}
+
+impl Refusal {
+    /// One or two sentences that say exactly what is wrong, in `lang`.
+    pub fn message(&self, lang: Lang) -> String {
+        let de = lang == Lang::De;
+        match self {
+            Refusal::NoGameNamed { open_games } => {
+                let list = open_games.join(", ");
+                if de {
+                    format!(
+                        "Die Mail nennt keine Partie. Bitte antworten Sie auf eine Mail des Relais oder schreiben Sie die Partie in den Betreff, z. B. [{}].",
+                        open_games
+                            .first()
+                            .map(String::as_str)
+                            .unwrap_or("TURNIER/1")
+                    ) + &if list.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" Ihre Partien: {list}.")
+                    }
+                } else {
+                    format!(
+                        "The mail names no game. Please reply to a mail of the relay or put the game into the subject, e.g. [{}].",
+                        open_games
+                            .first()
+                            .map(String::as_str)
+                            .unwrap_or("TOURNAMENT/1")
+                    ) + &if list.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" Your games: {list}.")
+                    }
+                }
+            }
+            Refusal::UnknownGame { game } => {
+                if de {
+                    format!("Eine Partie {game} gibt es nicht.")
+                } else {
+                    format!("There is no game {game}.")
+                }
+            }
+            Refusal::NotAPlayer { game } => {
+                if de {
+                    format!("Sie spielen nicht in der Partie {game}.")
+                } else {
+                    format!("You do not play in game {game}.")
+                }
+            }
+            Refusal::ForeignKey => {
+                if de {
+                    "Diese Antwortadresse gehört einem anderen Spieler; Züge zählen nur von der gemeldeten Adresse des Spielers.".into()
+                } else {
+                    "This reply address belongs to another player; moves count only from the player's registered address.".into()
+                }
+            }
+            Refusal::GameMismatch { subject, key } => {
+                if de {
+                    format!(
+                        "Der Betreff nennt die Partie {subject}, die Antwortadresse gehört zur Partie {key}. Bitte eindeutig."
+                    )
+                } else {
+                    format!(
+                        "The subject names game {subject}, the reply address belongs to game {key}. Please make it unambiguous."
+                    )
+                }
+            }
+            Refusal::NotYourTurn { game } => {
+                if de {
+                    format!(
+                        "In der Partie {game} ist Ihr Partner am Zug, nicht Sie. Nichts wurde weitergeleitet."
+                    )
+                } else {
+                    format!(
+                        "In game {game} it is your partner's move, not yours. Nothing was forwarded."
+                    )
+                }
+            }
+            Refusal::GameOver { game, result } => {
+                if de {
+                    format!("Die Partie {game} ist beendet ({result}).")
+                } else {
+                    format!("Game {game} is over ({result}).")
+                }
+            }
+            Refusal::Suspended { game } => {
+                if de {
+                    format!(
+                        "Die Partie {game} ist nach der zweiten Zeitüberschreitung bis zur Entscheidung des Turnierleiters angehalten (TO §21)."
+                    )
+                } else {
+                    format!(
+                        "Game {game} is suspended after the second time forfeit until the tournament director decides (TO §21)."
+                    )
+                }
+            }
+            Refusal::Adjourned { game } => {
+                if de {
+                    format!(
+                        "Die Partie {game} ist zur Abschätzung durch den Turnierleiter angehalten (TO §31)."
+                    )
+                } else {
+                    format!(
+                        "Game {game} is stopped for adjudication by the tournament director (TO §31)."
+                    )
+                }
+            }
+            Refusal::NotStarted { start } => {
+                if de {
+                    format!("Das Turnier beginnt erst am {start}.")
+                } else {
+                    format!("The tournament starts on {start}.")
+                }
+            }
+            Refusal::NoMove { expected } => {
+                if de {
+                    format!(
+                        "In der Mail steht kein nummerierter Zug. Erwartet: {expected} (TO §2)."
+                    )
+                } else {
+                    format!("The mail contains no numbered move. Expected: {expected} (TO §2).")
+                }
+            }
+            Refusal::OwnMoveMissing { expected } => {
+                if de {
+                    format!("Ihr eigener Zug fehlt: erwartet {expected} (TO §2).")
+                } else {
+                    format!("Your own move is missing: expected {expected} (TO §2).")
+                }
+            }
+            Refusal::RepetitionMissing { expected } => {
+                if de {
+                    format!(
+                        "Die Wiederholung des letzten Zuges Ihres Partners fehlt: bitte {expected} mit angeben (TO §2)."
+                    )
+                } else {
+                    format!(
+                        "The repetition of your partner's last move is missing: please include {expected} (TO §2)."
+                    )
+                }
+            }
+            Refusal::RepetitionWrong { expected, written } => {
+                if de {
+                    format!(
+                        "Sie wiederholen {written}, der letzte Zug Ihres Partners war aber {expected} (TO §2)."
+                    )
+                } else {
+                    format!(
+                        "You repeat {written}, but your partner's last move was {expected} (TO §2)."
+                    )
+                }
+            }
+            Refusal::WrongNumber { expected, written } => {
+                if de {
+                    format!(
+                        "Falsche Zugnummer: {written} geschrieben, {expected} erwartet (TO §2)."
+                    )
+                } else {
+                    format!("Wrong move number: {written} written, {expected} expected (TO §2).")
+                }
+            }
+            Refusal::TwoOwnMoves { first, second } => {
+                if de {
+                    format!(
+                        "Die Mail nennt zwei verschiedene eigene Züge, {first} und {second}; der Zug ist zweifelhaft (TO §2, §8)."
+                    )
+                } else {
+                    format!(
+                        "The mail names two different own moves, {first} and {second}; the move is doubtful (TO §2, §8)."
+                    )
+                }
+            }
+            Refusal::TooManyMoves { extra } => {
+                if de {
+                    format!(
+                        "Die Mail enthält mehr Züge als die Wiederholung und Ihren eigenen Zug: {extra}. Bedingte Züge bitte mit \"Eventualzüge:\" kennzeichnen."
+                    )
+                } else {
+                    format!(
+                        "The mail contains more moves than the repetition and your own move: {extra}. Mark conditional moves with \"if:\"."
+                    )
+                }
+            }
+            Refusal::BadMove { number, error } => {
+                if de {
+                    format!(
+                        "Ihr Zug {number} ist unmöglich: {} (TO §8, §9).",
+                        error.message(lang)
+                    )
+                } else {
+                    format!(
+                        "Your move {number} is impossible: {} (TO §8, §9).",
+                        error.message(lang)
+                    )
+                }
+            }
+            Refusal::BadRepetition { number, error } => {
+                if de {
+                    format!(
+                        "Die Wiederholung {number} ist nicht lesbar: {} (TO §2).",
+                        error.message(lang)
+                    )
+                } else {
+                    format!(
+                        "The repetition {number} cannot be read: {} (TO §2).",
+                        error.message(lang)
+                    )
+                }
+            }
+            Refusal::BareResult { text } => {
+                if de {
+                    format!(
+                        "\"{text}\" ohne ausgeschriebene Worte ist ungültig: Remisangebot, Remisannahme und Aufgabe bitte in Worten (\"biete Remis an\", \"Remis angenommen\", \"ich gebe auf\") (TO §2)."
+                    )
+                } else {
+                    format!(
+                        "\"{text}\" without words is void: draw offers, acceptances and resignations must be written out (\"I offer a draw\", \"I accept the draw\", \"I resign\") (TO §2)."
+                    )
+                }
+            }
+            Refusal::StruckOut { text } => {
+                if de {
+                    format!(
+                        "Ein Zug ist durchgestrichen oder verbessert ({text}); der Zug ist zweifelhaft (TO §2, §8). Bitte nur den gültigen Zug senden."
+                    )
+                } else {
+                    format!(
+                        "A move is struck out or corrected ({text}); the move is doubtful (TO §2, §8). Please send only the valid move."
+                    )
+                }
+            }
+            Refusal::Unreadable { line } => {
+                if de {
+                    format!("Die Zeile \"{line}\" ist nicht lesbar (TO §8).")
+                } else {
+                    format!("The line \"{line}\" cannot be read (TO §8).")
+                }
+            }
+            Refusal::OfferWithoutMove => {
+                if de {
+                    "Ein Remisangebot gilt nur zusammen mit einem eigenen Zug (TO §2).".into()
+                } else {
+                    "A draw offer counts only together with an own move (TO §2).".into()
+                }
+            }
+            Refusal::NoOfferToAccept => {
+                if de {
+                    "Ihr Partner hat kein Remis angeboten; es gibt nichts anzunehmen (TO §2)."
+                        .into()
+                } else {
+                    "Your partner has not offered a draw; there is nothing to accept (TO §2)."
+                        .into()
+                }
+            }
+            Refusal::ActAndMove { act } => {
+                if de {
+                    format!(
+                        "{act} ersetzt den eigenen Zug; die Mail enthält aber auch einen Zug und ist zweifelhaft (TO §2)."
+                    )
+                } else {
+                    format!(
+                        "{act} replaces the own move, but the mail also contains a move and is doubtful (TO §2)."
+                    )
+                }
+            }
+            Refusal::TakeBack => {
+                if de {
+                    "Ein gültiger Zug, ein Remisangebot oder eine Aufgabe kann nicht zurückgenommen werden (TO §4). Es bleibt alles, wie es ist.".into()
+                } else {
+                    "A valid move, draw offer or resignation cannot be taken back (TO §4). Everything stays as it is.".into()
+                }
+            }
+            Refusal::AnnouncementTooLate { days } => {
+                if de {
+                    format!(
+                        "Mehr als 10 Tage müssen vorher angekündigt werden; für diesen Zug sind schon {days} Tage vergangen (TO §13)."
+                    )
+                } else {
+                    format!(
+                        "More than 10 days must be announced beforehand; {days} days have already passed on this move (TO §13)."
+                    )
+                }
+            }
+            Refusal::Stranger => {
+                if de {
+                    "Dies ist das Relais eines Fernschachturniers. Ihre Adresse ist in keinem Turnier gemeldet; die Mail wurde nicht bearbeitet. Weitere Mails von dieser Adresse bleiben unbeantwortet.".into()
+                } else {
+                    "This is the relay of a correspondence chess tournament. Your address is not registered in any tournament; the mail was not processed. Further mails from this address will not be answered.".into()
+                }
+            }
+            Refusal::NothingToDo => {
+                if de {
+                    "Die Mail enthält nichts, was das Relais ausführen kann: keinen Zug, kein Remisangebot, keine Aufgabe, keinen Urlaub, kein \"Status\".".into()
+                } else {
+                    "The mail contains nothing the relay can act on: no move, draw offer, resignation, leave or \"Status\".".into()
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! Registering a tournament: its games (Fax 1.2: round robin or explicit) and the `start` mails.
+
+use chrono::{DateTime, NaiveTime, TimeZone, Utc};
+use serde_json::json;
+use shakmaty::Color;
+
+use crate::core::clock::PlayerClock;
+use crate::core::event::Event;
+use crate::core::game::{ByColor, Game, GameStatus, Turn, color_name};
+use crate::core::mail::Mail;
+use crate::core::state::{KeyBinding, Output, Person, Player, Settings, State, Tournament};
+use crate::core::view;
+use crate::game_ref::GameRef;
+use crate::mail_kind::MailKind;
+use crate::tournament_file::TournamentFile;
+
+/// Why a tournament cannot be registered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegisterError {
+    #[error("a tournament with id `{0}` is already registered")]
+    Duplicate(String),
+}
+
+impl State {
+    /// Registers a tournament from its file: creates its games and queues one `start` mail per player
+    /// per game (White's asks for the first move). `new_key` supplies fresh random reply keys.
+    pub fn register(
+        &mut self,
+        file: &TournamentFile,
+        now: DateTime<Utc>,
+        settings: &Settings,
+        new_key: &mut dyn FnMut() -> String,
+    ) -> Result<Output, RegisterError> {
+        if self.tournaments.contains_key(&file.id) {
+            return Err(RegisterError::Duplicate(file.id.clone()));
+        }
+        let mut out = Output::default();
+        // CONTRACT: clocks of the first moves start at 00:00 of `start`, or at registration if later.
+        let midnight = settings
+            .tz
+            .from_local_datetime(&file.start.and_time(NaiveTime::MIN))
+            .earliest()
+            .map(|d| d.with_timezone(&Utc))
+            .unwrap_or(now);
+        let clock_start = midnight.max(now);
+        let mut t = Tournament {
+            id: file.id.clone(),
+            name: file.name.clone(),
+            rules: file.rules,
+            start: file.start,
+            clock_start,
+            registered: now,
+            director: Person {
+                name: file.director.name.clone(),
+                email: file.director.email.to_lowercase(),
+            },
+            players: file
+                .players
+                .iter()
+                .map(|p| Player {
+                    name: p.name.clone(),
+                    email: p.email.to_lowercase(),
+                    lang: p.language,
+                    leaves: Vec::new(),
+                })
+                .collect(),
+            digest: file.digest,
+            games: Vec::new(),
+        };
+        let status = if clock_start > now {
+            GameStatus::WaitingStart
+        } else {
+            GameStatus::Running
+        };
+        for p in &file.pairings {
+            let (Some(w), Some(b)) = (t.players.get(p.white), t.players.get(p.black)) else {
+                continue;
+            };
+            let id = GameRef::new(file.id.clone(), p.number);
+            let keys = ByColor {
+                white: new_key(),
+                black: new_key(),
+            };
+            let game = Game {
+                id: id.clone(),
+                round: p.round,
+                players: ByColor {
+                    white: w.email.clone(),
+                    black: b.email.clone(),
+                },
+                keys: keys.clone(),
+                status,
+                moves: Vec::new(),
+                clocks: ByColor {
+                    white: PlayerClock::default(),
+                    black: PlayerClock::default(),
+                },
+                turn: Turn::new(clock_start),
+                forms: ByColor::default(),
+                draw_offer: None,
+                result: None,
+                end_reason: None,
+                announced_next: ByColor::default(),
+                last_forward: None,
+                events: 0,
+            };
+            for (c, key) in [(Color::White, &keys.white), (Color::Black, &keys.black)] {
+                self.keys.insert(
+                    key.clone(),
+                    KeyBinding {
+                        game: id.clone(),
+                        email: game.players.get(c).clone(),
+                    },
+                );
+                out.keys.push(key.clone());
+            }
+            t.games.push(id.clone());
+            self.games.insert(id.clone(), game);
+            self.log_event(&mut out, &id, Event::Started { at: now });
+        }
+        self.tournaments.insert(t.id.clone(), t);
+        out.tournaments.insert(file.id.clone());
+        let ids: Vec<GameRef> = self.tournaments[&file.id].games.clone();
+        for id in ids {
+            for c in [Color::White, Color::Black] {
+                let mail = self.start_mail(&id, c, now, settings);
+                if let Some(m) = mail {
+                    out.mails.push(m);
+                }
+            }
+        }
+        out.log.push(format!(
+            "tournament {} registered: {} games, clocks start {}",
+            file.id,
+            self.tournaments[&file.id].games.len(),
+            clock_start
+        ));
+        Ok(out)
+    }
+
+    fn start_mail(
+        &mut self,
+        id: &GameRef,
+        c: Color,
+        now: DateTime<Utc>,
+        settings: &Settings,
+    ) -> Option<Mail> {
+        let game = self.games.get(id)?;
+        let t = self.tournaments.get(&id.tournament)?;
+        let email = game.players.get(c).clone();
+        let lang = t.lang_of(&email, settings.default_lang);
+        let base = view::game_context(game, t, Some(c), lang, now, settings.tz);
+        let data = view::merge(
+            base,
+            json!({
+                "recipient": t.recipient(&email).name,
+                "white_first": c == Color::White,
+                "clock_start": view::date_time(t.clock_start, settings.tz, lang),
+                "first_allowed": t.rules.days_per_period(),
+            }),
+        );
+        let to = vec![t.recipient(&email)];
+        let key = game.keys.get(c).clone();
+        let fen = game.fen();
+        let message_id = self.next_message_id(settings, "start");
+        Some(Mail {
+            kind: MailKind::Start,
+            to,
+            cc: Vec::new(),
+            lang,
+            game: Some(id.clone()),
+            reply_key: Some(key),
+            color: Some(color_name(c).to_string()),
+            fen: Some(fen),
+            in_reply_to: None,
+            message_id,
+            data,
+            attachments: Vec::new(),
+        })
+    }
+}

@@ -1,0 +1,226 @@
+//! What the templates show: dates, numbered moves, clocks and diagrams, written for one reader.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Tz;
+use serde_json::{Value, json};
+use shakmaty::{Chess, Color, Move};
+
+use crate::core::clock::{self, PlayerClock};
+use crate::core::game::Game;
+use crate::core::state::Tournament;
+use crate::lang::Lang;
+use crate::notation::{self, Form};
+
+/// A local date as the reader writes it: `30.11.2026` (de) or `2026-11-30` (en).
+pub fn date(d: NaiveDate, lang: Lang) -> String {
+    match lang {
+        Lang::De => d.format("%d.%m.%Y").to_string(),
+        Lang::En => d.format("%Y-%m-%d").to_string(),
+    }
+}
+
+/// The local date of an instant.
+pub fn local_date(at: DateTime<Utc>, tz: Tz) -> NaiveDate {
+    at.with_timezone(&tz).date_naive()
+}
+
+/// An instant as the reader writes it, with local time: `30.11.2026 10:00`.
+pub fn date_time(at: DateTime<Utc>, tz: Tz, lang: Lang) -> String {
+    let local = at.with_timezone(&tz);
+    match lang {
+        Lang::De => local.format("%d.%m.%Y %H:%M").to_string(),
+        Lang::En => local.format("%Y-%m-%d %H:%M").to_string(),
+    }
+}
+
+/// `12. Lb5` or `12... a6`.
+pub fn numbered(number: u32, color: Color, text: &str) -> String {
+    match color {
+        Color::White => format!("{number}. {text}"),
+        Color::Black => format!("{number}... {text}"),
+    }
+}
+
+/// The number prefix a player writes next: `13.` or `12...`.
+pub fn number_prefix(number: u32, color: Color) -> String {
+    match color {
+        Color::White => format!("{number}."),
+        Color::Black => format!("{number}..."),
+    }
+}
+
+/// The form a player is written to in: the one he used last, else his language's default (RULES.md).
+pub fn form_for(game: &Game, color: Color, lang: Lang) -> Form {
+    game.forms
+        .get(color)
+        .unwrap_or_else(|| Form::default_for(lang))
+}
+
+/// Ply `ply` (0-based) of the game, numbered, in `form`.
+pub fn ply_text(game: &Game, ply: usize, form: Form) -> Option<String> {
+    let played = game.moves.get(ply)?;
+    let pos = game.position_after(ply);
+    let mv = move_of(&pos, &played.uci)?;
+    let color = if ply.is_multiple_of(2) {
+        Color::White
+    } else {
+        Color::Black
+    };
+    Some(numbered(
+        Game::number_of_ply(ply),
+        color,
+        &notation::write_move(&pos, &mv, form),
+    ))
+}
+
+/// The legal move of a UCI text in a position.
+pub fn move_of(pos: &Chess, uci: &str) -> Option<Move> {
+    uci.parse::<shakmaty::uci::UciMove>()
+        .ok()?
+        .to_move(pos)
+        .ok()
+}
+
+/// Localised colour name.
+pub fn color_word(c: Color, lang: Lang) -> &'static str {
+    match (c, lang) {
+        (Color::White, Lang::De) => "Weiß",
+        (Color::Black, Lang::De) => "Schwarz",
+        (Color::White, Lang::En) => "White",
+        (Color::Black, Lang::En) => "Black",
+    }
+}
+
+/// The days the running move has cost so far (charged, TO §13 included).
+pub fn running_charged(game: &Game, t: &Tournament, now: DateTime<Utc>, tz: Tz) -> u32 {
+    let c = game.to_move();
+    let rest = t.rest_of(game.players.get(c));
+    let days = clock::days_used(t.rules, game.turn.since, now, tz, &rest);
+    clock::charged(days, game.turn.announced)
+}
+
+/// The clock figures of one colour as of `now` (CONTRACT `status --json` `clock.*`):
+/// `used` includes the running move, `allowed` is the limit of the move being thought on or just made.
+pub fn clock_figures(
+    game: &Game,
+    t: &Tournament,
+    color: Color,
+    now: DateTime<Utc>,
+    tz: Tz,
+) -> ClockFigures {
+    let pc: &PlayerClock = game.clocks.get(color);
+    let on_move = game.is_open() && game.to_move() == color;
+    let (used, allowed) = if on_move {
+        let running = running_charged(game, t, now, tz);
+        (pc.used_with(running), pc.allowed(t.rules))
+    } else {
+        (
+            pc.used_in_period,
+            clock::limit(t.rules, pc.moves_in_period.max(1)),
+        )
+    };
+    let own_moves = game
+        .moves
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| (i % 2 == 0) == (color == Color::White))
+        .count() as u32;
+    // The control is due after the move that closes the current block of 10 moves of the period.
+    let k = if on_move {
+        pc.k()
+    } else {
+        pc.moves_in_period.max(1)
+    };
+    let period_first_move = own_moves + 1 - pc.moves_in_period;
+    let next_control = period_first_move + k.div_ceil(10) * 10 - 1;
+    let email = game.players.get(color);
+    let on_leave = t
+        .player(email)
+        .map(|p| {
+            let today = local_date(now, tz);
+            p.leaves.iter().any(|r| r.from <= today && today <= r.to)
+        })
+        .unwrap_or(false);
+    ClockFigures {
+        used,
+        allowed,
+        left: allowed.saturating_sub(used),
+        next_control,
+        time_forfeits: pc.forfeits,
+        on_leave,
+    }
+}
+
+/// One colour's clock as shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockFigures {
+    pub used: u32,
+    pub allowed: u32,
+    pub left: u32,
+    /// The move number after which the current limit is checked.
+    pub next_control: u32,
+    pub time_forfeits: u8,
+    pub on_leave: bool,
+}
+
+impl ClockFigures {
+    pub fn json(&self) -> Value {
+        json!({
+            "used": self.used,
+            "allowed": self.allowed,
+            "left": self.left,
+            "next_control": self.next_control,
+            "time_forfeits": self.time_forfeits,
+            "on_leave": self.on_leave,
+        })
+    }
+}
+
+/// The facts every game mail shows, for the reader playing `reader` (or a director: `None`).
+pub fn game_context(
+    game: &Game,
+    t: &Tournament,
+    reader: Option<Color>,
+    lang: Lang,
+    now: DateTime<Utc>,
+    tz: Tz,
+) -> Value {
+    let white = t.recipient(&game.players.white).name;
+    let black = t.recipient(&game.players.black).name;
+    let viewer = reader.unwrap_or(Color::White);
+    let pos = game.position();
+    let to_move = game.to_move();
+    json!({
+        "game": game.id.to_string(),
+        "tournament_id": t.id,
+        "tournament": t.name,
+        "round": game.round,
+        "white": white,
+        "black": black,
+        "director": t.director.name,
+        "rules": t.rules.name(),
+        "days_per_period": t.rules.days_per_period(),
+        "color": reader.map(|c| color_word(c, lang)),
+        "partner": reader.map(|c| t.recipient(game.players.get(!c)).name),
+        "to_move": color_word(to_move, lang),
+        "next_number": number_prefix(Game::number_of_ply(game.moves.len()), to_move),
+        "fen": game.fen(),
+        "diagram": notation::diagram(&pos, viewer, lang),
+        "clock_white": clock_figures(game, t, Color::White, now, tz).json(),
+        "clock_black": clock_figures(game, t, Color::Black, now, tz).json(),
+        "clock_you": reader.map(|c| clock_figures(game, t, c, now, tz).json()),
+        "clock_partner": reader.map(|c| clock_figures(game, t, !c, now, tz).json()),
+        "now": date_time(now, tz, lang),
+        "today": date(local_date(now, tz), lang),
+    })
+}
+
+/// Merges `extra` into `base` (both objects).
+pub fn merge(mut base: Value, extra: Value) -> Value {
+    if let (Some(b), Value::Object(e)) = (base.as_object_mut(), extra) {
+        for (k, v) in e {
+            b.insert(k, v);
+        }
+    }
+    base
+}

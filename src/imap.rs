@@ -1,0 +1,876 @@
+//! The relay's inbox over IMAP (async-imap on tokio, TLS by tokio-rustls with ring and
+//! the webpki roots).
+//!
+//! This module moves bytes only: it lists the messages of one mailbox, fetches them
+//! without setting `\Seen`, marks them `\Seen` once the caller has committed what it did
+//! with them, and waits for new mail with IDLE (or NOOP polling when the server lacks
+//! IDLE). Which messages still need work is decided by the caller from its store, by
+//! (UIDVALIDITY, UID), never by a "last UID seen".
+//!
+//! Every network call runs under [`ImapSettings::timeout`]. After a timeout or an I/O
+//! error the connection may be out of step with the server, so the [`Inbox`] refuses
+//! further commands and the caller reconnects.
+
+use std::fmt;
+use std::io;
+use std::pin::Pin;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use async_imap::extensions::idle::IdleResponse;
+use async_imap::imap_proto::{MailboxDatum, Response, Status};
+use async_imap::types::{Flag, UnsolicitedResponse};
+use async_imap::{Client, Session};
+use chrono::{DateTime, Utc};
+use futures::TryStreamExt;
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::sync::watch;
+use tokio::time::{Instant, timeout};
+use tokio_rustls::TlsConnector;
+use tokio_rustls::client::TlsStream;
+use tokio_rustls::rustls::{self, pki_types::ServerName};
+
+/// The longest single IDLE (servers may drop clients idle for 30 min; RFC 2177 says
+/// re-issue at least every 29 min; we re-issue every 5).
+pub const MAX_IDLE: Duration = Duration::from_secs(5 * 60);
+
+/// How often to poll with NOOP when the server has no IDLE.
+pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
+
+/// The default time limit of one network call.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How a connection to a mail server is secured (shared by IMAP and SMTP).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Security {
+    /// TLS from the first byte (IMAPS 993, SMTPS 465).
+    Tls,
+    /// Plain connection upgraded with STARTTLS (IMAP 143, submission 587).
+    Starttls,
+    /// No encryption (only for a server on the same host, e.g. tests).
+    None,
+}
+
+impl Security {
+    /// The name used in the configuration file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Security::Tls => "tls",
+            Security::Starttls => "starttls",
+            Security::None => "none",
+        }
+    }
+}
+
+impl fmt::Display for Security {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Security::Tls => "tls",
+            Security::Starttls => "starttls",
+            Security::None => "none",
+        })
+    }
+}
+
+/// Why a text is not a [`Security`] mode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a connection security mode: use tls, starttls or none")]
+pub struct ParseSecurityError(pub String);
+
+impl FromStr for Security {
+    type Err = ParseSecurityError;
+    fn from_str(s: &str) -> Result<Security, ParseSecurityError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "tls" => Ok(Security::Tls),
+            "starttls" => Ok(Security::Starttls),
+            "none" => Ok(Security::None),
+            _ => Err(ParseSecurityError(s.to_string())),
+        }
+    }
+}
+
+/// Where and how to reach the relay's mailbox.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ImapSettings {
+    pub host: String,
+    pub port: u16,
+    pub security: Security,
+    pub user: String,
+    pub password: String,
+    /// The mailbox to watch, normally `INBOX`.
+    pub mailbox: String,
+    /// Time limit of every single network call (default 60 s).
+    pub timeout: Duration,
+}
+
+impl fmt::Debug for ImapSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ImapSettings")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("security", &self.security)
+            .field("user", &self.user)
+            .field("password", &"(hidden)")
+            .field("mailbox", &self.mailbox)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+/// What went wrong talking to the IMAP server.
+#[derive(Debug, thiserror::Error)]
+pub enum ImapError {
+    /// The TCP connection could not be made.
+    #[error("cannot connect to the IMAP server {host}:{port}: {source}")]
+    Connect {
+        host: String,
+        port: u16,
+        #[source]
+        source: io::Error,
+    },
+    /// TLS could not be set up.
+    #[error("TLS with the IMAP server {host} failed: {reason}")]
+    Tls { host: String, reason: String },
+    /// The server refused the login (the password is never shown).
+    #[error("the IMAP server refused the login of user {user}: {reason}")]
+    Login { user: String, reason: String },
+    /// The mailbox could not be selected.
+    #[error("the IMAP server cannot open mailbox {mailbox}: {reason}")]
+    Select { mailbox: String, reason: String },
+    /// The message asked for is not (or no longer) in the mailbox.
+    #[error("there is no message with UID {uid} in mailbox {mailbox}")]
+    Missing { uid: u32, mailbox: String },
+    /// Anything else the server or the connection did wrong.
+    #[error("IMAP: {0}")]
+    Protocol(String),
+    /// A network call took longer than the time limit.
+    #[error("the IMAP server did not answer in time: {what}")]
+    Timeout { what: String },
+}
+
+/// One message of the mailbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Listed {
+    pub uid: u32,
+    /// RFC822.SIZE in bytes.
+    pub size: u32,
+}
+
+/// A fetched message (or only its header).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetched {
+    pub uid: u32,
+    /// The server's INTERNALDATE: when the mail arrived (the postmark).
+    pub internal_date: DateTime<Utc>,
+    /// The raw bytes: the whole message, or only the header for [`Inbox::fetch_header`].
+    pub raw: Vec<u8>,
+}
+
+/// Why [`Inbox::wait`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Woke {
+    /// The server announced new mail (EXISTS or RECENT).
+    NewMail,
+    /// `max` passed without news.
+    Timeout,
+    /// The shutdown signal became `true` (IDLE was ended cleanly with DONE).
+    Shutdown,
+}
+
+/// The byte stream under the IMAP session: plain TCP or TLS over TCP.
+#[derive(Debug)]
+enum Conn {
+    Plain(TcpStream),
+    Tls(Box<TlsStream<TcpStream>>),
+}
+
+impl AsyncRead for Conn {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Conn::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Conn {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Conn::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_flush(cx),
+            Conn::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Conn::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
+
+/// A TLS connector trusting the webpki (Mozilla) roots, crypto by ring.
+fn tls_connector(host: &str) -> Result<TlsConnector, ImapError> {
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| ImapError::Tls {
+        host: host.to_string(),
+        reason: e.to_string(),
+    })?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    Ok(TlsConnector::from(Arc::new(config)))
+}
+
+/// Run `fut` under the time limit `limit`; `what` names the call for the error.
+async fn timed<T, E>(
+    limit: Duration,
+    what: impl FnOnce() -> String,
+    fut: impl Future<Output = Result<T, E>>,
+) -> Result<Result<T, E>, ImapError> {
+    timeout(limit, fut).await.map_err(|_| ImapError::Timeout {
+        what: format!("{} (limit {} s)", what(), limit.as_secs_f64()),
+    })
+}
+
+/// Whether an untagged response announces new mail.
+fn announces_new_mail(resp: &Response<'_>) -> bool {
+    matches!(
+        resp,
+        Response::MailboxData(MailboxDatum::Exists(_))
+            | Response::MailboxData(MailboxDatum::Recent(_))
+    )
+}
+
+/// A logged-in session with the mailbox selected.
+pub struct Inbox {
+    session: Session<Conn>,
+    settings: ImapSettings,
+    uid_validity: u32,
+    has_idle: bool,
+    /// Whether [`Inbox::wait`] may use IDLE (when the server has it).
+    use_idle: bool,
+    /// The server announced new mail that no `list`/`wait` has reported yet.
+    new_mail: bool,
+    /// Set after an error that may have left the connection out of step.
+    broken: Option<String>,
+}
+
+impl fmt::Debug for Inbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Inbox")
+            .field("host", &self.settings.host)
+            .field("user", &self.settings.user)
+            .field("mailbox", &self.settings.mailbox)
+            .field("uid_validity", &self.uid_validity)
+            .field("has_idle", &self.has_idle)
+            .finish()
+    }
+}
+
+/// Read the server greeting; anything but `* OK` / `* PREAUTH` is an error.
+async fn read_greeting(
+    client: &mut Client<Conn>,
+    settings: &ImapSettings,
+) -> Result<(), ImapError> {
+    let server = || format!("{}:{}", settings.host, settings.port);
+    let greeting = timed(
+        settings.timeout,
+        || format!("waiting for the greeting of {}", server()),
+        client.read_response(),
+    )
+    .await?
+    .map_err(|e| ImapError::Protocol(format!("reading the greeting of {}: {e}", server())))?;
+    match greeting.as_ref().map(|g| g.parsed()) {
+        Some(Response::Data { status, outcome }) => match status {
+            Status::Ok | Status::PreAuth => Ok(()),
+            other => Err(ImapError::Protocol(format!(
+                "{} greeted with {other:?}: {}",
+                server(),
+                outcome.information.as_deref().unwrap_or("")
+            ))),
+        },
+        Some(other) => Err(ImapError::Protocol(format!(
+            "{} sent an unexpected greeting: {other:?}",
+            server()
+        ))),
+        None => Err(ImapError::Protocol(format!(
+            "{} closed the connection before greeting",
+            server()
+        ))),
+    }
+}
+
+impl Inbox {
+    /// Connect, log in, look at the server's capabilities and SELECT the mailbox.
+    pub async fn connect(settings: ImapSettings) -> Result<Inbox, ImapError> {
+        let s = &settings;
+        let limit = s.timeout;
+        let tcp = timed(
+            limit,
+            || format!("connecting to {}:{}", s.host, s.port),
+            TcpStream::connect((s.host.as_str(), s.port)),
+        )
+        .await?
+        .map_err(|source| ImapError::Connect {
+            host: s.host.clone(),
+            port: s.port,
+            source,
+        })?;
+        let client = match s.security {
+            Security::None => {
+                let mut client = Client::new(Conn::Plain(tcp));
+                read_greeting(&mut client, s).await?;
+                client
+            }
+            Security::Tls => {
+                let tls = tls_handshake(s, tcp).await?;
+                let mut client = Client::new(Conn::Tls(Box::new(tls)));
+                read_greeting(&mut client, s).await?;
+                client
+            }
+            Security::Starttls => {
+                let mut client = Client::new(Conn::Plain(tcp));
+                read_greeting(&mut client, s).await?;
+                timed(
+                    limit,
+                    || format!("STARTTLS with {}", s.host),
+                    client.run_command_and_check_ok("STARTTLS", None),
+                )
+                .await?
+                .map_err(|e| ImapError::Tls {
+                    host: s.host.clone(),
+                    reason: format!("the server refused STARTTLS: {e}"),
+                })?;
+                let Conn::Plain(tcp) = client.into_inner() else {
+                    return Err(ImapError::Tls {
+                        host: s.host.clone(),
+                        reason: "STARTTLS on a connection that already uses TLS".to_string(),
+                    });
+                };
+                Client::new(Conn::Tls(Box::new(tls_handshake(s, tcp).await?)))
+            }
+        };
+        let login = timed(limit, || format!("logging in as {}", s.user), async {
+            client
+                .login_with_capabilities(&s.user, &s.password)
+                .await
+                .map_err(|(e, _)| e)
+        });
+        let (mut session, caps) = login.await?.map_err(|e| ImapError::Login {
+            user: s.user.clone(),
+            reason: e.to_string(),
+        })?;
+        let has_idle = match caps {
+            Some(caps) if caps.has_str("IDLE") => true,
+            _ => {
+                let caps = timed(limit, || "CAPABILITY".to_string(), session.capabilities())
+                    .await?
+                    .map_err(|e| ImapError::Protocol(format!("CAPABILITY: {e}")))?;
+                caps.has_str("IDLE")
+            }
+        };
+        let mailbox = timed(
+            limit,
+            || format!("selecting mailbox {}", s.mailbox),
+            session.select(&s.mailbox),
+        )
+        .await?
+        .map_err(|e| ImapError::Select {
+            mailbox: s.mailbox.clone(),
+            reason: e.to_string(),
+        })?;
+        let uid_validity = mailbox.uid_validity.ok_or_else(|| ImapError::Select {
+            mailbox: s.mailbox.clone(),
+            reason: "the server sent no UIDVALIDITY".to_string(),
+        })?;
+        let mut inbox = Inbox {
+            session,
+            settings,
+            uid_validity,
+            has_idle,
+            use_idle: true,
+            new_mail: false,
+            broken: None,
+        };
+        inbox.drain_unsolicited();
+        inbox.new_mail = false;
+        Ok(inbox)
+    }
+
+    /// The UIDVALIDITY of the selected mailbox (pairs with every UID).
+    pub fn uid_validity(&self) -> u32 {
+        self.uid_validity
+    }
+
+    /// Whether the server offers IDLE.
+    pub fn has_idle(&self) -> bool {
+        self.has_idle
+    }
+
+    /// Allow or forbid IDLE in [`Inbox::wait`] (default: allowed). Forbidden, `wait` polls
+    /// with NOOP even when the server has IDLE (for servers whose IDLE misbehaves).
+    pub fn set_use_idle(&mut self, on: bool) {
+        self.use_idle = on;
+    }
+
+    /// The settings this inbox was opened with.
+    pub fn settings(&self) -> &ImapSettings {
+        &self.settings
+    }
+
+    /// Take the unsolicited responses async-imap queued (its queue is bounded and drops
+    /// when full, so it is emptied after every command) and note new-mail announcements.
+    fn drain_unsolicited(&mut self) {
+        while let Ok(r) = self.session.unsolicited_responses.try_recv() {
+            if matches!(
+                r,
+                UnsolicitedResponse::Exists(_) | UnsolicitedResponse::Recent(_)
+            ) {
+                self.new_mail = true;
+            }
+        }
+    }
+
+    fn usable(&self) -> Result<(), ImapError> {
+        match &self.broken {
+            Some(why) => Err(ImapError::Protocol(format!(
+                "the connection is unusable after an earlier failure ({why}); reconnect"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Remember that the connection may be out of step after `e`.
+    fn poison(&mut self, e: ImapError) -> ImapError {
+        self.broken = Some(e.to_string());
+        e
+    }
+
+    /// Run `UID FETCH {set} {query}` and collect every FETCH response.
+    async fn uid_fetch(
+        &mut self,
+        set: &str,
+        query: &str,
+    ) -> Result<Vec<async_imap::types::Fetch>, ImapError> {
+        self.usable()?;
+        let limit = self.settings.timeout;
+        let what = format!("UID FETCH {set} {query}");
+        let session = &mut self.session;
+        let result = timed(limit, || what.clone(), async {
+            session
+                .uid_fetch(set, query)
+                .await?
+                .try_collect::<Vec<_>>()
+                .await
+        })
+        .await;
+        let fetches = match result {
+            Ok(Ok(f)) => f,
+            Ok(Err(e)) => return Err(self.poison(ImapError::Protocol(format!("{what}: {e}")))),
+            Err(e) => return Err(self.poison(e)),
+        };
+        self.drain_unsolicited();
+        Ok(fetches)
+    }
+
+    /// Every message in the mailbox with its size, by ascending UID.
+    pub async fn list(&mut self) -> Result<Vec<Listed>, ImapError> {
+        // Announcements made before this listing are covered by it.
+        self.drain_unsolicited();
+        self.new_mail = false;
+        let fetches = self.uid_fetch("1:*", "(UID RFC822.SIZE)").await?;
+        let mut listed: Vec<Listed> = fetches
+            .iter()
+            .filter_map(|f| {
+                Some(Listed {
+                    uid: f.uid?,
+                    size: f.size?,
+                })
+            })
+            .collect();
+        listed.sort_by_key(|l| l.uid);
+        listed.dedup_by_key(|l| l.uid);
+        Ok(listed)
+    }
+
+    /// The whole message `uid` (`BODY.PEEK[]`: does not set `\Seen`) and its INTERNALDATE.
+    pub async fn fetch(&mut self, uid: u32) -> Result<Fetched, ImapError> {
+        self.fetch_part(uid, "BODY.PEEK[]", |f| f.body()).await
+    }
+
+    /// Only the header of message `uid` (`BODY.PEEK[HEADER]`), e.g. for mails over the
+    /// size limit.
+    pub async fn fetch_header(&mut self, uid: u32) -> Result<Fetched, ImapError> {
+        self.fetch_part(uid, "BODY.PEEK[HEADER]", |f| f.header())
+            .await
+    }
+
+    async fn fetch_part(
+        &mut self,
+        uid: u32,
+        item: &str,
+        part: impl Fn(&async_imap::types::Fetch) -> Option<&[u8]>,
+    ) -> Result<Fetched, ImapError> {
+        let fetches = self
+            .uid_fetch(&uid.to_string(), &format!("(UID INTERNALDATE {item})"))
+            .await?;
+        let Some(found) = fetches
+            .iter()
+            .find(|f| f.uid == Some(uid) && part(f).is_some())
+        else {
+            return Err(ImapError::Missing {
+                uid,
+                mailbox: self.settings.mailbox.clone(),
+            });
+        };
+        let internal_date = found.internal_date().ok_or_else(|| {
+            ImapError::Protocol(format!(
+                "UID FETCH {uid}: the server sent no valid INTERNALDATE"
+            ))
+        })?;
+        Ok(Fetched {
+            uid,
+            internal_date: internal_date.with_timezone(&Utc),
+            raw: part(found).map(<[u8]>::to_vec).unwrap_or_default(),
+        })
+    }
+
+    /// Whether message `uid` has the `\Seen` flag.
+    pub async fn is_seen(&mut self, uid: u32) -> Result<bool, ImapError> {
+        let fetches = self.uid_fetch(&uid.to_string(), "(UID FLAGS)").await?;
+        let Some(found) = fetches.iter().find(|f| f.uid == Some(uid)) else {
+            return Err(ImapError::Missing {
+                uid,
+                mailbox: self.settings.mailbox.clone(),
+            });
+        };
+        Ok(found.flags().any(|f| f == Flag::Seen))
+    }
+
+    /// Mark message `uid` as done: `UID STORE uid +FLAGS (\Seen)`. Call only after the
+    /// store committed what was done with it.
+    pub async fn mark_done(&mut self, uid: u32) -> Result<(), ImapError> {
+        self.usable()?;
+        let limit = self.settings.timeout;
+        let what = format!("UID STORE {uid} +FLAGS (\\Seen)");
+        let session = &mut self.session;
+        let result = timed(limit, || what.clone(), async {
+            session
+                .uid_store(uid.to_string(), "+FLAGS (\\Seen)")
+                .await?
+                .try_collect::<Vec<_>>()
+                .await
+        })
+        .await;
+        match result {
+            Ok(Ok(_)) => {
+                self.drain_unsolicited();
+                Ok(())
+            }
+            Ok(Err(e)) => Err(self.poison(ImapError::Protocol(format!("{what}: {e}")))),
+            Err(e) => Err(self.poison(e)),
+        }
+    }
+
+    /// Wait up to `max` (at most [`MAX_IDLE`]) for new mail or the shutdown signal.
+    ///
+    /// With IDLE the server pushes EXISTS/RECENT; without, a NOOP is sent every
+    /// [`POLL_INTERVAL`]. On shutdown IDLE is ended with DONE, so the returned inbox can
+    /// log out cleanly. On error the connection is gone: reconnect.
+    pub async fn wait(
+        mut self,
+        max: Duration,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<(Inbox, Woke), ImapError> {
+        self.usable()?;
+        self.drain_unsolicited();
+        if self.new_mail {
+            self.new_mail = false;
+            return Ok((self, Woke::NewMail));
+        }
+        if *shutdown.borrow_and_update() {
+            return Ok((self, Woke::Shutdown));
+        }
+        let max = max.min(MAX_IDLE);
+        if self.has_idle && self.use_idle {
+            self.wait_idle(max, shutdown).await
+        } else {
+            self.wait_poll(max, shutdown).await
+        }
+    }
+
+    async fn wait_idle(
+        self,
+        max: Duration,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<(Inbox, Woke), ImapError> {
+        let Inbox {
+            session,
+            settings,
+            uid_validity,
+            has_idle,
+            use_idle,
+            ..
+        } = self;
+        let limit = settings.timeout;
+        let mut handle = session.idle();
+        timed(limit, || "starting IDLE".to_string(), handle.init())
+            .await?
+            .map_err(|e| ImapError::Protocol(format!("IDLE: {e}")))?;
+        let deadline = Instant::now() + max;
+        let woke = loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                break Woke::Timeout;
+            }
+            let step = {
+                let (idle, _stop) = handle.wait_with_timeout(remaining);
+                tokio::select! {
+                    r = idle => Some(r),
+                    () = shutdown_requested(shutdown) => None,
+                }
+            };
+            match step {
+                None => break Woke::Shutdown,
+                Some(Ok(IdleResponse::NewData(data))) => {
+                    if announces_new_mail(data.parsed()) {
+                        break Woke::NewMail;
+                    }
+                }
+                Some(Ok(IdleResponse::Timeout)) => break Woke::Timeout,
+                Some(Ok(IdleResponse::ManualInterrupt)) => {
+                    return Err(ImapError::Protocol(format!(
+                        "{} closed the connection during IDLE",
+                        settings.host
+                    )));
+                }
+                Some(Err(e)) => return Err(ImapError::Protocol(format!("during IDLE: {e}"))),
+            }
+        };
+        let session = timed(limit, || "ending IDLE (DONE)".to_string(), handle.done())
+            .await?
+            .map_err(|e| ImapError::Protocol(format!("ending IDLE (DONE): {e}")))?;
+        let mut inbox = Inbox {
+            session,
+            settings,
+            uid_validity,
+            has_idle,
+            use_idle,
+            new_mail: false,
+            broken: None,
+        };
+        // EXISTS that came with the end of IDLE also counts.
+        inbox.drain_unsolicited();
+        let woke = if woke == Woke::Timeout && inbox.new_mail {
+            Woke::NewMail
+        } else {
+            woke
+        };
+        if woke == Woke::NewMail {
+            inbox.new_mail = false;
+        }
+        Ok((inbox, woke))
+    }
+
+    async fn wait_poll(
+        mut self,
+        max: Duration,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<(Inbox, Woke), ImapError> {
+        let deadline = Instant::now() + max;
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                return Ok((self, Woke::Timeout));
+            }
+            tokio::select! {
+                () = tokio::time::sleep(remaining.min(POLL_INTERVAL)) => {}
+                () = shutdown_requested(shutdown) => return Ok((self, Woke::Shutdown)),
+            }
+            let limit = self.settings.timeout;
+            match timed(limit, || "NOOP".to_string(), self.session.noop()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => return Err(ImapError::Protocol(format!("NOOP: {e}"))),
+                Err(e) => return Err(e),
+            }
+            self.drain_unsolicited();
+            if self.new_mail {
+                self.new_mail = false;
+                return Ok((self, Woke::NewMail));
+            }
+        }
+    }
+
+    /// Say LOGOUT and close the connection (errors are ignored: the connection ends
+    /// either way).
+    pub async fn logout(mut self) {
+        if self.broken.is_none() {
+            let limit = self.settings.timeout;
+            let _ = timeout(limit, self.session.logout()).await;
+        }
+    }
+}
+
+/// Resolves once the shutdown flag is `true`; never, if the sender is gone.
+async fn shutdown_requested(shutdown: &mut watch::Receiver<bool>) {
+    if shutdown.wait_for(|stop| *stop).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// TLS handshake over `tcp`, verifying the certificate for `settings.host`.
+async fn tls_handshake(
+    settings: &ImapSettings,
+    tcp: TcpStream,
+) -> Result<TlsStream<TcpStream>, ImapError> {
+    let host = &settings.host;
+    let name = ServerName::try_from(host.clone()).map_err(|e| ImapError::Tls {
+        host: host.clone(),
+        reason: format!("`{host}` is not a valid server name: {e}"),
+    })?;
+    let connector = tls_connector(host)?;
+    timed(
+        settings.timeout,
+        || format!("TLS handshake with {host}"),
+        connector.connect(name, tcp),
+    )
+    .await?
+    .map_err(|e| ImapError::Tls {
+        host: host.clone(),
+        reason: e.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn security_parses_and_prints() {
+        assert_eq!("tls".parse::<Security>(), Ok(Security::Tls));
+        assert_eq!(" STARTTLS ".parse::<Security>(), Ok(Security::Starttls));
+        assert_eq!("none".parse::<Security>(), Ok(Security::None));
+        let err = "ssl".parse::<Security>().unwrap_err();
+        assert!(err.to_string().contains("`ssl`"), "{err}");
+        for s in [Security::Tls, Security::Starttls, Security::None] {
+            assert_eq!(s.to_string().parse::<Security>(), Ok(s));
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(json, format!("\"{s}\""));
+            assert_eq!(serde_json::from_str::<Security>(&json).unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn settings_debug_hides_the_password() {
+        let s = ImapSettings {
+            host: "h".into(),
+            port: 1,
+            security: Security::None,
+            user: "u".into(),
+            password: "sekrit".into(),
+            mailbox: "INBOX".into(),
+            timeout: DEFAULT_TIMEOUT,
+        };
+        assert!(!format!("{s:?}").contains("sekrit"));
+    }
+
+    #[tokio::test]
+    async fn closed_port_is_a_connect_error_naming_host_and_port() {
+        // Bind then drop a listener to get a port nobody listens on.
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let s = ImapSettings {
+            host: "127.0.0.1".into(),
+            port,
+            security: Security::None,
+            user: "u".into(),
+            password: "p".into(),
+            mailbox: "INBOX".into(),
+            timeout: Duration::from_secs(5),
+        };
+        let err = Inbox::connect(s).await.unwrap_err();
+        assert!(matches!(err, ImapError::Connect { .. }), "{err:?}");
+        assert!(
+            err.to_string().contains(&format!("127.0.0.1:{port}")),
+            "{err}"
+        );
+    }
+
+    #[tokio::test]
+    async fn silent_server_times_out() {
+        // A listener that accepts but never greets.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let keep = tokio::spawn(async move {
+            let (sock, _) = listener.accept().await.unwrap();
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            drop(sock);
+        });
+        let s = ImapSettings {
+            host: "127.0.0.1".into(),
+            port,
+            security: Security::None,
+            user: "u".into(),
+            password: "p".into(),
+            mailbox: "INBOX".into(),
+            timeout: Duration::from_millis(200),
+        };
+        let err = Inbox::connect(s).await.unwrap_err();
+        assert!(matches!(err, ImapError::Timeout { .. }), "{err:?}");
+        assert!(err.to_string().contains("greeting"), "{err}");
+        keep.abort();
+    }
+
+    #[tokio::test]
+    async fn server_greeting_bye_is_a_protocol_error() {
+        use tokio::io::AsyncWriteExt;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = tokio::spawn(async move {
+            let (mut sock, _) = listener.accept().await.unwrap();
+            sock.write_all(b"* BYE too busy\r\n").await.unwrap();
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        });
+        let s = ImapSettings {
+            host: "127.0.0.1".into(),
+            port,
+            security: Security::None,
+            user: "u".into(),
+            password: "p".into(),
+            mailbox: "INBOX".into(),
+            timeout: Duration::from_secs(5),
+        };
+        let err = Inbox::connect(s).await.unwrap_err();
+        assert!(matches!(err, ImapError::Protocol(_)), "{err:?}");
+        assert!(err.to_string().contains("too busy"), "{err}");
+        server.abort();
+    }
+}

@@ -1,0 +1,852 @@
+//! The author's text → [`Content`]: moves, §14 dates, the words that act (draw,
+//! resignation, announcement, take-back, status), conditional lines, leave and
+//! director commands. German and English, case-insensitive.
+//!
+//! The reader only reads: it knows neither the game nor who the director is.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use shakmaty::Color;
+
+use super::dates::{parse_date_prefix, parse_span_prefix};
+use super::moves::{self, is_result, read_line, starts_with_number};
+use super::types::{Content, DirectorCommand, Doubt, MoveToken};
+
+fn re(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("valid regex")
+}
+
+/// Reads everything the text says (see the module documentation).
+pub fn read_content(text: &str) -> Content {
+    let mut c = Content::default();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut i = 0;
+    while let Some(&original) = lines.get(i) {
+        i += 1;
+        let written = original.trim();
+        if written.is_empty() {
+            continue;
+        }
+        let line = struck_out(&moves::normalize_line(written), &mut c.doubts);
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(cmd) = director(line, written) {
+            c.director.push(cmd);
+            continue;
+        }
+        if let Some(cond) = conditional(line) {
+            match cond {
+                Conditional::Line(ms) => c.conditional.push(ms),
+                Conditional::Unreadable => c.doubts.push(Doubt::Unreadable(written.to_string())),
+                Conditional::Header => i = conditional_block(&lines, i, &mut c),
+            }
+            continue;
+        }
+        if c.leave.is_none()
+            && let Some(span) = leave(line)
+        {
+            c.leave = Some(span);
+            continue;
+        }
+        if s14(line, &mut c) {
+            continue;
+        }
+        read_moves(line, written, &mut c);
+        phrases(line, written, &mut c);
+    }
+    c
+}
+
+// ---------------------------------------------------------------------------
+// Struck-out and corrected moves (§2: a later correction makes the move doubtful).
+
+static STRUCK: LazyLock<Regex> = LazyLock::new(|| re(r"~~([^~]{1,200})~~"));
+static CORRECTION: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\(\s*(?:nein|no|korrektur|korrigiert|correction|corrected|sorry|ich meine|i mean|gemeint|besser|richtig)\b\s*[:,]?[^)]{0,100}\)",
+    )
+});
+
+/// Records `~~X~~` and `X (nein: Y)` as [`Doubt::StruckOut`]; returns the line
+/// without the struck text and without the correction.
+fn struck_out(line: &str, doubts: &mut Vec<Doubt>) -> String {
+    for m in STRUCK.captures_iter(line) {
+        if let Some(inner) = m.get(1) {
+            doubts.push(Doubt::StruckOut(inner.as_str().trim().to_string()));
+        }
+    }
+    let without = STRUCK.replace_all(line, " ");
+    if CORRECTION.is_match(&without) {
+        doubts.push(Doubt::StruckOut(line.trim().to_string()));
+        return CORRECTION.replace_all(&without, " ").into_owned();
+    }
+    without.into_owned()
+}
+
+// ---------------------------------------------------------------------------
+// Moves of the main text (TO §2).
+
+/// `Mein Zug: 13. Lg5`, `Antwort: 12... a6`, `hier mein Zug: …`: a short label
+/// naming a move before numbered moves. Numbers after other words are commentary
+/// (`Nach 12. Lb5 …`) and not read.
+static LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^[^\d:]{0,40}\b(?:zug|züge|zuege|zugfolge|antwort|gegenzug|zugwiederholung|move|moves|reply|answer)\s*:\s*(\d.*)$",
+    )
+});
+
+fn read_moves(line: &str, written: &str, c: &mut Content) {
+    let target = if starts_with_number(line) {
+        Some(line)
+    } else {
+        LABEL
+            .captures(line)
+            .and_then(|cap| cap.get(1))
+            .map(|m| m.as_str())
+            .filter(|rest| starts_with_number(rest))
+    };
+    let Some(target) = target else {
+        return;
+    };
+    let found = read_line(target, &[]);
+    c.moves.extend(found.moves);
+    if found.unreadable {
+        c.doubts.push(Doubt::Unreadable(written.to_string()));
+    }
+    if let Some(r) = found.result
+        && c.bare_result.is_none()
+    {
+        c.bare_result = Some(r);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Conditional moves (TO §6).
+
+enum Conditional {
+    Line(Vec<MoveToken>),
+    Unreadable,
+    /// `Eventualzüge:` alone: the lines below are the conditional lines.
+    Header,
+}
+
+static CONDITIONAL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^(eventualz(?:ü|ue|u)ge?|eventualzug|conditional(?:\s+moves?)?|bedingte\s+z(?:ü|ue)ge|if|wenn|falls)\b\s*:?\s*(.*)$",
+    )
+});
+
+const CONNECTIVES: &[&str] = &[
+    "then", "dann", "so", "und", "and", "spiele", "ziehe", "folgt", "play", "i", "ich", "antworte",
+    "answer", "reply", "with", "mit", "follows", "will",
+];
+
+fn conditional(line: &str) -> Option<Conditional> {
+    let cap = CONDITIONAL.captures(line)?;
+    let keyword = cap.get(1)?.as_str().to_lowercase();
+    let rest = cap.get(2).map_or("", |m| m.as_str()).trim();
+    let header_word = !matches!(keyword.as_str(), "if" | "wenn" | "falls");
+    if rest.is_empty() {
+        return header_word.then_some(Conditional::Header);
+    }
+    let found = read_line(rest, CONNECTIVES);
+    if found.unreadable && (header_word || !found.moves.is_empty()) {
+        return Some(Conditional::Unreadable);
+    }
+    if found.moves.is_empty() {
+        // `Wenn du willst …`: prose, read as an ordinary line.
+        return None;
+    }
+    Some(Conditional::Line(found.moves))
+}
+
+fn ply(m: &MoveToken) -> u64 {
+    u64::from(m.number) * 2 + u64::from(m.color == Color::Black)
+}
+
+/// Reads the move lines below a bare `Eventualzüge:`; a line that continues the
+/// previous one ply by ply extends it, otherwise starts a new conditional line.
+/// Returns the index of the first line not consumed.
+fn conditional_block(lines: &[&str], mut i: usize, c: &mut Content) -> usize {
+    let mut current: Vec<MoveToken> = Vec::new();
+    while let Some(&l) = lines.get(i) {
+        let line = moves::normalize_line(l.trim());
+        if line.is_empty() || !starts_with_number(&line) {
+            break;
+        }
+        let found = read_line(&line, CONNECTIVES);
+        if found.unreadable {
+            c.doubts.push(Doubt::Unreadable(l.trim().to_string()));
+        }
+        if let (Some(last), Some(first)) = (current.last(), found.moves.first())
+            && ply(first) != ply(last) + 1
+        {
+            c.conditional.push(std::mem::take(&mut current));
+        }
+        current.extend(found.moves);
+        i += 1;
+    }
+    if !current.is_empty() {
+        c.conditional.push(current);
+    }
+    i
+}
+
+// ---------------------------------------------------------------------------
+// Leave (TO §24).
+
+static LEAVE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^(?:urlaub|urlaubsantrag|leave|vacation|holiday|ferien|abwesenheit)\b\s*:?\s*(?:vom|von|ab|from|im\s+zeitraum)?\s*(.*)$",
+    )
+});
+
+fn leave(line: &str) -> Option<super::types::DateSpan> {
+    let rest = LEAVE.captures(line)?.get(1)?.as_str();
+    parse_span_prefix(rest).map(|(span, _)| span)
+}
+
+// ---------------------------------------------------------------------------
+// TO §14: stated dates and time used.
+
+static RECEIVED: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(?:erhalten|empfangen|eingegangen|eingang|received|erh\.)\s*(?:am|on)?\s*:?\s*")
+});
+static SENT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:abgesandt|abgeschickt|abgesendet|gesendet|versandt|versendet|verschickt|sent|abg\.)\s*(?:am|on)?\s*:?\s*",
+    )
+});
+static DAYS_USED: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:bedenkzeit|verbrauchte\s+(?:bedenk)?zeit|zeitverbrauch|time\s+used|days\s+used|thinking\s+time|verbraucht|bz)\s*:?\s*(?:(\d{1,3})\b(?:\s*(?:tage?n?|days?|d|t)\b)?|(keine|none)\b)",
+    )
+});
+
+/// Reads §14 statements anywhere in the line; true if the line held one.
+fn s14(line: &str, c: &mut Content) -> bool {
+    let mut any = false;
+    for (label, slot) in [(&*RECEIVED, &mut c.received), (&*SENT, &mut c.sent)] {
+        for m in label.find_iter(line) {
+            if let Some((date, _)) = parse_date_prefix(&line[m.end()..]) {
+                any = true;
+                if slot.is_none() {
+                    *slot = Some(date);
+                }
+                break;
+            }
+        }
+    }
+    if let Some(cap) = DAYS_USED.captures(line) {
+        let days = match (cap.get(1), cap.get(2)) {
+            (Some(n), _) => n.as_str().parse().ok(),
+            (None, Some(_)) => Some(0),
+            _ => None,
+        };
+        if let Some(d) = days {
+            any = true;
+            if c.days_used.is_none() {
+                c.days_used = Some(d);
+            }
+        }
+    }
+    any
+}
+
+// ---------------------------------------------------------------------------
+// Director commands (TO §22, §24, §25, §30, §31; Fax 2.2).
+
+static EMAIL: &str = r#"([^\s<>,;:"()\[\]]+@[^\s<>,;:"()\[\]]+[^\s<>,;:"()\[\].])"#;
+
+static CONFIRM_FORFEIT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^(?:zü|zue|zu)\s+(?:bestätigt|bestaetigt|bestätigen|bestaetigen)\b|^confirm\w*\s+(?:the\s+)?(?:second\s+)?time\s+forfeit\b",
+    )
+});
+static RESULT_CMD: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)^(?:ergebnis|result)\b\s*(:)?\s*(.*)$"));
+static RESULT_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^(1\s*[-:]\s*0|0\s*[-:]\s*1|½\s*[-:]\s*½|1/2\s*[-:]\s*1/2|0[,.]5\s*[-:]\s*0[,.]5|remis|draw|unentschieden)(?:$|[\s.,;(!])",
+    )
+});
+static SPECIAL_LEAVE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)^(?:sonderurlaub|special\s+leave)\b\s*:?\s*(?:vom|von|from)?\s*(.*)$")
+});
+static LATE_LEAVE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^(?:urlaub\s+nachtr(?:ä|ae|a)glich\s+(?:anerkannt|genehmigt|akzeptiert)|accept\w*\s+late\s+leave)\b\s*:?\s*(?:vom|von|from)?\s*(.*)$",
+    )
+});
+static FOR_PLAYER: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)^\s*,?\s*(?:für|fuer|for)\s+{EMAIL}\s*[.]?\s*$"
+    ))
+});
+static ADJUST_START: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)^(?:bedenkzeit|zeit|time|thinking\s+time)\s*:?\s*(?:[+-]|.*\b(?:für|fuer|for)\s+\S+@)")
+});
+static ADJUST: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)^(?:bedenkzeit|zeit|time|thinking\s+time)\s*:?\s*([+-])\s*(\d{{1,3}})\s*(?:tage?n?|days?|d)?\s*,?\s*(?:für|fuer|for)\s+{EMAIL}\s*[,;.]?\s*(?:grund|reason|begründung|begruendung)\s*:?\s*(\S.*)$"
+    ))
+});
+
+/// Reads a director command; a line that starts like one but does not parse is
+/// [`DirectorCommand::Malformed`]. `written` is the line as the author wrote it.
+fn director(line: &str, written: &str) -> Option<DirectorCommand> {
+    let malformed = || Some(DirectorCommand::Malformed(written.to_string()));
+    if CONFIRM_FORFEIT.is_match(line) {
+        return Some(DirectorCommand::ConfirmForfeit);
+    }
+    let bare = line
+        .trim_end_matches(|c: char| c.is_ascii_punctuation())
+        .trim()
+        .to_lowercase();
+    if bare == "fortsetzen" || bare == "resume" {
+        return Some(DirectorCommand::Resume);
+    }
+    if let Some(cap) = RESULT_CMD.captures(line) {
+        let colon = cap.get(1).is_some();
+        let value = cap.get(2).map_or("", |m| m.as_str()).trim();
+        return match normalize_result(value) {
+            Some(r) => Some(DirectorCommand::SetResult(r)),
+            None if colon => malformed(),
+            None => None,
+        };
+    }
+    if let Some(cap) = LATE_LEAVE.captures(line) {
+        let rest = cap.get(1).map_or("", |m| m.as_str());
+        return match span_for_player(rest) {
+            Some((span, player)) => Some(DirectorCommand::AcceptLateLeave { span, player }),
+            None => malformed(),
+        };
+    }
+    if let Some(cap) = SPECIAL_LEAVE.captures(line) {
+        let rest = cap.get(1).map_or("", |m| m.as_str());
+        return match span_for_player(rest) {
+            Some((span, player)) => Some(DirectorCommand::SpecialLeave { span, player }),
+            None => malformed(),
+        };
+    }
+    if ADJUST_START.is_match(line) {
+        let Some(cap) = ADJUST.captures(line) else {
+            return malformed();
+        };
+        let sign = if cap.get(1).is_some_and(|m| m.as_str() == "-") {
+            -1
+        } else {
+            1
+        };
+        let days: Option<i32> = cap.get(2).and_then(|m| m.as_str().parse().ok());
+        let player = cap.get(3).map(|m| m.as_str().to_lowercase());
+        let reason = cap.get(4).map(|m| m.as_str().trim().to_string());
+        return match (days, player, reason) {
+            (Some(d), Some(player), Some(reason)) if !reason.is_empty() => {
+                Some(DirectorCommand::AdjustTime {
+                    days: sign * d,
+                    player,
+                    reason,
+                })
+            }
+            _ => malformed(),
+        };
+    }
+    None
+}
+
+/// `1-0`, `1:0`, `0-1`, `½-½`, `1/2-1/2`, `0,5-0,5`, `remis`, `draw` → `1-0`, `0-1`, `1/2-1/2`.
+pub fn normalize_result(value: &str) -> Option<String> {
+    let m = RESULT_VALUE
+        .captures(value.trim())?
+        .get(1)?
+        .as_str()
+        .to_lowercase();
+    let compact: String = m.chars().filter(|c| !c.is_whitespace()).collect();
+    Some(
+        match compact.as_str() {
+            "1-0" | "1:0" => "1-0",
+            "0-1" | "0:1" => "0-1",
+            _ => "1/2-1/2",
+        }
+        .to_string(),
+    )
+}
+
+fn span_for_player(rest: &str) -> Option<(super::types::DateSpan, String)> {
+    let (span, after) = parse_span_prefix(rest)?;
+    let player = FOR_PLAYER.captures(after)?.get(1)?.as_str().to_lowercase();
+    Some((span, player))
+}
+
+// ---------------------------------------------------------------------------
+// The words that act (TO §2, §4, §13; FIDE 9.2) and bare results.
+
+static NEGATION: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:kein\w*|nicht|not|never|nie|niemals|ablehn\w*|abgelehnt|lehne|decline\w*|reject\w*|don't|dont|won't|no\s+draw)\b",
+    )
+});
+static OFFER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\bremis\s*\?|\bbiete\w*\b.{0,40}\bremis|\bremis\s*(?:angebot|anbieten)|\bremisangebot|\bremis\s+angeboten|\boffer\w*\s+(?:you\s+)?(?:a\s+)?draw|\bdraw\s*\?|\bdraw\s+offer(?:ed)?\b|\bpropose\s+a\s+draw",
+    )
+});
+static ACCEPT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\bremis\w*\s+(?:ist\s+|wird\s+)?(?:angenommen|akzeptiert)|\bnehme\b.{0,40}\bremis\w*.{0,20}\ban\b|\bremis\w*\b.{0,30}\bnehme\s+ich\b.{0,20}\ban\b|\baccept\w*\s+(?:the\s+|your\s+)?draw|\bdraw\s+(?:offer\s+)?accepted|\bdraw\s+agreed|\bakzeptiere\b.{0,30}\bremis|\beinverstanden\b.{0,30}\bremis|\bremis\b.{0,30}\beinverstanden",
+    )
+});
+static RESIGN: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\bich\s+gebe\s+(?:hiermit\s+)?(?:die\s+partie\s+)?auf\b|\bgebe\s+(?:hiermit\s+)?(?:die\s+)?partie\s+auf\b|\bgebe\s+auf\b|\baufgegeben\b|\bi\s+resign\b|\bresigns?\b|\bresigned\b",
+    )
+});
+static REPETITION: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)dreimalige\w*\s+(?:stellungs)?wiederholung|\bremis\s+durch\s+(?:\w+\s+)?(?:stellungs)?wiederholung|\bthreefold\s+repetition|\bdraw\s+by\s+(?:threefold\s+)?repetition",
+    )
+});
+static LONG_THINK: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\bmehr\s+als\s+(?:10|zehn)\s+tage|\bmore\s+than\s+(?:10|ten)\s+days|\bankündigung\b.{0,30}\b(?:10|zehn)\s+tage|\büber\s+(?:10|zehn)\s+tage",
+    )
+});
+static TAKE_BACK: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\bnehme\b.{0,40}\bzur(?:ü|ue)ck\b|\bzug\s+zur(?:ü|ue)ck\b|\bzur(?:ü|ue)ck(?:nehmen|ziehen|genommen|gezogen)\b|\btake\s+(?:\w+\s+){0,3}back\b|\bwithdraw\s+(?:my|the)\s+(?:last\s+)?(?:move|draw\s+offer|offer|resignation)\b",
+    )
+});
+static BARE_WORD: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)^(?:remis|draw|unentschieden)[.!]*$"));
+
+/// Whether the text right after byte `end` of `line` is a question mark.
+fn question_after(line: &str, end: usize) -> bool {
+    line.get(end..)
+        .is_some_and(|rest| rest.trim_start().starts_with('?'))
+}
+
+fn phrases(line: &str, written: &str, c: &mut Content) {
+    let bare = line.trim_end_matches(['.', '!']).trim();
+    if bare.eq_ignore_ascii_case("status") || bare.eq_ignore_ascii_case("status?") {
+        c.status_request = true;
+        return;
+    }
+    if is_result(bare) || BARE_WORD.is_match(line) {
+        if c.bare_result.is_none() {
+            c.bare_result = Some(written.to_string());
+        }
+        return;
+    }
+    let negated = NEGATION.is_match(line);
+    if REPETITION.is_match(line) {
+        if !negated {
+            c.claim_repetition = true;
+        }
+        return;
+    }
+    if let Some(m) = ACCEPT.find(line) {
+        if question_after(line, m.end()) {
+            if c.bare_result.is_none() {
+                c.bare_result = Some(written.to_string());
+            }
+        } else if !negated {
+            c.draw_accept = true;
+        }
+    } else if OFFER.is_match(line) && !negated {
+        c.draw_offer = true;
+    }
+    if RESIGN.is_match(line) && !negated && !line.contains('?') {
+        c.resign = true;
+    }
+    if LONG_THINK.is_match(line) && !negated {
+        c.announce_long_think = true;
+    }
+    if TAKE_BACK.is_match(line) {
+        c.take_back = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::letter::types::{DateSpan, StatedDate};
+
+    fn w(n: u32, t: &str) -> MoveToken {
+        MoveToken {
+            number: n,
+            color: Color::White,
+            text: t.into(),
+        }
+    }
+    fn b(n: u32, t: &str) -> MoveToken {
+        MoveToken {
+            number: n,
+            color: Color::Black,
+            text: t.into(),
+        }
+    }
+    fn d(day: u32, month: u32, year: Option<i32>) -> StatedDate {
+        StatedDate { day, month, year }
+    }
+
+    #[test]
+    fn contract_example() {
+        let c = read_content(
+            "12. ... Sf6\n13. Lg5\nErhalten: 28.11.2026\nAbgesandt: 30.11.2026\nBedenkzeit: 2 Tage\nRemis?",
+        );
+        assert_eq!(c.moves, vec![b(12, "Sf6"), w(13, "Lg5")]);
+        assert_eq!(c.received, Some(d(28, 11, Some(2026))));
+        assert_eq!(c.sent, Some(d(30, 11, Some(2026))));
+        assert_eq!(c.days_used, Some(2));
+        assert!(c.draw_offer);
+        assert!(c.doubts.is_empty());
+    }
+
+    #[test]
+    fn s2_unreadable_numbered_line() {
+        let c = read_content("12... Sf6\n13. Lz5");
+        assert_eq!(c.moves, vec![b(12, "Sf6")]);
+        assert_eq!(c.doubts, vec![Doubt::Unreadable("13. Lz5".into())]);
+    }
+
+    #[test]
+    fn s2_dates_and_rounds_are_not_moves() {
+        let c = read_content("30.11.2026\n2. Runde\nAm 3. Dezember bin ich weg");
+        assert!(c.moves.is_empty());
+        assert!(c.doubts.is_empty());
+    }
+
+    #[test]
+    fn s2_labelled_move_line() {
+        let c = read_content("Mein Zug: 13. Lg5");
+        assert_eq!(c.moves, vec![w(13, "Lg5")]);
+        let c = read_content("hier mein Zug: 13. Lg5\nMy move: 13. Bg5");
+        assert_eq!(c.moves, vec![w(13, "Lg5"), w(13, "Bg5")]);
+        let c = read_content("Ich schlage vor: 12... Sd7 ist besser.");
+        assert!(c.moves.is_empty());
+        let c = read_content("Nach 12. Lb5 a6 war ich sicher.");
+        assert!(c.moves.is_empty());
+    }
+
+    #[test]
+    fn s2_struck_out_and_corrected() {
+        let c = read_content("13. ~~Lg5~~ Lf4");
+        assert_eq!(c.moves, vec![w(13, "Lf4")]);
+        assert_eq!(c.doubts, vec![Doubt::StruckOut("Lg5".into())]);
+        let c = read_content("13. Sf3 (nein: Sc3)");
+        assert_eq!(c.moves, vec![w(13, "Sf3")]);
+        assert_eq!(
+            c.doubts,
+            vec![Doubt::StruckOut("13. Sf3 (nein: Sc3)".into())]
+        );
+    }
+
+    #[test]
+    fn s14_forms() {
+        let c =
+            read_content("Empfangen: 28.11.26\nAbgeschickt am 30. Nov. 2026\nVerbrauchte Zeit: 2");
+        assert_eq!(c.received, Some(d(28, 11, Some(2026))));
+        assert_eq!(c.sent, Some(d(30, 11, Some(2026))));
+        assert_eq!(c.days_used, Some(2));
+        let c = read_content("Received: Nov 28, 2026\nSent: 2026-11-30\nTime used: 2 days");
+        assert_eq!(c.received, Some(d(28, 11, Some(2026))));
+        assert_eq!(c.sent, Some(d(30, 11, Some(2026))));
+        assert_eq!(c.days_used, Some(2));
+        let c = read_content("Erhalten: 28.11. Gesendet: 30.11. Bedenkzeit: 2");
+        assert_eq!(c.received, Some(d(28, 11, None)));
+        assert_eq!(c.sent, Some(d(30, 11, None)));
+        assert_eq!(c.days_used, Some(2));
+        let c = read_content("Days used: 0");
+        assert_eq!(c.days_used, Some(0));
+        let c = read_content("Gesendet: 30 Nov 2026");
+        assert_eq!(c.sent, Some(d(30, 11, Some(2026))));
+    }
+
+    #[test]
+    fn s2_draw_words() {
+        for t in [
+            "Remis?",
+            "Ich biete Remis an.",
+            "Remisangebot",
+            "Remis angeboten",
+            "I offer a draw",
+            "draw?",
+            "offer draw",
+            "Draw offer.",
+        ] {
+            let c = read_content(t);
+            assert!(c.draw_offer && !c.draw_accept, "{t}");
+        }
+        for t in [
+            "Remis angenommen",
+            "Ich nehme das Remis an",
+            "ich nehme Remis an",
+            "Remis akzeptiert",
+            "I accept the draw",
+            "Draw accepted.",
+            "accept draw",
+            "Dein Remisangebot nehme ich an.",
+        ] {
+            let c = read_content(t);
+            assert!(c.draw_accept && !c.draw_offer, "{t}");
+        }
+        let c = read_content("Remis angenommen?");
+        assert!(!c.draw_accept && !c.draw_offer);
+        assert_eq!(c.bare_result.as_deref(), Some("Remis angenommen?"));
+        let c = read_content("Dein Remisangebot lehne ich ab.");
+        assert!(!c.draw_accept && !c.draw_offer);
+        let c = read_content("Kein Remis!");
+        assert!(!c.draw_offer);
+    }
+
+    #[test]
+    fn s2_resignation() {
+        for t in [
+            "Ich gebe auf.",
+            "aufgegeben",
+            "Ich gebe die Partie auf",
+            "I resign.",
+            "resign",
+            "Black resigns",
+        ] {
+            assert!(read_content(t).resign, "{t}");
+        }
+        for t in [
+            "Ich gebe nicht auf!",
+            "Hast du aufgegeben?",
+            "I will not resign",
+        ] {
+            assert!(!read_content(t).resign, "{t}");
+        }
+    }
+
+    #[test]
+    fn s2_bare_results_are_doubtful() {
+        for t in ["1-0", "0-1", "½-½", "1/2", "½", "remis", "Remis."] {
+            let c = read_content(t);
+            assert_eq!(c.bare_result.as_deref(), Some(t), "{t}");
+            assert!(!c.draw_offer && !c.draw_accept && !c.resign, "{t}");
+        }
+    }
+
+    #[test]
+    fn fide_9_2_repetition_claim() {
+        for t in [
+            "Dreimalige Stellungswiederholung",
+            "Remis durch Stellungswiederholung",
+            "I claim a draw by threefold repetition",
+            "threefold repetition",
+        ] {
+            let c = read_content(t);
+            assert!(c.claim_repetition, "{t}");
+            assert!(!c.draw_offer && c.bare_result.is_none(), "{t}");
+        }
+    }
+
+    #[test]
+    fn s13_announcement() {
+        for t in [
+            "Ankündigung: mehr als 10 Tage",
+            "ich brauche mehr als 10 Tage",
+            "mehr als 10 Tage Bedenkzeit",
+            "I need more than 10 days",
+            "more than 10 days",
+        ] {
+            assert!(read_content(t).announce_long_think, "{t}");
+        }
+        assert!(!read_content("Ich brauche nicht mehr als 10 Tage").announce_long_think);
+    }
+
+    #[test]
+    fn s4_take_back() {
+        for t in [
+            "Ich nehme meinen Zug zurück",
+            "Zug zurück!",
+            "I take back my last move",
+            "Can I take it back?",
+            "I withdraw my move",
+        ] {
+            assert!(read_content(t).take_back, "{t}");
+        }
+        assert!(!read_content("Ich nehme das Remis an").take_back);
+    }
+
+    #[test]
+    fn status_line() {
+        assert!(read_content("Status").status_request);
+        assert!(read_content("status?").status_request);
+        assert!(!read_content("Der Status ist klar").status_request);
+    }
+
+    #[test]
+    fn s6_conditional_lines() {
+        let c = read_content(
+            "13. Lg5\nEventualzüge: 13... Sxe4 14. Lxe7 14... Dxe7 15. Sd5\nif 13... Nxe4 then 14. Bxe7\nwenn 13... Sxe4 dann 14. Lxe7",
+        );
+        assert_eq!(c.moves, vec![w(13, "Lg5")]);
+        assert_eq!(
+            c.conditional,
+            vec![
+                vec![b(13, "Sxe4"), w(14, "Lxe7"), b(14, "Dxe7"), w(15, "Sd5")],
+                vec![b(13, "Nxe4"), w(14, "Bxe7")],
+                vec![b(13, "Sxe4"), w(14, "Lxe7")],
+            ]
+        );
+        let c = read_content(
+            "Eventualzüge:\n13... Sxe4 14. Lxe7\n14... Dxe7 15. Sd5\n13... Sd7 14. Lxe7\n\n14. Dd2",
+        );
+        assert_eq!(c.conditional.len(), 2);
+        assert_eq!(c.conditional[0].len(), 4);
+        assert_eq!(c.conditional[1], vec![b(13, "Sd7"), w(14, "Lxe7")]);
+        assert_eq!(c.moves, vec![w(14, "Dd2")]);
+        let c = read_content(
+            "if: 13... Nxe4 14. Bxe7\nConditional moves: 13... Nd7 14. Bxe7\nEventualzug: 13... h6 14. Lh4",
+        );
+        assert_eq!(c.conditional.len(), 3);
+        assert_eq!(c.conditional[2], vec![b(13, "h6"), w(14, "Lh4")]);
+        assert!(c.moves.is_empty());
+        let c = read_content("Eventualzüge: 13... Sxe4 14. Lz9");
+        assert_eq!(
+            c.doubts,
+            vec![Doubt::Unreadable("Eventualzüge: 13... Sxe4 14. Lz9".into())]
+        );
+        let c = read_content("Wenn du willst, können wir reden.");
+        assert!(c.conditional.is_empty());
+    }
+
+    #[test]
+    fn s24_leave_forms() {
+        let want = DateSpan {
+            from: d(20, 12, Some(2026)),
+            to: d(3, 1, Some(2027)),
+        };
+        for t in [
+            "Urlaub: 20.12.2026 – 03.01.2027",
+            "Urlaub 20.12.2026-03.01.2027",
+            "leave 2026-12-20 to 2027-01-03",
+            "leave: 20.12.2026 - 03.01.2027",
+            "Vacation: Dec 20, 2026 - Jan 3, 2027",
+        ] {
+            assert_eq!(read_content(t).leave, Some(want), "{t}");
+        }
+        let c = read_content("Urlaub vom 20.12. bis 3.1.");
+        assert_eq!(
+            c.leave,
+            Some(DateSpan {
+                from: d(20, 12, None),
+                to: d(3, 1, None)
+            })
+        );
+        assert_eq!(read_content("I will leave it to you").leave, None);
+    }
+
+    #[test]
+    fn director_commands() {
+        let c =
+            read_content("ZÜ bestätigt\nZUE bestaetigt\nconfirm time forfeit\nfortsetzen\nresume");
+        assert_eq!(
+            c.director,
+            vec![
+                DirectorCommand::ConfirmForfeit,
+                DirectorCommand::ConfirmForfeit,
+                DirectorCommand::ConfirmForfeit,
+                DirectorCommand::Resume,
+                DirectorCommand::Resume
+            ]
+        );
+        let c = read_content(
+            "Ergebnis: 1-0\nresult: 1/2-1/2\nErgebnis: ½-½\nErgebnis: 0,5-0,5\nErgebnis: remis\nresult: 0-1\nErgebnis: weiß gewinnt",
+        );
+        assert_eq!(
+            c.director,
+            vec![
+                DirectorCommand::SetResult("1-0".into()),
+                DirectorCommand::SetResult("1/2-1/2".into()),
+                DirectorCommand::SetResult("1/2-1/2".into()),
+                DirectorCommand::SetResult("1/2-1/2".into()),
+                DirectorCommand::SetResult("1/2-1/2".into()),
+                DirectorCommand::SetResult("0-1".into()),
+                DirectorCommand::Malformed("Ergebnis: weiß gewinnt".into()),
+            ]
+        );
+        assert!(c.bare_result.is_none());
+    }
+
+    #[test]
+    fn s24_s25_s30_director_commands() {
+        let span = DateSpan {
+            from: d(1, 2, Some(2027)),
+            to: d(14, 2, Some(2027)),
+        };
+        let c = read_content(
+            "Sonderurlaub: 01.02.2027 – 14.02.2027 für anna@x.de\nspecial leave 2027-02-01 to 2027-02-14 for Anna@X.de\nSonderurlaub: bald",
+        );
+        assert_eq!(
+            c.director,
+            vec![
+                DirectorCommand::SpecialLeave {
+                    span,
+                    player: "anna@x.de".into()
+                },
+                DirectorCommand::SpecialLeave {
+                    span,
+                    player: "anna@x.de".into()
+                },
+                DirectorCommand::Malformed("Sonderurlaub: bald".into()),
+            ]
+        );
+        assert_eq!(c.leave, None);
+        let c = read_content(
+            "Bedenkzeit: +3 Tage für anna@x.de, Grund: Poststreik\ntime: -2 days for bert@y.de, reason: late notice\nBedenkzeit: +3 Tage für anna@x.de",
+        );
+        assert_eq!(
+            c.director,
+            vec![
+                DirectorCommand::AdjustTime {
+                    days: 3,
+                    player: "anna@x.de".into(),
+                    reason: "Poststreik".into()
+                },
+                DirectorCommand::AdjustTime {
+                    days: -2,
+                    player: "bert@y.de".into(),
+                    reason: "late notice".into()
+                },
+                DirectorCommand::Malformed("Bedenkzeit: +3 Tage für anna@x.de".into()),
+            ]
+        );
+        assert_eq!(c.days_used, None);
+        let c = read_content(
+            "Urlaub nachträglich anerkannt 20.12.2026 – 03.01.2027 für anna@x.de\naccept late leave 2026-12-20 to 2027-01-03 for anna@x.de",
+        );
+        let late = DateSpan {
+            from: d(20, 12, Some(2026)),
+            to: d(3, 1, Some(2027)),
+        };
+        assert_eq!(
+            c.director,
+            vec![
+                DirectorCommand::AcceptLateLeave {
+                    span: late,
+                    player: "anna@x.de".into()
+                },
+                DirectorCommand::AcceptLateLeave {
+                    span: late,
+                    player: "anna@x.de".into()
+                },
+            ]
+        );
+        assert_eq!(c.leave, None);
+    }
+
+    #[test]
+    fn move_line_with_draw_offer() {
+        let c = read_content("13. Lg5 Remis?");
+        assert_eq!(c.moves, vec![w(13, "Lg5")]);
+        assert!(c.draw_offer);
+    }
+}

@@ -1,0 +1,373 @@
+//! The header side of a letter: sender, subject and game reference, reply keys,
+//! message ids, and whether the mail is an automatic one (RFC 3834).
+
+use std::sync::LazyLock;
+
+use chrono::{DateTime, FixedOffset};
+use mail_parser::{Address, HeaderValue, Message, MimeHeaders};
+use regex::Regex;
+
+use super::digest::sha256_name;
+use super::types::{AutoReason, ReadError};
+use crate::game_ref::GameRef;
+
+/// What the headers of one mail say.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Head {
+    pub message_id: String,
+    pub from: String,
+    pub from_name: Option<String>,
+    pub subject: String,
+    pub game_ref: Option<GameRef>,
+    pub reply_keys: Vec<String>,
+    pub references: Vec<String>,
+    pub automatic: Option<AutoReason>,
+    pub date_header: Option<DateTime<FixedOffset>>,
+}
+
+/// Reads the headers of `message`; `raw` is the whole mail (hashed when it has no Message-ID).
+pub fn read_headers(message: &Message<'_>, raw: &[u8]) -> Result<Head, ReadError> {
+    let sender = message
+        .from()
+        .and_then(|a| all_addrs(a).into_iter().next())
+        .ok_or(ReadError::NoSender)?;
+    let from = sender
+        .address
+        .as_deref()
+        .map(|a| a.trim().to_lowercase())
+        .filter(|a| a.contains('@'))
+        .ok_or(ReadError::NoSender)?;
+    let from_name = sender
+        .name
+        .as_deref()
+        .map(|n| n.trim().trim_matches('"').trim().to_string())
+        .filter(|n| !n.is_empty() && !n.eq_ignore_ascii_case(&from));
+    let subject = message.subject().unwrap_or("").trim().to_string();
+    let message_id = message
+        .message_id()
+        .map(|id| {
+            id.trim()
+                .trim_start_matches('<')
+                .trim_end_matches('>')
+                .to_string()
+        })
+        .filter(|id| !id.is_empty())
+        .unwrap_or_else(|| sha256_name(raw));
+    Ok(Head {
+        message_id,
+        game_ref: game_ref_in_subject(&subject),
+        reply_keys: reply_keys(message),
+        references: references(message),
+        automatic: automatic(message, &from),
+        date_header: message
+            .date()
+            .and_then(|d| DateTime::parse_from_rfc3339(&d.to_rfc3339()).ok()),
+        from,
+        from_name,
+        subject,
+    })
+}
+
+static GAME_REF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\[\s*([A-Za-z0-9-]{1,64})\s*/\s*([0-9]{1,9})\s*\]").expect("valid regex")
+});
+
+/// The first `[TOURNAMENT/N]` anywhere in the subject (so also after `Re: AW: Fwd:`).
+pub fn game_ref_in_subject(subject: &str) -> Option<GameRef> {
+    GAME_REF.captures_iter(subject).find_map(|c| {
+        let t = c.get(1)?.as_str();
+        let n = c.get(2)?.as_str();
+        format!("{t}/{n}").parse().ok()
+    })
+}
+
+static REPLY_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:(?:re|aw|wg|fw|fwd|antw|antwort|sv|vs)\s*(?:\[\d+\])?\s*:\s*)+")
+        .expect("valid regex")
+});
+
+/// Whether the subject, without reply prefixes and game reference, is just `Status`.
+pub fn subject_is_status(subject: &str) -> bool {
+    let without_ref = GAME_REF.replace_all(subject, " ");
+    let rest = REPLY_PREFIX.replace(without_ref.trim(), "");
+    rest.trim()
+        .trim_matches(|c: char| c.is_ascii_punctuation() || c.is_whitespace())
+        .eq_ignore_ascii_case("status")
+}
+
+fn all_addrs<'a, 'x>(a: &'a Address<'x>) -> Vec<&'a mail_parser::Addr<'x>> {
+    match a {
+        Address::List(list) => list.iter().collect(),
+        Address::Group(groups) => groups.iter().flat_map(|g| g.addresses.iter()).collect(),
+    }
+}
+
+static ADDR_SPEC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"[^\s<>,;:"()\[\]@]+@[^\s<>,;:"()\[\]@]+"#).expect("valid regex")
+});
+
+/// The KEY of an address `local+KEY@domain`, if it has one.
+pub fn key_of(address: &str) -> Option<String> {
+    let (local, _domain) = address.trim().rsplit_once('@')?;
+    let (_, key) = local.split_once('+')?;
+    let ok = !key.is_empty()
+        && key.len() <= 128
+        && key
+            .chars()
+            .all(|c| c.is_ascii_graphic() && c != '+' && c != '@');
+    ok.then(|| key.to_string())
+}
+
+/// Every KEY of a `relay+KEY@…` address among To, Cc, Delivered-To and X-Original-To, in order, once each.
+fn reply_keys(message: &Message<'_>) -> Vec<String> {
+    let mut addresses: Vec<String> = Vec::new();
+    for field in [message.to(), message.cc()].into_iter().flatten() {
+        for a in all_addrs(field) {
+            if let Some(addr) = a.address.as_deref() {
+                addresses.push(addr.to_string());
+            }
+        }
+    }
+    for (name, value) in message.headers_raw() {
+        if name.eq_ignore_ascii_case("Delivered-To") || name.eq_ignore_ascii_case("X-Original-To") {
+            addresses.extend(ADDR_SPEC.find_iter(value).map(|m| m.as_str().to_string()));
+        }
+    }
+    let mut keys: Vec<String> = Vec::new();
+    for key in addresses.iter().filter_map(|a| key_of(a)) {
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    keys
+}
+
+fn id_list(value: &HeaderValue<'_>) -> Vec<String> {
+    let raw: Vec<&str> = match value {
+        HeaderValue::Text(t) => vec![t.as_ref()],
+        HeaderValue::TextList(list) => list.iter().map(|t| t.as_ref()).collect(),
+        _ => Vec::new(),
+    };
+    raw.into_iter()
+        .map(|id| {
+            id.trim()
+                .trim_start_matches('<')
+                .trim_end_matches('>')
+                .to_string()
+        })
+        .filter(|id| !id.is_empty())
+        .collect()
+}
+
+/// Message-IDs of In-Reply-To, then References, without angle brackets, once each.
+fn references(message: &Message<'_>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for id in id_list(message.in_reply_to())
+        .into_iter()
+        .chain(id_list(message.references()))
+    {
+        if !out.contains(&id) {
+            out.push(id);
+        }
+    }
+    out
+}
+
+/// The raw value of the first header named `name` (case-insensitive), unfolded and trimmed.
+fn raw_header(message: &Message<'_>, name: &str) -> Option<String> {
+    message
+        .headers_raw()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// Why the mail is automatic (RFC 3834 and common practice), if it is.
+///
+/// The order matters only for which reason is named: a delivery report is named as
+/// such, so the core can recognise bounces (Fax 2.2).
+fn automatic(message: &Message<'_>, from: &str) -> Option<AutoReason> {
+    let root = message.parts.first()?;
+    if let Some(ct) = root.content_type()
+        && ct.ctype().eq_ignore_ascii_case("multipart")
+        && ct
+            .subtype()
+            .is_some_and(|s| s.eq_ignore_ascii_case("report"))
+    {
+        let kind = ct
+            .attribute("report-type")
+            .unwrap_or("unknown")
+            .to_ascii_lowercase();
+        return Some(AutoReason::Report(kind));
+    }
+    if let Some(v) = raw_header(message, "Auto-Submitted") {
+        let value = v
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        if !value.is_empty() && value != "no" {
+            return Some(AutoReason::AutoSubmitted(value));
+        }
+    }
+    let local = from.rsplit_once('@').map_or(from, |(l, _)| l);
+    if local.eq_ignore_ascii_case("mailer-daemon") || local.eq_ignore_ascii_case("postmaster") {
+        return Some(AutoReason::MailerDaemon);
+    }
+    if let Some(v) = raw_header(message, "Return-Path")
+        && v.trim() == "<>"
+    {
+        return Some(AutoReason::EmptyReturnPath);
+    }
+    if let Some(v) = raw_header(message, "Precedence") {
+        let value = v.trim().to_ascii_lowercase();
+        if matches!(value.as_str(), "bulk" | "junk" | "list" | "auto_reply") {
+            return Some(AutoReason::Precedence(value));
+        }
+    }
+    for name in [
+        "X-Autoreply",
+        "X-Autorespond",
+        "X-Autogenerated",
+        "X-AutoReply-From",
+    ] {
+        if let Some(v) = raw_header(message, name)
+            && !v.trim().eq_ignore_ascii_case("no")
+        {
+            return Some(AutoReason::AutoreplyHeader(format!("{name}: {}", v.trim())));
+        }
+    }
+    if let Some(v) = raw_header(message, "X-Auto-Response-Suppress")
+        && v.split(',').any(|p| p.trim().eq_ignore_ascii_case("all"))
+    {
+        return Some(AutoReason::AutoreplyHeader(format!(
+            "X-Auto-Response-Suppress: {}",
+            v.trim()
+        )));
+    }
+    if raw_header(message, "List-Id").is_some() || raw_header(message, "List-Unsubscribe").is_some()
+    {
+        return Some(AutoReason::MailingList);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mail_parser::MessageParser;
+
+    fn head(raw: &str) -> Head {
+        let m = MessageParser::default().parse(raw.as_bytes()).unwrap();
+        read_headers(&m, raw.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn game_ref_after_reply_prefixes() {
+        let g = game_ref_in_subject("Re: AW: Fwd: [FAX-2026-3/7] Adler – Berger").unwrap();
+        assert_eq!(g.to_string(), "FAX-2026-3/7");
+        assert_eq!(game_ref_in_subject("AW: Zug"), None);
+        assert_eq!(
+            game_ref_in_subject("[Spam] [FAX-1/0] [X/3]")
+                .unwrap()
+                .to_string(),
+            "X/3"
+        );
+    }
+
+    #[test]
+    fn reply_keys_from_to_cc_and_delivery_headers() {
+        let h = head(
+            "From: a@b.c\r\nTo: \"Relais\" <relay+K1@fernschach.test>\r\nCc: x@y.z, fz+K2@fernschach.test\r\nDelivered-To: relay+K3@fernschach.test\r\nX-Original-To: relay+K1@fernschach.test\r\n\r\nx\r\n",
+        );
+        assert_eq!(h.reply_keys, vec!["K1", "K2", "K3"]);
+    }
+
+    #[test]
+    fn key_of_takes_the_part_between_plus_and_at() {
+        assert_eq!(key_of("relay+abc-123@x.y").as_deref(), Some("abc-123"));
+        assert_eq!(key_of("relay@x.y"), None);
+        assert_eq!(key_of("relay+@x.y"), None);
+    }
+
+    #[test]
+    fn sender_is_lower_cased_and_name_decoded() {
+        let h = head(
+            "From: =?ISO-8859-1?Q?J=FCrgen_M=FCller?= <Juergen.Mueller@GMX.de>\r\nSubject: =?ISO-8859-1?Q?Z=FCge?=\r\n\r\nx\r\n",
+        );
+        assert_eq!(h.from, "juergen.mueller@gmx.de");
+        assert_eq!(h.from_name.as_deref(), Some("Jürgen Müller"));
+        assert_eq!(h.subject, "Züge");
+    }
+
+    #[test]
+    fn references_in_reply_to_first_then_references() {
+        let h = head(
+            "From: a@b.c\r\nIn-Reply-To: <m2@r>\r\nReferences: <m1@r> <m2@r>\r\nMessage-ID: <own@x>\r\n\r\nx\r\n",
+        );
+        assert_eq!(h.references, vec!["m2@r", "m1@r"]);
+        assert_eq!(h.message_id, "own@x");
+    }
+
+    #[test]
+    fn rfc3834_reasons() {
+        let cases = [
+            (
+                "Auto-Submitted: auto-replied\r\n",
+                Some(AutoReason::AutoSubmitted("auto-replied".into())),
+            ),
+            ("Auto-Submitted: no\r\n", None),
+            (
+                "Precedence: bulk\r\n",
+                Some(AutoReason::Precedence("bulk".into())),
+            ),
+            ("Precedence: first-class\r\n", None),
+            (
+                "X-Autoreply: yes\r\n",
+                Some(AutoReason::AutoreplyHeader("X-Autoreply: yes".into())),
+            ),
+            (
+                "X-Auto-Response-Suppress: All\r\n",
+                Some(AutoReason::AutoreplyHeader(
+                    "X-Auto-Response-Suppress: All".into(),
+                )),
+            ),
+            ("X-Auto-Response-Suppress: DR, RN\r\n", None),
+            (
+                "List-Id: <chess.lists.x>\r\n",
+                Some(AutoReason::MailingList),
+            ),
+            ("Return-Path: <>\r\n", Some(AutoReason::EmptyReturnPath)),
+        ];
+        for (hdr, want) in cases {
+            let h = head(&format!("From: a@b.c\r\n{hdr}\r\nx\r\n"));
+            assert_eq!(h.automatic, want, "{hdr}");
+        }
+        let h = head("From: MAILER-DAEMON@mx.example\r\n\r\nx\r\n");
+        assert_eq!(h.automatic, Some(AutoReason::MailerDaemon));
+        let h = head(
+            "From: a@b.c\r\nContent-Type: multipart/report; report-type=delivery-status; boundary=x\r\n\r\n--x\r\n\r\nfail\r\n--x--\r\n",
+        );
+        assert_eq!(
+            h.automatic,
+            Some(AutoReason::Report("delivery-status".into()))
+        );
+    }
+
+    #[test]
+    fn date_header_is_read() {
+        let h = head("From: a@b.c\r\nDate: Mon, 30 Nov 2026 10:00:00 +0100\r\n\r\nx\r\n");
+        assert_eq!(
+            h.date_header.unwrap().to_rfc3339(),
+            "2026-11-30T10:00:00+01:00"
+        );
+    }
+
+    #[test]
+    fn status_subject() {
+        assert!(subject_is_status("Status"));
+        assert!(subject_is_status("Re: AW: status?"));
+        assert!(subject_is_status("[FAX-2026-3/7] Status"));
+        assert!(!subject_is_status("Status meiner Partien bitte"));
+    }
+}

@@ -1,0 +1,189 @@
+//! The letter reader: one incoming mail's raw bytes → a [`Letter`].
+//!
+//! A pure function without knowledge of any game: [`read_letter`] parses the mail
+//! (`mail-parser` decodes MIME, charsets and transfer encodings), reads the headers
+//! ([`headers`]), chooses and cleans the author's own text ([`body`], [`html`]) and
+//! reads what that text says ([`content`], [`dates`], [`moves`]). The core judges the
+//! result against the games.
+//!
+//! Nothing here panics or loops on hostile input: the text is capped by [`Limits`],
+//! the MIME tree is walked only to a bounded depth and number of parts, and all
+//! patterns are linear-time `regex` patterns or hand-written single passes.
+
+pub mod body;
+pub mod content;
+pub mod dates;
+pub mod digest;
+pub mod headers;
+pub mod html;
+pub mod moves;
+pub mod types;
+
+pub use types::*;
+
+use mail_parser::MessageParser;
+
+/// Bounds on how much of a mail is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// At most this many bytes of body text are read (default 256 KiB); the rest is ignored.
+    pub max_text_bytes: usize,
+    /// At most this many MIME parts are looked at (default 100).
+    pub max_parts: usize,
+    /// Parts nested deeper than this many multipart levels are ignored (default 10).
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_text_bytes: 256 * 1024,
+            max_parts: 100,
+            max_depth: 10,
+        }
+    }
+}
+
+/// Reads one incoming mail with the default [`Limits`].
+///
+/// ```
+/// use fernzug::letter::read_letter;
+/// let raw = b"From: Anna <Anna@Example.org>\r\nSubject: Re: [FAX-2026-3/7] Adler - Berger\r\n\r\n12. ... Sf6\r\n";
+/// let letter = read_letter(raw).unwrap();
+/// assert_eq!(letter.from, "anna@example.org");
+/// assert_eq!(letter.game_ref.unwrap().to_string(), "FAX-2026-3/7");
+/// assert_eq!(letter.content.moves[0].text, "Sf6");
+/// ```
+pub fn read_letter(raw: &[u8]) -> Result<Letter, ReadError> {
+    read_letter_with(raw, &Limits::default())
+}
+
+/// Reads one incoming mail within the given [`Limits`].
+pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError> {
+    let message = MessageParser::default()
+        .parse(raw)
+        .ok_or(ReadError::Unparseable)?;
+    if message.parts.is_empty() {
+        return Err(ReadError::Unparseable);
+    }
+    let head = headers::read_headers(&message, raw)?;
+    let text = body::author_text(&message, limits);
+    let mut content = content::read_content(&text);
+    if headers::subject_is_status(&head.subject) {
+        content.status_request = true;
+    }
+    Ok(Letter {
+        message_id: head.message_id,
+        from: head.from,
+        from_name: head.from_name,
+        subject: head.subject,
+        game_ref: head.game_ref,
+        reply_keys: head.reply_keys,
+        references: head.references,
+        automatic: head.automatic,
+        date_header: head.date_header,
+        text,
+        content,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_input_is_unparseable() {
+        assert_eq!(read_letter(b""), Err(ReadError::Unparseable));
+    }
+
+    #[test]
+    fn missing_from_is_no_sender() {
+        let raw = b"Subject: hello\r\n\r\n12. e4\r\n";
+        assert_eq!(read_letter(raw), Err(ReadError::NoSender));
+    }
+
+    #[test]
+    fn plain_move_mail_is_read() {
+        let raw = "From: \"Bert Berger\" <bert@fernschach.test>\r\nTo: relay+k7x@fernschach.test\r\nSubject: Re: [FAX-2026-3/7] Adler – Berger\r\nMessage-ID: <abc@x>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n12. ... Sf6\r\n13. Lg5\r\nErhalten: 28.11.2026\r\nAbgesandt: 30.11.2026\r\nBedenkzeit: 2 Tage\r\nRemis?\r\n";
+        let l = read_letter(raw.as_bytes()).unwrap();
+        assert_eq!(l.message_id, "abc@x");
+        assert_eq!(l.from_name.as_deref(), Some("Bert Berger"));
+        assert_eq!(l.reply_keys, vec!["k7x".to_string()]);
+        assert_eq!(l.content.moves.len(), 2);
+        assert_eq!(l.content.days_used, Some(2));
+        assert!(l.content.draw_offer);
+    }
+
+    #[test]
+    fn status_subject_asks_for_status() {
+        let raw = b"From: a@b.c\r\nSubject: Re: Status\r\n\r\nHallo\r\n";
+        assert!(read_letter(raw).unwrap().content.status_request);
+    }
+
+    #[test]
+    fn message_without_id_gets_a_hash() {
+        let raw = b"From: a@b.c\r\nSubject: x\r\n\r\nHallo\r\n";
+        let l = read_letter(raw).unwrap();
+        assert!(l.message_id.starts_with("sha256:"));
+        assert_eq!(l.message_id.len(), 7 + 64);
+    }
+
+    #[test]
+    fn hostile_inputs_do_not_panic() {
+        let mut deep =
+            String::from("From: a@b.c\r\nContent-Type: multipart/mixed; boundary=b0\r\n\r\n");
+        for i in 0..2000 {
+            deep.push_str(&format!(
+                "--b{i}\r\nContent-Type: multipart/mixed; boundary=b{}\r\n\r\n",
+                i + 1
+            ));
+        }
+        deep.push_str("--b2000\r\nContent-Type: text/plain\r\n\r\n12. e4\r\n");
+        let _ = read_letter(deep.as_bytes());
+        let lt = format!(
+            "From: a@b.c\r\nContent-Type: text/html\r\n\r\n{}",
+            "<".repeat(200_000)
+        );
+        let _ = read_letter(lt.as_bytes());
+        let junk: Vec<u8> = (0..100_000u32)
+            .map(|i| (i.wrapping_mul(7919) % 256) as u8)
+            .collect();
+        let _ = read_letter(&junk);
+        let long_line = format!("From: a@b.c\r\n\r\n1. {}\r\n", "Sf ".repeat(100_000));
+        let _ = read_letter(long_line.as_bytes());
+        let numbers = format!("From: a@b.c\r\n\r\n{}\r\n", "1. ".repeat(80_000));
+        let _ = read_letter(numbers.as_bytes());
+        let dates = format!(
+            "From: a@b.c\r\n\r\nErhalten: {}\r\n",
+            "1.1. ".repeat(50_000)
+        );
+        let _ = read_letter(dates.as_bytes());
+        let quotes = format!(
+            "From: a@b.c\r\n\r\n{}",
+            "Am 1.1. schrieb x:\r\n".repeat(20_000)
+        );
+        let _ = read_letter(quotes.as_bytes());
+        let headers = format!(
+            "From: a@b.c\r\n\r\n{}",
+            "Von: x\r\nAn: y\r\n".repeat(20_000)
+        );
+        let _ = read_letter(headers.as_bytes());
+        let blanks = format!(
+            "From: a@b.c\r\n\r\n{}",
+            "Am 1.1. schrieb x:\r\n\r\n\r\n\r\n".repeat(10_000)
+        );
+        let _ = read_letter(blanks.as_bytes());
+    }
+
+    #[test]
+    fn text_is_capped_by_limits() {
+        let raw = format!("From: a@b.c\r\n\r\n{}\r\n12. e4\r\n", "x".repeat(1000));
+        let limits = Limits {
+            max_text_bytes: 100,
+            ..Limits::default()
+        };
+        let l = read_letter_with(raw.as_bytes(), &limits).unwrap();
+        assert!(l.text.len() <= 100);
+        assert!(l.content.moves.is_empty());
+    }
+}

@@ -1,0 +1,176 @@
+//! The vocabulary of a read letter: what the reader found in one incoming mail.
+//!
+//! The reader (`crate::letter::read_letter`) fills these from raw bytes, with no
+//! knowledge of any game; the core (`crate::core`) judges them against the games.
+
+use chrono::{DateTime, FixedOffset};
+use serde::{Deserialize, Serialize};
+use shakmaty::Color;
+
+use crate::game_ref::GameRef;
+
+/// One incoming mail as the relay understands it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Letter {
+    /// The Message-ID without angle brackets; `sha256:<hex>`-like hash of the raw mail when it has none.
+    pub message_id: String,
+    /// The sender's address (addr-spec of `From:`), lower-cased.
+    pub from: String,
+    /// The sender's display name, decoded (RFC 2047).
+    pub from_name: Option<String>,
+    /// The decoded subject.
+    pub subject: String,
+    /// The game named in the subject as `[TOURNAMENT/N]`.
+    pub game_ref: Option<GameRef>,
+    /// Every KEY of a `relay+KEY@…` address among To, Cc, Delivered-To, X-Original-To.
+    pub reply_keys: Vec<String>,
+    /// Message-IDs of In-Reply-To and References, without angle brackets.
+    pub references: Vec<String>,
+    /// Why this mail is an automatic one that must never be answered (RFC 3834), if it is.
+    pub automatic: Option<AutoReason>,
+    /// The sender's `Date:` header. Never used for time (the postmark is the relay's receipt time).
+    pub date_header: Option<DateTime<FixedOffset>>,
+    /// The author's own text: quotes, reply headers, signatures and footers removed.
+    pub text: String,
+    /// What that text says.
+    pub content: Content,
+}
+
+/// Why a mail counts as automatic (RFC 3834 and common practice).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AutoReason {
+    /// `Auto-Submitted:` with a value other than `no`.
+    AutoSubmitted(String),
+    /// `Precedence: bulk|junk|list|auto_reply`.
+    Precedence(String),
+    /// `X-Autoreply`, `X-Autorespond`, `X-Auto-Response-Suppress: All` or similar.
+    AutoreplyHeader(String),
+    /// `List-Id` or `List-Unsubscribe`.
+    MailingList,
+    /// Empty return path (`Return-Path: <>`).
+    EmptyReturnPath,
+    /// From mailer-daemon or postmaster.
+    MailerDaemon,
+    /// multipart/report (delivery-status or disposition-notification).
+    Report(String),
+}
+
+/// What the author's text says, read without knowledge of the game.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Content {
+    /// Numbered moves of the main text, in the order written.
+    pub moves: Vec<MoveToken>,
+    /// TO §14 (a): stated arrival date of the partner's move.
+    pub received: Option<StatedDate>,
+    /// TO §14 (b): stated dispatch date of the own move.
+    pub sent: Option<StatedDate>,
+    /// TO §14 (c): stated thinking time used, in days.
+    pub days_used: Option<u32>,
+    /// TO §2: an explicit draw offer in words.
+    pub draw_offer: bool,
+    /// TO §2: an explicit draw acceptance in words.
+    pub draw_accept: bool,
+    /// TO §2: an explicit resignation in words.
+    pub resign: bool,
+    /// FIDE 9.2: an explicit claim of threefold repetition.
+    pub claim_repetition: bool,
+    /// TO §13: announcement of more than 10 days for the current move.
+    pub announce_long_think: bool,
+    /// TO §6: conditional lines (Eventualzüge), each in numeric order.
+    pub conditional: Vec<Vec<MoveToken>>,
+    /// TO §24: a leave request.
+    pub leave: Option<DateSpan>,
+    /// `Status`: the sender asks for his games.
+    pub status_request: bool,
+    /// TO §4: the sender tries to take something back.
+    pub take_back: bool,
+    /// A bare result (`1-0`, `0-1`, `½`, `1/2`, `remis?` without an own move…) not written out in words: doubtful (§2/§8).
+    pub bare_result: Option<String>,
+    /// Commands only the tournament director may give.
+    pub director: Vec<DirectorCommand>,
+    /// Things that make the mail doubtful (§2/§8), each said in English for the log and as a key for templates.
+    pub doubts: Vec<Doubt>,
+}
+
+/// One numbered move as written: `12. Lb5` is (12, White, "Lb5"), `12... a6` is (12, Black, "a6").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveToken {
+    pub number: u32,
+    #[serde(with = "color_serde")]
+    pub color: Color,
+    /// The move text as written (trimmed), e.g. `Sg1-f3`, `5254`, `O - O`.
+    pub text: String,
+}
+
+/// A date as a player wrote it; the year may be missing (`30.11.`), the core completes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatedDate {
+    pub day: u32,
+    pub month: u32,
+    pub year: Option<i32>,
+}
+
+/// A span of days, both ends included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DateSpan {
+    pub from: StatedDate,
+    pub to: StatedDate,
+}
+
+/// A director's command (TO §22, §24, §25, §26, §30, §31; Fax 2.2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DirectorCommand {
+    /// §22: `ZÜ bestätigt` / `confirm time forfeit`.
+    ConfirmForfeit,
+    /// `Ergebnis: 1-0` / `result: 1/2-1/2`; the value is one of `1-0`, `0-1`, `1/2-1/2`.
+    SetResult(String),
+    /// §24: `Sonderurlaub: 01.02.2027 – 14.02.2027 für anna@…`.
+    SpecialLeave { span: DateSpan, player: String },
+    /// §8/§30/Fax 2.2: `Bedenkzeit: +3 Tage für anna@…, Grund: …`.
+    AdjustTime {
+        days: i32,
+        player: String,
+        reason: String,
+    },
+    /// §25: `Urlaub nachträglich anerkannt … für anna@…`.
+    AcceptLateLeave { span: DateSpan, player: String },
+    /// `fortsetzen` / `resume`.
+    Resume,
+    /// A line that looks like a command but is malformed: the line as written.
+    Malformed(String),
+}
+
+/// Something that makes a mail doubtful (§2, §8).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Doubt {
+    /// A move appears struck out or corrected (`~~Sf3~~`, `Sf3 (nein: Sc3)`, `<del>`/`<s>` in HTML).
+    StruckOut(String),
+    /// A line that starts like a move number but cannot be read: the line as written.
+    Unreadable(String),
+}
+
+/// Why raw bytes could not be read as a mail at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    #[error("the message cannot be parsed as an Internet mail")]
+    Unparseable,
+    #[error("the message has no sender address in From:")]
+    NoSender,
+}
+
+mod color_serde {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use shakmaty::Color;
+
+    pub fn serialize<S: Serializer>(c: &Color, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(if c.is_white() { "white" } else { "black" })
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Color, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            "white" => Ok(Color::White),
+            "black" => Ok(Color::Black),
+            other => Err(serde::de::Error::custom(format!("not a colour: {other}"))),
+        }
+    }
+}

@@ -1,0 +1,41 @@
+#![forbid(unsafe_code)]
+//! fernzug — an e-mail relay for correspondence chess under the rules of the German correspondence
+//! chess federation (BdF). Players mail their moves to one relay address; the relay checks notation
+//! and legality, keeps every player's thinking-time clock, forwards the move to the partner, and on
+//! its own sends reminders through the tournament director, time-forfeit notices and game reports.
+//!
+//! # Layout
+//!
+//! The program is a pure core inside a thin shell (sans-IO, in the manner of quinn-proto):
+//!
+//! - [`core`] — the rules. Takes the state, one input (a read letter, a tick, a tournament to
+//!   register) and `now`; returns decided mails and events as values, and says when it next needs a
+//!   tick. No IO, no clock, no randomness inside. `core::clock` holds the time rules (TO §12–§24).
+//! - [`letter`] — reading one incoming mail (raw bytes → [`letter::Letter`]): headers, the author's
+//!   own text without quotes and signatures, and what it says (moves, dates, offers, commands). Pure.
+//! - [`notation`] — reading and writing chess moves in every notation the rulebook allows
+//!   (German/English algebraic, long algebraic, ICCF numeric, UCI) and the text diagram. Pure.
+//! - [`render`] — a decided mail → RFC 5322 bytes, from the templates in `templates/de|en`.
+//! - [`config`], [`tournament_file`] — the two files an operator writes.
+//! - [`store`] — the one module that touches sled: state, event log, outbox, archive, IMAP UIDs.
+//! - [`imap`], [`smtp`] — the network: fetching with `BODY.PEEK[]` and IDLE; sending raw mail.
+//! - [`app`] — the shell's steps: load, process one mail in one transaction, tick, register.
+//! - [`daemon`] — `once` and `run` over IMAP and SMTP; [`cli`] — the command line.
+//! - Vocabulary: [`game_ref`], [`lang`], [`rules`], [`mail_kind`].
+
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod core;
+pub mod daemon;
+pub mod game_ref;
+pub mod imap;
+pub mod lang;
+pub mod letter;
+pub mod mail_kind;
+pub mod notation;
+pub mod render;
+pub mod rules;
+pub mod smtp;
+pub mod store;
+pub mod tournament_file;

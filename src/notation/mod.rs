@@ -1,0 +1,19 @@
+//! Chess notation: reading a player's move text in any usual form, writing a move in the form
+//! of the player it goes to, and a plain-text diagram (TO §2 with its Anhang, §3, §5, §8–§10).
+//!
+//! Pure: depends only on `shakmaty` and [`crate::lang::Lang`].
+
+mod diagram;
+mod error;
+mod form;
+mod read;
+mod write;
+
+#[cfg(test)]
+mod tests;
+
+pub use diagram::diagram;
+pub use error::{IllegalReason, NotationError};
+pub use form::Form;
+pub use read::{Reading, fits_form, read_move, read_move_in};
+pub use write::write_move;

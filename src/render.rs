@@ -1,0 +1,333 @@
+//! Rendering: a decided [`Mail`] becomes a complete RFC 5322 message — the text from the
+//! templates (`templates/de`, `templates/en`, built into the binary, each overridable from the
+//! operator's `templates_dir`), the headers of the contract (`X-Fernzug-*`, `Auto-Submitted`,
+//! Reply-To key), and the thread of its game (`References`).
+//!
+//! A template is a text file: its first line is `Subject: …`, then an empty line, then the body;
+//! both are minijinja templates over the mail's data.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use chrono::{DateTime, Utc};
+use lettre::Message;
+use lettre::message::header::{ContentType, HeaderName, HeaderValue};
+use lettre::message::{Attachment as LettreAttachment, Mailbox, MultiPart, SinglePart};
+use minijinja::Environment;
+
+use crate::core::Settings;
+use crate::core::mail::{Mail, Recipient};
+use crate::lang::Lang;
+use crate::mail_kind::MailKind;
+
+/// The built-in templates: (language, kind, source).
+const BUILTIN: &[(&str, &str, &str)] = &[
+    ("de", "start", include_str!("../templates/de/start.txt")),
+    ("de", "move", include_str!("../templates/de/move.txt")),
+    ("de", "receipt", include_str!("../templates/de/receipt.txt")),
+    ("de", "query", include_str!("../templates/de/query.txt")),
+    (
+        "de",
+        "reminder",
+        include_str!("../templates/de/reminder.txt"),
+    ),
+    (
+        "de",
+        "silence-report",
+        include_str!("../templates/de/silence-report.txt"),
+    ),
+    (
+        "de",
+        "time-forfeit",
+        include_str!("../templates/de/time-forfeit.txt"),
+    ),
+    (
+        "de",
+        "time-forfeit-2",
+        include_str!("../templates/de/time-forfeit-2.txt"),
+    ),
+    ("de", "leave", include_str!("../templates/de/leave.txt")),
+    (
+        "de",
+        "game-end",
+        include_str!("../templates/de/game-end.txt"),
+    ),
+    (
+        "de",
+        "adjudication",
+        include_str!("../templates/de/adjudication.txt"),
+    ),
+    (
+        "de",
+        "bounce-report",
+        include_str!("../templates/de/bounce-report.txt"),
+    ),
+    ("de", "status", include_str!("../templates/de/status.txt")),
+    ("de", "digest", include_str!("../templates/de/digest.txt")),
+    (
+        "de",
+        "director",
+        include_str!("../templates/de/director.txt"),
+    ),
+    ("en", "start", include_str!("../templates/en/start.txt")),
+    ("en", "move", include_str!("../templates/en/move.txt")),
+    ("en", "receipt", include_str!("../templates/en/receipt.txt")),
+    ("en", "query", include_str!("../templates/en/query.txt")),
+    (
+        "en",
+        "reminder",
+        include_str!("../templates/en/reminder.txt"),
+    ),
+    (
+        "en",
+        "silence-report",
+        include_str!("../templates/en/silence-report.txt"),
+    ),
+    (
+        "en",
+        "time-forfeit",
+        include_str!("../templates/en/time-forfeit.txt"),
+    ),
+    (
+        "en",
+        "time-forfeit-2",
+        include_str!("../templates/en/time-forfeit-2.txt"),
+    ),
+    ("en", "leave", include_str!("../templates/en/leave.txt")),
+    (
+        "en",
+        "game-end",
+        include_str!("../templates/en/game-end.txt"),
+    ),
+    (
+        "en",
+        "adjudication",
+        include_str!("../templates/en/adjudication.txt"),
+    ),
+    (
+        "en",
+        "bounce-report",
+        include_str!("../templates/en/bounce-report.txt"),
+    ),
+    ("en", "status", include_str!("../templates/en/status.txt")),
+    ("en", "digest", include_str!("../templates/en/digest.txt")),
+    (
+        "en",
+        "director",
+        include_str!("../templates/en/director.txt"),
+    ),
+];
+
+/// Why templates could not be loaded or a mail not rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("template {path}: {source}")]
+    Template {
+        path: String,
+        source: minijinja::Error,
+    },
+    #[error("template {path}: cannot read: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("template {0}: the first line must be `Subject: …`, followed by an empty line")]
+    Shape(String),
+    #[error("address {0:?} is not a valid mailbox")]
+    Address(String),
+    #[error("building the message failed: {0}")]
+    Build(String),
+}
+
+/// The loaded templates.
+pub struct Templates {
+    env: Environment<'static>,
+}
+
+fn template_name(lang: &str, kind: &str) -> String {
+    format!("{lang}/{kind}.txt")
+}
+
+impl Templates {
+    /// The built-in templates, with any file `LANG/KIND.txt` under `overrides` taking precedence.
+    pub fn load(overrides: Option<&Path>) -> Result<Templates, RenderError> {
+        let mut env = Environment::new();
+        let syntax = minijinja::syntax::SyntaxConfig::builder()
+            .keep_trailing_newline(true)
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .build()
+            .map_err(|source| RenderError::Template {
+                path: "syntax".into(),
+                source,
+            })?;
+        env.set_syntax(syntax);
+        for (lang, kind, source) in BUILTIN {
+            let name = template_name(lang, kind);
+            let mut text = (*source).to_string();
+            if let Some(dir) = overrides {
+                let path = dir.join(lang).join(format!("{kind}.txt"));
+                if path.exists() {
+                    text = std::fs::read_to_string(&path).map_err(|source| RenderError::Read {
+                        path: path.display().to_string(),
+                        source,
+                    })?;
+                }
+            }
+            if !text.starts_with("Subject:") || !text.contains("\n\n") {
+                return Err(RenderError::Shape(name));
+            }
+            env.add_template_owned(name.clone(), text)
+                .map_err(|source| RenderError::Template { path: name, source })?;
+        }
+        Ok(Templates { env })
+    }
+
+    /// Renders the subject and body of `kind` in `lang`.
+    pub fn text(
+        &self,
+        kind: MailKind,
+        lang: Lang,
+        data: &serde_json::Value,
+    ) -> Result<(String, String), RenderError> {
+        let name = template_name(lang.code(), kind.name());
+        let tpl = self
+            .env
+            .get_template(&name)
+            .map_err(|source| RenderError::Template {
+                path: name.clone(),
+                source,
+            })?;
+        let text = tpl
+            .render(minijinja::value::Serde(data))
+            .map_err(|source| RenderError::Template {
+                path: name.clone(),
+                source,
+            })?;
+        let (head, body) = text.split_once("\n\n").ok_or(RenderError::Shape(name))?;
+        let subject = head
+            .trim_start_matches("Subject:")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        Ok((subject, body.trim_end().to_string() + "\n"))
+    }
+}
+
+/// The Message-ID every mail of a game refers to, so that a game is one thread.
+pub fn thread_root(game: &crate::game_ref::GameRef, s: &Settings) -> String {
+    format!(
+        "game.{}.{}.{}@{}",
+        game.tournament,
+        game.number,
+        s.instance,
+        s.domain()
+    )
+}
+
+/// `relay+KEY@domain`.
+pub fn reply_address(key: &str, s: &Settings) -> String {
+    match s.relay_address.split_once('@') {
+        Some((local, domain)) => format!("{local}+{key}@{domain}"),
+        None => s.relay_address.clone(),
+    }
+}
+
+fn mailbox(r: &Recipient) -> Result<Mailbox, RenderError> {
+    let addr = r
+        .email
+        .parse()
+        .map_err(|_| RenderError::Address(r.email.clone()))?;
+    let name = if r.name.is_empty() || r.name == r.email {
+        None
+    } else {
+        Some(r.name.clone())
+    };
+    Ok(Mailbox::new(name, addr))
+}
+
+fn raw(name: &'static str, value: String) -> HeaderValue {
+    HeaderValue::new(HeaderName::new_from_ascii_str(name), value)
+}
+
+/// Renders `mail` to the bytes that go out, dated `date`.
+pub fn render(
+    mail: &Mail,
+    templates: &Templates,
+    s: &Settings,
+    date: DateTime<Utc>,
+) -> Result<Vec<u8>, RenderError> {
+    let (mut subject, body) = templates.text(mail.kind, mail.lang, &mail.data)?;
+    if let Some(g) = &mail.game {
+        // CONTRACT: the subject of a game mail contains `[TOURNAMENT/N]`, whatever a template says.
+        let tag = format!("[{g}]");
+        if !subject.contains(&tag) {
+            subject = format!("{tag} {subject}");
+        }
+    }
+    let from = Mailbox::new(
+        Some(s.relay_name.clone()),
+        s.relay_address
+            .parse()
+            .map_err(|_| RenderError::Address(s.relay_address.clone()))?,
+    );
+    let mut b = Message::builder()
+        .from(from)
+        .subject(subject)
+        .date(SystemTime::from(date))
+        .message_id(Some(format!("<{}>", mail.message_id)));
+    for r in &mail.to {
+        b = b.to(mailbox(r)?);
+    }
+    for r in &mail.cc {
+        b = b.cc(mailbox(r)?);
+    }
+    if let Some(key) = &mail.reply_key {
+        let addr = reply_address(key, s);
+        let reply = Mailbox::new(
+            Some(s.relay_name.clone()),
+            addr.parse()
+                .map_err(|_| RenderError::Address(addr.clone()))?,
+        );
+        b = b.reply_to(reply);
+    }
+    let mut refs = Vec::new();
+    if let Some(g) = &mail.game {
+        refs.push(format!("<{}>", thread_root(g, s)));
+    }
+    if let Some(irt) = &mail.in_reply_to {
+        b = b.in_reply_to(format!("<{irt}>"));
+        refs.push(format!("<{irt}>"));
+    }
+    if !refs.is_empty() {
+        b = b.references(refs.join(" "));
+    }
+    b = b
+        .raw_header(raw("Auto-Submitted", "auto-generated".into()))
+        .raw_header(raw("X-Loop", s.relay_address.clone()))
+        .raw_header(raw("X-Fernzug-Kind", mail.kind.name().into()))
+        .raw_header(raw("Content-Language", mail.lang.code().into()));
+    if let Some(g) = &mail.game {
+        b = b.raw_header(raw("X-Fernzug-Game", g.to_string()));
+    }
+    if let Some(c) = &mail.color {
+        b = b.raw_header(raw("X-Fernzug-Color", c.clone()));
+    }
+    if let Some(f) = &mail.fen {
+        b = b.raw_header(raw("X-Fernzug-FEN", f.clone()));
+    }
+    let text = SinglePart::plain(body);
+    let message = if mail.attachments.is_empty() {
+        b.singlepart(text)
+    } else {
+        let mut mp = MultiPart::mixed().singlepart(text);
+        for a in &mail.attachments {
+            let ct = ContentType::parse(&a.content_type)
+                .map_err(|e| RenderError::Build(format!("content type {}: {e}", a.content_type)))?;
+            mp = mp.singlepart(LettreAttachment::new(a.filename.clone()).body(a.body.clone(), ct));
+        }
+        b.multipart(mp)
+    }
+    .map_err(|e| RenderError::Build(e.to_string()))?;
+    Ok(message.formatted())
+}

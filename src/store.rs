@@ -1,0 +1,1347 @@
+//! The persistent store: one sled database, reached only through this module.
+//!
+//! Everything the relay remembers lives in named trees ([`Tree`]); the values are the
+//! serde_json bytes of whatever the caller hands in. Writes are gathered in a [`Batch`]
+//! and applied by [`Store::commit`] as ONE sled multi-tree transaction, followed by
+//! `flush` and a real `fsync` of the database files and directory (sled's own flush uses
+//! `sync_file_range` on Linux, which does not make file metadata durable). A caller
+//! acknowledges nothing to the outside world (IMAP `\Seen`, SMTP) before `commit`
+//! returned `Ok`.
+//!
+//! Key layouts (all integers big-endian so that byte order is numeric order):
+//! - `Events`: game bytes, `0u8`, `seq: u64`
+//! - `Uids`: `uidvalidity: u32`, `uid: u32`
+//! - `Archive`: `id: u64`, allocated inside the transaction from a counter in `Meta`
+//! - `ArchiveByGame`: game bytes, `0u8`, archive id `u64`
+//! - `Outbox`: [`OutboxEntry::id`]; `Processed`: the Message-ID.
+
+use std::fmt;
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use sled::Transactional;
+use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
+
+/// The layout version this program reads and writes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// sled's page cache size (its default is 1 GB).
+const CACHE_CAPACITY: u64 = 32 * 1024 * 1024;
+
+/// Key of the schema version in [`Tree::Meta`].
+const SCHEMA_KEY: &[u8] = b"schema_version";
+
+/// Key of the next archive id in [`Tree::Meta`].
+const ARCHIVE_NEXT_KEY: &[u8] = b"archive_next";
+
+/// The named trees of the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tree {
+    /// Schema version and internal counters.
+    Meta,
+    /// Tournament records.
+    Tournaments,
+    /// Game records.
+    Games,
+    /// Per-player keys (tokens, secrets).
+    Keys,
+    /// The event log of each game (`game 0 seq`).
+    Events,
+    /// Mails waiting to be sent, one [`OutboxEntry`] per envelope recipient.
+    Outbox,
+    /// Message-IDs already handled, with the time they were handled.
+    Processed,
+    /// IMAP (UIDVALIDITY, UID) pairs already handled.
+    Uids,
+    /// Every mail in and out, [`ArchiveEntry`] by monotonic id.
+    Archive,
+    /// Index `game 0 archive-id` into [`Tree::Archive`].
+    ArchiveByGame,
+    /// Mails that could not be handled, [`QuarantineEntry`].
+    Quarantine,
+}
+
+impl Tree {
+    /// Every tree, in a fixed order (the index of a tree in this list is its slot in a
+    /// transaction).
+    pub const ALL: [Tree; 11] = [
+        Tree::Meta,
+        Tree::Tournaments,
+        Tree::Games,
+        Tree::Keys,
+        Tree::Events,
+        Tree::Outbox,
+        Tree::Processed,
+        Tree::Uids,
+        Tree::Archive,
+        Tree::ArchiveByGame,
+        Tree::Quarantine,
+    ];
+
+    /// The sled tree name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tree::Meta => "meta",
+            Tree::Tournaments => "tournaments",
+            Tree::Games => "games",
+            Tree::Keys => "keys",
+            Tree::Events => "events",
+            Tree::Outbox => "outbox",
+            Tree::Processed => "processed",
+            Tree::Uids => "uids",
+            Tree::Archive => "archive",
+            Tree::ArchiveByGame => "archive_by_game",
+            Tree::Quarantine => "quarantine",
+        }
+    }
+
+    /// The slot of this tree in [`Tree::ALL`].
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Tree {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A key shown in an error message (non-printable bytes escaped).
+fn show_key(key: &[u8]) -> String {
+    key.escape_ascii().to_string()
+}
+
+/// What went wrong with the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// sled could not open the database directory.
+    #[error("cannot open the database in {path}: {source}")]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: sled::Error,
+    },
+    /// The database was written by a program with another layout.
+    #[error(
+        "the database in {path} has schema version {found}, but this program reads version {expected}"
+    )]
+    Schema {
+        path: PathBuf,
+        found: u32,
+        expected: u32,
+    },
+    /// The database holds data but no schema version: not something this program wrote.
+    #[error(
+        "the database in {path} holds data but has no schema version in its meta tree; refusing to use it"
+    )]
+    NoSchema { path: PathBuf },
+    /// A sled operation failed.
+    #[error("database in {path}: {what} failed: {source}")]
+    Db {
+        path: PathBuf,
+        what: String,
+        #[source]
+        source: sled::Error,
+    },
+    /// A value handed to a [`Batch`] could not be serialized; nothing was written.
+    #[error("cannot serialize the value for {tree}/{key}: {source}")]
+    Serialize {
+        tree: Tree,
+        key: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A stored value does not deserialize into the type asked for.
+    #[error(
+        "database in {path}: the value at {tree}/{key} cannot be read as the expected type: {source}"
+    )]
+    Corrupt {
+        path: PathBuf,
+        tree: Tree,
+        key: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A stored key does not have the layout its tree uses.
+    #[error("database in {path}: the key {key} in {tree} is malformed: {reason}")]
+    BadKey {
+        path: PathBuf,
+        tree: Tree,
+        key: String,
+        reason: String,
+    },
+    /// A key handed to a [`Batch`] cannot be stored; nothing was written.
+    #[error("invalid key for {tree}: {reason}")]
+    InvalidKey { tree: Tree, reason: String },
+    /// An entry that had to exist does not.
+    #[error("database in {path}: there is no entry {key} in {tree}")]
+    Missing {
+        path: PathBuf,
+        tree: Tree,
+        key: String,
+    },
+    /// fsync of a database file or directory failed.
+    #[error("cannot fsync {path}: {source}")]
+    Sync {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// The transaction was aborted; nothing was written.
+    #[error("database in {path}: the batch was aborted, nothing written: {reason}")]
+    Aborted { path: PathBuf, reason: String },
+}
+
+/// Serde helper for raw mail bytes: stored as a JSON string when the bytes are UTF-8
+/// (nearly every mail), as an array of numbers otherwise. Reads both forms.
+pub mod raw_bytes {
+    use std::fmt;
+
+    use serde::de::{self, SeqAccess, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    /// Serialize `bytes` as a string if it is UTF-8, else as bytes.
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => s.serialize_str(text),
+            Err(_) => s.serialize_bytes(bytes),
+        }
+    }
+
+    /// Deserialize from a string, bytes or a sequence of `u8`.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        d.deserialize_any(RawVisitor)
+    }
+
+    struct RawVisitor;
+
+    impl<'de> Visitor<'de> for RawVisitor {
+        type Value = Vec<u8>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("mail bytes as a string or an array of bytes")
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Vec<u8>, E> {
+            Ok(v.as_bytes().to_vec())
+        }
+
+        fn visit_string<E: de::Error>(self, v: String) -> Result<Vec<u8>, E> {
+            Ok(v.into_bytes())
+        }
+
+        fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+            Ok(v.to_vec())
+        }
+
+        fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+            Ok(v)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+            while let Some(b) = seq.next_element::<u8>()? {
+                out.push(b);
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// One mail to one envelope recipient waiting in the outbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutboxEntry {
+    /// The mail's Message-ID + `|` + envelope recipient: stable, the outbox key.
+    pub id: String,
+    /// The Message-ID the rendered mail carries.
+    pub message_id: String,
+    /// SMTP `MAIL FROM`.
+    pub envelope_from: String,
+    /// SMTP `RCPT TO`: one recipient per entry, so one refused address never blocks others.
+    pub recipient: String,
+    /// The fully rendered RFC 5322 mail.
+    #[serde(with = "raw_bytes")]
+    pub raw: Vec<u8>,
+    /// What kind of mail this is (caller's vocabulary).
+    pub kind: String,
+    /// The game the mail belongs to, if any.
+    pub game: Option<String>,
+    /// When the entry was enqueued.
+    pub created: DateTime<Utc>,
+    /// How many delivery attempts failed so far.
+    pub attempts: u32,
+    /// Not to be tried before this time.
+    pub next_attempt: DateTime<Utc>,
+    /// The last delivery error, if any.
+    pub last_error: Option<String>,
+}
+
+impl OutboxEntry {
+    /// The outbox key for a mail and one envelope recipient: `message_id|recipient`.
+    pub fn make_id(message_id: &str, recipient: &str) -> String {
+        format!("{message_id}|{recipient}")
+    }
+}
+
+/// Direction of an archived mail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Received over IMAP.
+    In,
+    /// Sent (or enqueued) by the relay.
+    Out,
+}
+
+/// One archived mail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArchiveEntry {
+    /// In or out.
+    pub direction: Direction,
+    /// The postmark: IMAP INTERNALDATE for In, the send/enqueue time for Out.
+    pub at: DateTime<Utc>,
+    /// The games this mail concerns (each gets an [`Tree::ArchiveByGame`] index entry).
+    pub games: Vec<String>,
+    /// The mail's Message-ID.
+    pub message_id: String,
+    /// The raw mail.
+    #[serde(with = "raw_bytes")]
+    pub raw: Vec<u8>,
+}
+
+/// A mail that could not be handled, kept for the operator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuarantineEntry {
+    /// When it was quarantined.
+    pub at: DateTime<Utc>,
+    /// IMAP UIDVALIDITY of the mailbox it came from.
+    pub uidvalidity: u32,
+    /// IMAP UID.
+    pub uid: u32,
+    /// Its Message-ID, if it had one.
+    pub message_id: Option<String>,
+    /// Why it was quarantined.
+    pub reason: String,
+    /// The raw mail (or its header, for mails over the size limit).
+    #[serde(with = "raw_bytes")]
+    pub raw: Vec<u8>,
+}
+
+/// One write inside a [`Batch`], already serialized.
+#[derive(Debug, Clone)]
+enum Op {
+    Put {
+        tree: Tree,
+        key: Vec<u8>,
+        value: Vec<u8>,
+    },
+    Delete {
+        tree: Tree,
+        key: Vec<u8>,
+    },
+    Archive {
+        value: Vec<u8>,
+        games: Vec<String>,
+    },
+    /// Test hook: abort the transaction at this point.
+    #[cfg(test)]
+    Fail,
+}
+
+/// Writes gathered by the caller and applied atomically by [`Store::commit`].
+///
+/// Values are serialized when they are added; the first failure is remembered and makes
+/// `commit` write nothing and return that error.
+#[derive(Debug, Default)]
+pub struct Batch {
+    ops: Vec<Op>,
+    error: Option<StoreError>,
+}
+
+/// `game 0 n` (the layout of [`Tree::Events`] and [`Tree::ArchiveByGame`] keys).
+fn game_key(game: &str, n: u64) -> Vec<u8> {
+    let mut key = game_prefix(game);
+    key.extend_from_slice(&n.to_be_bytes());
+    key
+}
+
+/// `game 0`.
+fn game_prefix(game: &str) -> Vec<u8> {
+    let mut key = Vec::with_capacity(game.len() + 9);
+    key.extend_from_slice(game.as_bytes());
+    key.push(0);
+    key
+}
+
+/// Why a game name cannot be part of a key, if it cannot.
+fn bad_game(game: &str) -> Option<String> {
+    if game.is_empty() {
+        Some("the game name is empty".to_string())
+    } else if game.as_bytes().contains(&0) {
+        Some(format!("the game name {game:?} contains a NUL byte"))
+    } else {
+        None
+    }
+}
+
+/// The `Uids` key: both numbers big-endian.
+fn uid_key(uidvalidity: u32, uid: u32) -> [u8; 8] {
+    let mut key = [0u8; 8];
+    key[..4].copy_from_slice(&uidvalidity.to_be_bytes());
+    key[4..].copy_from_slice(&uid.to_be_bytes());
+    key
+}
+
+impl Batch {
+    /// An empty batch.
+    pub fn new() -> Batch {
+        Batch::default()
+    }
+
+    /// Whether nothing has been added.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty() && self.error.is_none()
+    }
+
+    fn fail(&mut self, e: StoreError) {
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+    }
+
+    fn serialize<T: Serialize + ?Sized>(
+        &mut self,
+        tree: Tree,
+        key: &[u8],
+        value: &T,
+    ) -> Option<Vec<u8>> {
+        match serde_json::to_vec(value) {
+            Ok(v) => Some(v),
+            Err(source) => {
+                self.fail(StoreError::Serialize {
+                    tree,
+                    key: show_key(key),
+                    source,
+                });
+                None
+            }
+        }
+    }
+
+    /// Store `value` under `key` in `tree` (replacing what was there).
+    pub fn put<T: Serialize + ?Sized>(
+        &mut self,
+        tree: Tree,
+        key: impl AsRef<[u8]>,
+        value: &T,
+    ) -> &mut Batch {
+        let key = key.as_ref();
+        if let Some(value) = self.serialize(tree, key, value) {
+            self.ops.push(Op::Put {
+                tree,
+                key: key.to_vec(),
+                value,
+            });
+        }
+        self
+    }
+
+    /// Remove `key` from `tree` (nothing happens if it is absent).
+    pub fn delete(&mut self, tree: Tree, key: impl AsRef<[u8]>) -> &mut Batch {
+        self.ops.push(Op::Delete {
+            tree,
+            key: key.as_ref().to_vec(),
+        });
+        self
+    }
+
+    /// Append event number `seq` to the log of `game`.
+    pub fn append_event<T: Serialize + ?Sized>(
+        &mut self,
+        game: &str,
+        seq: u64,
+        event: &T,
+    ) -> &mut Batch {
+        if let Some(reason) = bad_game(game) {
+            self.fail(StoreError::InvalidKey {
+                tree: Tree::Events,
+                reason,
+            });
+            return self;
+        }
+        self.put(Tree::Events, game_key(game, seq), event)
+    }
+
+    /// Put a mail into the outbox (key: its `id`).
+    pub fn enqueue(&mut self, entry: &OutboxEntry) -> &mut Batch {
+        if entry.id.is_empty() {
+            self.fail(StoreError::InvalidKey {
+                tree: Tree::Outbox,
+                reason: "the outbox entry has an empty id".to_string(),
+            });
+            return self;
+        }
+        self.put(Tree::Outbox, entry.id.as_bytes(), entry)
+    }
+
+    /// Record that the mail with `message_id` has been handled at `at`.
+    pub fn processed(&mut self, message_id: &str, at: DateTime<Utc>) -> &mut Batch {
+        if message_id.is_empty() {
+            self.fail(StoreError::InvalidKey {
+                tree: Tree::Processed,
+                reason: "the Message-ID is empty".to_string(),
+            });
+            return self;
+        }
+        self.put(Tree::Processed, message_id.as_bytes(), &at)
+    }
+
+    /// Record that IMAP message (`uidvalidity`, `uid`) has been handled.
+    pub fn uid_done(&mut self, uidvalidity: u32, uid: u32) -> &mut Batch {
+        self.put(Tree::Uids, uid_key(uidvalidity, uid), &true)
+    }
+
+    /// Archive a mail; the archive id is allocated inside the transaction, and every game
+    /// the entry names gets an index entry.
+    pub fn archive(&mut self, entry: &ArchiveEntry) -> &mut Batch {
+        if let Some(reason) = entry.games.iter().find_map(|g| bad_game(g)) {
+            self.fail(StoreError::InvalidKey {
+                tree: Tree::ArchiveByGame,
+                reason,
+            });
+            return self;
+        }
+        if let Some(value) = self.serialize(Tree::Archive, b"(new)", entry) {
+            self.ops.push(Op::Archive {
+                value,
+                games: entry.games.clone(),
+            });
+        }
+        self
+    }
+
+    /// Quarantine a mail (key: uidvalidity and uid, big-endian).
+    pub fn quarantine(&mut self, entry: &QuarantineEntry) -> &mut Batch {
+        self.put(
+            Tree::Quarantine,
+            uid_key(entry.uidvalidity, entry.uid),
+            entry,
+        )
+    }
+
+    /// Test hook: make the transaction abort when it reaches this point.
+    #[cfg(test)]
+    fn fail_here(&mut self) -> &mut Batch {
+        self.ops.push(Op::Fail);
+        self
+    }
+}
+
+/// Why the transaction closure aborted.
+#[derive(Debug)]
+enum Abort {
+    /// The archive counter in `Meta` is unreadable.
+    Counter(String),
+    /// The test hook.
+    #[cfg(test)]
+    Injected,
+}
+
+impl fmt::Display for Abort {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Abort::Counter(why) => write!(f, "the archive counter in meta is unreadable: {why}"),
+            #[cfg(test)]
+            Abort::Injected => f.write_str("injected failure (test)"),
+        }
+    }
+}
+
+/// The database handle. Cheap to clone; all clones share one database.
+#[derive(Clone)]
+pub struct Store {
+    path: PathBuf,
+    db: sled::Db,
+    /// The trees in the order of [`Tree::ALL`].
+    trees: Vec<sled::Tree>,
+}
+
+impl fmt::Debug for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+impl Store {
+    /// Open (or create) the database in `dir` and check its schema version.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        let path = dir.to_path_buf();
+        let db = sled::Config::new()
+            .path(dir)
+            .cache_capacity(CACHE_CAPACITY)
+            .mode(sled::Mode::HighThroughput)
+            .open()
+            .map_err(|source| StoreError::Open {
+                path: path.clone(),
+                source,
+            })?;
+        let mut trees = Vec::with_capacity(Tree::ALL.len());
+        for t in Tree::ALL {
+            let tree = db.open_tree(t.name()).map_err(|source| StoreError::Db {
+                path: path.clone(),
+                what: format!("opening tree {t}"),
+                source,
+            })?;
+            trees.push(tree);
+        }
+        let store = Store { path, db, trees };
+        store.check_schema()?;
+        Ok(store)
+    }
+
+    /// The database directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn tree(&self, t: Tree) -> &sled::Tree {
+        &self.trees[t.index()]
+    }
+
+    fn db_err(&self, what: impl Into<String>) -> impl FnOnce(sled::Error) -> StoreError + '_ {
+        let what = what.into();
+        move |source| StoreError::Db {
+            path: self.path.clone(),
+            what,
+            source,
+        }
+    }
+
+    fn check_schema(&self) -> Result<(), StoreError> {
+        let found: Option<u32> = self.get(Tree::Meta, SCHEMA_KEY)?;
+        match found {
+            Some(v) if v == SCHEMA_VERSION => Ok(()),
+            Some(found) => Err(StoreError::Schema {
+                path: self.path.clone(),
+                found,
+                expected: SCHEMA_VERSION,
+            }),
+            None => {
+                if self.trees.iter().any(|t| !t.is_empty()) {
+                    return Err(StoreError::NoSchema {
+                        path: self.path.clone(),
+                    });
+                }
+                let mut batch = Batch::new();
+                batch.put(Tree::Meta, SCHEMA_KEY, &SCHEMA_VERSION);
+                self.commit(batch)
+            }
+        }
+    }
+
+    /// Apply `batch` as one transaction over all trees, then flush and fsync. On any
+    /// error nothing of the batch is written.
+    pub fn commit(&self, batch: Batch) -> Result<(), StoreError> {
+        if let Some(e) = batch.error {
+            return Err(e);
+        }
+        let ops = batch.ops;
+        let result = self
+            .trees
+            .as_slice()
+            .transaction(|tx: &Vec<TransactionalTree>| {
+                let mut next_archive: Option<u64> = None;
+                for op in &ops {
+                    match op {
+                        Op::Put { tree, key, value } => {
+                            tx[tree.index()].insert(key.as_slice(), value.as_slice())?;
+                        }
+                        Op::Delete { tree, key } => {
+                            tx[tree.index()].remove(key.as_slice())?;
+                        }
+                        Op::Archive { value, games } => {
+                            let id = match next_archive {
+                                Some(id) => id,
+                                None => read_counter(&tx[Tree::Meta.index()])?,
+                            };
+                            let key = id.to_be_bytes();
+                            tx[Tree::Archive.index()].insert(&key[..], value.as_slice())?;
+                            let index_value = id.to_string();
+                            for game in games {
+                                tx[Tree::ArchiveByGame.index()]
+                                    .insert(game_key(game, id), index_value.as_bytes())?;
+                            }
+                            next_archive = Some(id.saturating_add(1));
+                        }
+                        #[cfg(test)]
+                        Op::Fail => {
+                            return Err(ConflictableTransactionError::Abort(Abort::Injected));
+                        }
+                    }
+                }
+                if let Some(next) = next_archive {
+                    tx[Tree::Meta.index()].insert(ARCHIVE_NEXT_KEY, next.to_string().as_bytes())?;
+                }
+                Ok(())
+            });
+        match result {
+            Ok(()) => {}
+            Err(TransactionError::Abort(reason)) => {
+                return Err(StoreError::Aborted {
+                    path: self.path.clone(),
+                    reason: reason.to_string(),
+                });
+            }
+            Err(TransactionError::Storage(source)) => {
+                return Err(StoreError::Db {
+                    path: self.path.clone(),
+                    what: "the batch transaction".to_string(),
+                    source,
+                });
+            }
+        }
+        self.make_durable()
+    }
+
+    /// `db.flush()` followed by fsync of every database file and directory.
+    fn make_durable(&self) -> Result<(), StoreError> {
+        self.db.flush().map_err(self.db_err("flush"))?;
+        sync_dir(&self.path).map(|_| ())
+    }
+
+    /// Read one value.
+    pub fn get<T: DeserializeOwned>(
+        &self,
+        tree: Tree,
+        key: impl AsRef<[u8]>,
+    ) -> Result<Option<T>, StoreError> {
+        let key = key.as_ref();
+        let raw = self
+            .tree(tree)
+            .get(key)
+            .map_err(self.db_err(format!("reading {tree}/{}", show_key(key))))?;
+        raw.map(|v| self.decode(tree, key, &v)).transpose()
+    }
+
+    fn decode<T: DeserializeOwned>(
+        &self,
+        tree: Tree,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<T, StoreError> {
+        serde_json::from_slice(value).map_err(|source| StoreError::Corrupt {
+            path: self.path.clone(),
+            tree,
+            key: show_key(key),
+            source,
+        })
+    }
+
+    /// Every entry of `tree`, in key order.
+    pub fn scan<T: DeserializeOwned>(&self, tree: Tree) -> Result<Vec<(Vec<u8>, T)>, StoreError> {
+        self.scan_prefix(tree, [])
+    }
+
+    /// Every entry of `tree` whose key starts with `prefix`, in key order.
+    pub fn scan_prefix<T: DeserializeOwned>(
+        &self,
+        tree: Tree,
+        prefix: impl AsRef<[u8]>,
+    ) -> Result<Vec<(Vec<u8>, T)>, StoreError> {
+        let prefix = prefix.as_ref();
+        let mut out = Vec::new();
+        for item in self.tree(tree).scan_prefix(prefix) {
+            let (k, v) = item.map_err(self.db_err(format!("scanning {tree}")))?;
+            let value = self.decode(tree, &k, &v)?;
+            out.push((k.to_vec(), value));
+        }
+        Ok(out)
+    }
+
+    /// Whether the mail with `message_id` has been handled.
+    pub fn is_processed(&self, message_id: &str) -> Result<bool, StoreError> {
+        self.contains(Tree::Processed, message_id.as_bytes())
+    }
+
+    /// Whether IMAP message (`uidvalidity`, `uid`) has been handled.
+    pub fn is_uid_done(&self, uidvalidity: u32, uid: u32) -> Result<bool, StoreError> {
+        self.contains(Tree::Uids, uid_key(uidvalidity, uid))
+    }
+
+    fn contains(&self, tree: Tree, key: impl AsRef<[u8]>) -> Result<bool, StoreError> {
+        let key = key.as_ref();
+        self.tree(tree)
+            .contains_key(key)
+            .map_err(self.db_err(format!("reading {tree}/{}", show_key(key))))
+    }
+
+    /// The event log of `game`, ordered by sequence number.
+    pub fn events<T: DeserializeOwned>(&self, game: &str) -> Result<Vec<(u64, T)>, StoreError> {
+        let prefix = game_prefix(game);
+        let mut out = Vec::new();
+        for (key, value) in self.scan_prefix::<T>(Tree::Events, &prefix)? {
+            // A longer key belongs to another game whose name starts with `game\0`
+            // (impossible through `Batch`, which refuses NUL in game names).
+            if let Some(seq) = suffix_u64(&key, prefix.len()) {
+                out.push((seq, value));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The archived mails naming `game`, in archive order.
+    pub fn archive_for_game(&self, game: &str) -> Result<Vec<ArchiveEntry>, StoreError> {
+        let prefix = game_prefix(game);
+        let mut out = Vec::new();
+        for item in self.tree(Tree::ArchiveByGame).scan_prefix(&prefix) {
+            let (key, _) =
+                item.map_err(self.db_err(format!("scanning {}", Tree::ArchiveByGame)))?;
+            let Some(id) = suffix_u64(&key, prefix.len()) else {
+                continue;
+            };
+            match self.get::<ArchiveEntry>(Tree::Archive, id.to_be_bytes())? {
+                Some(entry) => out.push(entry),
+                None => {
+                    return Err(StoreError::Missing {
+                        path: self.path.clone(),
+                        tree: Tree::Archive,
+                        key: format!("{id} (named by the index entry {})", show_key(&key)),
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every outbox entry, oldest first.
+    pub fn outbox_all(&self) -> Result<Vec<OutboxEntry>, StoreError> {
+        let mut all: Vec<OutboxEntry> = self
+            .scan::<OutboxEntry>(Tree::Outbox)?
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect();
+        all.sort_by(|a, b| a.created.cmp(&b.created).then_with(|| a.id.cmp(&b.id)));
+        Ok(all)
+    }
+
+    /// The outbox entries due at `now` (`next_attempt <= now`), oldest first.
+    pub fn outbox_due(&self, now: DateTime<Utc>) -> Result<Vec<OutboxEntry>, StoreError> {
+        let mut due = self.outbox_all()?;
+        due.retain(|e| e.next_attempt <= now);
+        Ok(due)
+    }
+
+    /// The earliest `next_attempt` in the outbox, if it is not empty.
+    pub fn next_outbox_attempt(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
+        Ok(self.outbox_all()?.iter().map(|e| e.next_attempt).min())
+    }
+
+    /// The SMTP server accepted entry `id`: delete it (flushed and fsynced). Deleting an
+    /// absent entry is not an error.
+    pub fn outbox_sent(&self, id: &str) -> Result<(), StoreError> {
+        self.outbox_remove(id)
+    }
+
+    /// Delete outbox entry `id` without sending it (e.g. after a permanent failure).
+    pub fn outbox_remove(&self, id: &str) -> Result<(), StoreError> {
+        let mut batch = Batch::new();
+        batch.delete(Tree::Outbox, id.as_bytes());
+        self.commit(batch)
+    }
+
+    /// A delivery attempt of entry `id` failed with `error`: count it and schedule the
+    /// next attempt.
+    pub fn outbox_retry(
+        &self,
+        id: &str,
+        next_attempt: DateTime<Utc>,
+        error: &str,
+    ) -> Result<(), StoreError> {
+        let Some(mut entry) = self.get::<OutboxEntry>(Tree::Outbox, id.as_bytes())? else {
+            return Err(StoreError::Missing {
+                path: self.path.clone(),
+                tree: Tree::Outbox,
+                key: show_key(id.as_bytes()),
+            });
+        };
+        entry.attempts = entry.attempts.saturating_add(1);
+        entry.next_attempt = next_attempt;
+        entry.last_error = Some(error.to_string());
+        let mut batch = Batch::new();
+        batch.enqueue(&entry);
+        self.commit(batch)
+    }
+}
+
+/// The next archive id from the counter in `Meta` (0 when there is none yet).
+fn read_counter(meta: &TransactionalTree) -> Result<u64, ConflictableTransactionError<Abort>> {
+    match meta.get(ARCHIVE_NEXT_KEY)? {
+        None => Ok(0),
+        Some(raw) => std::str::from_utf8(&raw)
+            .ok()
+            .and_then(|s| s.parse::<u64>().ok())
+            .ok_or_else(|| {
+                ConflictableTransactionError::Abort(Abort::Counter(format!(
+                    "value {} is not a number",
+                    show_key(&raw)
+                )))
+            }),
+    }
+}
+
+/// The big-endian `u64` that makes up `key` after `prefix_len` bytes, if the key is
+/// exactly that long.
+fn suffix_u64(key: &[u8], prefix_len: usize) -> Option<u64> {
+    let tail = key.get(prefix_len..)?;
+    let bytes: [u8; 8] = tail.try_into().ok()?;
+    Some(u64::from_be_bytes(bytes))
+}
+
+/// fsync every regular file sled keeps in `dir` (`db`, `conf`, `snap.*`, `blobs/*`), the
+/// `blobs` directory and `dir` itself. Returns the paths synced. Files that vanish while
+/// this runs (sled replaces snapshots) are skipped.
+fn sync_dir(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
+    let mut synced = Vec::new();
+    sync_files_in(dir, &mut synced)?;
+    let blobs = dir.join("blobs");
+    if blobs.is_dir() {
+        sync_files_in(&blobs, &mut synced)?;
+        sync_path(&blobs, &mut synced)?;
+    }
+    sync_path(dir, &mut synced)?;
+    Ok(synced)
+}
+
+fn sync_files_in(dir: &Path, synced: &mut Vec<PathBuf>) -> Result<(), StoreError> {
+    let sync_err = |source| StoreError::Sync {
+        path: dir.to_path_buf(),
+        source,
+    };
+    for entry in std::fs::read_dir(dir).map_err(sync_err)? {
+        let entry = entry.map_err(sync_err)?;
+        let file_type = match entry.file_type() {
+            Ok(t) => t,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(sync_err(e)),
+        };
+        if file_type.is_file() {
+            sync_path(&entry.path(), synced)?;
+        }
+    }
+    Ok(())
+}
+
+fn sync_path(path: &Path, synced: &mut Vec<PathBuf>) -> Result<(), StoreError> {
+    let result = File::open(path).and_then(|f| f.sync_all());
+    match result {
+        Ok(()) => {
+            synced.push(path.to_path_buf());
+            Ok(())
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(StoreError::Sync {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    /// A fresh directory under the system temp dir, removed on drop.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(name: &str) -> TempDir {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0);
+            let p = std::env::temp_dir().join(format!(
+                "fernzug-store-{name}-{}-{nanos}",
+                std::process::id()
+            ));
+            std::fs::create_dir_all(&p).unwrap();
+            TempDir(p)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn t(h: u32, m: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 3, 1, h, m, 0).unwrap()
+    }
+
+    fn outbox(id: &str, created: DateTime<Utc>, next: DateTime<Utc>) -> OutboxEntry {
+        OutboxEntry {
+            id: OutboxEntry::make_id(id, "a@x.test"),
+            message_id: id.to_string(),
+            envelope_from: "relay@x.test".to_string(),
+            recipient: "a@x.test".to_string(),
+            raw: format!("Message-ID: {id}\r\n\r\nbody\r\n").into_bytes(),
+            kind: "move".to_string(),
+            game: Some("T-1/1".to_string()),
+            created,
+            attempts: 0,
+            next_attempt: next,
+            last_error: None,
+        }
+    }
+
+    fn archive(games: &[&str], mid: &str) -> ArchiveEntry {
+        ArchiveEntry {
+            direction: Direction::In,
+            at: t(10, 0),
+            games: games.iter().map(|g| g.to_string()).collect(),
+            message_id: mid.to_string(),
+            raw: b"raw \xff bytes".to_vec(),
+        }
+    }
+
+    /// Serializing this always fails.
+    struct Unserializable;
+
+    impl Serialize for Unserializable {
+        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom("refuses to serialize"))
+        }
+    }
+
+    #[test]
+    fn new_db_gets_schema_version_and_reopen_keeps_everything() {
+        let dir = TempDir::new("reopen");
+        {
+            let s = Store::open(&dir.0).unwrap();
+            assert_eq!(
+                s.get::<u32>(Tree::Meta, SCHEMA_KEY).unwrap(),
+                Some(SCHEMA_VERSION)
+            );
+            let mut b = Batch::new();
+            b.put(Tree::Games, "T-1/1", &"game one")
+                .append_event("T-1/1", 1, &"e1")
+                .processed("<a@x>", t(9, 0))
+                .uid_done(7, 42)
+                .enqueue(&outbox("<m1@x>", t(9, 0), t(9, 0)))
+                .archive(&archive(&["T-1/1"], "<a@x>"));
+            s.commit(b).unwrap();
+        }
+        let s = Store::open(&dir.0).unwrap();
+        assert_eq!(
+            s.get::<String>(Tree::Games, "T-1/1").unwrap().as_deref(),
+            Some("game one")
+        );
+        assert_eq!(
+            s.events::<String>("T-1/1").unwrap(),
+            vec![(1, "e1".to_string())]
+        );
+        assert!(s.is_processed("<a@x>").unwrap());
+        assert!(!s.is_processed("<b@x>").unwrap());
+        assert!(s.is_uid_done(7, 42).unwrap());
+        assert!(!s.is_uid_done(8, 42).unwrap());
+        assert!(!s.is_uid_done(7, 43).unwrap());
+        assert_eq!(s.outbox_all().unwrap().len(), 1);
+        assert_eq!(
+            s.archive_for_game("T-1/1").unwrap(),
+            vec![archive(&["T-1/1"], "<a@x>")]
+        );
+    }
+
+    #[test]
+    fn schema_mismatch_is_refused() {
+        let dir = TempDir::new("schema");
+        {
+            let s = Store::open(&dir.0).unwrap();
+            let mut b = Batch::new();
+            b.put(Tree::Meta, SCHEMA_KEY, &(SCHEMA_VERSION + 1));
+            s.commit(b).unwrap();
+        }
+        let err = Store::open(&dir.0).unwrap_err();
+        match &err {
+            StoreError::Schema {
+                found,
+                expected,
+                path,
+            } => {
+                assert_eq!(*found, SCHEMA_VERSION + 1);
+                assert_eq!(*expected, SCHEMA_VERSION);
+                assert_eq!(path, &dir.0);
+            }
+            other => panic!("expected a schema error, got {other:?}"),
+        }
+        let msg = err.to_string();
+        assert!(msg.contains(&dir.0.display().to_string()), "{msg}");
+        assert!(msg.contains("schema version 2"), "{msg}");
+    }
+
+    #[test]
+    fn data_without_schema_is_refused() {
+        let dir = TempDir::new("noschema");
+        {
+            let s = Store::open(&dir.0).unwrap();
+            let mut b = Batch::new();
+            b.put(Tree::Games, "g", &1).delete(Tree::Meta, SCHEMA_KEY);
+            s.commit(b).unwrap();
+        }
+        assert!(matches!(
+            Store::open(&dir.0),
+            Err(StoreError::NoSchema { .. })
+        ));
+    }
+
+    #[test]
+    fn commit_with_failing_serialize_writes_nothing() {
+        let dir = TempDir::new("atomic-ser");
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        b.put(Tree::Games, "g1", &"one")
+            .processed("<x@y>", t(1, 0))
+            .put(Tree::Games, "g2", &Unserializable)
+            .put(Tree::Games, "g3", &"three");
+        let err = s.commit(b).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                StoreError::Serialize {
+                    tree: Tree::Games,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("games/g2"), "{err}");
+        assert!(s.scan::<String>(Tree::Games).unwrap().is_empty());
+        assert!(!s.is_processed("<x@y>").unwrap());
+    }
+
+    #[test]
+    fn commit_aborted_midway_writes_nothing() {
+        let dir = TempDir::new("atomic-abort");
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        b.put(Tree::Games, "g1", &"one")
+            .enqueue(&outbox("<m@x>", t(1, 0), t(1, 0)))
+            .archive(&archive(&["T-1/1"], "<a@x>"))
+            .uid_done(1, 1)
+            .fail_here()
+            .put(Tree::Games, "g2", &"two");
+        let err = s.commit(b).unwrap_err();
+        assert!(matches!(err, StoreError::Aborted { .. }), "{err:?}");
+        assert!(s.scan::<String>(Tree::Games).unwrap().is_empty());
+        assert!(s.outbox_all().unwrap().is_empty());
+        assert!(s.archive_for_game("T-1/1").unwrap().is_empty());
+        assert!(!s.is_uid_done(1, 1).unwrap());
+        assert_eq!(s.get::<String>(Tree::Meta, ARCHIVE_NEXT_KEY).unwrap(), None);
+        // The archive counter did not move: the next archive gets id 0.
+        let mut b = Batch::new();
+        b.archive(&archive(&["T-1/1"], "<a@x>"));
+        s.commit(b).unwrap();
+        assert!(
+            s.get::<ArchiveEntry>(Tree::Archive, 0u64.to_be_bytes())
+                .unwrap()
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn invalid_game_name_refuses_the_whole_batch() {
+        let dir = TempDir::new("badgame");
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        b.put(Tree::Games, "g1", &"one")
+            .append_event("a\0b", 1, &"e");
+        assert!(matches!(
+            s.commit(b),
+            Err(StoreError::InvalidKey {
+                tree: Tree::Events,
+                ..
+            })
+        ));
+        assert!(s.scan::<String>(Tree::Games).unwrap().is_empty());
+    }
+
+    #[test]
+    fn fsync_path_syncs_sled_files_and_directory() {
+        let dir = TempDir::new("fsync");
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        b.put(Tree::Games, "g", &"x");
+        s.commit(b).unwrap();
+        let synced = sync_dir(&dir.0).unwrap();
+        for want in [
+            dir.0.join("db"),
+            dir.0.join("conf"),
+            dir.0.join("blobs"),
+            dir.0.clone(),
+        ] {
+            assert!(synced.contains(&want), "{want:?} not synced: {synced:?}");
+        }
+        let err = sync_dir(&dir.0.join("no-such-dir")).unwrap_err();
+        assert!(matches!(err, StoreError::Sync { .. }));
+    }
+
+    #[test]
+    fn event_keys_are_ordered_numerically_per_game() {
+        let dir = TempDir::new("events");
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        for seq in [10u64, 2, 1, 256] {
+            b.append_event("T-1/1", seq, &format!("e{seq}"));
+        }
+        b.append_event("T-1/10", 3, &"other game".to_string());
+        b.append_event("T-1", 5, &"prefix game".to_string());
+        s.commit(b).unwrap();
+        let seqs: Vec<u64> = s
+            .events::<String>("T-1/1")
+            .unwrap()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(seqs, vec![1, 2, 10, 256]);
+        assert_eq!(
+            s.events::<String>("T-1/10").unwrap(),
+            vec![(3, "other game".to_string())]
+        );
+        assert_eq!(
+            s.events::<String>("T-1").unwrap(),
+            vec![(5, "prefix game".to_string())]
+        );
+        assert!(s.events::<String>("T-2/1").unwrap().is_empty());
+    }
+
+    #[test]
+    fn outbox_due_is_oldest_first_and_retry_reschedules() {
+        let dir = TempDir::new("outbox");
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        b.enqueue(&outbox("<c@x>", t(9, 30), t(9, 30)))
+            .enqueue(&outbox("<a@x>", t(9, 10), t(9, 10)))
+            .enqueue(&outbox("<b@x>", t(9, 20), t(11, 0)));
+        s.commit(b).unwrap();
+        let due: Vec<String> = s
+            .outbox_due(t(10, 0))
+            .unwrap()
+            .into_iter()
+            .map(|e| e.message_id)
+            .collect();
+        assert_eq!(due, vec!["<a@x>", "<c@x>"]);
+        assert_eq!(s.next_outbox_attempt().unwrap(), Some(t(9, 10)));
+
+        let id_a = OutboxEntry::make_id("<a@x>", "a@x.test");
+        s.outbox_retry(&id_a, t(12, 0), "421 try later").unwrap();
+        let a = s
+            .get::<OutboxEntry>(Tree::Outbox, id_a.as_bytes())
+            .unwrap()
+            .unwrap();
+        assert_eq!(a.attempts, 1);
+        assert_eq!(a.next_attempt, t(12, 0));
+        assert_eq!(a.last_error.as_deref(), Some("421 try later"));
+        let due: Vec<String> = s
+            .outbox_due(t(10, 0))
+            .unwrap()
+            .into_iter()
+            .map(|e| e.message_id)
+            .collect();
+        assert_eq!(due, vec!["<c@x>"]);
+        assert_eq!(s.next_outbox_attempt().unwrap(), Some(t(9, 30)));
+
+        s.outbox_sent(&OutboxEntry::make_id("<c@x>", "a@x.test"))
+            .unwrap();
+        s.outbox_remove(&OutboxEntry::make_id("<b@x>", "a@x.test"))
+            .unwrap();
+        let all: Vec<String> = s
+            .outbox_all()
+            .unwrap()
+            .into_iter()
+            .map(|e| e.message_id)
+            .collect();
+        assert_eq!(all, vec!["<a@x>"]);
+        assert_eq!(s.next_outbox_attempt().unwrap(), Some(t(12, 0)));
+        assert!(matches!(
+            s.outbox_retry("nope", t(12, 0), "x"),
+            Err(StoreError::Missing { .. })
+        ));
+        s.outbox_sent(&id_a).unwrap();
+        assert_eq!(s.next_outbox_attempt().unwrap(), None);
+    }
+
+    #[test]
+    fn archive_is_indexed_per_game_in_order() {
+        let dir = TempDir::new("archive");
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        b.archive(&archive(&["T-1/1", "T-1/2"], "<1@x>"))
+            .archive(&archive(&["T-1/2"], "<2@x>"));
+        s.commit(b).unwrap();
+        let mut b = Batch::new();
+        b.archive(&archive(&["T-1/1"], "<3@x>"))
+            .archive(&archive(&[], "<4@x>"));
+        s.commit(b).unwrap();
+        let ids = |g: &str| -> Vec<String> {
+            s.archive_for_game(g)
+                .unwrap()
+                .into_iter()
+                .map(|e| e.message_id)
+                .collect()
+        };
+        assert_eq!(ids("T-1/1"), vec!["<1@x>", "<3@x>"]);
+        assert_eq!(ids("T-1/2"), vec!["<1@x>", "<2@x>"]);
+        assert!(ids("T-1/3").is_empty());
+        let keys: Vec<Vec<u8>> = s
+            .scan::<ArchiveEntry>(Tree::Archive)
+            .unwrap()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        let want: Vec<Vec<u8>> = (0u64..4).map(|n| n.to_be_bytes().to_vec()).collect();
+        assert_eq!(keys, want);
+    }
+
+    #[test]
+    fn quarantine_and_raw_bytes_round_trip() {
+        let dir = TempDir::new("quarantine");
+        let s = Store::open(&dir.0).unwrap();
+        let q = QuarantineEntry {
+            at: t(8, 0),
+            uidvalidity: 3,
+            uid: 9,
+            message_id: None,
+            reason: "no game reference".to_string(),
+            raw: vec![0, 159, 146, 150, b'a'],
+        };
+        let mut b = Batch::new();
+        b.quarantine(&q);
+        s.commit(b).unwrap();
+        let all = s.scan::<QuarantineEntry>(Tree::Quarantine).unwrap();
+        assert_eq!(all, vec![(uid_key(3, 9).to_vec(), q)]);
+        // UTF-8 mails are stored as a JSON string, not as a number array.
+        let e = outbox("<u@x>", t(1, 0), t(1, 0));
+        let json = serde_json::to_string(&e).unwrap();
+        assert!(
+            json.contains(r#""raw":"Message-ID: <u@x>\r\n\r\nbody\r\n""#),
+            "{json}"
+        );
+    }
+
+    #[test]
+    fn corrupt_value_names_tree_and_key() {
+        let dir = TempDir::new("corrupt");
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        b.put(Tree::Games, "g", &"text");
+        s.commit(b).unwrap();
+        let err = s.get::<u64>(Tree::Games, "g").unwrap_err();
+        assert!(err.to_string().contains("games/g"), "{err}");
+    }
+}
