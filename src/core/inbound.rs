@@ -10,7 +10,7 @@ use crate::core::clock;
 use crate::core::event::Event;
 use crate::core::game::{Game, GameStatus, PlayedMove, Turn};
 use crate::core::mail::{Attachment, Mail, Recipient};
-use crate::core::refusal::Refusal;
+use crate::core::refusal::{Act, Refusal};
 use crate::core::state::{Output, Settings, State};
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
@@ -211,11 +211,7 @@ impl State {
         let own_moves = c.moves.iter().any(|m| m.color == color);
         if c.resign && own_moves {
             return Err(Refusal::ActAndMove {
-                act: if s.default_lang == Lang::De {
-                    "Die Aufgabe"
-                } else {
-                    "The resignation"
-                },
+                act: Act::Resignation,
             });
         }
         if c.draw_accept {
@@ -224,11 +220,7 @@ impl State {
             }
             if own_moves {
                 return Err(Refusal::ActAndMove {
-                    act: if s.default_lang == Lang::De {
-                        "Die Remisannahme"
-                    } else {
-                        "The draw acceptance"
-                    },
+                    act: Act::DrawAcceptance,
                 });
             }
         }

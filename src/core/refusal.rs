@@ -3,6 +3,24 @@
 use crate::lang::Lang;
 use crate::notation::NotationError;
 
+/// An act that replaces the own move (TO §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Act {
+    Resignation,
+    DrawAcceptance,
+}
+
+impl Act {
+    fn name(self, lang: Lang) -> &'static str {
+        match (self, lang) {
+            (Act::Resignation, Lang::De) => "Die Aufgabe",
+            (Act::Resignation, Lang::En) => "The resignation",
+            (Act::DrawAcceptance, Lang::De) => "Die Remisannahme",
+            (Act::DrawAcceptance, Lang::En) => "The draw acceptance",
+        }
+    }
+}
+
 /// A reason to answer with a query instead of acting.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
@@ -61,7 +79,7 @@ pub enum Refusal {
     /// TO §2: a draw acceptance without a pending offer.
     NoOfferToAccept,
     /// TO §2: acceptance or resignation together with a move.
-    ActAndMove { act: &'static str },
+    ActAndMove { act: Act },
     /// TO §4: nothing can be taken back.
     TakeBack,
     /// TO §13: the announcement came after 10 days.
@@ -325,6 +343,7 @@ impl Refusal {
                 }
             }
             Refusal::ActAndMove { act } => {
+                let act = act.name(lang);
                 if de {
                     format!(
                         "{act} ersetzt den eigenen Zug; die Mail enthält aber auch einen Zug und ist zweifelhaft (TO §2)."
