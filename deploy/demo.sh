@@ -221,9 +221,8 @@ cat <<EOF
 ==> the demo relay keeps running (pid $(cat "$PIDFILE")). Next:
 
   Game state:        $BIN --config $CONFIG status --json
-                     (if the store allows only one process at a time: stop the daemon first)
   Relay log:         tail -f $LOGFILE
-  Bert answers:      printf 'From: $BERT\\nTo: $RELAY\\nSubject: Re: [$GAME]\\n\\n1. ... e5\\n' | $SENDMAIL -f $BERT $RELAY
+  Bert answers:      printf 'From: $BERT\\nTo: $RELAY\\nSubject: Re: [$GAME]\\n\\n1. e4 e5\\n' | $SENDMAIL -f $BERT $RELAY
   Read a mailbox:    IMAP 127.0.0.1:1143 without TLS, user = the address, password "test", e.g.
                      python3 -c 'import imaplib; m = imaplib.IMAP4("127.0.0.1", 1143); m.login("$ANNA", "test"); m.select(); print(m.search(None, "ALL")); print(m.fetch("1:*", "(BODY.PEEK[HEADER.FIELDS (SUBJECT X-FERNZUG-KIND)])"))'
   Stop the relay:    kill -TERM \$(cat $PIDFILE)

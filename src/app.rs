@@ -58,6 +58,9 @@ pub struct App {
 }
 
 const META_STATE: &str = "state-meta";
+
+/// How long a command waits for the store while another fernzug process holds it.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 const META_INSTANCE: &str = "instance";
 
 /// A fresh random reply key: 128 bits, hex (CONTRACT: private to the game and recipient).
@@ -68,8 +71,21 @@ pub fn new_key() -> String {
 
 impl App {
     /// Opens the store under the configured data directory and loads everything.
+    ///
+    /// The store is held by one process at a time; the daemon holds it only while it works, so a
+    /// command given meanwhile waits (up to [`LOCK_WAIT`]) for it.
     pub fn open(config: Config) -> Result<App, AppError> {
-        let store = Store::open(&config.relay.data_dir.join("store"))?;
+        let path = config.relay.data_dir.join("store");
+        let started = std::time::Instant::now();
+        let store = loop {
+            match Store::open(&path) {
+                Ok(s) => break s,
+                Err(e) if e.is_locked() && started.elapsed() < LOCK_WAIT => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
         let templates = Templates::load(config.relay.templates_dir.as_deref())?;
         let instance = match store.get::<String>(Tree::Meta, META_INSTANCE.as_bytes())? {
             Some(i) => i,

@@ -129,6 +129,21 @@ fn execute(cli: Cli) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(|| config::default_path(std::env::var("FERNZUG_CONFIG").ok().as_deref()));
     let cfg = config::load(&path).map_err(usage)?;
+    if let Command::Run = cli.command {
+        // The daemon opens the store for each pass itself.
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(runtime)?;
+        return rt.block_on(async {
+            let (tx, rx) = tokio::sync::watch::channel(false);
+            tokio::spawn(async move {
+                shutdown_signal().await;
+                let _ = tx.send(true);
+            });
+            crate::daemon::run(cfg, rx).await.map_err(runtime)
+        });
+    }
     let mut app = App::open(cfg).map_err(runtime)?;
     let rt = || {
         tokio::runtime::Builder::new_multi_thread()
@@ -137,17 +152,8 @@ fn execute(cli: Cli) -> Result<(), Failure> {
             .map_err(runtime)
     };
     match cli.command {
-        Command::Run => {
-            let rt = rt()?;
-            rt.block_on(async {
-                let (tx, rx) = tokio::sync::watch::channel(false);
-                tokio::spawn(async move {
-                    shutdown_signal().await;
-                    let _ = tx.send(true);
-                });
-                crate::daemon::run(&mut app, rx).await.map_err(runtime)
-            })
-        }
+        // Handled above, before the store is opened.
+        Command::Run => Ok(()),
         Command::Once { now } => {
             app.now(now).map_err(usage)?;
             let rt = rt()?;

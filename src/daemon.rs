@@ -165,14 +165,14 @@ pub async fn once(app: &mut App, now: Option<DateTime<Utc>>) -> Result<PassRepor
 
 /// The daemon: passes until `shutdown` turns true. Waits in IMAP IDLE (re-issued at least every
 /// `idle_minutes`), wakes for the core's next deadline and the outbox's next retry, reconnects
-/// with backoff.
-pub async fn run(app: &mut App, mut shutdown: watch::Receiver<bool>) -> Result<(), AppError> {
-    let sender =
-        Sender::new(smtp_settings(&app.config)).map_err(|e| AppError::Other(e.to_string()))?;
-    let idle_max = Duration::from_secs(app.config.imap.idle_minutes.clamp(1, 29) * 60);
+/// with backoff. The store is opened for each pass and closed while the daemon waits, so that
+/// `fernzug status`, `tournament add` and `export` work while it runs.
+pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<(), AppError> {
+    let sender = Sender::new(smtp_settings(&config)).map_err(|e| AppError::Other(e.to_string()))?;
+    let idle_max = Duration::from_secs(config.imap.idle_minutes.clamp(1, 29) * 60);
     let mut failures: u32 = 0;
     while !*shutdown.borrow() {
-        let mut inbox = match Inbox::connect(imap_settings(&app.config)).await {
+        let mut inbox = match Inbox::connect(imap_settings(&config)).await {
             Ok(i) => {
                 failures = 0;
                 i
@@ -182,10 +182,12 @@ pub async fn run(app: &mut App, mut shutdown: watch::Receiver<bool>) -> Result<(
                 let wait = backoff(failures, rand::random()).min(Duration::from_secs(300));
                 warn!("IMAP: {e}; reconnecting in {}s", wait.as_secs());
                 // Deadlines and the outbox do not wait for IMAP.
+                let mut app = App::open(config.clone())?;
                 let now = app.now(None).map_err(|e| AppError::Other(e.to_string()))?;
                 app.tick(now)?;
                 let mut report = PassReport::default();
-                deliver(app, &sender, now, &mut report).await?;
+                deliver(&mut app, &sender, now, &mut report).await?;
+                drop(app);
                 tokio::select! {
                     _ = tokio::time::sleep(wait) => {}
                     _ = shutdown.changed() => {}
@@ -195,8 +197,9 @@ pub async fn run(app: &mut App, mut shutdown: watch::Receiver<bool>) -> Result<(
         };
         info!("IMAP connected; waiting for mail");
         loop {
+            let mut app = App::open(config.clone())?;
             let mut report = PassReport::default();
-            if let Err(e) = fetch_new(app, &mut inbox, None, &mut report).await {
+            if let Err(e) = fetch_new(&mut app, &mut inbox, None, &mut report).await {
                 warn!("{e}; reconnecting");
                 break;
             }
@@ -204,7 +207,7 @@ pub async fn run(app: &mut App, mut shutdown: watch::Receiver<bool>) -> Result<(
             for line in app.tick(now)?.log {
                 info!("{line}");
             }
-            deliver(app, &sender, now, &mut report).await?;
+            deliver(&mut app, &sender, now, &mut report).await?;
             // Sleep until mail arrives, the next deadline, the next outbox retry, or idle_max.
             let mut wake = idle_max;
             let next = [
@@ -218,6 +221,8 @@ pub async fn run(app: &mut App, mut shutdown: watch::Receiver<bool>) -> Result<(
                 let until = (at - Utc::now()).to_std().unwrap_or(Duration::ZERO);
                 wake = wake.min(until.max(Duration::from_millis(50)));
             }
+            // Release the store while waiting.
+            drop(app);
             match inbox.wait(wake, &mut shutdown).await {
                 Ok((i, Woke::Shutdown)) => {
                     i.logout().await;

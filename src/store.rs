@@ -197,6 +197,13 @@ pub enum StoreError {
     Aborted { path: PathBuf, reason: String },
 }
 
+impl StoreError {
+    /// Whether the database is held by another fernzug process (sled locks it exclusively).
+    pub fn is_locked(&self) -> bool {
+        matches!(self, StoreError::Open { source, .. } if source.to_string().contains("could not acquire lock"))
+    }
+}
+
 /// Serde helper for raw mail bytes: stored as a JSON string when the bytes are UTF-8
 /// (nearly every mail), as an array of numbers otherwise. Reads both forms.
 pub mod raw_bytes {

@@ -399,6 +399,10 @@ fn run_forwards_a_new_mail_within_two_seconds_via_idle() {
     send_text(&anna, &relay.address, &format!("[{}]", t.game(1)), "1. e4");
     let inbox = wait_for(&bert, 2, Duration::from_secs(10));
     let elapsed = sent.elapsed();
+    // The running daemon holds the store only while it works: status answers meanwhile.
+    let status = relay.run_ok(&["status", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(v[0]["moves"], serde_json::json!(["e4"]));
     let pid = child.id().to_string();
     let _ = std::process::Command::new("kill")
         .args(["-TERM", &pid])
