@@ -26,4 +26,6 @@ pub use register::RegisterError;
 pub use state::{KeyBinding, Meta, Output, Person, Player, Settings, State, Tournament};
 
 #[cfg(test)]
+mod deadline_props;
+#[cfg(test)]
 mod tests;
