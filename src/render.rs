@@ -331,3 +331,116 @@ pub fn render(
     .map_err(|e| RenderError::Build(e.to_string()))?;
     Ok(message.formatted())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game_ref::GameRef;
+
+    fn settings() -> Settings {
+        Settings {
+            relay_address: "relay@fernschach.test".into(),
+            relay_name: "Fernschach-Relais".into(),
+            tz: chrono_tz::Europe::Berlin,
+            default_lang: Lang::De,
+            instance: "abc".into(),
+        }
+    }
+
+    fn mail() -> Mail {
+        Mail {
+            kind: MailKind::Query,
+            to: vec![Recipient {
+                name: "Jürgen Größ".into(),
+                email: "juergen@fernschach.test".into(),
+            }],
+            cc: vec![],
+            lang: Lang::De,
+            game: Some(GameRef::new("FAX-1", 7)),
+            reply_key: Some("k3y".into()),
+            color: None,
+            fen: Some("8/8/8/8/8/8/8/K6k w - - 0 1".into()),
+            in_reply_to: Some("orig@x".into()),
+            message_id: "fernzug.abc.1.query@fernschach.test".into(),
+            data: serde_json::json!({
+                "recipient": "Jürgen Größ",
+                "reason": "Ihr Zug 12... Sf6 ist unmöglich: kein Springer kann f6 erreichen.",
+                "subject": "Zug",
+                "game": "FAX-1/7",
+            }),
+            attachments: vec![],
+        }
+    }
+
+    #[test]
+    fn every_builtin_template_loads_with_a_subject_line() {
+        let t = Templates::load(None).expect("built-in templates load");
+        for kind in MailKind::ALL {
+            for lang in [Lang::De, Lang::En] {
+                let name = template_name(lang.code(), kind.name());
+                assert!(t.env.get_template(&name).is_ok(), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn contract_headers_thread_and_umlauts() {
+        let s = settings();
+        let t = Templates::load(None).unwrap();
+        let raw = render(&mail(), &t, &s, chrono::Utc::now()).unwrap();
+        let parsed = mail_parser::MessageParser::default().parse(&raw).unwrap();
+        let h = |n: &str| {
+            parsed
+                .header_raw(n)
+                .map(|v| v.trim().to_string())
+                .unwrap_or_default()
+        };
+        assert_eq!(h("X-Fernzug-Kind"), "query");
+        assert_eq!(h("X-Fernzug-Game"), "FAX-1/7");
+        assert_eq!(h("Auto-Submitted"), "auto-generated");
+        assert_eq!(h("X-Fernzug-FEN"), "8/8/8/8/8/8/8/K6k w - - 0 1");
+        assert_eq!(
+            parsed.message_id(),
+            Some("fernzug.abc.1.query@fernschach.test")
+        );
+        assert!(h("Reply-To").contains("relay+k3y@fernschach.test"));
+        assert!(h("References").contains("<game.FAX-1.7.abc@fernschach.test>"));
+        assert!(h("References").contains("<orig@x>"));
+        assert!(parsed.subject().unwrap().contains("[FAX-1/7]"));
+        assert_eq!(
+            parsed.to().and_then(|a| a.first()).and_then(|a| a.name()),
+            Some("Jürgen Größ")
+        );
+        let body = parsed.body_text(0).unwrap();
+        assert!(body.contains("kein Springer kann f6 erreichen"), "{body}");
+        assert!(body.contains("Guten Tag Jürgen Größ"), "{body}");
+    }
+
+    #[test]
+    fn an_operator_template_overrides_the_builtin_one() {
+        let dir = std::env::temp_dir().join(format!("fernzug-tpl-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("de")).unwrap();
+        std::fs::write(
+            dir.join("de/query.txt"),
+            "Subject: Bitte noch einmal\n\nHallo {{ recipient }}: {{ reason }}\n",
+        )
+        .unwrap();
+        let t = Templates::load(Some(&dir)).unwrap();
+        let raw = render(&mail(), &t, &settings(), chrono::Utc::now()).unwrap();
+        let parsed = mail_parser::MessageParser::default().parse(&raw).unwrap();
+        // The override is used, and the subject still names the game (CONTRACT).
+        assert_eq!(parsed.subject(), Some("[FAX-1/7] Bitte noch einmal"));
+        assert!(
+            parsed
+                .body_text(0)
+                .unwrap()
+                .starts_with("Hallo Jürgen Größ")
+        );
+        std::fs::write(dir.join("de/query.txt"), "no subject line").unwrap();
+        assert!(matches!(
+            Templates::load(Some(&dir)),
+            Err(RenderError::Shape(_))
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

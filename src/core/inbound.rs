@@ -696,8 +696,15 @@ impl State {
         s: &Settings,
     ) {
         let reason = refusal.message(lang);
+        // The name he is registered with, else the one his mail gives, else his address.
+        let name = self
+            .tournaments
+            .values()
+            .find_map(|t| t.player(&letter.from).map(|p| p.name.clone()))
+            .or_else(|| letter.from_name.clone())
+            .unwrap_or_else(|| letter.from.clone());
         let mut data = json!({
-            "recipient": letter.from_name.clone().unwrap_or_else(|| letter.from.clone()),
+            "recipient": name,
             "reason": reason,
             "subject": letter.subject,
             "now": view::date_time(now, s.tz, lang),
@@ -728,7 +735,7 @@ impl State {
         out.mails.push(Mail {
             kind: MailKind::Query,
             to: vec![Recipient {
-                name: letter.from_name.clone().unwrap_or_default(),
+                name: data["recipient"].as_str().unwrap_or_default().to_string(),
                 email: letter.from.clone(),
             }],
             cc: Vec::new(),
