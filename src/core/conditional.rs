@@ -167,11 +167,10 @@ pub(crate) fn check_extension(
                 written: label(t),
             });
         }
-        let reading =
-            read_in_usual_form(&t.text, &p, form).map_err(|error| Refusal::BadMove {
-                number: label(t),
-                error,
-            })?;
+        let reading = read_in_usual_form(&t.text, &p, form).map_err(|error| Refusal::BadMove {
+            number: label(t),
+            error,
+        })?;
         let uci = Game::uci_of(reading.mv);
         if t.color != color && !standing.iter().any(|l| l.first() == Some(&uci)) {
             return Err(Refusal::NotAConditionalMove { written: label(t) });

@@ -86,7 +86,11 @@ pub(crate) fn repetitions(game: &Game) -> usize {
 
 /// What the position after the last move does to the game (TO §31, FIDE 5, 9.6).
 pub(crate) fn ending_of(game: &Game) -> Option<Ending> {
-    let pos = game.position();
+    ending_in(&game.position(), repetitions(game))
+}
+
+/// What a position that has occurred `repetitions` times does to the game.
+pub(crate) fn ending_in(pos: &Chess, repetitions: usize) -> Option<Ending> {
     if pos.is_checkmate() {
         return Some(Ending::Over {
             result: result_for_winner(!pos.turn()),
@@ -106,13 +110,14 @@ pub(crate) fn ending_of(game: &Game) -> Option<Ending> {
         });
     }
     // FIDE 9.6.1: a fivefold repetition ends the game by itself.
-    if repetitions(game) >= 5 {
+    if repetitions >= 5 {
         return Some(Ending::Over {
             result: "1/2-1/2",
             reason: "fivefold repetition",
         });
     }
-    if pos.halfmoves() == FIFTY_MOVES_PLIES && !game.moves.is_empty() {
+    // TO §31: the count reaches 100 plies only through moves, never in the start position.
+    if pos.halfmoves() == FIFTY_MOVES_PLIES {
         return Some(Ending::Adjourn);
     }
     None

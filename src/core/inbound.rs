@@ -7,14 +7,14 @@ use serde_json::json;
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::core::clock;
+use crate::core::conditional;
+use crate::core::endings::{self, Ending};
 use crate::core::event::Event;
 use crate::core::game::{Game, GameStatus, PlayedMove, Turn};
 use crate::core::mail::{Attachment, Mail, Recipient};
 use crate::core::refusal::Refusal;
-use crate::core::state::{Output, Settings, State};
-use crate::core::conditional;
-use crate::core::endings::{self, Ending};
 use crate::core::state::Tournament;
+use crate::core::state::{Output, Settings, State};
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
@@ -548,9 +548,7 @@ impl State {
             } else {
                 // The partner's conditional reply, accepted in this mail (TO §7): 0 days.
                 let game = &self.games[game_ref];
-                let message_id = conditional::due(game)
-                    .map(|(_, m)| m)
-                    .unwrap_or_default();
+                let message_id = conditional::due(game).map(|(_, m)| m).unwrap_or_default();
                 let ply = Ply {
                     by: !color,
                     mv: *mv,
@@ -1156,9 +1154,7 @@ fn reason_text(reason: &str, lang: Lang) -> String {
         "draw agreed" => "Remis vereinbart".into(),
         "dead position (insufficient material)" => "tote Stellung (ungenügendes Material)".into(),
         "fivefold repetition" => "fünfmalige Stellungswiederholung (FIDE 9.6)".into(),
-        "threefold repetition" => {
-            "dreimalige Stellungswiederholung, reklamiert (FIDE 9.2)".into()
-        }
+        "threefold repetition" => "dreimalige Stellungswiederholung, reklamiert (FIDE 9.2)".into(),
         other => other.to_string(),
     }
 }
