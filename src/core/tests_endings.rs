@@ -146,7 +146,7 @@ fn sans(st: &State) -> Vec<String> {
 /// partner's last move and the own move, both numbered.
 fn move_mail(moves: &[String], ply: usize) -> String {
     let num = |p: usize| {
-        if p % 2 == 0 {
+        if p.is_multiple_of(2) {
             format!("{}. {}", p / 2 + 1, moves[p])
         } else {
             format!("{}... {}", p / 2 + 1, moves[p])
@@ -166,7 +166,7 @@ fn play_all(st: &mut State, moves: &[&str]) -> (DateTime<Utc>, Output) {
     let mut last = Output::default();
     let first = st.games[&game()].moves.len();
     for ply in first..first + moves.len() {
-        let from = if ply % 2 == 0 { ANNA } else { BERT };
+        let from = if ply.is_multiple_of(2) { ANNA } else { BERT };
         let all: Vec<String> = sans(st)
             .into_iter()
             .chain(moves[ply - first..].iter().take(1).cloned())
