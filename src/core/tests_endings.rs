@@ -955,3 +955,26 @@ fn s31_adjudication_renders_in_both_languages() {
         );
     }
 }
+
+#[test]
+fn s2_s6_offer_answered_by_a_conditional_reply_lapses() {
+    let (mut st, now, _) = two_knights(RuleSet::Fax);
+    let out = send(&mut st, BERT, "3. Bc4 Nf6\nDraw?", now + Duration::hours(1));
+    assert_eq!(sans(&st)[5..], ["Nf6", "Ng5"]);
+    assert!(st.games[&game()].draw_offer.is_none());
+    let fwd = mail(&out, MailKind::Move);
+    assert_eq!(fwd.data["draw_offer"], false);
+    assert!(
+        fwd.data["notes"].to_string().contains("The draw offer lapsed"),
+        "{}",
+        fwd.data["notes"]
+    );
+    // A claim with further moves is doubtful.
+    let out = send(
+        &mut st,
+        BERT,
+        "4. Ng5 d5 5. exd5\nthreefold repetition",
+        now + Duration::hours(2),
+    );
+    assert!(reason(&out).contains("exclude each other"), "{}", reason(&out));
+}
