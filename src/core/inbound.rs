@@ -13,7 +13,6 @@ use crate::core::event::Event;
 use crate::core::game::{Game, GameStatus, PlayedMove, Turn};
 use crate::core::mail::{Attachment, Mail, Recipient};
 use crate::core::refusal::Refusal;
-use crate::core::state::Tournament;
 use crate::core::state::{Output, Settings, State};
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
@@ -660,7 +659,7 @@ impl State {
         ply: Ply,
         conditional_reply: bool,
         now: DateTime<Utc>,
-        t: &Tournament,
+        t: &crate::core::state::Tournament,
         run: &mut Run,
     ) {
         let game = self.games.get_mut(game_ref).expect("checked by the caller");
@@ -761,7 +760,7 @@ impl State {
         reminded: bool,
         now: DateTime<Utc>,
         s: &Settings,
-        t: &Tournament,
+        t: &crate::core::state::Tournament,
     ) {
         let c = &letter.content;
         let game = &self.games[game_ref];
