@@ -965,7 +965,9 @@ fn s2_s6_offer_answered_by_a_conditional_reply_lapses() {
     let fwd = mail(&out, MailKind::Move);
     assert_eq!(fwd.data["draw_offer"], false);
     assert!(
-        fwd.data["notes"].to_string().contains("The draw offer lapsed"),
+        fwd.data["notes"]
+            .to_string()
+            .contains("The draw offer lapsed"),
         "{}",
         fwd.data["notes"]
     );
@@ -976,5 +978,9 @@ fn s2_s6_offer_answered_by_a_conditional_reply_lapses() {
         "4. Ng5 d5 5. exd5\nthreefold repetition",
         now + Duration::hours(2),
     );
-    assert!(reason(&out).contains("exclude each other"), "{}", reason(&out));
+    assert!(
+        reason(&out).contains("exclude each other"),
+        "{}",
+        reason(&out)
+    );
 }
