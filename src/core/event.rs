@@ -57,6 +57,14 @@ pub enum Event {
         color: SerdeColor,
         carry: u32,
     },
+    /// TO §6: conditional lines proposed with a move (UCI, each from the partner's reply on).
+    ConditionalProposed {
+        at: DateTime<Utc>,
+        color: SerdeColor,
+        lines: Vec<Vec<String>>,
+    },
+    /// TO §31: the game stopped for the director's adjudication.
+    Adjourned { at: DateTime<Utc>, reason: String },
     /// The game ended (TO §27).
     Ended {
         at: DateTime<Utc>,

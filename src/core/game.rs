@@ -6,6 +6,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use crate::core::clock::PlayerClock;
+use crate::core::conditional::ConditionalLine;
 use crate::game_ref::GameRef;
 use crate::notation::Form;
 
@@ -133,6 +134,9 @@ pub struct Game {
     pub last_forward: Option<String>,
     /// The number of events appended to this game's log.
     pub events: u64,
+    /// TO §6: the pending conditional lines (Eventualzüge).
+    #[serde(default)]
+    pub conditional: Vec<ConditionalLine>,
 }
 
 /// A colour that serialises as `white` / `black`.

@@ -7,6 +7,8 @@ use serde_json::json;
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::core::clock;
+use crate::core::conditional;
+use crate::core::endings::{self, Ending};
 use crate::core::event::Event;
 use crate::core::game::{Game, GameStatus, PlayedMove, Turn};
 use crate::core::mail::{Attachment, Mail, Recipient};
@@ -20,9 +22,45 @@ use crate::mail_kind::MailKind;
 use crate::notation::{self, Form};
 
 /// The own move of a valid mail, with what was read.
-struct Resolved {
+pub(super) struct Resolved {
+    pub(super) mv: Move,
+    pub(super) form: Form,
+    /// TO §7: the moves after the own move when the mail accepts the partner's conditional line
+    /// (alternating: the partner's conditional reply, the own next move, …).
+    pub(super) more: Vec<Move>,
+    /// TO §6: the conditional lines proposed with the move, as UCI moves.
+    pub(super) lines: Vec<Vec<String>>,
+    /// FIDE 9.2: a threefold repetition claimed (and found to hold) with the move.
+    pub(super) claim: bool,
+}
+
+/// One ply to play.
+struct Ply {
+    by: Color,
     mv: Move,
-    form: Form,
+    /// The form it was written in, for a move of the mail's sender (TO §3).
+    form: Option<Form>,
+    /// TO §14 (a): when the mover received the move he answers.
+    received: DateTime<Utc>,
+    days: u32,
+    charged: u32,
+    /// The mail that carried it (for a conditional move: the one that proposed it).
+    message_id: String,
+}
+
+/// What happened while the plies of one mail were played.
+#[derive(Default)]
+struct Run {
+    /// The index of the sender's highest-numbered move of the mail (TO §7: it carries the time).
+    sender_ply: usize,
+    /// Time forfeits to claim: offender, 1st/2nd, used, allowed.
+    forfeits: Vec<(Color, u8, u32, u32)>,
+    /// Proposers all of whose conditional lines a move left (TO §6).
+    dropped: Vec<Color>,
+    /// Per ply played: whether it was a conditional move.
+    conditional: Vec<bool>,
+    /// The end or the stop the last ply made (TO §31).
+    ending: Option<Ending>,
 }
 
 impl State {
@@ -136,11 +174,20 @@ impl State {
             self.finish(&mut out, &game_ref, "1/2-1/2", "draw agreed", now, s);
             return out;
         }
-        if c.announce_long_think && !c.moves.iter().any(|m| m.color == color) {
+        let own_moves = c.moves.iter().any(|m| m.color == color);
+        if c.claim_repetition && !own_moves {
+            self.claim_repetition(&mut out, letter, &game_ref, now, s);
+            return out;
+        }
+        if c.announce_long_think && !own_moves {
             self.announce(&mut out, letter, &game_ref, color, now, s);
             return out;
         }
-        match self.resolve(&game_ref, color, &c.moves) {
+        let resolved = self
+            .resolve(&game_ref, color, &c.moves)
+            .and_then(|r| self.check_claim(&game_ref, r, c))
+            .and_then(|r| self.check_lines(&game_ref, color, r, c));
+        match resolved {
             Ok(resolved) => self.play(&mut out, letter, &game_ref, color, resolved, now, s),
             Err(r) => self.query(&mut out, letter, Some(&game_ref), lang, r, now, s),
         }
@@ -149,7 +196,7 @@ impl State {
 
     /// The language to write to `email` in: his own in the game's tournament, else in any of his
     /// tournaments, else the relay's default.
-    fn lang_for(&self, email: &str, game: Option<&GameRef>, s: &Settings) -> Lang {
+    pub(super) fn lang_for(&self, email: &str, game: Option<&GameRef>, s: &Settings) -> Lang {
         if let Some(t) = game.and_then(|g| self.tournament_of(g))
             && let Some(l) = t.player(email).and_then(|p| p.lang)
         {
@@ -172,6 +219,10 @@ impl State {
     ) -> Result<(), Refusal> {
         let game = &self.games[game_ref];
         let name = game_ref.to_string();
+        // TO §4: nothing can be taken back — not a move, an offer, a resignation, nor the end it made.
+        if c.take_back {
+            return Err(Refusal::TakeBack);
+        }
         match game.status {
             GameStatus::Finished => {
                 return Err(Refusal::GameOver {
@@ -190,10 +241,6 @@ impl State {
             }
             GameStatus::Running => {}
         }
-        // TO §4: nothing can be taken back.
-        if c.take_back {
-            return Err(Refusal::TakeBack);
-        }
         if game.to_move() != color {
             return Err(Refusal::NotYourTurn { game: name });
         }
@@ -209,6 +256,15 @@ impl State {
             return Err(Refusal::BareResult { text: b.clone() });
         }
         let own_moves = c.moves.iter().any(|m| m.color == color);
+        // TO §2/§8: a mail that could be read two ways is doubtful — a resignation together with a
+        // draw offer, an acceptance or a repetition claim, or an acceptance with a claim.
+        let acts = [c.resign, c.draw_accept, c.claim_repetition]
+            .iter()
+            .filter(|a| **a)
+            .count();
+        if acts > 1 || (c.resign && c.draw_offer) {
+            return Err(Refusal::Contradictory);
+        }
         if c.resign && own_moves {
             return Err(Refusal::ActAndMove {
                 act: Act::Resignation,
@@ -227,6 +283,10 @@ impl State {
         if c.draw_offer && !own_moves && !c.resign && !c.draw_accept {
             return Err(Refusal::OfferWithoutMove);
         }
+        // TO §6: conditional moves come with the proposer's move.
+        if !c.conditional.is_empty() && !own_moves {
+            return Err(Refusal::ConditionalWithoutMove);
+        }
         // TO §13: the announcement must come before 10 days have passed on the current move.
         if c.announce_long_think && !own_moves {
             let t = &self.tournaments[&game_ref.tournament];
@@ -236,7 +296,12 @@ impl State {
                 return Err(Refusal::AnnouncementTooLate { days });
             }
         }
-        if !own_moves && !c.resign && !c.draw_accept && !c.announce_long_think && c.moves.is_empty()
+        if !own_moves
+            && !c.resign
+            && !c.draw_accept
+            && !c.announce_long_think
+            && !c.claim_repetition
+            && c.moves.is_empty()
         {
             let expected = self.expected_text(game_ref, color);
             return Err(Refusal::NoMove { expected });
@@ -300,6 +365,15 @@ impl State {
                     && Some((t.number, t.color)) != rep_key
             })
             .collect();
+        // TO §7: beyond the own move, the moves of the partner's conditional line it accepts.
+        let (extension, others): (Vec<&MoveToken>, Vec<&MoveToken>) =
+            if game.conditional.iter().any(|l| Color::from(l.by) != color) {
+                others
+                    .into_iter()
+                    .partition(|t| conditional::ply_of(t).is_some_and(|p| p > n))
+            } else {
+                (Vec::new(), others)
+            };
         let form = view::form_for(game, color, self.lang_of_color(game_ref, color));
         let read = |text: &str, pos: &Chess| read_in_usual_form(text, pos, form);
         let own_prefix = view::number_prefix(own_number, color);
@@ -383,14 +457,34 @@ impl State {
                 });
             }
         }
+        let more = if extension.is_empty() {
+            Vec::new()
+        } else {
+            let mut after = pos.clone();
+            after.play_unchecked(reading.mv);
+            conditional::check_extension(
+                game,
+                color,
+                &Game::uci_of(reading.mv),
+                &after,
+                &extension,
+                form,
+            )?
+        };
         Ok(Resolved {
             mv: reading.mv,
             form: reading.form,
+            more,
+            lines: Vec::new(),
+            claim: false,
         })
     }
 
-    /// Plays a valid move: clocks (TO §12–§13, §20), §3 memory, §14/§15 comparison, the forward,
-    /// the receipt, and the end of the game if the position ends it (TO §31: FIDE).
+    /// Plays a valid mail: its own move and, TO §7, the accepted conditional line after it; the
+    /// conditional lines it proposes (TO §6) and the conditional replies they make due at once;
+    /// clocks (TO §12–§13, §20), §3 memory, §14/§15 comparison; then the `move` to the player now
+    /// on move and the `receipt` to the other; and the end or the stop of the game if the position
+    /// makes one (TO §31).
     #[allow(clippy::too_many_arguments)]
     fn play(
         &mut self,
@@ -403,70 +497,217 @@ impl State {
         s: &Settings,
     ) {
         let t = self.tournaments[&game_ref.tournament].clone();
-        let game = self.games.get_mut(game_ref).expect("checked by the caller");
         let c = &letter.content;
+        let game = &self.games[game_ref];
         let rest = t.rest_of(game.players.get(color));
-        let pos = game.position();
-        let ply = game.moves.len();
-        let number = Game::number_of_ply(ply);
-        let san = shakmaty::san::San::from_move(&pos, resolved.mv).to_string();
-        let uci = Game::uci_of(resolved.mv);
         let received = game.turn.since;
+        let first_ply = game.moves.len();
+        let reminded = game.turn.reminded.is_some();
+        let previous_form = *game.forms.get(color);
         // TO §12 / Fax 1.4: days used; TO §13: +5 without announcement past 10 days.
         let days = clock::days_used(t.rules, received, now, s.tz, &rest);
         let charged = clock::charged(days, game.turn.announced);
-        let mut forfeit_now = None;
+        let mail_moves: Vec<Move> = std::iter::once(resolved.mv)
+            .chain(resolved.more.iter().copied())
+            .collect();
+        // TO §7: with an accepted line in one mail, the time counts on the highest-numbered own move.
+        let last_own = (0..mail_moves.len())
+            .rev()
+            .find(|i| i % 2 == 0)
+            .unwrap_or(0);
+        let mut run = Run {
+            sender_ply: first_ply + last_own,
+            ..Run::default()
+        };
+        for (i, mv) in mail_moves.iter().enumerate() {
+            if i % 2 == 0 {
+                let (d, ch) = if i == last_own {
+                    (days, charged)
+                } else {
+                    (0, 0)
+                };
+                let ply = Ply {
+                    by: color,
+                    mv: *mv,
+                    form: Some(resolved.form),
+                    received,
+                    days: d,
+                    charged: ch,
+                    message_id: letter.message_id.clone(),
+                };
+                self.apply_ply(out, game_ref, ply, false, now, &t, &mut run);
+            } else {
+                // The partner's conditional reply, accepted in this mail (TO §7): 0 days.
+                let game = &self.games[game_ref];
+                let message_id = conditional::due(game).map(|(_, m)| m).unwrap_or_default();
+                let ply = Ply {
+                    by: !color,
+                    mv: *mv,
+                    form: None,
+                    received: game.turn.since,
+                    days: 0,
+                    charged: 0,
+                    message_id,
+                };
+                self.apply_ply(out, game_ref, ply, true, now, &t, &mut run);
+            }
+            // FIDE 9.2: a claim that holds ends the game with the own move.
+            if i == 0 && resolved.claim && run.ending.is_none() {
+                run.ending = Some(Ending::Over {
+                    result: "1/2-1/2",
+                    reason: "threefold repetition",
+                });
+            }
+            if run.ending.is_some() {
+                break;
+            }
+        }
+        if run.ending.is_none() {
+            let game = self.games.get_mut(game_ref).expect("checked by the caller");
+            // TO §2: a new offer comes with this move (every move cleared the one pending).
+            if c.draw_offer {
+                game.draw_offer = Some(color.into());
+            }
+            // TO §13: an announcement sent with a move is for the sender's next move.
+            if game.to_move() == color {
+                game.turn.announced |= c.announce_long_think;
+            } else {
+                *game.announced_next.get_mut(color) = c.announce_long_think;
+            }
+            if c.announce_long_think {
+                self.log_event(
+                    out,
+                    game_ref,
+                    Event::Announced {
+                        at: now,
+                        color: color.into(),
+                    },
+                );
+            }
+            if !resolved.lines.is_empty() {
+                let game = self.games.get_mut(game_ref).expect("checked by the caller");
+                conditional::propose(game, color, &resolved.lines, &letter.message_id);
+                self.log_event(
+                    out,
+                    game_ref,
+                    Event::ConditionalProposed {
+                        at: now,
+                        color: color.into(),
+                        lines: resolved.lines.clone(),
+                    },
+                );
+            }
+            // TO §6/§7: the conditional replies due now are played at once, 0 days each.
+            while run.ending.is_none() {
+                let game = &self.games[game_ref];
+                let Some((mv, message_id)) = conditional::due(game) else {
+                    break;
+                };
+                let ply = Ply {
+                    by: game.to_move(),
+                    mv,
+                    form: None,
+                    received: game.turn.since,
+                    days: 0,
+                    charged: 0,
+                    message_id,
+                };
+                self.apply_ply(out, game_ref, ply, true, now, &t, &mut run);
+            }
+        }
+        self.sequence_mails(
+            out,
+            letter,
+            game_ref,
+            color,
+            first_ply,
+            &run,
+            previous_form,
+            resolved.form,
+            reminded,
+            now,
+            s,
+            &t,
+        );
+        for (offender, nth, used, allowed) in std::mem::take(&mut run.forfeits) {
+            self.claim_forfeit(out, game_ref, offender, nth, used, allowed, now, s);
+        }
+        match run.ending {
+            Some(Ending::Over { result, reason }) => {
+                self.finish(out, game_ref, result, reason, now, s);
+            }
+            Some(Ending::Adjourn) => self.adjourn(out, game_ref, now, s),
+            None => {}
+        }
+    }
+
+    /// Plays one ply: clocks (TO §12–§13, §17–§20), the move, the lapse of a pending offer
+    /// (TO §2), the conditional lines it keeps or drops (TO §6), the mover's partner's turn.
+    #[allow(clippy::too_many_arguments)]
+    fn apply_ply(
+        &mut self,
+        out: &mut Output,
+        game_ref: &GameRef,
+        ply: Ply,
+        conditional_reply: bool,
+        now: DateTime<Utc>,
+        t: &crate::core::state::Tournament,
+        run: &mut Run,
+    ) {
+        let game = self.games.get_mut(game_ref).expect("checked by the caller");
+        let by = ply.by;
+        let pos = game.position();
+        let index = game.moves.len();
+        let san = shakmaty::san::San::from_move(&pos, ply.mv).to_string();
+        let uci = Game::uci_of(ply.mv);
         {
-            let pc = game.clocks.get_mut(color);
+            let pc = game.clocks.get_mut(by);
             // TO §17–§19: a forfeit the deadline tick has not claimed yet is claimed with the move.
-            if !game.turn.forfeit_claimed && pc.forfeit_due(t.rules, charged).is_some() {
-                let used = pc.used_with(charged);
+            if !game.turn.forfeit_claimed && pc.forfeit_due(t.rules, ply.charged).is_some() {
+                let used = pc.used_with(ply.charged);
                 let allowed = pc.allowed(t.rules);
                 let nth = match pc.register_forfeit() {
                     clock::Forfeit::First => 1,
                     clock::Forfeit::Second => 2,
                 };
-                forfeit_now = Some((nth, used, allowed));
+                run.forfeits.push((by, nth, used, allowed));
             }
         }
-        let reminded = game.turn.reminded.is_some();
-        let recorded = game.clocks.get_mut(color).record_move(t.rules, charged);
-        let previous_form = *game.forms.get(color);
-        *game.forms.get_mut(color) = Some(resolved.form);
+        let recorded = game.clocks.get_mut(by).record_move(t.rules, ply.charged);
+        if let Some(form) = ply.form {
+            *game.forms.get_mut(by) = Some(form);
+        }
         game.moves.push(PlayedMove {
             uci: uci.clone(),
             san: san.clone(),
-            received,
+            received: ply.received,
             sent: now,
-            days_used: days,
-            charged,
-            message_id: letter.message_id.clone(),
+            days_used: ply.days,
+            charged: ply.charged,
+            message_id: ply.message_id.clone(),
         });
-        // TO §2: an offer lapses when the partner moves instead; a new one comes with this move.
-        game.draw_offer = if c.draw_offer {
-            Some(color.into())
-        } else {
-            None
-        };
-        // TO §13: an announcement sent with a move is for the sender's next move.
-        *game.announced_next.get_mut(color) = c.announce_long_think;
-        let partner_announced = std::mem::take(game.announced_next.get_mut(!color));
+        // TO §2: an offer lapses when the partner moves instead of accepting it.
+        game.draw_offer = None;
+        // TO §6: the lines that had this move go on, the others are dropped.
+        run.dropped.extend(conditional::advance(game, index, &uci));
+        // TO §13: the partner's announcement made with his last move is for this turn.
+        let partner_announced = std::mem::take(game.announced_next.get_mut(!by));
         game.turn = Turn::new(now);
         game.turn.announced = partner_announced;
-        let after = game.position();
-        let ending = ending_of(&after);
-        let partner_email = game.players.get(!color).clone();
+        run.ending = endings::ending_of(game);
+        run.conditional.push(conditional_reply);
+        let email = game.players.get(by).clone();
         self.log_event(
             out,
             game_ref,
             Event::Moved {
                 at: now,
-                color: color.into(),
+                color: by.into(),
                 san: san.clone(),
                 uci,
-                days_used: days,
-                charged,
-                message_id: letter.message_id.clone(),
+                days_used: ply.days,
+                charged: ply.charged,
+                message_id: ply.message_id,
             },
         );
         if let Some(carry) = recorded.period_restarted {
@@ -475,143 +716,172 @@ impl State {
                 game_ref,
                 Event::PeriodRestarted {
                     at: now,
-                    color: color.into(),
+                    color: by.into(),
                     carry,
                 },
             );
         }
-        if c.announce_long_think {
-            self.log_event(
-                out,
-                game_ref,
-                Event::Announced {
-                    at: now,
-                    color: color.into(),
-                },
-            );
-        }
+        out.log.push(format!(
+            "{game_ref}: {} played by {email} ({} days, charged {}){}",
+            view::numbered(Game::number_of_ply(index), by, &san),
+            ply.days,
+            ply.charged,
+            if conditional_reply {
+                " as a conditional move (TO §6)"
+            } else {
+                ""
+            }
+        ));
+    }
+
+    /// The mails of a played mail: the `move` to the player now on move, the `receipt` to the
+    /// other (TL in copy on the one to the sender's partner while a §16 reminder is open).
+    /// With one ply that is the forward to the partner and the receipt to the sender; when
+    /// conditional moves were played (TO §6/§7), both mails list every ply.
+    #[allow(clippy::too_many_arguments)]
+    fn sequence_mails(
+        &mut self,
+        out: &mut Output,
+        letter: &Letter,
+        game_ref: &GameRef,
+        sender: Color,
+        first_ply: usize,
+        run: &Run,
+        previous_form: Option<Form>,
+        new_form: Form,
+        reminded: bool,
+        now: DateTime<Utc>,
+        s: &Settings,
+        t: &crate::core::state::Tournament,
+    ) {
+        let c = &letter.content;
+        let game = &self.games[game_ref];
+        let Some(last) = game.moves.len().checked_sub(1) else {
+            return;
+        };
+        let Some(own) = game.moves.get(run.sender_ply) else {
+            return;
+        };
+        let last_by = conditional::color_of_ply(last);
+        let played = &game.moves[last];
+        let offer_lapsed = c.draw_offer && run.ending.is_none() && game.draw_offer.is_none();
         // TO §14/§15: compare the stated dates with the relay's.
         let notes_for = |lang: Lang| {
-            let mut notes = stated_differences(c, received, now, days, s, lang);
+            let mut notes = stated_differences(c, own.received, now, own.days_used, s, lang);
             if let Some(prev) = previous_form
-                && prev != resolved.form
+                && prev != new_form
             {
                 // TO §3: a switch of notation form is accepted but noted.
                 notes.push(match lang {
                     Lang::De => format!(
                         "Hinweis (TO §3): Sie haben bisher {} geschrieben, jetzt {}. Bitte bleiben Sie bei einer Notation.",
                         prev.name(lang),
-                        resolved.form.name(lang)
+                        new_form.name(lang)
                     ),
                     Lang::En => format!(
                         "Note (TO §3): you wrote {} so far, now {}. Please keep to one notation.",
                         prev.name(lang),
-                        resolved.form.name(lang)
+                        new_form.name(lang)
                     ),
+                });
+            }
+            if offer_lapsed {
+                notes.push(match lang {
+                    Lang::De => "Das Remisangebot ist erloschen: auf den Zug folgte sofort ein Eventualzug (TO §2, §6).".to_string(),
+                    Lang::En => "The draw offer lapsed: the move was answered at once by a conditional move (TO §2, §6).".to_string(),
                 });
             }
             notes
         };
-        let game = &self.games[game_ref];
-        let sender_lang = t.lang_of(&letter.from, s.default_lang);
-        let partner_lang = t.lang_of(&partner_email, s.default_lang);
-        let partner_form = view::form_for(game, !color, partner_lang);
-        let sender_form = view::form_for(game, color, sender_lang);
-        let move_for = |form: Form| {
-            view::numbered(
-                number,
-                color,
-                &notation::write_move(&pos, &resolved.mv, form),
-            )
-        };
         let facts = |lang: Lang| {
             json!({
-                "received": view::date_time(received, s.tz, lang),
-                "sent": view::date_time(now, s.tz, lang),
-                "days_used": days,
-                "charged": charged,
-                "penalty": charged > days,
-                "draw_offer": c.draw_offer,
-                "announcement": c.announce_long_think,
+                "received": view::date_time(played.received, s.tz, lang),
+                "sent": view::date_time(played.sent, s.tz, lang),
+                "days_used": played.days_used,
+                "charged": played.charged,
+                "penalty": played.charged > played.days_used,
+                "draw_offer": game.draw_offer.map(Color::from) == Some(last_by),
+                "announcement": c.announce_long_think && last_by == sender,
                 "reminder_open": reminded,
             })
         };
-        // The forward to the partner (TL in copy while a §16 reminder is open).
-        let partner_data = view::merge(
-            view::merge(
-                view::game_context(game, &t, Some(!color), partner_lang, now, s.tz),
-                facts(partner_lang),
-            ),
-            json!({
-                "recipient": t.recipient(&partner_email).name,
-                "mover": t.recipient(&letter.from).name,
-                "move": move_for(partner_form),
-                "notes": notes_for(partner_lang),
-            }),
-        );
-        let mut cc = Vec::new();
-        if reminded {
-            cc.push(t.director_recipient());
+        let several = game.moves.len() - first_ply > 1;
+        let mut mails = Vec::new();
+        for rc in [!last_by, last_by] {
+            let email = game.players.get(rc).clone();
+            let lang = t.lang_of(&email, s.default_lang);
+            let form = view::form_for(game, rc, lang);
+            let plies: Vec<serde_json::Value> = if several {
+                (first_ply..game.moves.len())
+                    .map(|i| {
+                        let by = conditional::color_of_ply(i);
+                        json!({
+                            "text": view::ply_text(game, i, form),
+                            "by": t.recipient(game.players.get(by)).name,
+                            "own": by == rc,
+                            "conditional": run.conditional.get(i - first_ply).copied().unwrap_or(false),
+                        })
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let data = view::merge(
+                view::merge(
+                    view::game_context(game, t, Some(rc), lang, now, s.tz),
+                    facts(lang),
+                ),
+                json!({
+                    "recipient": t.recipient(&email).name,
+                    "mover": t.recipient(game.players.get(last_by)).name,
+                    "partner_name": t.recipient(game.players.get(!rc)).name,
+                    "move": view::ply_text(game, last, form),
+                    "plies": plies,
+                    "lines": conditional::line_texts(game, form),
+                    "lines_by": t.recipient(game.players.get(last_by)).name,
+                    "lines_dropped": run.dropped.contains(&rc),
+                    "notes": notes_for(lang),
+                }),
+            );
+            let kind = if rc == last_by {
+                MailKind::Receipt
+            } else {
+                MailKind::Move
+            };
+            let mut cc = Vec::new();
+            if reminded && rc != sender {
+                cc.push(t.director_recipient());
+            }
+            let in_reply_to = if rc == sender {
+                Some(letter.message_id.clone())
+            } else {
+                game.last_forward.clone()
+            };
+            mails.push((kind, rc, email, lang, cc, in_reply_to, data));
         }
         let fen = game.fen();
-        let partner_key = game.keys.get(!color).clone();
-        let sender_key = game.keys.get(color).clone();
-        let forward_id = self.next_message_id(s, "move");
-        out.mails.push(Mail {
-            kind: MailKind::Move,
-            to: vec![t.recipient(&partner_email)],
-            cc,
-            lang: partner_lang,
-            game: Some(game_ref.clone()),
-            reply_key: Some(partner_key),
-            color: None,
-            fen: Some(fen.clone()),
-            in_reply_to: self.games[game_ref].last_forward.clone(),
-            message_id: forward_id.clone(),
-            data: partner_data,
-            attachments: Vec::new(),
-        });
-        let game = &self.games[game_ref];
-        let receipt_data = view::merge(
-            view::merge(
-                view::game_context(game, &t, Some(color), sender_lang, now, s.tz),
-                facts(sender_lang),
-            ),
-            json!({
-                "recipient": t.recipient(&letter.from).name,
-                "partner_name": t.recipient(&partner_email).name,
-                "move": move_for(sender_form),
-                "notes": notes_for(sender_lang),
-            }),
-        );
-        let receipt_id = self.next_message_id(s, "receipt");
-        out.mails.push(Mail {
-            kind: MailKind::Receipt,
-            to: vec![t.recipient(&letter.from)],
-            cc: Vec::new(),
-            lang: sender_lang,
-            game: Some(game_ref.clone()),
-            reply_key: Some(sender_key),
-            color: None,
-            fen: Some(fen),
-            in_reply_to: Some(letter.message_id.clone()),
-            message_id: receipt_id,
-            data: receipt_data,
-            attachments: Vec::new(),
-        });
-        if let Some(g) = self.games.get_mut(game_ref) {
-            g.last_forward = Some(forward_id);
-        }
-        out.log.push(format!(
-            "{game_ref}: {} played by {} ({days} days, charged {charged})",
-            view::numbered(number, color, &san),
-            letter.from
-        ));
-        if let Some((nth, used, allowed)) = forfeit_now {
-            self.claim_forfeit(out, game_ref, color, nth, used, allowed, now, s);
-        }
-        if let Some((result, reason)) = ending {
-            self.finish(out, game_ref, result, reason, now, s);
+        let keys = game.keys.clone();
+        for (kind, rc, email, lang, cc, in_reply_to, data) in mails {
+            let message_id = self.next_message_id(s, kind.name());
+            if kind == MailKind::Move
+                && let Some(g) = self.games.get_mut(game_ref)
+            {
+                g.last_forward = Some(message_id.clone());
+            }
+            out.mails.push(Mail {
+                kind,
+                to: vec![t.recipient(&email)],
+                cc,
+                lang,
+                game: Some(game_ref.clone()),
+                reply_key: Some(keys.get(rc).clone()),
+                color: None,
+                fen: Some(fen.clone()),
+                in_reply_to,
+                message_id,
+                data,
+                attachments: Vec::new(),
+            });
         }
     }
 
@@ -774,6 +1044,7 @@ impl State {
         game.result = Some(result.to_string());
         game.end_reason = Some(reason.to_string());
         game.draw_offer = None;
+        game.conditional.clear();
         self.log_event(
             out,
             game_ref,
@@ -844,7 +1115,7 @@ impl State {
 /// reads as two different legal moves is doubtful — except that a player who writes English letters
 /// means the bishop by `B`, never the German "Bauer"; for everybody else `Bc4` that could be a bishop
 /// or a pawn stays doubtful and is queried.
-fn read_in_usual_form(
+pub(super) fn read_in_usual_form(
     text: &str,
     pos: &Chess,
     usual: Form,
@@ -869,19 +1140,6 @@ pub(crate) fn result_for_winner(winner: Color) -> &'static str {
     }
 }
 
-/// TO §31 / FIDE: endings the position decides by itself.
-fn ending_of(pos: &Chess) -> Option<(&'static str, &'static str)> {
-    if pos.is_checkmate() {
-        Some((result_for_winner(!pos.turn()), "checkmate"))
-    } else if pos.is_stalemate() {
-        Some(("1/2-1/2", "stalemate"))
-    } else if pos.is_insufficient_material() {
-        Some(("1/2-1/2", "dead position (insufficient material)"))
-    } else {
-        None
-    }
-}
-
 /// The ending reason in the reader's language.
 fn reason_text(reason: &str, lang: Lang) -> String {
     if lang == Lang::En {
@@ -893,6 +1151,8 @@ fn reason_text(reason: &str, lang: Lang) -> String {
         "resignation" => "Aufgabe".into(),
         "draw agreed" => "Remis vereinbart".into(),
         "dead position (insufficient material)" => "tote Stellung (ungenügendes Material)".into(),
+        "fivefold repetition" => "fünfmalige Stellungswiederholung (FIDE 9.6)".into(),
+        "threefold repetition" => "dreimalige Stellungswiederholung, reklamiert (FIDE 9.2)".into(),
         other => other.to_string(),
     }
 }

@@ -7,10 +7,13 @@
 //! Files: `state` (the vocabulary of state, settings and output), `game` (one game), `clock` (thinking
 //! time, TO §12–§24), `inbound` (a letter from a player: TO §2–§10, §13–§15), `deadlines` (what time
 //! alone makes happen: TO §16–§21), `register` (a new tournament), `refusal` (TO §8 queries), `view`
-//! (what templates show), `pgn` (TO §27/§28), `mail`, `event`.
+//! (what templates show), `pgn` (TO §27/§28), `mail`, `event`, `conditional` (TO §6/§7:
+//! Eventualzüge), `endings` (TO §31: FIDE endings, the repetition claim, the 50-move stop).
 
 pub mod clock;
+pub mod conditional;
 mod deadlines;
+mod endings;
 pub mod event;
 pub mod game;
 mod inbound;
@@ -29,3 +32,5 @@ pub use state::{KeyBinding, Meta, Output, Person, Player, Settings, State, Tourn
 mod deadline_props;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_endings;

@@ -88,6 +88,30 @@ pub enum Refusal {
     Stranger,
     /// The mail says nothing the relay can act on.
     NothingToDo,
+    /// TO §2/§8: the mail says two acts that exclude each other (e.g. resignation and acceptance).
+    Contradictory,
+    /// FIDE 9.2 / TO §31: a threefold-repetition claim that does not hold; `count` is how often
+    /// the position in question has occurred.
+    RepetitionClaimFalse { count: usize },
+    /// TO §6: conditional moves without an own move.
+    ConditionalWithoutMove,
+    /// TO §6: a move of a conditional line carries the wrong number.
+    ConditionalWrongNumber {
+        written: String,
+        expected: String,
+        line: String,
+    },
+    /// TO §6/§8: a move of a conditional line cannot be read or played.
+    ConditionalBadMove {
+        number: String,
+        error: NotationError,
+    },
+    /// TO §6: a conditional line that does not end with the proposer's own reply.
+    ConditionalIncomplete { line: String },
+    /// TO §6/§8: two lines give different replies to the same moves.
+    ConditionalConflict { first: String, second: String },
+    /// TO §7: a move of the partner's colour in an answer that is not his conditional move.
+    NotAConditionalMove { written: String },
 }
 
 impl Refusal {
@@ -384,6 +408,92 @@ impl Refusal {
                     "Die Mail enthält nichts, was das Relais ausführen kann: keinen Zug, kein Remisangebot, keine Aufgabe, keinen Urlaub, kein \"Status\".".into()
                 } else {
                     "The mail contains nothing the relay can act on: no move, draw offer, resignation, leave or \"Status\".".into()
+                }
+            }
+            Refusal::Contradictory => {
+                if de {
+                    "Die Mail sagt zweierlei, das sich ausschließt (z. B. Aufgabe und Remis zugleich, oder eine Reklamation zusammen mit weiteren Zügen); sie ist zweifelhaft und wurde nicht ausgeführt (TO §2, §8). Bitte schreiben Sie eindeutig, was gelten soll.".into()
+                } else {
+                    "The mail says two things that exclude each other (e.g. a resignation and a draw at once, or a claim together with further moves); it is doubtful and was not acted on (TO §2, §8). Please write clearly what is to count.".into()
+                }
+            }
+            Refusal::RepetitionClaimFalse { count } => {
+                if de {
+                    format!(
+                        "Die Reklamation der dreimaligen Stellungswiederholung trifft nicht zu: die Stellung kommt erst {count}-mal vor (FIDE 9.2, TO §31). Remis durch Wiederholung gilt nur, wenn dieselbe Stellung (gleiche Figuren, gleiche Seite am Zug, gleiche Rochade- und En-passant-Rechte) zum dritten Mal entsteht. Nichts wurde ausgeführt oder weitergeleitet."
+                    )
+                } else {
+                    format!(
+                        "The claim of a threefold repetition does not hold: the position occurs only {count} time(s) (FIDE 9.2, TO §31). A draw by repetition needs the same position (same pieces, same side to move, same castling and en-passant rights) for the third time. Nothing was played or forwarded."
+                    )
+                }
+            }
+            Refusal::ConditionalWithoutMove => {
+                if de {
+                    "Eventualzüge gelten nur zusammen mit einem eigenen Zug (TO §6). Bitte senden Sie Ihren Zug und die Eventualzüge in einer Mail.".into()
+                } else {
+                    "Conditional moves count only together with an own move (TO §6). Please send your move and the conditional moves in one mail.".into()
+                }
+            }
+            Refusal::ConditionalWrongNumber {
+                written,
+                expected,
+                line,
+            } => {
+                if de {
+                    format!(
+                        "In den Eventualzügen \"{line}\" trägt {written} die falsche Nummer: erwartet {expected}. Eine Folge beginnt mit der Antwort Ihres Partners auf Ihren Zug und wechselt Zug um Zug die Farbe (TO §6). Nichts wurde weitergeleitet."
+                    )
+                } else {
+                    format!(
+                        "In the conditional moves \"{line}\", {written} carries the wrong number: expected {expected}. A line starts with your partner's reply to your move and alternates colours move by move (TO §6). Nothing was forwarded."
+                    )
+                }
+            }
+            Refusal::ConditionalBadMove { number, error } => {
+                if de {
+                    format!(
+                        "Der Eventualzug {number} ist unmöglich: {} (TO §6, §8, §9). Nichts wurde weitergeleitet.",
+                        error.message(lang)
+                    )
+                } else {
+                    format!(
+                        "The conditional move {number} is impossible: {} (TO §6, §8, §9). Nothing was forwarded.",
+                        error.message(lang)
+                    )
+                }
+            }
+            Refusal::ConditionalIncomplete { line } => {
+                if de {
+                    format!(
+                        "Die Eventualzüge \"{line}\" enden nicht mit Ihrer eigenen Antwort: eine Folge nennt einen Zug Ihres Partners und Ihre Antwort darauf (TO §6). Nichts wurde weitergeleitet."
+                    )
+                } else {
+                    format!(
+                        "The conditional moves \"{line}\" do not end with your own reply: a line names a move of your partner and your reply to it (TO §6). Nothing was forwarded."
+                    )
+                }
+            }
+            Refusal::ConditionalConflict { first, second } => {
+                if de {
+                    format!(
+                        "Zwei Eventualzug-Folgen antworten auf dieselben Züge verschieden, {first} und {second}; das ist zweifelhaft (TO §2, §6, §8). Nichts wurde weitergeleitet."
+                    )
+                } else {
+                    format!(
+                        "Two conditional lines answer the same moves differently, {first} and {second}; that is doubtful (TO §2, §6, §8). Nothing was forwarded."
+                    )
+                }
+            }
+            Refusal::NotAConditionalMove { written } => {
+                if de {
+                    format!(
+                        "{written} ist kein Eventualzug Ihres Partners: in einer Antwort dürfen Züge seiner Farbe nur stehen, wenn er sie als Eventualzüge vorgeschlagen hat (TO §6, §7). Nichts wurde weitergeleitet."
+                    )
+                } else {
+                    format!(
+                        "{written} is not a conditional move of your partner: an answer may contain moves of his colour only where he proposed them as conditional moves (TO §6, §7). Nothing was forwarded."
+                    )
                 }
             }
         }

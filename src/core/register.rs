@@ -103,6 +103,7 @@ impl State {
                 announced_next: ByColor::default(),
                 last_forward: None,
                 events: 0,
+                conditional: Vec::new(),
             };
             for (c, key) in [(Color::White, &keys.white), (Color::Black, &keys.black)] {
                 self.keys.insert(
