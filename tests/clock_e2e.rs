@@ -4,7 +4,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Relay, body_text, fetch_all, header, send_text, unique_addr, wait_for};
+use common::{Relay, body_text, fetch_all, header, unique_addr, wait_for};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -40,7 +40,7 @@ fn after_first_move(name: &str, rules: &str) -> Duel {
         "--now",
         "2026-11-30T12:00:00+01:00",
     ]);
-    send_text(&anna, &relay.address, &format!("[{}]", t.game(1)), "1. e4");
+    relay.send(&anna, &format!("[{}]", t.game(1)), "1. e4");
     relay.once("2026-12-01T10:00:00+01:00");
     wait_for(&bert, 2, WAIT);
     Duel {
@@ -86,12 +86,7 @@ fn s16_reminder_on_day_17_not_on_day_15_with_director_in_copy() {
         vec!["start", "move", "reminder"]
     );
     // The answer to a reminded move goes to the partner with the director in copy.
-    send_text(
-        &d.bert,
-        &d.relay.address,
-        &format!("[{}]", d.game),
-        "1. e4 e5",
-    );
+    d.relay.send(&d.bert, &format!("[{}]", d.game), "1. e4 e5");
     d.relay.once("2027-01-02T09:00:00+01:00");
     let anna = wait_for(&d.anna, 3, WAIT); // start, receipt, move
     let fwd = anna
@@ -106,9 +101,8 @@ fn s16_reminder_on_day_17_not_on_day_15_with_director_in_copy() {
 fn s17_first_time_forfeit_under_post_after_day_30() {
     let d = after_first_move("forfeit", "post");
     // Bert announces more than 10 days (TO §13), so the limit of 30 days stands alone.
-    send_text(
+    d.relay.send(
         &d.bert,
-        &d.relay.address,
         &format!("[{}]", d.game),
         "Ankündigung: mehr als 10 Tage",
     );
@@ -149,12 +143,7 @@ fn fax_1_4_answer_at_23_59_costs_nothing_at_24_00_one_day() {
         ("2026-12-02T10:00:00+01:00", 1),
     ] {
         let d = after_first_move("fax24", "fax");
-        send_text(
-            &d.bert,
-            &d.relay.address,
-            &format!("[{}]", d.game),
-            "1. e4 e5",
-        );
+        d.relay.send(&d.bert, &format!("[{}]", d.game), "1. e4 e5");
         d.relay.once(answer);
         let anna = wait_for(&d.anna, 3, WAIT);
         let fwd = anna

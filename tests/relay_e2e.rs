@@ -63,12 +63,8 @@ fn duel(name: &str, rules: &str) -> Duel {
 
 impl Duel {
     fn send(&self, from: &str, body: &str) -> String {
-        send_text(
-            from,
-            &self.relay.address,
-            &format!("Re: [{}] Zug", self.game),
-            body,
-        )
+        self.relay
+            .send(from, &format!("Re: [{}] Zug", self.game), body)
     }
 }
 
@@ -231,7 +227,7 @@ fn every_query_names_what_is_wrong_and_forwards_nothing() {
     ]);
     let g1 = t.game(1);
     let subject = format!("[{g1}]");
-    send_text(&anna, &relay.address, &subject, "1. e4");
+    relay.send(&anna, &subject, "1. e4");
     relay.once("2026-12-01T10:00:00+01:00");
     wait_for(&bert, 3, WAIT); // start 1, start 2, move
     let cases: &[(&str, &str, String, &str)] = &[
@@ -269,7 +265,7 @@ fn every_query_names_what_is_wrong_and_forwards_nothing() {
     ];
     for (i, (what, from, body, words)) in cases.iter().enumerate() {
         let before = fetch_all(from).len();
-        send_text(from, &relay.address, &subject, body);
+        relay.send(from, &subject, body);
         relay.once(&format!("2026-12-01T{:02}:00:00+01:00", 11 + i));
         let inbox = wait_for(from, before + 1, WAIT);
         let q = inbox.last().unwrap();
@@ -282,7 +278,7 @@ fn every_query_names_what_is_wrong_and_forwards_nothing() {
     }
     // An unknown game.
     let before = fetch_all(&anna).len();
-    send_text(&anna, &relay.address, &format!("[{}/99]", t.id), "1. e4");
+    relay.send(&anna, &format!("[{}/99]", t.id), "1. e4");
     relay.once("2026-12-01T18:00:00+01:00");
     let q = wait_for(&anna, before + 1, WAIT);
     assert!(
@@ -347,7 +343,7 @@ fn a_reply_through_the_key_needs_no_game_in_the_subject() {
     let reply_to = header(start, "Reply-To").unwrap();
     let key_addr = common::envelope_address(&reply_to).to_string();
     assert!(key_addr.starts_with(d.relay.address.split('@').next().unwrap()));
-    send_text(
+    d.relay.send_to(
         &d.anna,
         &key_addr,
         "Mein erster Zug",
@@ -362,7 +358,7 @@ fn a_reply_through_the_key_needs_no_game_in_the_subject() {
     // Bert's own key from another address counts for nothing.
     let bert_key =
         common::envelope_address(&header(&fetch_all(&d.bert)[0], "Reply-To").unwrap()).to_string();
-    send_text(&d.anna, &bert_key, "x", "1. e4 e5");
+    d.relay.send_to(&d.anna, &bert_key, "x", "1. e4 e5");
     d.relay.once("2026-12-01T11:00:00+01:00");
     let anna = wait_for(&d.anna, 3, WAIT);
     assert_eq!(
@@ -388,7 +384,7 @@ fn run_forwards_a_new_mail_within_two_seconds_via_idle() {
         .arg("--config")
         .arg(&relay.config)
         .arg("run")
-        .stderr(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     wait_for(&bert, 1, WAIT); // the start mail, delivered by the daemon

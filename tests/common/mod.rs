@@ -757,6 +757,36 @@ impl Relay {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// Sends a text mail from `from` to the relay (or to `to`, e.g. a `relay+KEY@` address that lands
+    /// in the relay's mailbox) and waits until the relay's INBOX holds it, so that the next
+    /// `once` sees it. Returns the Message-ID.
+    pub fn send(&self, from: &str, subject: &str, body: &str) -> String {
+        self.send_to(from, &self.address.clone(), subject, body)
+    }
+
+    /// As [`Relay::send`], to `to`.
+    pub fn send_to(&self, from: &str, to: &str, subject: &str, body: &str) -> String {
+        let mut inbox = Mailbox::open(&self.address)
+            .unwrap_or_else(|e| panic!("relay mailbox {}: {e}", self.address));
+        let before = inbox
+            .count()
+            .unwrap_or_else(|e| panic!("relay mailbox: {e}"));
+        let id = send_text(from, to, subject, body);
+        let started = Instant::now();
+        while inbox
+            .count()
+            .unwrap_or_else(|e| panic!("relay mailbox: {e}"))
+            <= before
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "mail {id} did not reach the relay's mailbox"
+            );
+            std::thread::sleep(POLL);
+        }
+        id
+    }
+
     /// `fernzug once --now NOW`, asserting success.
     pub fn once(&self, now: &str) -> String {
         self.run_ok(&["once", "--now", now])
