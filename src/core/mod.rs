@@ -7,9 +7,11 @@
 //! Files: `state` (the vocabulary of state, settings and output), `game` (one game), `clock` (thinking
 //! time, TO §12–§24), `inbound` (a letter from a player: TO §2–§10, §13–§15), `deadlines` (what time
 //! alone makes happen: TO §16–§21), `register` (a new tournament), `refusal` (TO §8 queries), `view`
-//! (what templates show), `pgn` (TO §27/§28), `mail`, `event`.
+//! (what templates show), `pgn` (TO §27/§28), `crosstable` (points, Sonneborn-Berger), `status`
+//! (the answer to a `Status` mail), `mail`, `event`.
 
 pub mod clock;
+pub mod crosstable;
 mod deadlines;
 pub mod event;
 pub mod game;
@@ -19,11 +21,14 @@ pub mod pgn;
 pub mod refusal;
 mod register;
 pub mod state;
+pub mod status;
 pub mod view;
 
 pub use deadlines::Due;
 pub use register::RegisterError;
 pub use state::{KeyBinding, Meta, Output, Person, Player, Settings, State, Tournament};
 
+#[cfg(test)]
+mod records_tests;
 #[cfg(test)]
 mod tests;
