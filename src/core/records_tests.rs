@@ -138,7 +138,8 @@ fn status_request() -> Content {
 #[test]
 fn s27_game_end_pgn_names_the_tournament() {
     let mut st = duel();
-    let plies: &[(&str, &[(u32, Color, &str)], DateTime<Utc>)] = &[
+    type Ply<'a> = (&'a str, &'a [(u32, Color, &'a str)], DateTime<Utc>);
+    let plies: &[Ply] = &[
         (ANNA, &[(1, W, "f3")], at(2026, 12, 1, 10, 0)),
         (BERT, &[(1, W, "f3"), (1, B, "e5")], at(2026, 12, 2, 11, 30)),
         (ANNA, &[(1, B, "e5"), (2, W, "g4")], at(2026, 12, 4, 9, 15)),
