@@ -18,6 +18,8 @@ pub mod game;
 mod inbound;
 pub mod mail;
 pub mod pgn;
+#[cfg(test)]
+mod records_tests;
 pub mod refusal;
 mod register;
 pub mod state;
@@ -28,7 +30,5 @@ pub use deadlines::Due;
 pub use register::RegisterError;
 pub use state::{KeyBinding, Meta, Output, Person, Player, Settings, State, Tournament};
 
-#[cfg(test)]
-mod records_tests;
 #[cfg(test)]
 mod tests;
