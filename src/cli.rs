@@ -14,7 +14,6 @@ use crate::config;
 use crate::core::game::{Game, GameStatus};
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
-use crate::store::Direction;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -211,47 +210,13 @@ fn execute(cli: Cli) -> Result<(), Failure> {
                 .map_err(runtime)?;
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();
-            for e in entries {
-                let from = match e.direction {
-                    Direction::In => "fernzug-in",
-                    Direction::Out => "fernzug-out",
-                };
-                let line = format!("From {from} {}\n", e.at.format("%a %b %e %H:%M:%S %Y"));
-                stdout.write_all(line.as_bytes()).map_err(runtime)?;
-                stdout.write_all(&mbox_escape(&e.raw)).map_err(runtime)?;
-                stdout.write_all(b"\n").map_err(runtime)?;
-            }
+            stdout
+                .write_all(&crate::mbox::mbox(&entries, &app.settings.relay_address))
+                .map_err(runtime)?;
+            stdout.flush().map_err(runtime)?;
             Ok(())
         }
     }
-}
-
-/// mboxrd quoting: `From ` (after any number of `>`) at a line start gets one more `>`; lines end in LF.
-fn mbox_escape(raw: &[u8]) -> Vec<u8> {
-    let text = raw.to_vec();
-    let mut out = Vec::with_capacity(text.len() + 64);
-    for line in text.split_inclusive(|b| *b == b'\n') {
-        let trimmed: &[u8] = line
-            .strip_suffix(b"\r\n")
-            .or_else(|| line.strip_suffix(b"\n"))
-            .unwrap_or(line);
-        let stripped: &[u8] = {
-            let mut i = 0;
-            while i < trimmed.len() && trimmed[i] == b'>' {
-                i += 1;
-            }
-            &trimmed[i..]
-        };
-        if stripped.starts_with(b"From ") {
-            out.push(b'>');
-        }
-        out.extend_from_slice(trimmed);
-        out.push(b'\n');
-    }
-    if !out.ends_with(b"\n") {
-        out.push(b'\n');
-    }
-    out
 }
 
 fn select_games<'a>(app: &'a App, target: Option<&str>) -> Result<Vec<&'a Game>, Failure> {
@@ -360,6 +325,12 @@ fn status(
                 d["at"].as_str().unwrap_or("")
             );
         }
+    }
+    // The crosstable of a tournament (src/core/crosstable.rs) below its games.
+    if let Some(t) = target.and_then(|t| app.state.tournaments.get(t)) {
+        let table = crate::core::crosstable::crosstable(t, app.state.games.values());
+        println!("\n{} ({})\n", t.name, t.id);
+        print!("{}", table.text(app.settings.default_lang));
     }
     Ok(())
 }

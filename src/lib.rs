@@ -20,7 +20,8 @@
 //! - [`store`] — the one module that touches sled: state, event log, outbox, archive, IMAP UIDs.
 //! - [`imap`], [`smtp`] — the network: fetching with `BODY.PEEK[]` and IDLE; sending raw mail.
 //! - [`app`] — the shell's steps: load, process one mail in one transaction, tick, register.
-//! - [`daemon`] — `once` and `run` over IMAP and SMTP; [`cli`] — the command line.
+//! - [`daemon`] — `once` and `run` over IMAP and SMTP; [`cli`] — the command line; [`mbox`] — a
+//!   game's archive as mboxrd (TO §11).
 //! - Vocabulary: [`game_ref`], [`lang`], [`rules`], [`mail_kind`].
 
 pub mod app;
@@ -33,6 +34,7 @@ pub mod imap;
 pub mod lang;
 pub mod letter;
 pub mod mail_kind;
+pub mod mbox;
 pub mod notation;
 pub mod render;
 pub mod rules;

@@ -162,6 +162,21 @@ impl Templates {
                 source,
             })?;
         env.set_syntax(syntax);
+        // `{{ n|tage }}` → "1 Tag" / "2 Tage"; `{{ n|days }}` → "1 day" / "2 days".
+        env.add_filter("tage", |n: i64| {
+            if n == 1 {
+                "1 Tag".to_string()
+            } else {
+                format!("{n} Tage")
+            }
+        });
+        env.add_filter("days", |n: i64| {
+            if n == 1 {
+                "1 day".to_string()
+            } else {
+                format!("{n} days")
+            }
+        });
         for (lang, kind, source) in BUILTIN {
             let name = template_name(lang, kind);
             let mut text = (*source).to_string();
@@ -174,10 +189,22 @@ impl Templates {
                     })?;
                 }
             }
-            if !text.starts_with("Subject:") || !text.contains("\n\n") {
+            // The subject line and the body are separate templates, so that no block tag at the
+            // end of the subject line can swallow the empty line between them.
+            let Some((head, body)) = text.split_once("\n\n") else {
                 return Err(RenderError::Shape(name));
-            }
-            env.add_template_owned(name.clone(), text)
+            };
+            let Some(subject) = head.strip_prefix("Subject:") else {
+                return Err(RenderError::Shape(name));
+            };
+            let subject = subject.trim().to_string();
+            let body = body.to_string();
+            env.add_template_owned(format!("{name}#subject"), subject)
+                .map_err(|source| RenderError::Template {
+                    path: name.clone(),
+                    source,
+                })?;
+            env.add_template_owned(format!("{name}#body"), body)
                 .map_err(|source| RenderError::Template { path: name, source })?;
         }
         Ok(Templates { env })
@@ -191,25 +218,20 @@ impl Templates {
         data: &serde_json::Value,
     ) -> Result<(String, String), RenderError> {
         let name = template_name(lang.code(), kind.name());
-        let tpl = self
-            .env
-            .get_template(&name)
-            .map_err(|source| RenderError::Template {
-                path: name.clone(),
-                source,
-            })?;
-        let text = tpl
-            .render(minijinja::value::Serde(data))
-            .map_err(|source| RenderError::Template {
-                path: name.clone(),
-                source,
-            })?;
-        let (head, body) = text.split_once("\n\n").ok_or(RenderError::Shape(name))?;
-        let subject = head
-            .trim_start_matches("Subject:")
+        let render = |part: &str| {
+            self.env
+                .get_template(&format!("{name}#{part}"))
+                .and_then(|t| t.render(minijinja::value::Serde(data)))
+                .map_err(|source| RenderError::Template {
+                    path: name.clone(),
+                    source,
+                })
+        };
+        let subject = render("subject")?
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ");
+        let body = render("body")?;
         Ok((subject, body.trim_end().to_string() + "\n"))
     }
 }
@@ -378,7 +400,14 @@ mod tests {
         for kind in MailKind::ALL {
             for lang in [Lang::De, Lang::En] {
                 let name = template_name(lang.code(), kind.name());
-                assert!(t.env.get_template(&name).is_ok(), "{name}");
+                assert!(
+                    t.env.get_template(&format!("{name}#subject")).is_ok(),
+                    "{name}"
+                );
+                assert!(
+                    t.env.get_template(&format!("{name}#body")).is_ok(),
+                    "{name}"
+                );
             }
         }
     }
@@ -414,6 +443,22 @@ mod tests {
         let body = parsed.body_text(0).unwrap();
         assert!(body.contains("kein Springer kann f6 erreichen"), "{body}");
         assert!(body.contains("Guten Tag Jürgen Größ"), "{body}");
+    }
+
+    #[test]
+    fn a_block_tag_ending_the_subject_line_does_not_swallow_the_body() {
+        let t = Templates::load(None).unwrap();
+        let (subject, body) = t
+            .text(
+                MailKind::Receipt,
+                Lang::De,
+                &serde_json::json!({"game": "T/1", "move": "1. e4", "recipient": "Anna",
+                    "days_used": 1, "clock_you": {"used": 1, "allowed": 40, "left": 39, "next_control": 10}}),
+            )
+            .unwrap();
+        assert_eq!(subject, "[T/1] Bestätigung: 1. e4");
+        assert!(body.starts_with("Guten Tag Anna,"), "{body}");
+        assert!(body.contains("Bedenkzeit: 1 Tag\n"), "singular: {body}");
     }
 
     #[test]

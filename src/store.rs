@@ -448,6 +448,9 @@ impl Batch {
         value: &T,
     ) -> &mut Batch {
         let key = key.as_ref();
+        if self.archive_guard(tree) {
+            return self;
+        }
         if let Some(value) = self.serialize(tree, key, value) {
             self.ops.push(Op::Put {
                 tree,
@@ -458,8 +461,24 @@ impl Batch {
         self
     }
 
+    /// TO §11, Fax 2.8: the archive is append-only; a batch that would delete or overwrite an
+    /// archive entry fails as a whole.
+    fn archive_guard(&mut self, tree: Tree) -> bool {
+        let guarded = matches!(tree, Tree::Archive | Tree::ArchiveByGame);
+        if guarded {
+            self.fail(StoreError::InvalidKey {
+                tree,
+                reason: "the mail archive is never changed or deleted (TO §11, Fax 2.8)".into(),
+            });
+        }
+        guarded
+    }
+
     /// Remove `key` from `tree` (nothing happens if it is absent).
     pub fn delete(&mut self, tree: Tree, key: impl AsRef<[u8]>) -> &mut Batch {
+        if self.archive_guard(tree) {
+            return self;
+        }
         self.ops.push(Op::Delete {
             tree,
             key: key.as_ref().to_vec(),

@@ -152,8 +152,13 @@ fn fax_1_4_answer_at_23_59_costs_nothing_at_24_00_one_day() {
             .find(|m| header(m, "X-Fernzug-Kind").as_deref() == Some("move"))
             .unwrap();
         let text = body_text(fwd);
+        let expected = if days == 1 {
+            "Bedenkzeit: 1 Tag".to_string()
+        } else {
+            format!("Bedenkzeit: {days} Tage")
+        };
         assert!(
-            text.contains(&format!("Bedenkzeit: {days} Tage")),
+            text.contains(&expected) && (days != 1 || !text.contains("Bedenkzeit: 1 Tage")),
             "{answer}: {text}"
         );
     }

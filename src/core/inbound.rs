@@ -96,6 +96,13 @@ impl State {
             }
             return out;
         }
+        // `Status` needs no game (src/core/status.rs); a mail that says more goes on as usual.
+        if letter.content.status_request {
+            self.answer_status(&mut out, letter, now, s);
+            if !crate::core::status::says_more_than_status(&letter.content) {
+                return out;
+            }
+        }
         let by_key = letter
             .reply_keys
             .iter()
@@ -1078,6 +1085,7 @@ impl State {
                     "result": result,
                     "reason": reason_text(reason, lang),
                     "pgn": pgn_text,
+                    "record": pgn::record(game, &t, lang, s.tz),
                 }),
             );
             mails.push((c, rcpt, lang, data));

@@ -8,10 +8,12 @@
 //! time, TO §12–§24), `inbound` (a letter from a player: TO §2–§10, §13–§15), `deadlines` (what time
 //! alone makes happen: TO §16–§21), `register` (a new tournament), `refusal` (TO §8 queries), `view`
 //! (what templates show), `pgn` (TO §27/§28), `mail`, `event`, `conditional` (TO §6/§7:
-//! Eventualzüge), `endings` (TO §31: FIDE endings, the repetition claim, the 50-move stop).
+//! Eventualzüge), `endings` (TO §31: FIDE endings, the repetition claim, the 50-move stop),
+//! `crosstable` (points, Sonneborn-Berger), `status` (the answer to a `Status` mail).
 
 pub mod clock;
 pub mod conditional;
+pub mod crosstable;
 mod deadlines;
 mod endings;
 pub mod event;
@@ -19,9 +21,12 @@ pub mod game;
 mod inbound;
 pub mod mail;
 pub mod pgn;
+#[cfg(test)]
+mod records_tests;
 pub mod refusal;
 mod register;
 pub mod state;
+pub mod status;
 pub mod view;
 
 pub use deadlines::Due;
