@@ -21,6 +21,7 @@
 //! - [`imap`], [`smtp`] — the network: fetching with `BODY.PEEK[]` and IDLE; sending raw mail.
 //! - [`app`] — the shell's steps: load, process one mail in one transaction, tick, register.
 //! - [`daemon`] — `once` and `run` over IMAP and SMTP; [`cli`] — the command line.
+//! - [`unreachable`] — Fax 2.2 in the shell: SMTP refusals and delivery-status reports → the core.
 //! - Vocabulary: [`game_ref`], [`lang`], [`rules`], [`mail_kind`].
 
 pub mod app;
@@ -39,3 +40,4 @@ pub mod rules;
 pub mod smtp;
 pub mod store;
 pub mod tournament_file;
+pub mod unreachable;

@@ -58,6 +58,18 @@ impl State {
             }
             return out;
         }
+        // The director's hand (crate::core::director) and leave (crate::core::leave).
+        if self.is_director_letter(letter) {
+            self.handle_director(&mut out, letter, now, s);
+            return out;
+        }
+        if let Some(span) = letter.content.leave {
+            self.handle_leave(&mut out, letter, span, now, s);
+            let c = &letter.content;
+            if c.moves.is_empty() && !c.resign && !c.draw_accept && !c.announce_long_think {
+                return out;
+            }
+        }
         let by_key = letter
             .reply_keys
             .iter()
@@ -141,7 +153,11 @@ impl State {
             return out;
         }
         match self.resolve(&game_ref, color, &c.moves) {
-            Ok(resolved) => self.play(&mut out, letter, &game_ref, color, resolved, now, s),
+            Ok(resolved) => {
+                // TO §24: a move sent during leave ends it the day before.
+                self.end_leave_on_move(&mut out, &game_ref, &letter.from, letter, now, s);
+                self.play(&mut out, letter, &game_ref, color, resolved, now, s)
+            }
             Err(r) => self.query(&mut out, letter, Some(&game_ref), lang, r, now, s),
         }
         out
@@ -894,6 +910,12 @@ fn reason_text(reason: &str, lang: Lang) -> String {
         "resignation" => "Aufgabe".into(),
         "draw agreed" => "Remis vereinbart".into(),
         "dead position (insufficient material)" => "tote Stellung (ungenügendes Material)".into(),
+        "time forfeit confirmed by the director (TO §22)" => {
+            "Zeitüberschreitung, vom Turnierleiter bestätigt (TO §22)".into()
+        }
+        "decision of the director (TO §26, §31)" => {
+            "Entscheidung des Turnierleiters (TO §26, §31)".into()
+        }
         other => other.to_string(),
     }
 }

@@ -7,13 +7,19 @@
 //! Files: `state` (the vocabulary of state, settings and output), `game` (one game), `clock` (thinking
 //! time, TO §12–§24), `inbound` (a letter from a player: TO §2–§10, §13–§15), `deadlines` (what time
 //! alone makes happen: TO §16–§21), `register` (a new tournament), `refusal` (TO §8 queries), `view`
-//! (what templates show), `pgn` (TO §27/§28), `mail`, `event`.
+//! (what templates show), `pgn` (TO §27/§28), `mail`, `event`; `leave` (TO §24/§25), `director`
+//! (the director's commands by mail, TO §21–§26, §30, §31), `bounce` (unreachable players, Fax
+//! 2.2), `digest` (the weekly director digest).
 
+pub mod bounce;
 pub mod clock;
 mod deadlines;
+pub mod digest;
+pub mod director;
 pub mod event;
 pub mod game;
 mod inbound;
+pub mod leave;
 pub mod mail;
 pub mod pgn;
 pub mod refusal;
@@ -21,9 +27,13 @@ mod register;
 pub mod state;
 pub mod view;
 
+pub use bounce::Bounce;
 pub use deadlines::Due;
 pub use register::RegisterError;
 pub use state::{KeyBinding, Meta, Output, Person, Player, Settings, State, Tournament};
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod director_tests;

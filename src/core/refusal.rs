@@ -70,6 +70,10 @@ pub enum Refusal {
     Stranger,
     /// The mail says nothing the relay can act on.
     NothingToDo,
+    /// TO §24/§25: a leave request that cannot be granted (`crate::core::leave`).
+    Leave(crate::core::leave::LeaveRefusal),
+    /// A director's command that cannot be carried out (`crate::core::director`).
+    Director(crate::core::director::DirectorRefusal),
 }
 
 impl Refusal {
@@ -367,6 +371,8 @@ impl Refusal {
                     "The mail contains nothing the relay can act on: no move, draw offer, resignation, leave or \"Status\".".into()
                 }
             }
+            Refusal::Leave(r) => r.message(lang),
+            Refusal::Director(r) => r.message(lang),
         }
     }
 }
