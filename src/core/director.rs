@@ -225,7 +225,7 @@ struct Notice {
 }
 
 impl Notice {
-    fn pick<'a>(pair: &'a (String, String), lang: Lang) -> &'a str {
+    fn pick(pair: &(String, String), lang: Lang) -> &str {
         if lang == Lang::De { &pair.0 } else { &pair.1 }
     }
 }
@@ -374,7 +374,7 @@ impl State {
                 let offender_email = gm.players.get(offender).clone();
                 self.director_event(
                     out,
-                    &[g.clone()],
+                    std::slice::from_ref(&g),
                     letter,
                     format!("confirmed the second time forfeit of {offender_email}: {result}"),
                     now,
@@ -419,7 +419,7 @@ impl State {
                 let before = gm.result.clone();
                 self.director_event(
                     out,
-                    &[g.clone()],
+                    std::slice::from_ref(&g),
                     letter,
                     format!("set the result {result}"),
                     now,
@@ -496,7 +496,7 @@ impl State {
                 out.games.insert(g.clone());
                 self.director_event(
                     out,
-                    &[g.clone()],
+                    std::slice::from_ref(&g),
                     letter,
                     format!("resumed the game (was {})", was.name()),
                     now,
@@ -544,7 +544,7 @@ impl State {
                 out.games.insert(g.clone());
                 self.director_event(
                     out,
-                    &[g.clone()],
+                    std::slice::from_ref(&g),
                     letter,
                     format!("time {days:+} days for {player}: {reason}"),
                     now,
