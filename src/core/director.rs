@@ -267,6 +267,10 @@ impl State {
     ) {
         let lang = s.default_lang;
         let (game, tid) = self.letter_context(letter);
+        // TO §11: every mail about a game is archived under it, a refused one too.
+        if let Some(g) = game.as_ref().filter(|g| self.games.contains_key(*g)) {
+            out.letter_games.insert(g.clone());
+        }
         let directs: Vec<String> = self
             .tournaments
             .values()
@@ -297,9 +301,6 @@ impl State {
             };
             refuse(self, out, None, r);
             return;
-        }
-        if let Some(g) = &game {
-            out.letter_games.insert(g.clone());
         }
         let commands = &letter.content.director;
         let malformed: Vec<String> = commands

@@ -740,6 +740,10 @@ fn director_command_from_non_tl_refused() {
         );
         let q = &queries(&out)[0];
         assert!(q.contains("T-1"), "{q}");
+        assert!(
+            out.letter_games.contains(&g(1)),
+            "archived under the game (TO §11)"
+        );
     }
     assert_eq!(frozen(&st), before, "nothing changed");
 }
@@ -953,4 +957,90 @@ fn digest_lists_silent_games_controls_leaves_and_suspensions() {
     assert_eq!(d["leaves"][0]["starts"], true);
     assert_eq!(games("adjourned"), vec!["T-1/2"]);
     assert_eq!(d["quiet"], false);
+}
+
+#[test]
+fn leave_director_bounce_and_digest_mails_render_in_both_languages() {
+    use crate::render::{Templates, render};
+    let templates = Templates::load(None).expect("built-in templates");
+    let s = Settings {
+        digest_day: Some(Weekday::Mon),
+        ..settings()
+    };
+    let mut st = new_state(RuleSet::Post);
+    let mut mails = Vec::new();
+    mails.extend(play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0)).mails);
+    mails.extend(
+        step(
+            &mut st,
+            &mail(BERT, "[T-1]", "leave 2026-12-05 to 2026-12-20"),
+            at(2026, 12, 2, 10, 0),
+        )
+        .mails,
+    );
+    mails.extend(play(&mut st, BERT, 1, "1. e4 e5", at(2026, 12, 6, 10, 0)).mails);
+    mails.extend(
+        step(
+            &mut st,
+            &mail(
+                TL,
+                "[T-1/1]",
+                "time: +2 days for bert@fernschach.test, reason: late",
+            ),
+            at(2026, 12, 6, 11, 0),
+        )
+        .mails,
+    );
+    mails.extend(
+        step(
+            &mut st,
+            &mail(TL, "[T-1/1]", "Ergebnis: remis"),
+            at(2026, 12, 6, 12, 0),
+        )
+        .mails,
+    );
+    mails.extend(
+        step(
+            &mut st,
+            &mail(TL, "[T-1/1]", "Hallo"),
+            at(2026, 12, 6, 13, 0),
+        )
+        .mails,
+    );
+    mails.extend(
+        st.handle_bounce(&bounce(CARL, "x@y"), at(2026, 12, 6, 14, 0), &s)
+            .mails,
+    );
+    mails.extend(st.tick(at(2026, 12, 7, 0, 0), &s).mails);
+    let kinds: std::collections::BTreeSet<&str> = mails.iter().map(|m| m.kind.name()).collect();
+    for k in [
+        "leave",
+        "receipt",
+        "director",
+        "query",
+        "game-end",
+        "bounce-report",
+        "digest",
+    ] {
+        assert!(kinds.contains(k), "{k} missing: {kinds:?}");
+    }
+    for m in &mails {
+        for lang in [Lang::De, Lang::En] {
+            let mut m = m.clone();
+            m.lang = lang;
+            let raw = render(&m, &templates, &s, at(2026, 12, 7, 0, 0))
+                .unwrap_or_else(|e| panic!("{} ({lang:?}): {e}", m.kind.name()));
+            let text = String::from_utf8_lossy(&raw);
+            assert!(!text.contains("{{") && !text.contains("{%"), "{text}");
+            if std::env::var_os("FERNZUG_SHOW_MAILS").is_some() {
+                let parsed = mail_parser::MessageParser::default().parse(&raw).unwrap();
+                println!(
+                    "===== {} {lang:?}: {}\n{}",
+                    m.kind.name(),
+                    parsed.subject().unwrap_or(""),
+                    parsed.body_text(0).unwrap_or_default()
+                );
+            }
+        }
+    }
 }
