@@ -119,6 +119,7 @@ impl App {
             tz: config.relay.time_zone,
             default_lang: config.relay.language,
             instance,
+            digest_day: config.relay.digest_day,
         };
         Ok(App {
             config,
@@ -215,7 +216,7 @@ impl App {
         };
         let before = self.state.clone();
         let mut out = self.state.tick(now, &self.settings);
-        let letter_out = self.state.handle_letter(&letter, now, &self.settings);
+        let letter_out = self.letter_or_bounces(&letter, raw, now);
         merge_output(&mut out, letter_out);
         let mut batch = Batch::default();
         let staged = self.stage(&mut batch, &out, now);
@@ -243,7 +244,7 @@ impl App {
 
     /// Puts what the core decided into `batch`: changed state, events, rendered mails (outbox and
     /// archive), and the relay's clock.
-    fn stage(
+    pub(crate) fn stage(
         &mut self,
         batch: &mut Batch,
         out: &Output,

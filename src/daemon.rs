@@ -119,14 +119,17 @@ pub async fn deliver(
                 );
             }
             Err(e) if e.is_permanent() => {
-                // Fax 2.2: the address refuses mail. The entry leaves the queue; nothing is
-                // retried forever, and the failure is logged with the whole mail kept in the archive.
-                app.store.outbox_remove(&entry.id)?;
+                // Fax 2.2: the address refuses mail. The entry leaves the queue (nothing is retried
+                // forever, the whole mail stays in the archive) and the core reports it to TL.
+                let reported = app.refused(&entry, &e.to_string(), now)?;
                 report.failed += 1;
                 warn!(
                     "{} ({}) to {} refused permanently: {e}",
                     entry.message_id, entry.kind, entry.recipient
                 );
+                for line in reported.log {
+                    info!("{line}");
+                }
             }
             Err(e) => {
                 let jitter: f64 = rand::random();
@@ -160,6 +163,10 @@ pub async fn once(app: &mut App, now: Option<DateTime<Utc>>) -> Result<PassRepor
     let sender =
         Sender::new(smtp_settings(&app.config)).map_err(|e| AppError::Other(e.to_string()))?;
     deliver(app, &sender, now, &mut report).await?;
+    if report.failed > 0 {
+        // Fax 2.2: the bounce reports decided while delivering go out in the same pass.
+        deliver(app, &sender, now, &mut report).await?;
+    }
     Ok(report)
 }
 

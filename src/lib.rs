@@ -22,6 +22,7 @@
 //! - [`app`] — the shell's steps: load, process one mail in one transaction, tick, register.
 //! - [`daemon`] — `once` and `run` over IMAP and SMTP; [`cli`] — the command line; [`mbox`] — a
 //!   game's archive as mboxrd (TO §11).
+//! - [`unreachable`] — Fax 2.2 in the shell: SMTP refusals and delivery-status reports → the core.
 //! - Vocabulary: [`game_ref`], [`lang`], [`rules`], [`mail_kind`].
 
 pub mod app;
@@ -41,3 +42,4 @@ pub mod rules;
 pub mod smtp;
 pub mod store;
 pub mod tournament_file;
+pub mod unreachable;

@@ -366,6 +366,7 @@ mod tests {
             tz: chrono_tz::Europe::Berlin,
             default_lang: Lang::De,
             instance: "abc".into(),
+            digest_day: None,
         }
     }
 

@@ -19,6 +19,7 @@ fn settings() -> Settings {
         tz: Berlin,
         default_lang: Lang::De,
         instance: "prop".into(),
+        digest_day: None,
     }
 }
 

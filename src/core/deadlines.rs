@@ -26,6 +26,8 @@ pub enum Due {
     SilenceReport,
     /// TO §17: the limit is exceeded.
     Forfeit,
+    /// The weekly director digest of a tournament (`crate::core::digest`; game `TOURNAMENT/0`).
+    Digest,
 }
 
 impl State {
@@ -88,6 +90,7 @@ impl State {
                     .map(|(at, d)| (at, g.id.clone(), d))
             })
             .collect();
+        all.extend(self.digest_deadlines(s));
         all.sort();
         all
     }
@@ -123,6 +126,10 @@ impl State {
         now: DateTime<Utc>,
         s: &Settings,
     ) {
+        if due == Due::Digest {
+            self.fire_digest(out, &game_ref.tournament, now, s);
+            return;
+        }
         let Some(t) = self.tournament_of(game_ref).cloned() else {
             return;
         };
@@ -175,6 +182,8 @@ impl State {
                 game.turn.forfeit_claimed = true;
                 self.claim_forfeit(out, game_ref, c, nth, used, allowed, at, s);
             }
+            // Fired above, before the game lookup.
+            Due::Digest => {}
         }
     }
 
@@ -246,13 +255,19 @@ impl State {
         let fen = game.fen();
         let in_reply_to = game.last_forward.clone();
         let message_id = self.next_message_id(s, kind.name());
+        // The director answers a second ZÜ (TO §22) with his own key of the game.
+        let reply_key = if nth >= 2 {
+            self.director_key(game_ref)
+        } else {
+            None
+        };
         out.mails.push(Mail {
             kind,
             to,
             cc,
             lang,
             game: Some(game_ref.clone()),
-            reply_key: None,
+            reply_key,
             color: None,
             fen: Some(fen),
             in_reply_to,
@@ -350,13 +365,14 @@ impl State {
         );
         let in_reply_to = game.last_forward.clone();
         let message_id = self.next_message_id(s, "silence-report");
+        let reply_key = self.director_key(game_ref);
         out.mails.push(Mail {
             kind: MailKind::SilenceReport,
             to: vec![t.director_recipient()],
             cc: Vec::new(),
             lang,
             game: Some(game_ref.clone()),
-            reply_key: None,
+            reply_key,
             color: None,
             fen: None,
             in_reply_to,

@@ -1,6 +1,6 @@
 //! [`Event`]: one entry of a game's append-only log.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::core::game::SerdeColor;
@@ -70,5 +70,29 @@ pub enum Event {
         at: DateTime<Utc>,
         result: String,
         reason: String,
+    },
+    /// TO §24/§25: a leave of a player of this game: `granted`, `special` (by the director, beyond
+    /// the budget), `late` (a late notice the director accepted) or `ended-early` (by a move).
+    Leave {
+        at: DateTime<Utc>,
+        player: String,
+        from: NaiveDate,
+        to: NaiveDate,
+        how: String,
+    },
+    /// A director's command carried out (TO §21–§26, §30, §31; Fax 2.2), in English, with the
+    /// Message-ID of the director's mail (archived under this game, TO §11).
+    Director {
+        at: DateTime<Utc>,
+        by: String,
+        command: String,
+        message_id: String,
+    },
+    /// Fax 2.2: a mail of this game could not be delivered to a player; reported to the director.
+    Bounced {
+        at: DateTime<Utc>,
+        recipient: String,
+        message_id: String,
+        error: String,
     },
 }

@@ -103,6 +103,18 @@ impl State {
                 return out;
             }
         }
+        // The director's hand (crate::core::director) and leave (crate::core::leave).
+        if self.is_director_letter(letter) {
+            self.handle_director(&mut out, letter, now, s);
+            return out;
+        }
+        if let Some(span) = letter.content.leave {
+            self.handle_leave(&mut out, letter, span, now, s);
+            let c = &letter.content;
+            if c.moves.is_empty() && !c.resign && !c.draw_accept && !c.announce_long_think {
+                return out;
+            }
+        }
         let by_key = letter
             .reply_keys
             .iter()
@@ -195,7 +207,11 @@ impl State {
             .and_then(|r| self.check_claim(&game_ref, r, c))
             .and_then(|r| self.check_lines(&game_ref, color, r, c));
         match resolved {
-            Ok(resolved) => self.play(&mut out, letter, &game_ref, color, resolved, now, s),
+            Ok(resolved) => {
+                // TO §24: a move sent during leave ends it the day before.
+                self.end_leave_on_move(&mut out, &game_ref, &letter.from, letter, now, s);
+                self.play(&mut out, letter, &game_ref, color, resolved, now, s)
+            }
             Err(r) => self.query(&mut out, letter, Some(&game_ref), lang, r, now, s),
         }
         out
@@ -1161,6 +1177,12 @@ fn reason_text(reason: &str, lang: Lang) -> String {
         "dead position (insufficient material)" => "tote Stellung (ungenügendes Material)".into(),
         "fivefold repetition" => "fünfmalige Stellungswiederholung (FIDE 9.6)".into(),
         "threefold repetition" => "dreimalige Stellungswiederholung, reklamiert (FIDE 9.2)".into(),
+        "time forfeit confirmed by the director (TO §22)" => {
+            "Zeitüberschreitung, vom Turnierleiter bestätigt (TO §22)".into()
+        }
+        "decision of the director (TO §26, §31)" => {
+            "Entscheidung des Turnierleiters (TO §26, §31)".into()
+        }
         other => other.to_string(),
     }
 }

@@ -9,16 +9,22 @@
 //! alone makes happen: TO §16–§21), `register` (a new tournament), `refusal` (TO §8 queries), `view`
 //! (what templates show), `pgn` (TO §27/§28), `mail`, `event`, `conditional` (TO §6/§7:
 //! Eventualzüge), `endings` (TO §31: FIDE endings, the repetition claim, the 50-move stop),
-//! `crosstable` (points, Sonneborn-Berger), `status` (the answer to a `Status` mail).
+//! `crosstable` (points, Sonneborn-Berger), `status` (the answer to a `Status` mail),
+//! `leave` (TO §24/§25), `director` (the director's commands by mail, TO §21–§26, §30,
+//! §31), `bounce` (unreachable players, Fax 2.2), `digest` (the weekly director digest).
 
+pub mod bounce;
 pub mod clock;
 pub mod conditional;
 pub mod crosstable;
 mod deadlines;
+pub mod digest;
+pub mod director;
 mod endings;
 pub mod event;
 pub mod game;
 mod inbound;
+pub mod leave;
 pub mod mail;
 pub mod pgn;
 #[cfg(test)]
@@ -29,6 +35,7 @@ pub mod state;
 pub mod status;
 pub mod view;
 
+pub use bounce::Bounce;
 pub use deadlines::Due;
 pub use register::RegisterError;
 pub use state::{KeyBinding, Meta, Output, Person, Player, Settings, State, Tournament};
@@ -39,3 +46,6 @@ mod deadline_props;
 mod tests;
 #[cfg(test)]
 mod tests_endings;
+
+#[cfg(test)]
+mod director_tests;

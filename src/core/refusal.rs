@@ -112,6 +112,10 @@ pub enum Refusal {
     ConditionalConflict { first: String, second: String },
     /// TO §7: a move of the partner's colour in an answer that is not his conditional move.
     NotAConditionalMove { written: String },
+    /// TO §24/§25: a leave request that cannot be granted (`crate::core::leave`).
+    Leave(crate::core::leave::LeaveRefusal),
+    /// A director's command that cannot be carried out (`crate::core::director`).
+    Director(crate::core::director::DirectorRefusal),
 }
 
 impl Refusal {
@@ -496,6 +500,8 @@ impl Refusal {
                     )
                 }
             }
+            Refusal::Leave(r) => r.message(lang),
+            Refusal::Director(r) => r.message(lang),
         }
     }
 }

@@ -62,6 +62,7 @@ impl State {
                     email: p.email.to_lowercase(),
                     lang: p.language,
                     leaves: Vec::new(),
+                    special_leaves: Vec::new(),
                 })
                 .collect(),
             digest: file.digest,
@@ -115,6 +116,16 @@ impl State {
                 );
                 out.keys.push(key.clone());
             }
+            // The director's own reply key for this game: his answers name the game.
+            let director_key = new_key();
+            self.keys.insert(
+                director_key.clone(),
+                KeyBinding {
+                    game: id.clone(),
+                    email: t.director.email.clone(),
+                },
+            );
+            out.keys.push(director_key);
             t.games.push(id.clone());
             self.games.insert(id.clone(), game);
             self.log_event(&mut out, &id, Event::Started { at: now });

@@ -30,6 +30,8 @@ pub struct Settings {
     /// A random id of this relay installation, part of every Message-ID so ids never repeat
     /// across installations.
     pub instance: String,
+    /// The weekday of the weekly director digest (`[relay] digest_day`); `None`: no digests.
+    pub digest_day: Option<chrono::Weekday>,
 }
 
 impl Settings {
@@ -58,6 +60,9 @@ pub struct Player {
     /// TO §24: his leaves in this tournament.
     #[serde(default)]
     pub leaves: Vec<Rest>,
+    /// TO §24: special leave granted by the director, beyond the 42-day budget.
+    #[serde(default)]
+    pub special_leaves: Vec<Rest>,
 }
 
 /// A registered tournament.
@@ -105,10 +110,10 @@ impl Tournament {
         }
     }
 
-    /// The rest days (TO §24) of a player.
+    /// The rest days (TO §24) of a player: his leaves and his special leaves.
     pub fn rest_of(&self, email: &str) -> Vec<Rest> {
         self.player(email)
-            .map(|p| p.leaves.clone())
+            .map(|p| p.leaves.iter().chain(&p.special_leaves).copied().collect())
             .unwrap_or_default()
     }
 }
@@ -138,6 +143,12 @@ pub struct Meta {
     pub mail_seq: u64,
     /// Strangers who already got their one polite answer.
     pub strangers_answered: BTreeSet<String>,
+    /// Fax 2.2: `message-id|recipient` of every undelivered mail already reported to the director.
+    #[serde(default)]
+    pub bounces_reported: BTreeSet<String>,
+    /// The weekly digest: per tournament, the digest day of the last digest sent.
+    #[serde(default)]
+    pub digests: BTreeMap<String, NaiveDate>,
 }
 
 /// What one step of the core decided.

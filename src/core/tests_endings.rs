@@ -31,6 +31,7 @@ fn settings() -> Settings {
         tz: Berlin,
         default_lang: Lang::De,
         instance: "test".into(),
+        digest_day: None,
     }
 }
 

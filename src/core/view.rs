@@ -134,13 +134,11 @@ pub fn clock_figures(
     let period_first_move = own_moves + 1 - pc.moves_in_period;
     let next_control = period_first_move + k.div_ceil(10) * 10 - 1;
     let email = game.players.get(color);
+    let today = local_date(now, tz);
     let on_leave = t
-        .player(email)
-        .map(|p| {
-            let today = local_date(now, tz);
-            p.leaves.iter().any(|r| r.from <= today && today <= r.to)
-        })
-        .unwrap_or(false);
+        .rest_of(email)
+        .iter()
+        .any(|r| r.from <= today && today <= r.to);
     ClockFigures {
         used,
         allowed,

@@ -14,6 +14,7 @@ pub mod body;
 pub mod content;
 pub mod dates;
 pub mod digest;
+pub mod dsn;
 pub mod headers;
 pub mod html;
 pub mod moves;
