@@ -57,7 +57,7 @@ pub struct RelayConfig {
     pub language: Lang,
     /// The operator's template overrides (optional key `templates_dir`).
     pub templates_dir: Option<PathBuf>,
-    /// Day of the weekly director digest (optional key, e.g. `digest_day = "monday"`).
+    /// Day of the weekly director digest (optional key `digest_day`, default Monday; `"off"`: none).
     pub digest_day: Option<Weekday>,
 }
 
@@ -353,12 +353,14 @@ impl Ctx<'_> {
         })?;
         let language = f.opt_lang("language")?.unwrap_or_default();
         let templates_dir = f.opt_text("templates_dir")?.map(|p| self.path(p));
+        // The weekly director digest goes out on Mondays unless another day, or "off", is set.
         let digest_day = match f.opt_text("digest_day")? {
-            None => None,
+            None => Some(Weekday::Mon),
+            Some(d) if ["off", "none", "never"].contains(&d.to_ascii_lowercase().as_str()) => None,
             Some(d) => Some(parse_weekday(d).ok_or_else(|| {
                 f.expected(
                     "digest_day",
-                    "a day of the week (\"monday\" to \"sunday\")",
+                    "a day of the week (\"monday\" to \"sunday\") or \"off\"",
                     format!("{d:?}"),
                 )
             })?),
@@ -1065,7 +1067,7 @@ time_zone = "Europe/Berlin"
         assert_eq!(c.relay.time_zone, chrono_tz::Europe::Berlin);
         assert_eq!(c.relay.language, Lang::De);
         assert_eq!(c.relay.templates_dir, None);
-        assert_eq!(c.relay.digest_day, None);
+        assert_eq!(c.relay.digest_day, Some(Weekday::Mon), "Monday by default");
         assert_eq!(c.imap.host, "127.0.0.1");
         assert_eq!(c.imap.port, 993);
         assert_eq!(c.imap.security, Security::Tls);
@@ -1306,11 +1308,13 @@ time_zone = "Europe/Berlin"
             err(&with(&relay, IMAP, SMTP, "")),
             "/etc/fernzug/fernzug.toml: key `relay.language`: expected \"de\" or \"en\", found \"fr\""
         );
+        let off = with(&format!("{RELAY}digest_day = \"off\"\n"), IMAP, SMTP, "");
+        assert_eq!(ok(&off).relay.digest_day, None, "\"off\" sends no digest");
         let relay = format!("{RELAY}digest_day = \"someday\"\n");
         assert_eq!(
             err(&with(&relay, IMAP, SMTP, "")),
             "/etc/fernzug/fernzug.toml: key `relay.digest_day`: expected a day of the week \
-             (\"monday\" to \"sunday\"), found \"someday\""
+             (\"monday\" to \"sunday\") or \"off\", found \"someday\""
         );
         let relay = RELAY.replace("name = \"Relais\"", "name = \"Relais\\r\\nBcc: x@y.z\"");
         assert_eq!(

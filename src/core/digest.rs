@@ -4,8 +4,8 @@
 //!
 //! Fixed here, once:
 //!
-//! * **When.** At 00:00 local time of the configured weekday (`[relay] digest_day`); without that
-//!   key no digests are sent at all. One per tournament that wants it (`digest`, default true) and
+//! * **When.** At 00:00 local time of the configured weekday (`[relay] digest_day`, Monday unless
+//!   set; `"off"` sends none). One per tournament that wants it (`digest`, default true) and
 //!   still has a game that is not finished, the first on the first such day after registration.
 //! * **Never twice.** The digest day of the last digest is kept per tournament
 //!   (`Meta::digests`); the next one is due 7 days later. A relay that was down for weeks sends one

@@ -793,7 +793,8 @@ impl Relay {
     }
 
     /// Writes a tournament file (unique id, this relay's director, `players` as
-    /// `(name, email, language)`, no `[[games]]`, so round robin) and returns its path.
+    /// `(name, email, language)`, no `[[games]]`, so round robin; no weekly digest, so that a director's
+    /// mailbox holds only what a test expects) and returns its path.
     pub fn tournament_file(
         &self,
         players: &[(&str, &str, Option<&str>)],
@@ -829,7 +830,7 @@ impl Relay {
             random() & 0xffff
         );
         let mut text = format!(
-            "id = {}\nname = {}\nrules = {}\nstart = {}\n\n[director]\nname = \"Tom Leiter\"\nemail = {}\n",
+            "id = {}\nname = {}\nrules = {}\nstart = {}\ndigest = false\n\n[director]\nname = \"Tom Leiter\"\nemail = {}\n",
             toml_str(&id),
             toml_str(&format!("fernzug e2e {id}")),
             toml_str(rules),
