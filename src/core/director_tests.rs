@@ -3,7 +3,8 @@
 //! Letters are real mails read by the real reader, so the forms players and directors write are
 //! tested on the way.
 
-use chrono::{DateTime, NaiveDate, TimeZone, Utc, Weekday};
+use crate::core::testkit::{self, ANNA, BERT, CARL, TL, at, day, settings};
+use chrono::{DateTime, NaiveDate, Utc, Weekday};
 use chrono_tz::Europe::Berlin;
 use shakmaty::Color;
 
@@ -15,76 +16,24 @@ use crate::lang::Lang;
 use crate::letter::{Letter, read_letter};
 use crate::mail_kind::MailKind;
 use crate::rules::RuleSet;
-use crate::tournament_file::{Pairing, Person, PlayerEntry, TournamentFile};
+use crate::tournament_file::TournamentFile;
 
-const ANNA: &str = "anna@fernschach.test";
-const BERT: &str = "bert@fernschach.test";
-const CARL: &str = "carl@fernschach.test";
-const TL: &str = "tl@fernschach.test";
-
-fn settings() -> Settings {
-    Settings {
-        relay_address: "relay@fernschach.test".into(),
-        relay_name: "Relais".into(),
-        tz: Berlin,
-        default_lang: Lang::De,
-        instance: "test".into(),
-        digest_day: None,
-    }
-}
-
-fn at(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> DateTime<Utc> {
-    Berlin
-        .with_ymd_and_hms(y, mo, d, h, mi, 0)
-        .single()
-        .expect("valid local time")
-        .with_timezone(&Utc)
-}
-
-fn day(y: i32, m: u32, d: u32) -> NaiveDate {
-    NaiveDate::from_ymd_opt(y, m, d).unwrap()
-}
-
-/// Tournament `id`: Anna, Bert (English), Carl; games 1 Anna–Bert, 2 Carl–Anna, 3 Bert–Carl.
 fn file(id: &str, rules: RuleSet) -> TournamentFile {
-    let p = |name: &str, email: &str, language| PlayerEntry {
-        name: name.into(),
-        email: email.into(),
-        language,
-    };
-    let pairing = |number, white, black| Pairing {
-        number,
-        round: 1,
-        white,
-        black,
-    };
-    TournamentFile {
-        id: id.into(),
-        name: format!("Turnier {id}"),
+    testkit::tournament(
+        id,
+        &format!("Turnier {id}"),
         rules,
-        start: day(2026, 12, 1),
-        director: Person {
-            name: "Tom Leiter".into(),
-            email: TL.into(),
-        },
-        players: vec![
-            p("Anna Adler", ANNA, None),
-            p("Bert Berger", BERT, Some(Lang::En)),
-            p("Carl Clausen", CARL, None),
+        &[
+            ("Anna Adler", ANNA, None),
+            ("Bert Berger", BERT, Some(Lang::En)),
+            ("Carl Clausen", CARL, None),
         ],
-        pairings: vec![pairing(1, 0, 1), pairing(2, 2, 0), pairing(3, 1, 2)],
-        digest: true,
-    }
+        &[(0, 1), (2, 0), (1, 2)],
+    )
 }
 
 fn register(st: &mut State, f: &TournamentFile) {
-    let mut n = st.keys.len();
-    let mut key = || {
-        n += 1;
-        format!("key{n}")
-    };
-    st.register(f, at(2026, 11, 30, 12, 0), &settings(), &mut key)
-        .expect("registers");
+    testkit::register(st, f);
 }
 
 fn new_state(rules: RuleSet) -> State {

@@ -43,6 +43,8 @@ pub use state::{KeyBinding, Meta, Output, Person, Player, Settings, State, Tourn
 #[cfg(test)]
 mod deadline_props;
 #[cfg(test)]
+mod testkit;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_endings;

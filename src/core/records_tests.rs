@@ -1,87 +1,31 @@
 //! Tests of the records: the game-end PGN (TO §27, §28), the crosstable and the `Status` answer.
 
-use chrono::{DateTime, NaiveDate, TimeZone, Utc};
+use crate::core::testkit::{self, ANNA, BERT, CARL, DORA, TL, at, settings};
+use chrono::{DateTime, Utc};
 use chrono_tz::Europe::Berlin;
 use shakmaty::Color;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::core::crosstable::{crosstable, points_text, quarters_text};
 use crate::core::game::GameStatus;
-use crate::core::{Output, Settings, State};
+use crate::core::{Output, State};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::{Content, Letter, MoveToken};
 use crate::mail_kind::MailKind;
 use crate::render::Templates;
 use crate::rules::RuleSet;
-use crate::tournament_file::{Pairing, Person, PlayerEntry, TournamentFile};
 
 use Color::{Black as B, White as W};
 
-const ANNA: &str = "anna@fernschach.test";
-const BERT: &str = "bert@fernschach.test";
-const CARL: &str = "carl@fernschach.test";
-const DORA: &str = "dora@fernschach.test";
-const TL: &str = "tl@fernschach.test";
-
-fn settings() -> Settings {
-    Settings {
-        relay_address: "relay@fernschach.test".into(),
-        relay_name: "Relais".into(),
-        tz: Berlin,
-        default_lang: Lang::De,
-        instance: "test".into(),
-        digest_day: None,
-    }
-}
-
-fn at(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> DateTime<Utc> {
-    Berlin
-        .with_ymd_and_hms(y, mo, d, h, mi, 0)
-        .single()
-        .expect("valid local time")
-        .with_timezone(&Utc)
-}
-
-/// A tournament of `players` (name, email, language) with exactly `games` (white, black) as indices.
 fn state_with(players: &[(&str, &str, Option<Lang>)], games: &[(usize, usize)]) -> State {
-    let file = TournamentFile {
-        id: "T-1".into(),
-        name: "Testturnier \"Nord\"".into(),
-        rules: RuleSet::Fax,
-        start: NaiveDate::from_ymd_opt(2026, 12, 1).unwrap(),
-        director: Person {
-            name: "Tom Leiter".into(),
-            email: TL.into(),
-        },
-        players: players
-            .iter()
-            .map(|(n, e, l)| PlayerEntry {
-                name: (*n).into(),
-                email: (*e).into(),
-                language: *l,
-            })
-            .collect(),
-        pairings: games
-            .iter()
-            .enumerate()
-            .map(|(i, (w, b))| Pairing {
-                number: i as u32 + 1,
-                round: 1,
-                white: *w,
-                black: *b,
-            })
-            .collect(),
-        digest: true,
-    };
-    let mut st = State::default();
-    let mut n = 0;
-    st.register(&file, at(2026, 11, 30, 12, 0), &settings(), &mut || {
-        n += 1;
-        format!("key{n}")
-    })
-    .expect("registers");
-    st
+    testkit::registered(&testkit::tournament(
+        "T-1",
+        "Testturnier \"Nord\"",
+        RuleSet::Fax,
+        players,
+        games,
+    ))
 }
 
 fn duel() -> State {

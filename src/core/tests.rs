@@ -1,72 +1,20 @@
 //! Core rules as table tests, named after their paragraph (RULES.md), driven with explicit `now`.
 
-use chrono::{DateTime, TimeZone, Utc};
-use chrono_tz::Europe::Berlin;
+use crate::core::testkit::{self, ANNA, BERT, TL, at, settings};
+use chrono::{DateTime, Utc};
 use shakmaty::Color;
 
 use crate::core::game::GameStatus;
-use crate::core::{Output, Settings, State};
+use crate::core::{Output, State};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::{Content, Letter, MoveToken};
 use crate::mail_kind::MailKind;
 use crate::rules::RuleSet;
-use crate::tournament_file::{Pairing, Person, PlayerEntry, TournamentFile};
-
-const ANNA: &str = "anna@fernschach.test";
-const BERT: &str = "bert@fernschach.test";
-const TL: &str = "tl@fernschach.test";
-
-fn settings() -> Settings {
-    Settings {
-        relay_address: "relay@fernschach.test".into(),
-        relay_name: "Relais".into(),
-        tz: Berlin,
-        default_lang: Lang::De,
-        instance: "test".into(),
-        digest_day: None,
-    }
-}
-
-/// Local Berlin time.
-fn at(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> DateTime<Utc> {
-    Berlin
-        .with_ymd_and_hms(y, mo, d, h, mi, 0)
-        .single()
-        .expect("valid local time")
-        .with_timezone(&Utc)
-}
+use crate::tournament_file::TournamentFile;
 
 fn file(rules: RuleSet) -> TournamentFile {
-    TournamentFile {
-        id: "T-1".into(),
-        name: "Testturnier".into(),
-        rules,
-        start: chrono::NaiveDate::from_ymd_opt(2026, 12, 1).unwrap(),
-        director: Person {
-            name: "Tom Leiter".into(),
-            email: TL.into(),
-        },
-        players: vec![
-            PlayerEntry {
-                name: "Anna Adler".into(),
-                email: ANNA.into(),
-                language: None,
-            },
-            PlayerEntry {
-                name: "Bert Berger".into(),
-                email: BERT.into(),
-                language: Some(Lang::En),
-            },
-        ],
-        pairings: vec![Pairing {
-            number: 1,
-            round: 1,
-            white: 0,
-            black: 1,
-        }],
-        digest: true,
-    }
+    testkit::duel(rules)
 }
 
 fn game() -> GameRef {
@@ -74,15 +22,7 @@ fn game() -> GameRef {
 }
 
 fn new_state(rules: RuleSet) -> State {
-    let mut st = State::default();
-    let mut n = 0;
-    let mut key = || {
-        n += 1;
-        format!("key{n}")
-    };
-    st.register(&file(rules), at(2026, 11, 30, 12, 0), &settings(), &mut key)
-        .expect("registers");
-    st
+    testkit::registered(&file(rules))
 }
 
 /// A letter from `from` about game T-1/1 whose text holds `moves` (number, colour, text).

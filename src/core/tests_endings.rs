@@ -2,7 +2,8 @@
 //! moves) and §31 (FIDE endings, the repetition claim, the 50-move stop). Mails are written as
 //! text and read by the real letter reader, so the words a player writes are tested too.
 
-use chrono::{DateTime, Duration, TimeZone, Utc};
+use crate::core::testkit::{self, ANNA, BERT, TL, at, settings};
+use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Europe::Berlin;
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
@@ -11,37 +12,13 @@ use shakmaty::{CastlingMode, Chess, Color, Position};
 use crate::core::endings::{self, Ending};
 use crate::core::game::GameStatus;
 use crate::core::mail::Mail;
-use crate::core::{Output, Settings, State};
+use crate::core::{Output, State};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::Letter;
 use crate::letter::content::read_content;
 use crate::mail_kind::MailKind;
 use crate::rules::RuleSet;
-use crate::tournament_file::{Pairing, Person, PlayerEntry, TournamentFile};
-
-const ANNA: &str = "anna@fernschach.test";
-const BERT: &str = "bert@fernschach.test";
-const TL: &str = "tl@fernschach.test";
-
-fn settings() -> Settings {
-    Settings {
-        relay_address: "relay@fernschach.test".into(),
-        relay_name: "Relais".into(),
-        tz: Berlin,
-        default_lang: Lang::De,
-        instance: "test".into(),
-        digest_day: None,
-    }
-}
-
-fn at(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> DateTime<Utc> {
-    Berlin
-        .with_ymd_and_hms(y, mo, d, h, mi, 0)
-        .single()
-        .expect("valid local time")
-        .with_timezone(&Utc)
-}
 
 fn game() -> GameRef {
     GameRef::new("T-1", 1)
@@ -49,43 +26,7 @@ fn game() -> GameRef {
 
 /// Anna (White, German) against Bert (Black, English), starting 2026-12-01.
 fn new_state(rules: RuleSet) -> State {
-    let file = TournamentFile {
-        id: "T-1".into(),
-        name: "Testturnier".into(),
-        rules,
-        start: chrono::NaiveDate::from_ymd_opt(2026, 12, 1).unwrap(),
-        director: Person {
-            name: "Tom Leiter".into(),
-            email: TL.into(),
-        },
-        players: vec![
-            PlayerEntry {
-                name: "Anna Adler".into(),
-                email: ANNA.into(),
-                language: None,
-            },
-            PlayerEntry {
-                name: "Bert Berger".into(),
-                email: BERT.into(),
-                language: Some(Lang::En),
-            },
-        ],
-        pairings: vec![Pairing {
-            number: 1,
-            round: 1,
-            white: 0,
-            black: 1,
-        }],
-        digest: true,
-    };
-    let mut st = State::default();
-    let mut n = 0;
-    st.register(&file, at(2026, 11, 30, 12, 0), &settings(), &mut || {
-        n += 1;
-        format!("key{n}")
-    })
-    .expect("registers");
-    st
+    testkit::registered(&testkit::duel(rules))
 }
 
 /// A mail from `from` about game T-1/1 with `text`, read by the real reader.

@@ -1,0 +1,113 @@
+//! What the core's tests share: the relay settings, the players, Berlin times, tournament files.
+
+use chrono::{DateTime, NaiveDate, TimeZone, Utc};
+use chrono_tz::Europe::Berlin;
+
+use crate::core::{Settings, State};
+use crate::lang::Lang;
+use crate::rules::RuleSet;
+use crate::tournament_file::{Pairing, Person, PlayerEntry, TournamentFile};
+
+pub const ANNA: &str = "anna@fernschach.test";
+pub const BERT: &str = "bert@fernschach.test";
+pub const CARL: &str = "carl@fernschach.test";
+pub const DORA: &str = "dora@fernschach.test";
+pub const TL: &str = "tl@fernschach.test";
+
+/// The relay of the tests: Berlin time, German by default, no weekly digest.
+pub fn settings() -> Settings {
+    Settings {
+        relay_address: "relay@fernschach.test".into(),
+        relay_name: "Relais".into(),
+        tz: Berlin,
+        default_lang: Lang::De,
+        instance: "test".into(),
+        digest_day: None,
+    }
+}
+
+/// Local Berlin time.
+pub fn at(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> DateTime<Utc> {
+    Berlin
+        .with_ymd_and_hms(y, mo, d, h, mi, 0)
+        .single()
+        .expect("valid local time")
+        .with_timezone(&Utc)
+}
+
+/// A calendar day.
+pub fn day(y: i32, m: u32, d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(y, m, d).expect("valid date")
+}
+
+/// A tournament `id` starting 2026-12-01, directed by Tom Leiter, of `players` (name, email,
+/// language) with exactly `games` (white, black) as indices into `players`, numbered 1.. in order.
+pub fn tournament(
+    id: &str,
+    name: &str,
+    rules: RuleSet,
+    players: &[(&str, &str, Option<Lang>)],
+    games: &[(usize, usize)],
+) -> TournamentFile {
+    TournamentFile {
+        id: id.into(),
+        name: name.into(),
+        rules,
+        start: day(2026, 12, 1),
+        director: Person {
+            name: "Tom Leiter".into(),
+            email: TL.into(),
+        },
+        players: players
+            .iter()
+            .map(|(n, e, l)| PlayerEntry {
+                name: (*n).into(),
+                email: (*e).into(),
+                language: *l,
+            })
+            .collect(),
+        pairings: games
+            .iter()
+            .enumerate()
+            .map(|(i, (white, black))| Pairing {
+                number: i as u32 + 1,
+                round: 1,
+                white: *white,
+                black: *black,
+            })
+            .collect(),
+        digest: true,
+    }
+}
+
+/// Anna Adler (German) against Bert Berger (English): game `T-1/1`, "Testturnier".
+pub fn duel(rules: RuleSet) -> TournamentFile {
+    tournament(
+        "T-1",
+        "Testturnier",
+        rules,
+        &[
+            ("Anna Adler", ANNA, None),
+            ("Bert Berger", BERT, Some(Lang::En)),
+        ],
+        &[(0, 1)],
+    )
+}
+
+/// `file` registered on 2026-11-30 12:00 into `st`, with reply keys `key1`, `key2`, … .
+pub fn register(st: &mut State, file: &TournamentFile) {
+    let mut n = st.keys.len();
+    let mut key = || {
+        n += 1;
+        format!("key{n}")
+    };
+    st.register(file, at(2026, 11, 30, 12, 0), &settings(), &mut key)
+        .expect("registers");
+}
+
+/// A new relay with `file` registered.
+pub fn registered(file: &TournamentFile) -> State {
+    let mut st = State::default();
+    register(&mut st, file);
+    st
+}
