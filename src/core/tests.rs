@@ -25,6 +25,17 @@ fn new_state(rules: RuleSet) -> State {
     testkit::registered(&file(rules))
 }
 
+/// Anna's `1. e4` played on 2026-12-01 at 10:00; Bert is on move.
+fn after_first_move(rules: RuleSet) -> State {
+    let mut st = new_state(rules);
+    step(
+        &mut st,
+        &letter(ANNA, &[(1, W, "e4")]),
+        at(2026, 12, 1, 10, 0),
+    );
+    st
+}
+
 /// A letter from `from` about game T-1/1 whose text holds `moves` (number, colour, text).
 fn letter(from: &str, moves: &[(u32, Color, &str)]) -> Letter {
     letter_with(from, moves, Content::default())
@@ -279,12 +290,7 @@ fn s2_bare_result_is_a_query() {
 
 #[test]
 fn s4_take_back_changes_nothing() {
-    let mut st = new_state(RuleSet::Fax);
-    step(
-        &mut st,
-        &letter(ANNA, &[(1, W, "e4")]),
-        at(2026, 12, 1, 10, 0),
-    );
+    let mut st = after_first_move(RuleSet::Fax);
     let c = Content {
         take_back: true,
         ..Content::default()
@@ -353,12 +359,7 @@ fn automatic_mail_is_never_answered() {
 
 #[test]
 fn s16_reminder_after_16_days_then_silence_report_each_once() {
-    let mut st = new_state(RuleSet::Fax);
-    step(
-        &mut st,
-        &letter(ANNA, &[(1, W, "e4")]),
-        at(2026, 12, 1, 10, 0),
-    );
+    let mut st = after_first_move(RuleSet::Fax);
     let s = settings();
     assert!(
         st.tick(at(2026, 12, 16, 23, 59), &s).mails.is_empty(),
@@ -392,12 +393,7 @@ fn s16_reminder_after_16_days_then_silence_report_each_once() {
 
 #[test]
 fn s16_reminder_and_forfeit_fire_in_time_order() {
-    let mut st = new_state(RuleSet::Post);
-    step(
-        &mut st,
-        &letter(ANNA, &[(1, W, "e4")]),
-        at(2026, 12, 1, 10, 0),
-    );
+    let mut st = after_first_move(RuleSet::Post);
     let out = st.tick(at(2027, 2, 1, 0, 0), &settings());
     assert_eq!(
         kinds(&out),
@@ -411,12 +407,7 @@ fn s16_reminder_and_forfeit_fire_in_time_order() {
 
 #[test]
 fn s17_post_exactly_30_days_is_not_exceeded_31_is() {
-    let mut st = new_state(RuleSet::Post);
-    step(
-        &mut st,
-        &letter(ANNA, &[(1, W, "e4")]),
-        at(2026, 12, 1, 10, 0),
-    );
+    let mut st = after_first_move(RuleSet::Post);
     // Bert announces (TO §13), so no +5 days blur the boundary.
     let c = Content {
         announce_long_think: true,
@@ -443,12 +434,7 @@ fn s17_post_exactly_30_days_is_not_exceeded_31_is() {
 #[test]
 fn s13_without_announcement_the_forfeit_comes_on_day_26() {
     // 26 days + 5 (TO §13) = 31 > 30.
-    let mut st = new_state(RuleSet::Post);
-    step(
-        &mut st,
-        &letter(ANNA, &[(1, W, "e4")]),
-        at(2026, 12, 1, 10, 0),
-    );
+    let mut st = after_first_move(RuleSet::Post);
     let s = settings();
     assert!(!kinds(&st.tick(at(2026, 12, 26, 23, 59), &s)).contains(&MailKind::TimeForfeit));
     assert_eq!(
@@ -459,12 +445,7 @@ fn s13_without_announcement_the_forfeit_comes_on_day_26() {
 
 #[test]
 fn s20_offender_restarts_period_with_carry_and_s21_second_forfeit_suspends() {
-    let mut st = new_state(RuleSet::Post);
-    step(
-        &mut st,
-        &letter(ANNA, &[(1, W, "e4")]),
-        at(2026, 12, 1, 10, 0),
-    );
+    let mut st = after_first_move(RuleSet::Post);
     // Bert answers after 55 days, charged 60 (TO §13): 30 over the limit, 20 forgiven, 10 carried (TO §20).
     let out = step(
         &mut st,
@@ -530,12 +511,7 @@ fn fax_1_4_answer_within_24_hours_costs_nothing() {
 
 #[test]
 fn s13_announcement_moves_the_reminder_to_26_days() {
-    let mut st = new_state(RuleSet::Fax);
-    step(
-        &mut st,
-        &letter(ANNA, &[(1, W, "e4")]),
-        at(2026, 12, 1, 10, 0),
-    );
+    let mut st = after_first_move(RuleSet::Fax);
     let c = Content {
         announce_long_think: true,
         ..Content::default()
@@ -553,12 +529,7 @@ fn s13_announcement_moves_the_reminder_to_26_days() {
 
 #[test]
 fn s13_more_than_10_days_without_announcement_costs_5() {
-    let mut st = new_state(RuleSet::Fax);
-    step(
-        &mut st,
-        &letter(ANNA, &[(1, W, "e4")]),
-        at(2026, 12, 1, 10, 0),
-    );
+    let mut st = after_first_move(RuleSet::Fax);
     step(
         &mut st,
         &letter(BERT, &[(1, W, "e4"), (1, B, "e5")]),
