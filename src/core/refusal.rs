@@ -81,11 +81,11 @@ impl Refusal {
                 let list = open_games.join(", ");
                 if de {
                     format!(
-                        "Die Mail nennt keine Partie. Bitte antworten Sie auf eine Mail des Relais oder schreiben Sie die Partie in den Betreff, z. B. [{}].",
+                        "Die Mail nennt keine Partie. Bitte antworten Sie auf eine Mail des Relais oder schreiben Sie die Partie in den Betreff, z. B. {}.",
                         open_games
                             .first()
                             .map(String::as_str)
-                            .unwrap_or("TURNIER/1")
+                            .unwrap_or("[TURNIER/1]")
                     ) + &if list.is_empty() {
                         String::new()
                     } else {
@@ -93,11 +93,11 @@ impl Refusal {
                     }
                 } else {
                     format!(
-                        "The mail names no game. Please reply to a mail of the relay or put the game into the subject, e.g. [{}].",
+                        "The mail names no game. Please reply to a mail of the relay or put the game into the subject, e.g. {}.",
                         open_games
                             .first()
                             .map(String::as_str)
-                            .unwrap_or("TOURNAMENT/1")
+                            .unwrap_or("[TOURNAMENT/1]")
                     ) + &if list.is_empty() {
                         String::new()
                     } else {
@@ -250,6 +250,22 @@ impl Refusal {
                 } else {
                     format!(
                         "The mail contains more moves than the repetition and your own move: {extra}. Mark conditional moves with \"if:\"."
+                    )
+                }
+            }
+            Refusal::BadMove {
+                number,
+                error: error @ NotationError::Ambiguous { .. },
+            } => {
+                if de {
+                    format!(
+                        "Ihr Zug {number} ist nicht eindeutig: {} (TO §2, §8). Bitte schreiben Sie ihn so, dass nur ein Zug gemeint sein kann.",
+                        error.message(lang)
+                    )
+                } else {
+                    format!(
+                        "Your move {number} is not clear: {} (TO §2, §8). Please write it so that only one move can be meant.",
+                        error.message(lang)
                     )
                 }
             }

@@ -94,7 +94,7 @@ fn struck_out(line: &str, doubts: &mut Vec<Doubt>) -> String {
 /// (`Nach 12. Lb5 …`) and not read.
 static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)^[^\d:]{0,40}\b(?:zug|züge|zuege|zugfolge|antwort|gegenzug|zugwiederholung|move|moves|reply|answer)\s*:\s*(\d.*)$",
+        r"(?i)^[^\d:]{0,40}\b(?:zug|züge|zuege|zugfolge|antwort|gegenzug|zugwiederholung|wiederholung|move|moves|reply|answer|repetition|repeat)\s*:\s*(\d.*)$",
     )
 });
 

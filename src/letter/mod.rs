@@ -14,6 +14,7 @@ pub mod body;
 pub mod content;
 pub mod dates;
 pub mod digest;
+pub mod enclosed;
 pub mod headers;
 pub mod html;
 pub mod moves;
@@ -67,8 +68,16 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
         return Err(ReadError::Unparseable);
     }
     let head = headers::read_headers(&message, raw)?;
-    let text = body::author_text(&message, limits);
+    let mut text = body::author_text(&message, limits);
     let mut content = content::read_content(&text);
+    if content.moves.is_empty()
+        && let Some(enclosed) = enclosed::enclosed_text(&message, &head.from, limits)
+    {
+        // TO §2: moves the sender encloses (see `enclosed`); the text shows what was read.
+        let joined = format!("{text}\n\n{enclosed}");
+        text = body::cap(joined.trim(), limits.max_text_bytes).to_string();
+        content = content::read_content(&text);
+    }
     if headers::subject_is_status(&head.subject) {
         content.status_request = true;
     }

@@ -669,7 +669,7 @@ fn s8_ambiguous_message_names_the_readings() {
     assert_eq!(e.message(Lang::En), "Bc4: ambiguous, it can mean Bc4 or c4");
     assert_eq!(
         e.message(Lang::De),
-        "Bc4: mehrdeutig, gemeint sein kann Bc4 oder c4"
+        "Bc4: mehrdeutig, gemeint sein kann Lc4 oder c4"
     );
 }
 
