@@ -102,7 +102,13 @@ const PARTNER: &str = "partner@fernschach.test";
 const DIRECTOR: &str = "tl@fernschach.test";
 
 /// A letter as the reader would give it, for the setup moves.
-fn setup_letter(from: &str, game: &GameRef, n: usize, moves: Vec<MoveToken>, offer: bool) -> Letter {
+fn setup_letter(
+    from: &str,
+    game: &GameRef,
+    n: usize,
+    moves: Vec<MoveToken>,
+    offer: bool,
+) -> Letter {
     Letter {
         message_id: format!("setup-{n}@fixture"),
         from: from.to_string(),
@@ -123,7 +129,7 @@ fn setup_letter(from: &str, game: &GameRef, n: usize, moves: Vec<MoveToken>, off
 }
 
 fn color_of_ply(ply: usize) -> Color {
-    if ply % 2 == 0 {
+    if ply.is_multiple_of(2) {
         Color::White
     } else {
         Color::Black
@@ -223,7 +229,9 @@ fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
     .into_iter();
     let mut state = State::default();
     state
-        .register(&file, registered, &s, &mut || keys.next().unwrap_or_default())
+        .register(&file, registered, &s, &mut || {
+            keys.next().unwrap_or_default()
+        })
         .expect("the fixture's tournament registers");
     // The setup moves, read in English letters.
     if let Some(g) = state.games.get_mut(&game) {
@@ -385,6 +393,62 @@ fn corpus_figures() {
         *counts.entry(kind).or_default() += 1;
     }
     println!("corpus: {counts:?}");
-    assert!(counts.get("played").copied().unwrap_or(0) >= 40, "{counts:?}");
-    assert!(counts.get("query").copied().unwrap_or(0) >= 15, "{counts:?}");
+    assert!(
+        counts.get("played").copied().unwrap_or(0) >= 40,
+        "{counts:?}"
+    );
+    assert!(
+        counts.get("query").copied().unwrap_or(0) >= 15,
+        "{counts:?}"
+    );
+}
+
+fn outcome_of(stem: &str) -> Value {
+    let eml = fixture_dir().join(format!("{stem}.eml"));
+    reading(&eml)["outcome"].clone()
+}
+
+/// The rules the corpus was written for, checked by name (besides the snapshots): TO §2 (earlier
+/// moves as context, enclosed moves), §3 (notation memory and its note), §8 (what a query says).
+#[test]
+fn s2_s3_s8_rules_on_the_corpus() {
+    let played = |stem: &str, san: &str| {
+        let o = outcome_of(stem);
+        assert_eq!(o["played"], json!(san), "{stem}: {o}");
+        o
+    };
+    let query = |stem: &str, parts: &[&str]| {
+        let o = outcome_of(stem);
+        let text = o["query"].as_str().unwrap_or_else(|| panic!("{stem}: {o}"));
+        for p in parts {
+            assert!(text.contains(p), "{stem}: {text:?} lacks {p:?}");
+        }
+    };
+    // §2: a copied table of earlier moves is context when it agrees with the game.
+    played("14_tab_table", "Qf3");
+    played("15_iccf_numeric", "O-O");
+    played("46_html_table_of_moves", "Nd5");
+    // §2: moves the sender encloses: a PGN, his own mail forwarded inline or as attachment.
+    played("48_pgn_attachment", "Nd5");
+    played("49_forwarded_own_move", "Nxd5");
+    played("94_forwarded_as_attachment", "Qh5");
+    // §3: a switch of notation is played and noted; the same form again is not noted.
+    let o = played("65_s3_switch_to_english", "Be6");
+    assert!(
+        o["notes"].to_string().contains("TO §3"),
+        "65_s3_switch_to_english: {o}"
+    );
+    let o = played("66_s3_iccf_again", "d5");
+    assert!(o.get("notes").is_none(), "66_s3_iccf_again: {o}");
+    // §3: a player who writes English letters means the bishop by B.
+    played("67_english_writer_b_is_bishop", "Bc4");
+    // §8: the query names every reading, both own moves, the missing repetition.
+    query(
+        "71_query_bc4_bishop_or_pawn",
+        &["Lc4 oder c4", "nicht eindeutig"],
+    );
+    query("73_query_stray_digit", &["Sf36", "Sf6"]);
+    query("74_query_two_own_moves", &["13... h6", "13... a6"]);
+    query("75_query_repetition_missing", &["13... h6"]);
+    query("80_query_which_knight", &["c5", "f6"]);
 }

@@ -83,9 +83,11 @@ fn is_pgn(part: &mail_parser::MessagePart<'_>) -> bool {
                 s.eq_ignore_ascii_case("x-chess-pgn") || s.eq_ignore_ascii_case("vnd.chess-pgn")
             })
     });
-    let by_name = part
-        .attachment_name()
-        .is_some_and(|n| n.to_lowercase().trim_end_matches(['"', ' ']).ends_with(".pgn"));
+    let by_name = part.attachment_name().is_some_and(|n| {
+        n.to_lowercase()
+            .trim_end_matches(['"', ' '])
+            .ends_with(".pgn")
+    });
     by_type || by_name
 }
 
@@ -96,8 +98,9 @@ static FORWARD: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
-static ADDRESS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"[^\s<>"'(),;:\[\]]+@[^\s<>"'(),;:\[\]]+"#).expect("valid regex"));
+static ADDRESS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"[^\s<>"'(),;:\[\]]+@[^\s<>"'(),;:\[\]]+"#).expect("valid regex")
+});
 
 static FROM_LINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)^\*?\s*(?:von|from)\s*:\*?\s*(.*)$").expect("valid regex"));

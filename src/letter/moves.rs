@@ -64,7 +64,10 @@ pub fn is_move(token: &str) -> bool {
 /// text is kept as written, and the notation reader names the moves it could be (TO §8).
 pub fn is_move_with_stray_digit(token: &str) -> bool {
     let t = core_of(token);
-    if is_move(t) || t.len() > 12 || !t.starts_with(|c: char| PIECE.contains(c) || c.is_ascii_lowercase()) {
+    if is_move(t)
+        || t.len() > 12
+        || !t.starts_with(|c: char| PIECE.contains(c) || c.is_ascii_lowercase())
+    {
         return false;
     }
     t.char_indices()
@@ -410,6 +413,19 @@ mod tests {
         assert_eq!(moves("4. Lf1:b5"), vec![w(4, "Lf1:b5")]);
         assert_eq!(moves("13. Lg5!?"), vec![w(13, "Lg5!?")]);
         assert_eq!(moves("13. Lg5."), vec![w(13, "Lg5")]);
+    }
+
+    #[test]
+    fn s8_stray_digit_is_kept_for_the_notation_reader() {
+        assert_eq!(moves("12. Lb5 Sf36"), vec![w(12, "Lb5"), b(12, "Sf36")]);
+        assert_eq!(moves("12... e45"), vec![b(12, "e45")]);
+        for t in ["Sf36", "e45", "Lb55+", "0-0"] {
+            assert!(is_move_with_stray_digit(t) || is_move(t), "{t}");
+        }
+        for t in ["Sf3", "2026", "12345", "Lf9", "Tage", "a"] {
+            assert!(!is_move_with_stray_digit(t), "{t}");
+        }
+        assert!(read_line("12. Lf9", &[]).unreadable);
     }
 
     #[test]

@@ -674,6 +674,32 @@ fn s8_ambiguous_message_names_the_readings() {
 }
 
 #[test]
+fn s8_stray_digit_names_the_readings() {
+    // `Sf36`: a knight to f3 or to f6 — after 1. e4 only Black's g8 knight can go to f6.
+    let pos = after(&["e4"]);
+    let e = read_move("Sf36", &pos).unwrap_err();
+    assert_eq!(
+        e,
+        NotationError::Ambiguous {
+            text: "Sf36".into(),
+            readings: vec!["Nf6".into()]
+        }
+    );
+    assert_eq!(
+        e.message(Lang::De),
+        "Sf36: zweifelhaft, gemeint ist vielleicht Sf6"
+    );
+    // `d34`: d4 (the 3 stray) or d3 (the 4 stray), both legal at the start.
+    let pos = Chess::default();
+    let e = read_move("d34", &pos).unwrap_err();
+    assert_eq!(e.message(Lang::En), "d34: ambiguous, it can mean d4 or d3");
+    assert!(matches!(
+        read_move("Sf99", &pos),
+        Err(NotationError::NotAMove { .. })
+    ));
+}
+
+#[test]
 fn s2_pawn_capture_by_files_only_if_unambiguous() {
     // Two e-pawns can capture on the d-file.
     let pos = fen("4k3/3p4/4P3/3p4/4P3/8/8/4K3 w - - 0 1");
