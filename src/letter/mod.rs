@@ -185,6 +185,14 @@ mod tests {
     }
 
     #[test]
+    fn fuzz_finds_do_not_panic() {
+        // A malformed multipart mail that tripped a debug assertion inside mail-parser.
+        let raw =
+            include_bytes!("../../tests/fixtures/mail/fuzz/mail-parser-multipart-debug-assert.bin");
+        let _ = read_letter(raw);
+    }
+
+    #[test]
     fn text_is_capped_by_limits() {
         let raw = format!("From: a@b.c\r\n\r\n{}\r\n12. e4\r\n", "x".repeat(1000));
         let limits = Limits {
