@@ -1,43 +1,353 @@
-//! Snapshot test of the letter reader: every `tests/fixtures/mail/NAME.eml` is read
-//! with `fernzug::letter::read_letter` and compared with `NAME.expected.json` (the
-//! whole `Letter`, `text` included). Run with `UPDATE_SNAPSHOTS=1` to rewrite the
-//! expectations — then check every changed file by hand before keeping it.
+//! Snapshot test of the letter reader and of what the core makes of each letter.
+//!
+//! Every `tests/fixtures/mail/NAME.eml` is read with `fernzug::letter::read_letter` and compared
+//! with `NAME.expected.json`: the whole `Letter` (`text` included) plus an `outcome` — what the core
+//! does with the letter in a small game set up for it: `{"played": "Nc6"}` (with the receipt's
+//! §3/§15 notes and the offer/announcement flags when there are any), `{"query": "<the exact text
+//! of the query>"}`, `{"ended": "1-0 (resignation)"}`, `{"announced": true}` or
+//! `{"ignored": "<log line>"}`.
+//!
+//! The game is described by `X-Test-*` headers of the fixture (ignored by the reader):
+//!
+//! - `X-Test-Position: 1. e4 e5 2. Nf3` — the moves already played, English SAN (may be folded
+//!   over several header lines); `none` runs no game at all (`"outcome": null`, e.g. for a
+//!   director's mail). Without it the game is at its start.
+//! - `X-Test-Game: FAX-2026-3/7` — the game, when the mail names none itself (subject tag or reply
+//!   key; the sender's reply key is the mail's first `relay+KEY@` address).
+//! - `X-Test-Sender: white|black|stranger` — who the sender is (default: the side to move).
+//! - `X-Test-Lang: de|en` — the sender's language (default `de`).
+//! - `X-Test-Form: san-german|san-english|long-german|long-english|iccf|uci` — the notation the
+//!   sender used for his moves so far (TO §3); default: none yet.
+//! - `X-Test-Draw-Offer: yes` — the partner offered a draw with his last move.
+//!
+//! The setup moves are played through `State::handle_letter` like real letters, one hour apart,
+//! ending a day before the fixture's `Date:` (or 2026-11-30 10:00 UTC), at which the fixture counts
+//! as received. Run with `UPDATE_SNAPSHOTS=1` to rewrite the expectations — then check every
+//! changed file by hand before keeping it.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use fernzug::letter::read_letter;
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use fernzug::core::{Settings, State};
+use fernzug::game_ref::GameRef;
+use fernzug::lang::Lang;
+use fernzug::letter::{Content, Letter, MoveToken, read_letter};
+use fernzug::mail_kind::MailKind;
+use fernzug::notation::Form;
+use fernzug::rules::RuleSet;
+use fernzug::tournament_file::{Pairing, Person, PlayerEntry, TournamentFile};
+use serde_json::{Value, json};
+use shakmaty::Color;
 
 fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mail")
 }
 
-#[test]
-fn mail_fixtures_read_as_expected() {
-    let update = std::env::var("UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1");
+fn fixtures() -> Vec<PathBuf> {
     let mut emls: Vec<PathBuf> = fs::read_dir(fixture_dir())
         .expect("fixture folder tests/fixtures/mail exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "eml"))
         .collect();
     emls.sort();
-    assert!(
-        emls.len() >= 25,
-        "expected at least 25 fixtures, found {}",
-        emls.len()
-    );
+    emls
+}
+
+fn name_of(eml: &Path) -> String {
+    eml.file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("?")
+        .to_string()
+}
+
+/// The `X-Test-*` headers of a raw mail, lower-cased names, unfolded values.
+fn test_headers(raw: &[u8]) -> BTreeMap<String, String> {
+    let text = String::from_utf8_lossy(raw);
+    let mut fields: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        if line.is_empty() {
+            break;
+        }
+        if line.starts_with([' ', '\t']) {
+            if let Some(last) = fields.last_mut() {
+                last.1.push(' ');
+                last.1.push_str(line.trim());
+            }
+            continue;
+        }
+        if let Some((k, v)) = line.split_once(':') {
+            fields.push((k.trim().to_lowercase(), v.trim().to_string()));
+        }
+    }
+    fields
+        .into_iter()
+        .filter(|(k, _)| k.starts_with("x-test-"))
+        .collect()
+}
+
+fn settings() -> Settings {
+    Settings {
+        relay_address: "relay@fernschach.test".into(),
+        relay_name: "Fernschach-Relais".into(),
+        tz: chrono_tz::Europe::Berlin,
+        default_lang: Lang::De,
+        instance: "fixture".into(),
+        digest_day: None,
+    }
+}
+
+const PARTNER: &str = "partner@fernschach.test";
+const DIRECTOR: &str = "tl@fernschach.test";
+
+/// A letter as the reader would give it, for the setup moves.
+fn setup_letter(
+    from: &str,
+    game: &GameRef,
+    n: usize,
+    moves: Vec<MoveToken>,
+    offer: bool,
+) -> Letter {
+    Letter {
+        message_id: format!("setup-{n}@fixture"),
+        from: from.to_string(),
+        from_name: None,
+        subject: format!("[{game}]"),
+        game_ref: Some(game.clone()),
+        reply_keys: Vec::new(),
+        references: Vec::new(),
+        automatic: None,
+        date_header: None,
+        text: String::new(),
+        content: Content {
+            moves,
+            draw_offer: offer,
+            ..Content::default()
+        },
+    }
+}
+
+fn color_of_ply(ply: usize) -> Color {
+    if ply.is_multiple_of(2) {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+fn token(ply: usize, san: &str) -> MoveToken {
+    MoveToken {
+        number: (ply / 2 + 1) as u32,
+        color: color_of_ply(ply),
+        text: san.to_string(),
+    }
+}
+
+/// Runs the letter through the core in the game its `X-Test-*` headers describe.
+fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
+    let h = test_headers(raw);
+    let position = h.get("x-test-position").map(String::as_str).unwrap_or("");
+    if position.eq_ignore_ascii_case("none") {
+        return Value::Null;
+    }
+    let plies: Vec<String> = position
+        .split_whitespace()
+        .map(|t| t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.'))
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect();
+    let game: GameRef = match h.get("x-test-game") {
+        Some(g) => g.parse().expect("X-Test-Game is TOURNAMENT/N"),
+        None => letter
+            .game_ref
+            .clone()
+            .unwrap_or_else(|| panic!("{name}: the mail names no game; add X-Test-Game")),
+    };
+    let to_move = color_of_ply(plies.len());
+    let sender = h.get("x-test-sender").map(String::as_str).unwrap_or("");
+    let (sender_color, stranger) = match sender {
+        "white" => (Color::White, false),
+        "black" => (Color::Black, false),
+        "stranger" => (to_move, true),
+        "" => (to_move, false),
+        other => panic!("{name}: X-Test-Sender {other}"),
+    };
+    let lang = match h.get("x-test-lang").map(String::as_str) {
+        Some("en") => Lang::En,
+        _ => Lang::De,
+    };
+    let sender_email = if stranger {
+        "somebody.else@fernschach.test".to_string()
+    } else {
+        letter.from.clone()
+    };
+    let player = |email: &str, language: Option<Lang>| PlayerEntry {
+        name: email.split('@').next().unwrap_or(email).to_string(),
+        email: email.to_string(),
+        language,
+    };
+    let players = match sender_color {
+        Color::White => vec![player(&sender_email, Some(lang)), player(PARTNER, None)],
+        Color::Black => vec![player(PARTNER, None), player(&sender_email, Some(lang))],
+    };
+    let s = settings();
+    let received: DateTime<Utc> = letter
+        .date_header
+        .map(|d| d.with_timezone(&Utc))
+        .unwrap_or_else(|| Utc.with_ymd_and_hms(2026, 11, 30, 10, 0, 0).unwrap());
+    let setup_end = received - Duration::days(1);
+    let registered = setup_end - Duration::hours(plies.len() as i64 + 1);
+    let file = TournamentFile {
+        id: game.tournament.clone(),
+        name: "Fixture".into(),
+        rules: RuleSet::Fax,
+        start: registered.date_naive(),
+        director: Person {
+            name: "Tom Leiter".into(),
+            email: DIRECTOR.into(),
+        },
+        players,
+        pairings: vec![Pairing {
+            number: game.number,
+            round: 1,
+            white: 0,
+            black: 1,
+        }],
+        digest: false,
+    };
+    // The sender's reply key is the mail's first; the partner's is another.
+    let own_key = letter
+        .reply_keys
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "ownkey".into());
+    let mut keys = match sender_color {
+        Color::White => vec![own_key, "partnerkey".to_string()],
+        Color::Black => vec!["partnerkey".to_string(), own_key],
+    }
+    .into_iter();
+    let mut state = State::default();
+    state
+        .register(&file, registered, &s, &mut || {
+            keys.next().unwrap_or_default()
+        })
+        .expect("the fixture's tournament registers");
+    // The setup moves, read in English letters.
+    if let Some(g) = state.games.get_mut(&game) {
+        g.forms.white = Some(Form::SanEnglish);
+        g.forms.black = Some(Form::SanEnglish);
+    }
+    let offer = h.get("x-test-draw-offer").is_some_and(|v| v == "yes");
+    for (ply, san) in plies.iter().enumerate() {
+        let mover = state.games[&game].players.get(color_of_ply(ply)).clone();
+        let mut moves = Vec::new();
+        if ply > 0 {
+            moves.push(token(ply - 1, &plies[ply - 1]));
+        }
+        moves.push(token(ply, san));
+        let last = ply + 1 == plies.len();
+        let l = setup_letter(&mover, &game, ply, moves, offer && last);
+        let at = registered + Duration::hours(ply as i64 + 1);
+        state.handle_letter(&l, at, &s);
+        assert_eq!(
+            state.games[&game].moves.len(),
+            ply + 1,
+            "{name}: setup move {} {san} was not played",
+            ply + 1
+        );
+    }
+    let form = h.get("x-test-form").map(|f| {
+        serde_json::from_value::<Form>(json!(f))
+            .unwrap_or_else(|_| panic!("{name}: X-Test-Form {f}"))
+    });
+    if let Some(g) = state.games.get_mut(&game) {
+        g.forms.white = None;
+        g.forms.black = None;
+        *g.forms.get_mut(sender_color) = form;
+    }
+    let plies_before = state.games[&game].moves.len();
+    let out = state.handle_letter(letter, received, &s);
+    let mail = |kind: MailKind| out.mails.iter().find(|m| m.kind == kind);
+    if let Some(q) = mail(MailKind::Query) {
+        return json!({ "query": q.data["reason"] });
+    }
+    let g = &state.games[&game];
+    let mut o = serde_json::Map::new();
+    if g.moves.len() > plies_before
+        && let Some(mv) = g.moves.last()
+    {
+        o.insert("played".into(), json!(mv.san));
+        // The receipt of the move (a leave in the same mail has a receipt of its own).
+        if let Some(r) = out
+            .mails
+            .iter()
+            .find(|m| m.kind == MailKind::Receipt && !m.data["move"].is_null())
+        {
+            if r.data["notes"].as_array().is_some_and(|n| !n.is_empty()) {
+                o.insert("notes".into(), r.data["notes"].clone());
+            }
+            for flag in ["draw_offer", "announcement"] {
+                if r.data[flag] == json!(true) {
+                    o.insert(flag.into(), json!(true));
+                }
+            }
+        }
+    }
+    if mail(MailKind::GameEnd).is_some() {
+        o.insert(
+            "ended".into(),
+            json!(format!(
+                "{} ({})",
+                g.result.clone().unwrap_or_default(),
+                g.end_reason.clone().unwrap_or_default()
+            )),
+        );
+    }
+    // A `status` mail is either the §13 announcement to the partner or the answer to `Status`.
+    if let Some(st) = mail(MailKind::Status) {
+        if st.data["announcement"] == json!(true) {
+            o.insert("announced".into(), json!(true));
+        } else {
+            o.insert("status".into(), json!(true));
+        }
+    }
+    if out.mails.iter().any(|m| m.kind == MailKind::Leave) {
+        o.insert("leave".into(), json!(true));
+    }
+    if o.is_empty() {
+        o.insert(
+            "ignored".into(),
+            json!(out.log.first().cloned().unwrap_or_default()),
+        );
+    }
+    Value::Object(o)
+}
+
+/// The reading and the outcome of one fixture, as stored in its `.expected.json`.
+fn reading(eml: &Path) -> Value {
+    let name = name_of(eml);
+    let raw = fs::read(eml).expect("fixture is readable");
+    match read_letter(&raw) {
+        Ok(letter) => {
+            let mut v = serde_json::to_value(&letter).expect("a Letter serialises");
+            let o = outcome(&letter, &raw, &name);
+            v["outcome"] = o;
+            v
+        }
+        Err(e) => json!({ "error": e.to_string() }),
+    }
+}
+
+#[test]
+fn mail_fixtures_read_as_expected() {
+    let update = std::env::var("UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1");
+    let emls = fixtures();
     let mut failures = Vec::new();
     for eml in &emls {
-        let name = eml
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("?")
-            .to_string();
-        let raw = fs::read(eml).expect("fixture is readable");
-        let got = match read_letter(&raw) {
-            Ok(letter) => serde_json::to_value(&letter).expect("a Letter serialises"),
-            Err(e) => serde_json::json!({ "error": e.to_string() }),
-        };
+        let name = name_of(eml);
+        let got = reading(eml);
         let expected_path = eml.with_file_name(format!("{name}.expected.json"));
         if update {
             let pretty = serde_json::to_string_pretty(&got).expect("json prints") + "\n";
@@ -50,7 +360,7 @@ fn mail_fixtures_read_as_expected() {
             ));
             continue;
         };
-        let want: serde_json::Value = match serde_json::from_str(&text) {
+        let want: Value = match serde_json::from_str(&text) {
             Ok(v) => v,
             Err(e) => {
                 failures.push(format!("{name}: {name}.expected.json is not JSON: {e}"));
@@ -66,9 +376,93 @@ fn mail_fixtures_read_as_expected() {
         }
     }
     assert!(
+        emls.len() >= 80,
+        "expected at least 80 fixtures, found {}",
+        emls.len()
+    );
+    assert!(
         failures.is_empty(),
         "{} fixture(s) differ:\n{}",
         failures.len(),
         failures.join("\n\n")
     );
+}
+
+/// The corpus in figures: how many fixtures are played as moves and how many are queried.
+/// `cargo test --test letter_fixtures corpus_figures -- --nocapture` prints them.
+#[test]
+fn corpus_figures() {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for eml in fixtures() {
+        let v = reading(&eml);
+        let kind = match &v["outcome"] {
+            Value::Object(o) if o.contains_key("played") => "played",
+            Value::Object(o) if o.contains_key("query") => "query",
+            Value::Object(o) if o.contains_key("ended") => "ended",
+            Value::Object(o) if o.contains_key("announced") => "announced",
+            Value::Object(o) if o.contains_key("ignored") => "ignored",
+            _ if v.get("error").is_some() => "unreadable",
+            _ => "no game",
+        };
+        *counts.entry(kind).or_default() += 1;
+    }
+    println!("corpus: {counts:?}");
+    assert!(
+        counts.get("played").copied().unwrap_or(0) >= 40,
+        "{counts:?}"
+    );
+    assert!(
+        counts.get("query").copied().unwrap_or(0) >= 15,
+        "{counts:?}"
+    );
+}
+
+fn outcome_of(stem: &str) -> Value {
+    let eml = fixture_dir().join(format!("{stem}.eml"));
+    reading(&eml)["outcome"].clone()
+}
+
+/// The rules the corpus was written for, checked by name (besides the snapshots): TO §2 (earlier
+/// moves as context, enclosed moves), §3 (notation memory and its note), §8 (what a query says).
+#[test]
+fn s2_s3_s8_rules_on_the_corpus() {
+    let played = |stem: &str, san: &str| {
+        let o = outcome_of(stem);
+        assert_eq!(o["played"], json!(san), "{stem}: {o}");
+        o
+    };
+    let query = |stem: &str, parts: &[&str]| {
+        let o = outcome_of(stem);
+        let text = o["query"].as_str().unwrap_or_else(|| panic!("{stem}: {o}"));
+        for p in parts {
+            assert!(text.contains(p), "{stem}: {text:?} lacks {p:?}");
+        }
+    };
+    // §2: a copied table of earlier moves is context when it agrees with the game.
+    played("14_tab_table", "Qf3");
+    played("15_iccf_numeric", "O-O");
+    played("46_html_table_of_moves", "Nd5");
+    // §2: moves the sender encloses: a PGN, his own mail forwarded inline or as attachment.
+    played("48_pgn_attachment", "Nd5");
+    played("49_forwarded_own_move", "Nxd5");
+    played("94_forwarded_as_attachment", "Qh5");
+    // §3: a switch of notation is played and noted; the same form again is not noted.
+    let o = played("65_s3_switch_to_english", "Be6");
+    assert!(
+        o["notes"].to_string().contains("TO §3"),
+        "65_s3_switch_to_english: {o}"
+    );
+    let o = played("66_s3_iccf_again", "d5");
+    assert!(o.get("notes").is_none(), "66_s3_iccf_again: {o}");
+    // §3: a player who writes English letters means the bishop by B.
+    played("67_english_writer_b_is_bishop", "Bc4");
+    // §8: the query names every reading, both own moves, the missing repetition.
+    query(
+        "71_query_bc4_bishop_or_pawn",
+        &["Lc4 oder c4", "nicht eindeutig"],
+    );
+    query("73_query_stray_digit", &["Sf36", "Sf6"]);
+    query("74_query_two_own_moves", &["13... h6", "13... a6"]);
+    query("75_query_repetition_missing", &["13... h6"]);
+    query("80_query_which_knight", &["c5", "f6"]);
 }

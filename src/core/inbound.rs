@@ -381,11 +381,26 @@ impl State {
             .iter()
             .filter(|t| Some((t.number, t.color)) == rep_key)
             .collect();
+        let form = view::form_for(game, color, self.lang_of_color(game_ref, color));
+        let read = |text: &str, pos: &Chess| read_in_usual_form(text, pos, form);
+        // Interpretation (TO §2): players often copy more of the game than the repetition
+        // (`21. Sh4 Ld7 22. Df3`, a whole table). An earlier move that reads as the move played at
+        // its number is context and ignored; any other extra move is still queried.
+        let is_context = |t: &MoveToken| {
+            let ply = (t.number as usize)
+                .checked_sub(1)
+                .map(|m| m * 2 + usize::from(t.color == Color::Black));
+            ply.filter(|&p| p + 1 < n).is_some_and(|p| {
+                read(&t.text, &game.position_after(p))
+                    .is_ok_and(|r| Game::uci_of(r.mv) == game.moves[p].uci)
+            })
+        };
         let others: Vec<&MoveToken> = tokens
             .iter()
             .filter(|t| {
                 !(t.number == own_number && t.color == color)
                     && Some((t.number, t.color)) != rep_key
+                    && !is_context(t)
             })
             .collect();
         // TO §7: beyond the own move, the moves of the partner's conditional line it accepts.
@@ -397,8 +412,6 @@ impl State {
             } else {
                 (Vec::new(), others)
             };
-        let form = view::form_for(game, color, self.lang_of_color(game_ref, color));
-        let read = |text: &str, pos: &Chess| read_in_usual_form(text, pos, form);
         let own_prefix = view::number_prefix(own_number, color);
         if tokens.is_empty() {
             return Err(Refusal::NoMove {

@@ -127,11 +127,11 @@ impl Refusal {
                 let list = open_games.join(", ");
                 if de {
                     format!(
-                        "Die Mail nennt keine Partie. Bitte antworten Sie auf eine Mail des Relais oder schreiben Sie die Partie in den Betreff, z. B. [{}].",
+                        "Die Mail nennt keine Partie. Bitte antworten Sie auf eine Mail des Relais oder schreiben Sie die Partie in den Betreff, z. B. {}.",
                         open_games
                             .first()
                             .map(String::as_str)
-                            .unwrap_or("TURNIER/1")
+                            .unwrap_or("[TURNIER/1]")
                     ) + &if list.is_empty() {
                         String::new()
                     } else {
@@ -139,11 +139,11 @@ impl Refusal {
                     }
                 } else {
                     format!(
-                        "The mail names no game. Please reply to a mail of the relay or put the game into the subject, e.g. [{}].",
+                        "The mail names no game. Please reply to a mail of the relay or put the game into the subject, e.g. {}.",
                         open_games
                             .first()
                             .map(String::as_str)
-                            .unwrap_or("TOURNAMENT/1")
+                            .unwrap_or("[TOURNAMENT/1]")
                     ) + &if list.is_empty() {
                         String::new()
                     } else {
@@ -299,6 +299,22 @@ impl Refusal {
                     )
                 }
             }
+            Refusal::BadMove {
+                number,
+                error: error @ NotationError::Ambiguous { .. },
+            } => {
+                if de {
+                    format!(
+                        "Ihr Zug {number} ist nicht eindeutig: {} (TO §2, §8). Bitte schreiben Sie ihn so, dass nur ein Zug gemeint sein kann.",
+                        error.message(lang)
+                    )
+                } else {
+                    format!(
+                        "Your move {number} is not clear: {} (TO §2, §8). Please write it so that only one move can be meant.",
+                        error.message(lang)
+                    )
+                }
+            }
             Refusal::BadMove { number, error } => {
                 if de {
                     format!(
@@ -422,13 +438,23 @@ impl Refusal {
                 }
             }
             Refusal::RepetitionClaimFalse { count } => {
+                let times_de = if *count == 1 {
+                    "erst einmal".to_string()
+                } else {
+                    format!("erst {count}-mal")
+                };
+                let times_en = match count {
+                    1 => "only once".to_string(),
+                    2 => "only twice".to_string(),
+                    n => format!("only {n} times"),
+                };
                 if de {
                     format!(
-                        "Die Reklamation der dreimaligen Stellungswiederholung trifft nicht zu: die Stellung kommt erst {count}-mal vor (FIDE 9.2, TO §31). Remis durch Wiederholung gilt nur, wenn dieselbe Stellung (gleiche Figuren, gleiche Seite am Zug, gleiche Rochade- und En-passant-Rechte) zum dritten Mal entsteht. Nichts wurde ausgeführt oder weitergeleitet."
+                        "Die Reklamation der dreimaligen Stellungswiederholung trifft nicht zu: die Stellung kommt {times_de} vor (FIDE 9.2, TO §31). Remis durch Wiederholung gilt nur, wenn dieselbe Stellung (gleiche Figuren, gleiche Seite am Zug, gleiche Rochade- und En-passant-Rechte) zum dritten Mal entsteht. Nichts wurde ausgeführt oder weitergeleitet."
                     )
                 } else {
                     format!(
-                        "The claim of a threefold repetition does not hold: the position occurs only {count} time(s) (FIDE 9.2, TO §31). A draw by repetition needs the same position (same pieces, same side to move, same castling and en-passant rights) for the third time. Nothing was played or forwarded."
+                        "The claim of a threefold repetition does not hold: the position occurs {times_en} (FIDE 9.2, TO §31). A draw by repetition needs the same position (same pieces, same side to move, same castling and en-passant rights) for the third time. Nothing was played or forwarded."
                     )
                 }
             }

@@ -18,7 +18,7 @@ pub fn author_text(message: &Message<'_>, limits: &Limits) -> String {
 
 /// Ids of the parts reachable from the root within `max_depth` multipart levels,
 /// at most `max_parts` of them.
-fn reachable_parts(message: &Message<'_>, limits: &Limits) -> Vec<bool> {
+pub(crate) fn reachable_parts(message: &Message<'_>, limits: &Limits) -> Vec<bool> {
     let mut allowed = vec![false; message.parts.len()];
     let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
     let mut seen = 0usize;
@@ -47,7 +47,7 @@ fn reachable_parts(message: &Message<'_>, limits: &Limits) -> Vec<bool> {
 }
 
 /// The cut of `s` to at most `max` bytes, at a character boundary.
-fn cap(s: &str, max: usize) -> &str {
+pub(crate) fn cap(s: &str, max: usize) -> &str {
     if s.len() <= max {
         return s;
     }
@@ -60,7 +60,7 @@ fn cap(s: &str, max: usize) -> &str {
 
 /// text/plain parts of the text body if there are any, else the HTML parts converted;
 /// at most `max_text_bytes` in all.
-fn choose_text(message: &Message<'_>, limits: &Limits) -> String {
+pub(crate) fn choose_text(message: &Message<'_>, limits: &Limits) -> String {
     let allowed = reachable_parts(message, limits);
     let is_allowed = |id: u32| allowed.get(id as usize).copied().unwrap_or(false);
     let mut out = String::new();

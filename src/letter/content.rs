@@ -94,7 +94,7 @@ fn struck_out(line: &str, doubts: &mut Vec<Doubt>) -> String {
 /// (`Nach 12. Lb5 …`) and not read.
 static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)^[^\d:]{0,40}\b(?:zug|züge|zuege|zugfolge|antwort|gegenzug|zugwiederholung|move|moves|reply|answer)\s*:\s*(\d.*)$",
+        r"(?i)^[^\d:]{0,40}\b(?:zug|züge|zuege|zugfolge|antwort|gegenzug|zugwiederholung|wiederholung|move|moves|reply|answer|repetition|repeat)\s*:\s*(\d.*)$",
     )
 });
 
@@ -526,6 +526,8 @@ mod tests {
         assert_eq!(c.moves, vec![w(13, "Lg5")]);
         let c = read_content("hier mein Zug: 13. Lg5\nMy move: 13. Bg5");
         assert_eq!(c.moves, vec![w(13, "Lg5"), w(13, "Bg5")]);
+        let c = read_content("Wiederholung: 24. Td2\nMein Zug: 24... Dd6");
+        assert_eq!(c.moves, vec![w(24, "Td2"), b(24, "Dd6")]);
         let c = read_content("Ich schlage vor: 12... Sd7 ist besser.");
         assert!(c.moves.is_empty());
         let c = read_content("Nach 12. Lb5 a6 war ich sicher.");

@@ -15,6 +15,7 @@ pub mod content;
 pub mod dates;
 pub mod digest;
 pub mod dsn;
+pub mod enclosed;
 pub mod headers;
 pub mod html;
 pub mod moves;
@@ -68,8 +69,16 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
         return Err(ReadError::Unparseable);
     }
     let head = headers::read_headers(&message, raw)?;
-    let text = body::author_text(&message, limits);
+    let mut text = body::author_text(&message, limits);
     let mut content = content::read_content(&text);
+    if content.moves.is_empty()
+        && let Some(enclosed) = enclosed::enclosed_text(&message, &head.from, limits)
+    {
+        // TO §2: moves the sender encloses (see `enclosed`); the text shows what was read.
+        let joined = format!("{text}\n\n{enclosed}");
+        text = body::cap(joined.trim(), limits.max_text_bytes).to_string();
+        content = content::read_content(&text);
+    }
     if headers::subject_is_status(&head.subject) {
         content.status_request = true;
     }
@@ -174,6 +183,14 @@ mod tests {
             "Am 1.1. schrieb x:\r\n\r\n\r\n\r\n".repeat(10_000)
         );
         let _ = read_letter(blanks.as_bytes());
+    }
+
+    #[test]
+    fn fuzz_finds_do_not_panic() {
+        // A malformed multipart mail that tripped a debug assertion inside mail-parser.
+        let raw =
+            include_bytes!("../../tests/fixtures/mail/fuzz/mail-parser-multipart-debug-assert.bin");
+        let _ = read_letter(raw);
     }
 
     #[test]

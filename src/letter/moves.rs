@@ -60,6 +60,25 @@ pub fn is_move(token: &str) -> bool {
     !t.is_empty() && (SAN.is_match(t) || ICCF.is_match(t) || CASTLING.is_match(t))
 }
 
+/// Whether `token` has a move's shape once one stray digit is left out (`Sf36`, `e45`): such a
+/// text is kept as written, and the notation reader names the moves it could be (TO §8).
+pub fn is_move_with_stray_digit(token: &str) -> bool {
+    let t = core_of(token);
+    if is_move(t)
+        || t.len() > 12
+        || !t.starts_with(|c: char| PIECE.contains(c) || c.is_ascii_lowercase())
+    {
+        return false;
+    }
+    t.char_indices()
+        .filter(|(_, c)| c.is_ascii_digit())
+        .any(|(i, _)| {
+            let mut s = t.to_string();
+            s.remove(i);
+            is_move(&s)
+        })
+}
+
 /// Whether `token` is a result sign (`1-0`, `½`, …).
 pub fn is_result(token: &str) -> bool {
     RESULT.is_match(token.trim_end_matches(['.', ',', '!', ';']))
@@ -221,7 +240,7 @@ fn take_move(toks: &[String], i: usize) -> Option<(String, usize)> {
             }
         }
     }
-    if is_move(t0) {
+    if is_move(t0) || is_move_with_stray_digit(t0) {
         return Some((move_text(t0), 1));
     }
     // `Sf 3`, `L b5`: a fragment that only makes sense with the next token.
@@ -394,6 +413,19 @@ mod tests {
         assert_eq!(moves("4. Lf1:b5"), vec![w(4, "Lf1:b5")]);
         assert_eq!(moves("13. Lg5!?"), vec![w(13, "Lg5!?")]);
         assert_eq!(moves("13. Lg5."), vec![w(13, "Lg5")]);
+    }
+
+    #[test]
+    fn s8_stray_digit_is_kept_for_the_notation_reader() {
+        assert_eq!(moves("12. Lb5 Sf36"), vec![w(12, "Lb5"), b(12, "Sf36")]);
+        assert_eq!(moves("12... e45"), vec![b(12, "e45")]);
+        for t in ["Sf36", "e45", "Lb55+", "0-0"] {
+            assert!(is_move_with_stray_digit(t) || is_move(t), "{t}");
+        }
+        for t in ["Sf3", "2026", "12345", "Lf9", "Tage", "a"] {
+            assert!(!is_move_with_stray_digit(t), "{t}");
+        }
+        assert!(read_line("12. Lf9", &[]).unreadable);
     }
 
     #[test]

@@ -155,18 +155,52 @@ impl NotationError {
             (NotationError::Illegal { text, reason }, _) => {
                 format!("{}: {}", quoted(text), reason.message(lang))
             }
-            (NotationError::Ambiguous { text, readings }, Lang::De) => format!(
-                "{}: mehrdeutig, gemeint sein kann {}",
-                quoted(text),
-                join(readings, "oder")
-            ),
-            (NotationError::Ambiguous { text, readings }, Lang::En) => format!(
-                "{}: ambiguous, it can mean {}",
-                quoted(text),
-                join(readings, "or")
-            ),
+            (NotationError::Ambiguous { text, readings }, Lang::De) => {
+                let readings: Vec<String> = readings.iter().map(|r| german_letters(r)).collect();
+                if readings.len() == 1 {
+                    format!(
+                        "{}: zweifelhaft, gemeint ist vielleicht {}",
+                        quoted(text),
+                        join(&readings, "oder")
+                    )
+                } else {
+                    format!(
+                        "{}: mehrdeutig, gemeint sein kann {}",
+                        quoted(text),
+                        join(&readings, "oder")
+                    )
+                }
+            }
+            (NotationError::Ambiguous { text, readings }, Lang::En) => {
+                if readings.len() == 1 {
+                    format!(
+                        "{}: doubtful, perhaps {} is meant",
+                        quoted(text),
+                        join(readings, "or")
+                    )
+                } else {
+                    format!(
+                        "{}: ambiguous, it can mean {}",
+                        quoted(text),
+                        join(readings, "or")
+                    )
+                }
+            }
         }
     }
+}
+
+/// An English short algebraic reading in German letters (`Bc4` → `Lc4`), for German messages.
+fn german_letters(san: &str) -> String {
+    san.chars()
+        .map(|c| match c {
+            'N' => 'S',
+            'B' => 'L',
+            'R' => 'T',
+            'Q' => 'D',
+            c => c,
+        })
+        .collect()
 }
 
 /// `a`, `a or b`, `a, b or c`.
@@ -493,7 +527,7 @@ mod tests {
         assert_eq!(e.message(Lang::En), "Bc4: ambiguous, it can mean Bc4 or c4");
         assert_eq!(
             e.message(Lang::De),
-            "Bc4: mehrdeutig, gemeint sein kann Bc4 oder c4"
+            "Bc4: mehrdeutig, gemeint sein kann Lc4 oder c4"
         );
     }
 

@@ -133,6 +133,14 @@ fn analyse(text: &str, pos: &Chess) -> Analysis {
         resolved: Vec::new(),
     };
     if candidates.is_empty() {
+        // TO §8: a stray digit (`Sf36`, `e45`) makes the text doubtful; name what it could be.
+        let readings = stray_digit_readings(text, pos);
+        if !readings.is_empty() {
+            return result(Err(NotationError::Ambiguous {
+                text: text.to_string(),
+                readings,
+            }));
+        }
         return result(Err(NotationError::NotAMove {
             text: text.to_string(),
         }));
@@ -201,6 +209,31 @@ fn analyse(text: &str, pos: &Chess) -> Analysis {
         result: outcome,
         resolved: resolved.into_iter().map(|(m, c)| (m, c.forms())).collect(),
     }
+}
+
+/// The distinct legal moves `text` reads as when one of its digits is left out.
+fn stray_digit_readings(text: &str, pos: &Chess) -> Vec<String> {
+    let mut readings: Vec<String> = Vec::new();
+    if text.chars().count() > 12 {
+        return readings;
+    }
+    for (i, c) in text.char_indices() {
+        if !c.is_ascii_digit() {
+            continue;
+        }
+        let mut shorter = text.to_string();
+        shorter.remove(i);
+        if parse(&shorter).is_empty() {
+            continue;
+        }
+        if let Ok(reading) = analyse(&shorter, pos).result {
+            let san = write_move(pos, &reading.mv, Form::SanEnglish);
+            if !readings.contains(&san) {
+                readings.push(san);
+            }
+        }
+    }
+    readings
 }
 
 /// How precise a reason is: "nothing of that kind gets there" is the least precise.

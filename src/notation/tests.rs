@@ -669,8 +669,34 @@ fn s8_ambiguous_message_names_the_readings() {
     assert_eq!(e.message(Lang::En), "Bc4: ambiguous, it can mean Bc4 or c4");
     assert_eq!(
         e.message(Lang::De),
-        "Bc4: mehrdeutig, gemeint sein kann Bc4 oder c4"
+        "Bc4: mehrdeutig, gemeint sein kann Lc4 oder c4"
     );
+}
+
+#[test]
+fn s8_stray_digit_names_the_readings() {
+    // `Sf36`: a knight to f3 or to f6 — after 1. e4 only Black's g8 knight can go to f6.
+    let pos = after(&["e4"]);
+    let e = read_move("Sf36", &pos).unwrap_err();
+    assert_eq!(
+        e,
+        NotationError::Ambiguous {
+            text: "Sf36".into(),
+            readings: vec!["Nf6".into()]
+        }
+    );
+    assert_eq!(
+        e.message(Lang::De),
+        "Sf36: zweifelhaft, gemeint ist vielleicht Sf6"
+    );
+    // `d34`: d4 (the 3 stray) or d3 (the 4 stray), both legal at the start.
+    let pos = Chess::default();
+    let e = read_move("d34", &pos).unwrap_err();
+    assert_eq!(e.message(Lang::En), "d34: ambiguous, it can mean d4 or d3");
+    assert!(matches!(
+        read_move("Sf99", &pos),
+        Err(NotationError::NotAMove { .. })
+    ));
 }
 
 #[test]
