@@ -4,7 +4,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Relay, body_text, fetch_all, header, unique_addr, wait_for};
+use common::{Duel, body_text, fetch_all, header, wait_for};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -15,41 +15,13 @@ fn kinds(mails: &[Vec<u8>]) -> Vec<String> {
         .collect()
 }
 
-struct Duel {
-    relay: Relay,
-    anna: String,
-    bert: String,
-    director: String,
-    game: String,
-}
-
 /// Anna (White) and Bert (Black), both German; Anna's 1. e4 at 2026-12-01 10:00.
 fn after_first_move(name: &str, rules: &str) -> Duel {
-    let relay = Relay::new(name);
-    let anna = unique_addr("anna");
-    let bert = unique_addr("bert");
-    let t = relay.tournament(
-        &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
-        rules,
-        "2026-12-01",
-    );
-    relay.run_ok(&[
-        "tournament",
-        "add",
-        t.path.to_str().unwrap(),
-        "--now",
-        "2026-11-30T12:00:00+01:00",
-    ]);
-    relay.send(&anna, &format!("[{}]", t.game(1)), "1. e4");
-    relay.once("2026-12-01T10:00:00+01:00");
-    wait_for(&bert, 2, WAIT);
-    Duel {
-        game: t.game(1),
-        director: t.director.clone(),
-        relay,
-        anna,
-        bert,
-    }
+    let d = Duel::new(name, rules, ("Anna Adler", None), ("Bert Berger", None));
+    let anna = d.anna.clone();
+    d.play(&anna, "1. e4", "2026-12-01T10:00:00+01:00");
+    wait_for(&d.bert, 2, WAIT);
+    d
 }
 
 #[test]

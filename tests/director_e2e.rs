@@ -6,8 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::{
-    Relay, body_text, envelope_address, fetch_all, header, send_mail, send_text, unique_addr,
-    wait_for,
+    Relay, body_text, envelope_address, fetch_all, header, send_mail, unique_addr, wait_for,
 };
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -69,23 +68,13 @@ fn s24_leave_refused_accepted_no_reminder_and_ended_by_a_move() {
         "--now",
         "2026-11-30T12:00:00+01:00",
     ]);
-    send_text(&anna, &relay.address, &format!("[{}]", t.game(1)), "1. e4");
+    relay.send(&anna, &format!("[{}]", t.game(1)), "1. e4");
     relay.once("2026-12-01T10:00:00+01:00");
     wait_for(&bert, 3, WAIT); // start (game 1), start (game 3), move
 
     // Too short and too long: each a precise query, nothing else.
-    send_text(
-        &bert,
-        &relay.address,
-        "Urlaub",
-        "Urlaub: 20.12.2026 – 22.12.2026",
-    );
-    send_text(
-        &bert,
-        &relay.address,
-        "Leave",
-        "leave 2026-12-20 to 2027-02-20",
-    );
+    relay.send(&bert, "Urlaub", "Urlaub: 20.12.2026 – 22.12.2026");
+    relay.send(&bert, "Leave", "leave 2026-12-20 to 2027-02-20");
     relay.once("2026-12-02T10:00:00+01:00");
     let mails = wait_for(&bert, 5, WAIT);
     let queries: Vec<String> = mails
@@ -108,12 +97,7 @@ fn s24_leave_refused_accepted_no_reminder_and_ended_by_a_move() {
     assert_eq!(count(&fetch_all(&t.director), "leave"), 0);
 
     // Accepted: a notice to every partner and to TL, a receipt to him.
-    send_text(
-        &bert,
-        &relay.address,
-        "Urlaub",
-        "Urlaub: 05.12.2026 – 31.12.2026",
-    );
+    relay.send(&bert, "Urlaub", "Urlaub: 05.12.2026 – 31.12.2026");
     relay.once("2026-12-03T10:00:00+01:00");
     let b = wait_for(&bert, 6, WAIT);
     let receipt = b.last().unwrap();
@@ -150,12 +134,7 @@ fn s24_leave_refused_accepted_no_reminder_and_ended_by_a_move() {
     assert_eq!(count(&settled(&bert), "reminder"), 0);
 
     // A move during the leave ends it the day before; TL and the partners are told.
-    send_text(
-        &bert,
-        &relay.address,
-        &format!("[{}]", t.game(1)),
-        "1. e4 e5",
-    );
+    relay.send(&bert, &format!("[{}]", t.game(1)), "1. e4 e5");
     relay.once("2026-12-18T10:00:00+01:00");
     let a = wait_kind(&anna, "leave", 2);
     assert_eq!(count(&a, "move"), 1, "{:?}", kinds(&a));
@@ -200,18 +179,13 @@ fn s22_tl_confirms_second_zu_and_non_tl_command_refused() {
         "--now",
         "2026-11-30T12:00:00+01:00",
     ]);
-    send_text(&anna, &relay.address, &format!("[{game}]"), "1. e4");
+    relay.send(&anna, &format!("[{game}]"), "1. e4");
     relay.once("2026-12-01T10:00:00+01:00");
     // Without announcement the 26th day costs 31 (TO §13): the first ZÜ on 27.12.
     relay.once("2026-12-27T09:00:00+01:00");
-    send_text(&bert, &relay.address, &format!("[{game}]"), "1. e4 e5");
+    relay.send(&bert, &format!("[{game}]"), "1. e4 e5");
     relay.once("2026-12-28T10:00:00+01:00");
-    send_text(
-        &anna,
-        &relay.address,
-        &format!("[{game}]"),
-        "1... e5\n2. Sf3",
-    );
+    relay.send(&anna, &format!("[{game}]"), "1... e5\n2. Sf3");
     relay.once("2026-12-28T11:00:00+01:00");
     // Bert's new period (TO §20): again 26 days without a move → the second ZÜ, TL decides.
     relay.once("2027-01-23T09:00:00+01:00");
@@ -228,12 +202,7 @@ fn s22_tl_confirms_second_zu_and_non_tl_command_refused() {
     );
 
     // Anna may not confirm it: a query, nothing changes.
-    send_text(
-        &anna,
-        &relay.address,
-        &format!("Re: [{game}]"),
-        "ZÜ bestätigt",
-    );
+    relay.send(&anna, &format!("Re: [{game}]"), "ZÜ bestätigt");
     relay.once("2027-01-24T09:00:00+01:00");
     let a = settled(&anna);
     let q = a.last().unwrap();
@@ -251,7 +220,7 @@ fn s22_tl_confirms_second_zu_and_non_tl_command_refused() {
     // TL answers the time-forfeit-2 mail: the reply key names the game.
     let before_anna = a.len();
     let before_bert = settled(&bert).len();
-    let command_id = send_text(
+    let command_id = relay.send_to(
         &t.director,
         envelope_address(&reply_to),
         "Re: Zweite Zeitüberschreitung",
@@ -311,7 +280,7 @@ fn fax_2_2_refused_address_gives_exactly_one_bounce_report_per_mail() {
     assert_eq!(kinds(&tl), vec!["bounce-report"]);
     assert!(body_text(&tl[0]).contains(&bert));
     // Anna's move cannot reach him either: one more report, with the move.
-    send_text(&anna, &relay.address, &format!("[{game}]"), "1. e4");
+    relay.send(&anna, &format!("[{game}]"), "1. e4");
     relay.once("2026-12-01T10:00:00+01:00");
     let tl = wait_for(&t.director, 2, WAIT);
     let report = &tl[1];

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{Relay, attachments, body_text, fetch_all, header, send_text, unique_addr, wait_for};
+use common::{Duel, attachments, body_text, fetch_all, header, wait_for};
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
@@ -22,81 +22,49 @@ fn kinds(mails: &[Vec<u8>]) -> Vec<String> {
 }
 
 /// Anna (White, German) and Bert (Black, English), fax rules, start mails delivered.
-struct Duel {
-    relay: Relay,
-    anna: String,
-    bert: String,
-    director: String,
-    game: String,
-    /// Mails the relay's inbox has received so far.
-    sent: usize,
-    /// The next `--now`, one hour per mail from 2026-12-01 10:00.
+/// A [`Duel`] whose mails are processed one hour apart from 2026-12-01 10:00.
+struct Clocked {
+    d: Duel,
+    /// The next `--now`, one hour per mail.
     hour: u32,
 }
 
-fn duel(name: &str) -> Duel {
-    let relay = Relay::new(name);
-    let anna = unique_addr("anna");
-    let bert = unique_addr("bert");
-    let t = relay.tournament(
-        &[
-            ("Anna Adler", &anna, Some("de")),
-            ("Bert Berger", &bert, Some("en")),
-        ],
-        "fax",
-        "2026-12-01",
-    );
-    relay.run_ok(&[
-        "tournament",
-        "add",
-        t.path.to_str().unwrap(),
-        "--now",
-        "2026-11-30T12:00:00+01:00",
-    ]);
-    relay.once("2026-11-30T12:00:00+01:00");
-    wait_for(&anna, 1, WAIT);
-    wait_for(&bert, 1, WAIT);
-    Duel {
-        game: t.game(1),
-        director: t.director.clone(),
-        relay,
-        anna,
-        bert,
-        sent: 0,
+impl std::ops::Deref for Clocked {
+    type Target = Duel;
+    fn deref(&self) -> &Duel {
+        &self.d
+    }
+}
+
+/// Anna (White, German) against Bert (Black, English), fax rules; start mails delivered.
+fn duel(name: &str) -> Clocked {
+    Clocked {
+        d: Duel::new(
+            name,
+            "fax",
+            ("Anna Adler", Some("de")),
+            ("Bert Berger", Some("en")),
+        ),
         hour: 0,
     }
 }
 
-impl Duel {
+impl Clocked {
+    fn now(&self) -> String {
+        (chrono::DateTime::parse_from_rfc3339("2026-12-01T10:00:00+01:00").unwrap()
+            + chrono::Duration::hours(i64::from(self.hour)))
+        .to_rfc3339()
+    }
+
     /// Sends `body` from `from`, waits until the relay's mailbox has it, runs one pass.
     fn play(&mut self, from: &str, body: &str) {
-        let from = from.to_string();
-        send_text(
-            &from,
-            &self.relay.address,
-            &format!("Re: [{}] Zug", self.game),
-            body,
-        );
-        self.sent += 1;
-        wait_for(&self.relay.address, self.sent, WAIT);
-        let t = chrono::DateTime::parse_from_rfc3339("2026-12-01T10:00:00+01:00").unwrap()
-            + chrono::Duration::hours(i64::from(self.hour));
+        let now = self.now();
+        self.d.play(from, body, &now);
         self.hour += 1;
-        self.relay.once(&t.to_rfc3339());
     }
 
     fn status(&self) -> serde_json::Value {
-        let now = chrono::DateTime::parse_from_rfc3339("2026-12-01T10:00:00+01:00").unwrap()
-            + chrono::Duration::hours(i64::from(self.hour));
-        let out = self.relay.run_ok(&[
-            "status",
-            self.game.as_str(),
-            "--json",
-            "--now",
-            &now.to_rfc3339(),
-        ]);
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-        v[0].clone()
+        self.d.status(&self.now())
     }
 }
 

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{Relay, attachments, body_text, fetch_all, header, send_text, unique_addr, wait_for};
+use common::{
+    Duel, Relay, attachments, body_text, fetch_all, header, send_text, unique_addr, wait_for,
+};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -161,84 +163,26 @@ fn b64decode(s: &str) -> Vec<u8> {
     out
 }
 
-/// A two-player tournament (both German) with one game, start mails delivered.
-struct Duel {
-    relay: Relay,
-    anna: String,
-    bert: String,
-    id: String,
-    game: String,
-    director: String,
-    /// Mails sent to the relay so far (to wait for their delivery before each `once`).
-    sent: usize,
-}
-
+/// Anna Adler against Bert Bärmann, both German, fax rules; start mails delivered.
 fn duel(name: &str) -> Duel {
-    let relay = Relay::new(name);
-    let anna = unique_addr("anna");
-    let bert = unique_addr("bert");
-    let t = relay.tournament_with_games(
-        &[
-            ("Anna Adler", &anna, Some("de")),
-            ("Bert Bärmann", &bert, Some("de")),
-        ],
-        &[(&anna, &bert)],
+    Duel::new(
+        name,
         "fax",
-        "2026-12-01",
-    );
-    relay.run_ok(&[
-        "tournament",
-        "add",
-        t.path.to_str().unwrap(),
-        "--now",
-        "2026-11-30T12:00:00+01:00",
-    ]);
-    relay.once("2026-11-30T12:00:00+01:00");
-    wait_for(&anna, 1, WAIT);
-    wait_for(&bert, 1, WAIT);
-    Duel {
-        game: t.game(1),
-        id: t.id.clone(),
-        director: t.director.clone(),
-        relay,
-        anna,
-        bert,
-        sent: 0,
-    }
-}
-
-impl Duel {
-    /// Sends `body` from `from` about the game and runs the relay at `now` once it has arrived.
-    fn play(&mut self, from: &str, subject: &str, body: &str, now: &str) {
-        send_text(from, &self.relay.address, subject, body);
-        self.sent += 1;
-        wait_for(&self.relay.address, self.sent, WAIT);
-        self.relay.once(now);
-    }
+        ("Anna Adler", Some("de")),
+        ("Bert Bärmann", Some("de")),
+    )
 }
 
 #[test]
 fn fools_mate_game_end_pgn_exports_and_mbox_byte_for_byte() {
-    let mut d = duel("records-mate");
-    let subject = format!("Re: [{}] Zug", d.game);
+    let d = duel("records-mate");
     let (anna, bert) = (d.anna.clone(), d.bert.clone());
-    d.play(&anna, &subject, "1. f3", "2026-12-01T10:00:00+01:00");
-    d.play(
-        &bert,
-        &subject,
-        "1. f3\n1... e5",
-        "2026-12-02T11:30:00+01:00",
-    );
-    d.play(
-        &anna,
-        &subject,
-        "1... e5\n2. g4",
-        "2026-12-04T09:15:00+01:00",
-    );
+    d.play(&anna, "1. f3", "2026-12-01T10:00:00+01:00");
+    d.play(&bert, "1. f3\n1... e5", "2026-12-02T11:30:00+01:00");
+    d.play(&anna, "1... e5\n2. g4", "2026-12-04T09:15:00+01:00");
     // The signature's `From ` line must come back from the mbox unchanged (mboxrd quoting).
     d.play(
         &bert,
-        &subject,
         "2. g4\n2... Dh4#\n\n-- \nFrom Hamburg with love\n>From the other side\nBert",
         "2026-12-04T20:00:00+01:00",
     );

@@ -5,7 +5,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Relay, body_text, fetch_all, header, send_text, unique_addr, wait_for};
+use common::{Duel, Relay, body_text, fetch_all, header, send_text, unique_addr, wait_for};
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{Chess, EnPassantMode, Position};
@@ -20,52 +20,14 @@ fn kinds(mails: &[Vec<u8>]) -> Vec<String> {
         .collect()
 }
 
-/// A two-player tournament (Anna White in German, Bert Black in English) under `rules`,
-/// registered at `registered`, starting 2026-12-01; start mails delivered.
-struct Duel {
-    relay: Relay,
-    anna: String,
-    bert: String,
-    game: String,
-    director: String,
-}
-
+/// Anna (White, German) against Bert (Black, English) under `rules`; start mails delivered.
 fn duel(name: &str, rules: &str) -> Duel {
-    let relay = Relay::new(name);
-    let anna = unique_addr("anna");
-    let bert = unique_addr("bert");
-    let t = relay.tournament(
-        &[
-            ("Anna Adler", &anna, Some("de")),
-            ("Bert Berger", &bert, Some("en")),
-        ],
+    Duel::new(
+        name,
         rules,
-        "2026-12-01",
-    );
-    relay.run_ok(&[
-        "tournament",
-        "add",
-        t.path.to_str().unwrap(),
-        "--now",
-        "2026-11-30T12:00:00+01:00",
-    ]);
-    relay.once("2026-11-30T12:00:00+01:00");
-    wait_for(&anna, 1, WAIT);
-    wait_for(&bert, 1, WAIT);
-    Duel {
-        game: t.game(1),
-        director: t.director.clone(),
-        relay,
-        anna,
-        bert,
-    }
-}
-
-impl Duel {
-    fn send(&self, from: &str, body: &str) -> String {
-        self.relay
-            .send(from, &format!("Re: [{}] Zug", self.game), body)
-    }
+        ("Anna Adler", Some("de")),
+        ("Bert Berger", Some("en")),
+    )
 }
 
 #[test]
@@ -144,8 +106,7 @@ fn opening_german_long_against_iccf_numeric_every_fen_checked() {
         } else {
             (&d.bert, &d.anna)
         };
-        d.send(from, body);
-        d.relay.once(&now.to_rfc3339());
+        d.play(from, body, &now.to_rfc3339());
         let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
         pos.play_unchecked(mv);
         let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();

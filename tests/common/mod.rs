@@ -892,3 +892,73 @@ fn toml_str(s: &str) -> String {
     out.push('"');
     out
 }
+
+// ------------------------------------------------------------------------------------------------
+// A game between two players
+
+/// When the tests register their tournaments.
+pub const REGISTERED: &str = "2026-11-30T12:00:00+01:00";
+
+/// Anna (White) against Bert (Black): one game of a tournament starting 2026-12-01, registered at
+/// [`REGISTERED`], with both start mails delivered.
+pub struct Duel {
+    pub relay: Relay,
+    pub anna: String,
+    pub bert: String,
+    /// The tournament id.
+    pub id: String,
+    /// The game, `ID/1`.
+    pub game: String,
+    pub director: String,
+}
+
+impl Duel {
+    /// `anna` and `bert` are (display name, language) of the two players.
+    pub fn new(
+        test: &str,
+        rules: &str,
+        anna: (&str, Option<&str>),
+        bert: (&str, Option<&str>),
+    ) -> Duel {
+        let relay = Relay::new(test);
+        let anna_addr = unique_addr("anna");
+        let bert_addr = unique_addr("bert");
+        let t = relay.tournament_with_games(
+            &[(anna.0, &anna_addr, anna.1), (bert.0, &bert_addr, bert.1)],
+            &[(&anna_addr, &bert_addr)],
+            rules,
+            "2026-12-01",
+        );
+        let path = t.path.to_string_lossy().into_owned();
+        relay.run_ok(&["tournament", "add", &path, "--now", REGISTERED]);
+        relay.once(REGISTERED);
+        wait_for(&anna_addr, 1, Duration::from_secs(20));
+        wait_for(&bert_addr, 1, Duration::from_secs(20));
+        Duel {
+            id: t.id.clone(),
+            game: t.game(1),
+            director: t.director.clone(),
+            relay,
+            anna: anna_addr,
+            bert: bert_addr,
+        }
+    }
+
+    /// Sends `body` from `from` about the game (`Re: [GAME] Zug`), waits until the relay's mailbox
+    /// has it, and runs `fernzug once --now NOW`.
+    pub fn play(&self, from: &str, body: &str, now: &str) {
+        self.relay
+            .send(from, &format!("Re: [{}] Zug", self.game), body);
+        self.relay.once(now);
+    }
+
+    /// `fernzug status GAME --json --now NOW`: the game's object.
+    pub fn status(&self, now: &str) -> serde_json::Value {
+        let out = self
+            .relay
+            .run_ok(&["status", self.game.as_str(), "--json", "--now", now]);
+        let v: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("status --json: {e}: {out}"));
+        v[0].clone()
+    }
+}
