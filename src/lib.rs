@@ -27,6 +27,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod core;
+pub mod crash;
 pub mod daemon;
 pub mod game_ref;
 pub mod imap;

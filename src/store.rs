@@ -525,13 +525,28 @@ impl Batch {
         self
     }
 
-    /// Quarantine a mail (key: uidvalidity and uid, big-endian).
+    /// Quarantine a mail (key: uidvalidity and uid, big-endian; a mail that did not come over
+    /// IMAP, uid 0, is keyed `id:` + its Message-ID or, without one, its time).
     pub fn quarantine(&mut self, entry: &QuarantineEntry) -> &mut Batch {
-        self.put(
-            Tree::Quarantine,
-            uid_key(entry.uidvalidity, entry.uid),
-            entry,
-        )
+        let key = if entry.uidvalidity == 0 && entry.uid == 0 {
+            let id = entry
+                .message_id
+                .clone()
+                .unwrap_or_else(|| entry.at.to_rfc3339());
+            format!("id:{id}").into_bytes()
+        } else {
+            uid_key(entry.uidvalidity, entry.uid).to_vec()
+        };
+        self.put(Tree::Quarantine, key, entry)
+    }
+
+    /// Moves every write of `other` into this batch (after the ones already here).
+    pub fn append(&mut self, other: Batch) -> &mut Batch {
+        if let Some(e) = other.error {
+            self.fail(e);
+        }
+        self.ops.extend(other.ops);
+        self
     }
 
     /// Test hook: make the transaction abort when it reaches this point.
@@ -690,7 +705,7 @@ impl Store {
                 Ok(())
             });
         match result {
-            Ok(()) => {}
+            Ok(()) => crate::crash::point("after-commit"),
             Err(TransactionError::Abort(reason)) => {
                 return Err(StoreError::Aborted {
                     path: self.path.clone(),
@@ -705,7 +720,9 @@ impl Store {
                 });
             }
         }
-        self.make_durable()
+        self.make_durable()?;
+        crate::crash::point("after-fsync");
+        Ok(())
     }
 
     /// `db.flush()` followed by fsync of every database file and directory.
@@ -839,6 +856,66 @@ impl Store {
     /// The earliest `next_attempt` in the outbox, if it is not empty.
     pub fn next_outbox_attempt(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
         Ok(self.outbox_all()?.iter().map(|e| e.next_attempt).min())
+    }
+
+    /// Every quarantined mail, in key order (UIDVALIDITY, UID).
+    pub fn quarantined(&self) -> Result<Vec<QuarantineEntry>, StoreError> {
+        Ok(self
+            .scan::<QuarantineEntry>(Tree::Quarantine)?
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect())
+    }
+
+    /// Removes, in one transaction, every archived mail all of whose games are in `games`
+    /// (with its index entries); mails that also name another game stay. Returns how many
+    /// were removed. The caller decides which games may go (Fax 2.8: `crate::core::retention`).
+    pub fn rotate_archive(
+        &self,
+        games: &std::collections::BTreeSet<String>,
+    ) -> Result<usize, StoreError> {
+        let mut ids = std::collections::BTreeSet::new();
+        for game in games {
+            let prefix = game_prefix(game);
+            for item in self.tree(Tree::ArchiveByGame).scan_prefix(&prefix) {
+                let (key, _) =
+                    item.map_err(self.db_err(format!("scanning {}", Tree::ArchiveByGame)))?;
+                if let Some(id) = suffix_u64(&key, prefix.len()) {
+                    ids.insert(id);
+                }
+            }
+        }
+        let mut batch = Batch::new();
+        let mut removed = 0;
+        for id in ids {
+            let Some(entry) = self.get::<ArchiveEntry>(Tree::Archive, id.to_be_bytes())? else {
+                continue;
+            };
+            if !entry.games.iter().all(|g| games.contains(g)) {
+                continue;
+            }
+            batch.delete(Tree::Archive, id.to_be_bytes());
+            for g in &entry.games {
+                batch.delete(Tree::ArchiveByGame, game_key(g, id));
+            }
+            removed += 1;
+        }
+        if removed > 0 {
+            self.commit(batch)?;
+        }
+        Ok(removed)
+    }
+
+    /// The earliest `next_attempt` among the heads of the outbox: the oldest entry of each
+    /// recipient (later mails to a recipient wait for earlier ones, so they never overtake).
+    pub fn next_outbox_head_attempt(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
+        let mut seen = std::collections::BTreeSet::new();
+        Ok(self
+            .outbox_all()?
+            .into_iter()
+            .filter(|e| seen.insert(e.recipient.clone()))
+            .map(|e| e.next_attempt)
+            .min())
     }
 
     /// The SMTP server accepted entry `id`: delete it (flushed and fsynced). Deleting an

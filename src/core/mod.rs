@@ -16,14 +16,19 @@ pub mod game;
 mod inbound;
 pub mod mail;
 pub mod pgn;
+pub mod ratelimit;
 pub mod refusal;
 mod register;
+pub mod retention;
+pub mod screen;
 pub mod state;
+mod undeliverable;
 pub mod view;
 
 pub use deadlines::Due;
 pub use register::RegisterError;
 pub use state::{KeyBinding, Meta, Output, Person, Player, Settings, State, Tournament};
+pub use undeliverable::Undelivered;
 
 #[cfg(test)]
 mod tests;

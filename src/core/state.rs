@@ -30,6 +30,8 @@ pub struct Settings {
     /// A random id of this relay installation, part of every Message-ID so ids never repeat
     /// across installations.
     pub instance: String,
+    /// What the relay believes and how much it answers (`crate::core::screen`).
+    pub guard: crate::core::screen::Guard,
 }
 
 impl Settings {
@@ -138,6 +140,9 @@ pub struct Meta {
     pub mail_seq: u64,
     /// Strangers who already got their one polite answer.
     pub strangers_answered: BTreeSet<String>,
+    /// Automatic answers per address on the current day (`crate::core::ratelimit`).
+    #[serde(default)]
+    pub answers: BTreeMap<String, crate::core::ratelimit::AnswerDay>,
 }
 
 /// What one step of the core decided.
@@ -157,6 +162,9 @@ pub struct Output {
     pub letter_games: BTreeSet<GameRef>,
     /// One line for the log: what was done.
     pub log: Vec<String>,
+    /// The letter was not acted on for a reason the operator must see: the shell keeps it in
+    /// quarantine with this reason (e.g. no DMARC pass, `crate::core::screen`).
+    pub quarantine: Option<String>,
 }
 
 impl State {

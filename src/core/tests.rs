@@ -24,6 +24,7 @@ fn settings() -> Settings {
         tz: Berlin,
         default_lang: Lang::De,
         instance: "test".into(),
+        guard: Default::default(),
     }
 }
 
@@ -110,6 +111,7 @@ fn letter_with(from: &str, moves: &[(u32, Color, &str)], mut content: Content) -
         date_header: None,
         text: String::new(),
         content,
+        trace: Default::default(),
     }
 }
 
