@@ -462,6 +462,7 @@ impl App {
                     attempts: 0,
                     next_attempt: now,
                     last_error: None,
+                    seq: 0,
                 });
             }
         }

@@ -38,6 +38,9 @@ const SCHEMA_KEY: &[u8] = b"schema_version";
 /// Key of the next archive id in [`Tree::Meta`].
 const ARCHIVE_NEXT_KEY: &[u8] = b"archive_next";
 
+/// Key of the next outbox sequence number in [`Tree::Meta`].
+const OUTBOX_NEXT_KEY: &[u8] = b"outbox_next";
+
 /// The named trees of the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Tree {
@@ -279,6 +282,10 @@ pub struct OutboxEntry {
     pub next_attempt: DateTime<Utc>,
     /// The last delivery error, if any.
     pub last_error: Option<String>,
+    /// The order of enqueueing, allocated by the store (a counter in `Meta`) when the entry is
+    /// first enqueued; 0 until then. Among entries of the same `created`, lower goes first.
+    #[serde(default)]
+    pub seq: u64,
 }
 
 impl OutboxEntry {
@@ -347,6 +354,10 @@ enum Op {
     Archive {
         value: Vec<u8>,
         games: Vec<String>,
+    },
+    /// A new outbox entry: its `seq` is allocated inside the transaction.
+    Enqueue {
+        entry: Box<OutboxEntry>,
     },
     /// Test hook: abort the transaction at this point.
     #[cfg(test)]
@@ -486,7 +497,13 @@ impl Batch {
             });
             return self;
         }
-        self.put(Tree::Outbox, entry.id.as_bytes(), entry)
+        if entry.seq != 0 {
+            return self.put(Tree::Outbox, entry.id.as_bytes(), entry);
+        }
+        self.ops.push(Op::Enqueue {
+            entry: Box::new(entry.clone()),
+        });
+        self
     }
 
     /// Record that the mail with `message_id` has been handled at `at`.
@@ -570,7 +587,10 @@ enum Abort {
 impl fmt::Display for Abort {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Abort::Counter(why) => write!(f, "the archive counter in meta is unreadable: {why}"),
+            Abort::Counter(why) => write!(
+                f,
+                "a counter in meta is unreadable, or an entry cannot be written: {why}"
+            ),
             #[cfg(test)]
             Abort::Injected => f.write_str("injected failure (test)"),
         }
@@ -671,6 +691,7 @@ impl Store {
             .as_slice()
             .transaction(|tx: &Vec<TransactionalTree>| {
                 let mut next_archive: Option<u64> = None;
+                let mut next_outbox: Option<u64> = None;
                 for op in &ops {
                     match op {
                         Op::Put { tree, key, value } => {
@@ -693,11 +714,30 @@ impl Store {
                             }
                             next_archive = Some(id.saturating_add(1));
                         }
+                        Op::Enqueue { entry } => {
+                            let seq = match next_outbox {
+                                Some(n) => n,
+                                None => read_u64(&tx[Tree::Meta.index()], OUTBOX_NEXT_KEY)?.max(1),
+                            };
+                            let mut entry = (**entry).clone();
+                            entry.seq = seq;
+                            let value = serde_json::to_vec(&entry).map_err(|e| {
+                                ConflictableTransactionError::Abort(Abort::Counter(format!(
+                                    "outbox entry {}: {e}",
+                                    entry.id
+                                )))
+                            })?;
+                            tx[Tree::Outbox.index()].insert(entry.id.as_bytes(), value)?;
+                            next_outbox = Some(seq.saturating_add(1));
+                        }
                         #[cfg(test)]
                         Op::Fail => {
                             return Err(ConflictableTransactionError::Abort(Abort::Injected));
                         }
                     }
+                }
+                if let Some(next) = next_outbox {
+                    tx[Tree::Meta.index()].insert(OUTBOX_NEXT_KEY, next.to_string().as_bytes())?;
                 }
                 if let Some(next) = next_archive {
                     tx[Tree::Meta.index()].insert(ARCHIVE_NEXT_KEY, next.to_string().as_bytes())?;
@@ -842,7 +882,12 @@ impl Store {
             .into_iter()
             .map(|(_, e)| e)
             .collect();
-        all.sort_by(|a, b| a.created.cmp(&b.created).then_with(|| a.id.cmp(&b.id)));
+        all.sort_by(|a, b| {
+            a.created
+                .cmp(&b.created)
+                .then_with(|| a.seq.cmp(&b.seq))
+                .then_with(|| a.id.cmp(&b.id))
+        });
         Ok(all)
     }
 
@@ -957,7 +1002,15 @@ impl Store {
 
 /// The next archive id from the counter in `Meta` (0 when there is none yet).
 fn read_counter(meta: &TransactionalTree) -> Result<u64, ConflictableTransactionError<Abort>> {
-    match meta.get(ARCHIVE_NEXT_KEY)? {
+    read_u64(meta, ARCHIVE_NEXT_KEY)
+}
+
+/// The counter at `key` in `Meta` (0 when there is none yet).
+fn read_u64(
+    meta: &TransactionalTree,
+    key: &[u8],
+) -> Result<u64, ConflictableTransactionError<Abort>> {
+    match meta.get(key)? {
         None => Ok(0),
         Some(raw) => std::str::from_utf8(&raw)
             .ok()
@@ -1074,6 +1127,7 @@ mod tests {
             attempts: 0,
             next_attempt: next,
             last_error: None,
+            seq: 0,
         }
     }
 

@@ -31,4 +31,6 @@ pub use state::{KeyBinding, Meta, Output, Person, Player, Settings, State, Tourn
 pub use undeliverable::Undelivered;
 
 #[cfg(test)]
+mod screen_tests;
+#[cfg(test)]
 mod tests;
