@@ -78,9 +78,9 @@ fn random_game(rng: &mut Rng, plies: usize) -> Vec<(String, String)> {
         }
         let mut chosen = None;
         for _ in 0..moves.len() * 2 {
-            let m = moves[rng.below(moves.len() as u64) as usize].clone();
+            let m = moves[rng.below(moves.len() as u64) as usize];
             let mut next = pos.clone();
-            next.play_unchecked(m.clone());
+            next.play_unchecked(m);
             if next.is_game_over() || next.legal_moves().is_empty() || seen.contains(&key(&next)) {
                 continue;
             }
@@ -88,7 +88,7 @@ fn random_game(rng: &mut Rng, plies: usize) -> Vec<(String, String)> {
             break;
         }
         let Some((m, next)) = chosen else { break };
-        let san = San::from_move(&pos, m.clone()).to_string();
+        let san = San::from_move(&pos, m).to_string();
         let uci = m.to_uci(CastlingMode::Standard).to_string();
         seen.insert(key(&next));
         pos = next;
@@ -100,7 +100,7 @@ fn random_game(rng: &mut Rng, plies: usize) -> Vec<(String, String)> {
 /// The body of ply `i`: the repetition of the partner's last move and the own move (TO §2).
 fn body(game: &[(String, String)], i: usize) -> String {
     let n = i / 2 + 1;
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         if i == 0 {
             format!("1. {}", game[0].0)
         } else {

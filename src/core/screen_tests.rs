@@ -252,7 +252,8 @@ fn security_require_dmarc_pass_from_the_trusted_server_only() {
         dmarc_authserv_id: Some("mx.fernschach.test".into()),
         ..Guard::default()
     });
-    let cases: &[(&[(&str, &str, &str)], bool)] = &[
+    type Case<'a> = (&'a [(&'a str, &'a str, &'a str)], bool);
+    let cases: &[Case] = &[
         (&[("mx.fernschach.test", "pass", "fernschach.test")], true),
         (&[], false),
         (&[("mx.fernschach.test", "fail", "fernschach.test")], false),

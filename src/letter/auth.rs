@@ -24,6 +24,11 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// Nothing found (and nothing set).
+    pub fn is_empty(&self) -> bool {
+        self.x_loop.is_empty() && self.auth_results.is_empty() && self.oversized.is_none()
+    }
+
     /// Whether the mail carries the `X-Loop` of `relay` (lower-cased address): it is our own.
     pub fn loops_through(&self, relay: &str) -> bool {
         self.x_loop.iter().any(|v| v.eq_ignore_ascii_case(relay))

@@ -35,7 +35,7 @@ pub struct Letter {
     /// What that text says.
     pub content: Content,
     /// X-Loop, Authentication-Results, size (`crate::letter::auth`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "crate::letter::auth::Trace::is_empty")]
     pub trace: crate::letter::auth::Trace,
 }
 
