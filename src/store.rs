@@ -1440,6 +1440,62 @@ mod tests {
     }
 
     #[test]
+    fn fax_2_8_rotation_removes_only_mails_all_of_whose_games_go() {
+        let dir = TempDir::new("rotate");
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        b.archive(&archive(&["A-1/1"], "<1@x>"))
+            .archive(&archive(&["A-1/2"], "<2@x>"))
+            .archive(&archive(&["A-1/1", "B-1/1"], "<3@x>"))
+            .archive(&archive(&["B-1/1"], "<4@x>"))
+            .archive(&archive(&[], "<5@x>"));
+        s.commit(b).unwrap();
+        let games: std::collections::BTreeSet<String> =
+            ["A-1/1".to_string(), "A-1/2".to_string()].into();
+        assert_eq!(s.rotate_archive(&games).unwrap(), 2);
+        assert!(s.archive_for_game("A-1/2").unwrap().is_empty());
+        let left: Vec<String> = s
+            .scan::<ArchiveEntry>(Tree::Archive)
+            .unwrap()
+            .into_iter()
+            .map(|(_, e)| e.message_id)
+            .collect();
+        assert_eq!(left, vec!["<3@x>", "<4@x>", "<5@x>"]);
+        // The mail that also belongs to B-1/1 stays, reachable from both games.
+        assert_eq!(s.archive_for_game("A-1/1").unwrap().len(), 1);
+        assert_eq!(s.archive_for_game("B-1/1").unwrap().len(), 2);
+        assert_eq!(s.rotate_archive(&games).unwrap(), 0);
+    }
+
+    #[test]
+    fn outbox_keeps_the_order_of_enqueueing_within_one_instant() {
+        let dir = TempDir::new("outbox-seq");
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        for id in ["<9@x>", "<10@x>", "<11@x>"] {
+            b.enqueue(&outbox(id, t(9, 0), t(9, 0)));
+        }
+        s.commit(b).unwrap();
+        let mut b = Batch::new();
+        b.enqueue(&outbox("<1@x>", t(9, 0), t(9, 0)));
+        s.commit(b).unwrap();
+        let order = |s: &Store| -> Vec<String> {
+            s.outbox_all()
+                .unwrap()
+                .into_iter()
+                .map(|e| e.message_id)
+                .collect()
+        };
+        assert_eq!(order(&s), vec!["<9@x>", "<10@x>", "<11@x>", "<1@x>"]);
+        // A retry keeps the place.
+        s.outbox_retry(&OutboxEntry::make_id("<9@x>", "a@x.test"), t(9, 5), "421")
+            .unwrap();
+        assert_eq!(order(&s), vec!["<9@x>", "<10@x>", "<11@x>", "<1@x>"]);
+        assert_eq!(s.next_outbox_head_attempt().unwrap(), Some(t(9, 5)));
+        assert_eq!(s.next_outbox_attempt().unwrap(), Some(t(9, 0)));
+    }
+
+    #[test]
     fn quarantine_and_raw_bytes_round_trip() {
         let dir = TempDir::new("quarantine");
         let s = Store::open(&dir.0).unwrap();

@@ -515,3 +515,82 @@ fn imap_outage_the_daemon_keeps_running_and_catches_up_in_order() {
         imap.refused.load(std::sync::atomic::Ordering::SeqCst)
     );
 }
+
+// ------------------------------------------------------------------------------------------------
+// 1. Exactly once; 5. the archive
+
+#[test]
+fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_archive_rotation_waits_four_weeks()
+ {
+    use chrono::{DateTime, Duration as Days, Utc};
+    use fernzug::app::{App, Processed};
+    let relay = Relay::new("uidvalidity");
+    let anna = unique_addr("anna");
+    let bert = unique_addr("bert");
+    let t = relay.tournament(
+        &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
+        "fax",
+        "2026-12-01",
+    );
+    let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
+    let mut app = App::open(fernzug::config::load(&relay.config).unwrap()).unwrap();
+    app.register_file(&t.path, at("2026-11-30T12:00:00+01:00"))
+        .unwrap();
+    let subject = format!("Re: [{}] Zug", t.game(1));
+    let with_id = common::text_mail(&anna, &relay.address, &subject, "1. e4", "<e4@x.test>");
+    // No Message-ID: the reader names it by the hash of the raw mail.
+    let without_id = format!(
+        "From: {bert}\r\nTo: {}\r\nSubject: {subject}\r\n\r\n1. e4 e5\r\n",
+        relay.address
+    );
+    let mails = [with_id.as_bytes(), without_id.as_bytes()];
+    let t1 = at("2026-12-01T10:00:00+01:00");
+    for (uid, raw) in mails.iter().enumerate() {
+        let p = app.process(raw, t1, Some((1, uid as u32 + 1))).unwrap();
+        assert!(matches!(p, Processed::Done(_)), "{p:?}");
+    }
+    // The mailbox is rebuilt: new UIDVALIDITY, new UIDs, the same mails (and one seen twice).
+    for (uid, raw) in mails.iter().enumerate() {
+        let p = app.process(raw, t1, Some((7, uid as u32 + 10))).unwrap();
+        assert_eq!(p, Processed::Duplicate);
+        assert!(app.store.is_uid_done(7, uid as u32 + 10).unwrap());
+    }
+    let g: fernzug::game_ref::GameRef = t.game(1).parse().unwrap();
+    assert_eq!(app.state.games[&g].san_moves(), vec!["e4", "e5"]);
+
+    // Fax 2.8: the archive stays until four weeks after the tournament's end.
+    let resign = common::text_mail(
+        &anna,
+        &relay.address,
+        &subject,
+        "Ich gebe auf.",
+        "<r@x.test>",
+    );
+    let end = at("2026-12-02T10:00:00+01:00");
+    app.process(resign.as_bytes(), end, Some((7, 20))).unwrap();
+    assert_eq!(app.state.games[&g].result.as_deref(), Some("0-1"));
+    let archived = app.store.archive_for_game(&g.to_string()).unwrap().len();
+    assert!(archived >= 3, "{archived}");
+    for now in [
+        end,
+        end + Days::days(27),
+        end + Days::days(28) - Days::seconds(1),
+    ] {
+        assert!(
+            app.rotate_archive(now).unwrap().is_empty(),
+            "rotated at {now}"
+        );
+        assert_eq!(
+            app.store.archive_for_game(&g.to_string()).unwrap().len(),
+            archived
+        );
+    }
+    let log = app.rotate_archive(end + Days::days(28)).unwrap();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(
+        app.store
+            .archive_for_game(&g.to_string())
+            .unwrap()
+            .is_empty()
+    );
+}
