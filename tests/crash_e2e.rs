@@ -215,7 +215,7 @@ fn kill_9_at_random_moments_and_at_every_named_point_loses_and_doubles_nothing()
     let stranger = unique_addr("stranger");
     let mut fillers = 0;
     let mut i = 0;
-    while i < schedule.len() || !done.load(Ordering::SeqCst) {
+    while i < schedule.len() || !sender.is_finished() {
         let crash = schedule.get(i).cloned().unwrap_or(Crash::Kill);
         i += 1;
         match crash {

@@ -449,6 +449,18 @@ fn smtp_outage_everything_delivered_afterwards_in_order_then_given_up_after_max_
     );
 }
 
+/// A `fernzug run` that is killed if the test ends early (a failed assertion).
+struct Daemon(std::process::Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 #[test]
 fn imap_outage_the_daemon_keeps_running_and_catches_up_in_order() {
     let imap = Proxy::new(common::IMAP_PORT);
@@ -464,13 +476,15 @@ fn imap_outage_the_daemon_keeps_running_and_catches_up_in_order() {
     );
     relay.run_ok(&["tournament", "add", t.path.to_str().unwrap()]);
     let log = relay.dir.join("run.log");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fernzug"))
-        .arg("--config")
-        .arg(&relay.config)
-        .arg("run")
-        .stderr(Stdio::from(std::fs::File::create(&log).unwrap()))
-        .spawn()
-        .unwrap();
+    let mut child = Daemon(
+        Command::new(env!("CARGO_BIN_EXE_fernzug"))
+            .arg("--config")
+            .arg(&relay.config)
+            .arg("run")
+            .stderr(Stdio::from(std::fs::File::create(&log).unwrap()))
+            .spawn()
+            .unwrap(),
+    );
     wait_for(&anna, 1, WAIT);
     wait_for(&bert, 1, WAIT);
     std::thread::sleep(Duration::from_millis(300));
@@ -496,9 +510,9 @@ fn imap_outage_the_daemon_keeps_running_and_catches_up_in_order() {
     wait_for(&anna, 5, Duration::from_secs(30));
     wait_for(&bert, 5, Duration::from_secs(30));
     let caught_up = restored.elapsed();
-    let pid = child.id().to_string();
+    let pid = child.0.id().to_string();
     let _ = Command::new("kill").args(["-TERM", &pid]).status();
-    let status = child.wait().unwrap();
+    let status = child.0.wait().unwrap();
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(
         status.success(),
