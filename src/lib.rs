@@ -21,6 +21,7 @@
 //! - [`imap`], [`smtp`] — the network: fetching with `BODY.PEEK[]` and IDLE; sending raw mail.
 //! - [`app`] — the shell's steps: load, process one mail in one transaction, tick, register.
 //! - [`daemon`] — `once` and `run` over IMAP and SMTP; [`cli`] — the command line.
+//! - [`crash`] — named crash points for the crash tests (`FERNZUG_CRASH_AT`), shell only.
 //! - Vocabulary: [`game_ref`], [`lang`], [`rules`], [`mail_kind`].
 
 pub mod app;
