@@ -120,6 +120,15 @@ impl App {
             default_lang: config.relay.language,
             instance,
             digest_day: config.relay.digest_day,
+            guard: crate::core::screen::Guard {
+                answers_per_day: config.limits.auto_answers_per_day,
+                max_mail_bytes: config.limits.max_mail_bytes,
+                dmarc_authserv_id: config
+                    .security
+                    .require_dmarc_pass
+                    .then(|| config.security.trusted_authserv_id.clone())
+                    .flatten(),
+            },
         };
         Ok(App {
             config,
@@ -170,37 +179,55 @@ impl App {
 
     /// Processes one incoming mail received at `postmark` (IMAP INTERNALDATE, or `--now`): deadlines
     /// up to then first, then the letter; everything in one transaction with the mail marked done.
+    ///
+    /// A mail that makes processing fail — unreadable, a failure of the core (a panic) or of
+    /// rendering what it decided — is quarantined with its reason (kept, marked done, logged by
+    /// the caller, listed by `fernzug status`): never retried forever, never blocking the mails
+    /// after it. Only a failure of the store itself (not the mail's fault) returns `Err`, and
+    /// nothing of the step is written then.
     pub fn process(
         &mut self,
         raw: &[u8],
         postmark: DateTime<Utc>,
         uid: Option<(u32, u32)>,
     ) -> Result<Processed, AppError> {
+        self.process_mail(raw, postmark, uid, None)
+    }
+
+    /// Processes a mail larger than `[limits] max_mail_bytes` of which only `header` was fetched:
+    /// its sender gets a query saying it was too large (`crate::core::screen`).
+    pub fn process_oversized(
+        &mut self,
+        header: &[u8],
+        size: u64,
+        postmark: DateTime<Utc>,
+        uid: Option<(u32, u32)>,
+    ) -> Result<Processed, AppError> {
+        self.process_mail(header, postmark, uid, Some(size))
+    }
+
+    fn process_mail(
+        &mut self,
+        raw: &[u8],
+        postmark: DateTime<Utc>,
+        uid: Option<(u32, u32)>,
+        oversized: Option<u64>,
+    ) -> Result<Processed, AppError> {
         let limits = Limits {
             max_text_bytes: self.config.limits.max_mail_bytes as usize,
             ..Limits::default()
         };
-        let letter: Letter = match letter::read_letter_with(raw, &limits) {
+        let mut letter: Letter = match letter::read_letter_with(raw, &limits) {
             Ok(l) => l,
             Err(e) => {
                 let reason = format!("unreadable mail: {e}");
                 let mut batch = Batch::default();
-                let (uidvalidity, uid_n) = uid.unwrap_or((0, 0));
-                batch.quarantine(&QuarantineEntry {
-                    at: postmark,
-                    uidvalidity,
-                    uid: uid_n,
-                    message_id: None,
-                    reason: reason.clone(),
-                    raw: raw.to_vec(),
-                });
-                if let Some((v, u)) = uid {
-                    batch.uid_done(v, u);
-                }
+                self.quarantine_into(&mut batch, raw, None, postmark, uid, &reason);
                 self.store.commit(batch)?;
                 return Ok(Processed::Quarantined(reason));
             }
         };
+        letter.trace.oversized = oversized;
         if self.store.is_processed(&letter.message_id)? {
             if let Some((v, u)) = uid {
                 let mut batch = Batch::default();
@@ -215,31 +242,191 @@ impl App {
             _ => postmark,
         };
         let before = self.state.clone();
-        let mut out = self.state.tick(now, &self.settings);
-        let letter_out = self.letter_or_bounces(&letter, raw, now);
-        merge_output(&mut out, letter_out);
+        // What time alone made happen is not the mail's fault: its failure is an error.
+        let tick_out = self.state.tick(now, &self.settings);
         let mut batch = Batch::default();
-        let staged = self.stage(&mut batch, &out, now);
-        if let Err(e) = staged {
+        if let Err(e) = self.stage(&mut batch, &tick_out, now) {
             self.state = before;
             return Err(e);
         }
+        let after_tick = self.state.clone();
+        // Fax 2.2: a delivery-status report becomes bounce reports; any other letter goes to the core.
+        let decided = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.letter_or_bounces(&letter, raw, now)
+        }));
+        let failure = match decided {
+            Err(panic) => Err(format!("core failure: {}", panic_text(&panic))),
+            Ok(out) => {
+                let mut letter_batch = Batch::default();
+                match self.stage(&mut letter_batch, &out, now) {
+                    Err(e) => Err(format!("cannot render the answer: {e}")),
+                    Ok(()) => Ok((out, letter_batch)),
+                }
+            }
+        };
+        let (out, letter_batch) = match failure {
+            Ok(done) => done,
+            Err(reason) => {
+                // Nothing the letter did stays; the deadlines up to now do.
+                self.state = after_tick;
+                batch.put(Tree::Meta, META_STATE.as_bytes(), &self.state.meta);
+                self.quarantine_into(
+                    &mut batch,
+                    raw,
+                    Some(&letter.message_id),
+                    postmark,
+                    uid,
+                    &reason,
+                );
+                if let Err(e) = self.store.commit(batch) {
+                    self.state = before;
+                    return Err(e.into());
+                }
+                return Ok(Processed::Quarantined(reason));
+            }
+        };
+        batch.append(letter_batch);
         batch.processed(&letter.message_id, now);
         if let Some((v, u)) = uid {
             batch.uid_done(v, u);
         }
-        batch.archive(&ArchiveEntry {
-            direction: Direction::In,
-            at: postmark,
-            games: out.letter_games.iter().map(|g| g.to_string()).collect(),
-            message_id: letter.message_id.clone(),
-            raw: raw.to_vec(),
-        });
+        if let Some(reason) = &out.quarantine {
+            self.quarantine_into(
+                &mut batch,
+                raw,
+                Some(&letter.message_id),
+                postmark,
+                uid,
+                reason,
+            );
+        } else {
+            batch.archive(&ArchiveEntry {
+                direction: Direction::In,
+                at: postmark,
+                games: out.letter_games.iter().map(|g| g.to_string()).collect(),
+                message_id: letter.message_id.clone(),
+                raw: raw.to_vec(),
+            });
+        }
         if let Err(e) = self.store.commit(batch) {
             self.state = before;
             return Err(e.into());
         }
-        Ok(Processed::Done(out.log))
+        let mut log = tick_out.log;
+        log.extend(out.log);
+        match out.quarantine {
+            Some(reason) => {
+                for line in log {
+                    tracing::info!("{line}");
+                }
+                Ok(Processed::Quarantined(reason))
+            }
+            None => Ok(Processed::Done(log)),
+        }
+    }
+
+    /// Adds to `batch`: the mail kept in quarantine with `reason`, marked processed and done.
+    fn quarantine_into(
+        &self,
+        batch: &mut Batch,
+        raw: &[u8],
+        message_id: Option<&str>,
+        at: DateTime<Utc>,
+        uid: Option<(u32, u32)>,
+        reason: &str,
+    ) {
+        let (uidvalidity, uid_n) = uid.unwrap_or((0, 0));
+        let message_id = message_id
+            .map(str::to_string)
+            .unwrap_or_else(|| crate::letter::digest::sha256_name(raw));
+        batch.quarantine(&QuarantineEntry {
+            at,
+            uidvalidity,
+            uid: uid_n,
+            message_id: Some(message_id.clone()),
+            reason: reason.to_string(),
+            raw: raw.to_vec(),
+        });
+        batch.processed(&message_id, at);
+        if let Some((v, u)) = uid {
+            batch.uid_done(v, u);
+        }
+    }
+
+    /// Gives up an outbox entry that could not be delivered for `[limits] outbox_max_age_days`:
+    /// in one transaction the entry leaves the outbox and the report to the director
+    /// (`crate::core::undeliverable`) enters it. Returns the log lines.
+    pub fn give_up(
+        &mut self,
+        entry: &OutboxEntry,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<String>, AppError> {
+        let u = crate::core::Undelivered {
+            message_id: entry.message_id.clone(),
+            recipient: entry.recipient.clone(),
+            kind: entry.kind.clone(),
+            game: entry.game.as_deref().and_then(|g| g.parse().ok()),
+            created: entry.created,
+            attempts: entry.attempts.saturating_add(1),
+            last_error: entry.last_error.clone(),
+        };
+        let before = self.state.clone();
+        let out = self.state.report_undeliverable(&u, now, &self.settings);
+        let mut batch = Batch::default();
+        if let Err(e) = self.stage(&mut batch, &out, now) {
+            self.state = before;
+            return Err(e);
+        }
+        batch.delete(Tree::Outbox, entry.id.as_bytes());
+        if let Err(e) = self.store.commit(batch) {
+            self.state = before;
+            return Err(e.into());
+        }
+        Ok(out.log)
+    }
+
+    /// Fax 2.8: removes the archive of every tournament whose games all ended at least four
+    /// weeks ago (`crate::core::retention`). Returns the log lines.
+    pub fn rotate_archive(&mut self, now: DateTime<Utc>) -> Result<Vec<String>, AppError> {
+        let mut log = Vec::new();
+        for t in self.state.tournaments.values() {
+            let done_key = format!("rotated:{}", t.id);
+            if self.store.get::<bool>(Tree::Meta, done_key.as_bytes())? == Some(true) {
+                continue;
+            }
+            let mut ends = Vec::new();
+            for g in &t.games {
+                let finished = self
+                    .state
+                    .games
+                    .get(g)
+                    .is_some_and(|g| g.status == crate::core::game::GameStatus::Finished);
+                let end = if finished {
+                    self.store
+                        .events::<serde_json::Value>(&g.to_string())?
+                        .into_iter()
+                        .filter(|(_, e)| e["event"] == "ended")
+                        .filter_map(|(_, e)| e["at"].as_str().and_then(|a| a.parse().ok()))
+                        .max()
+                } else {
+                    None
+                };
+                ends.push(end);
+            }
+            if !crate::core::retention::may_rotate(&ends, now) {
+                continue;
+            }
+            let games = t.games.iter().map(|g| g.to_string()).collect();
+            let n = self.store.rotate_archive(&games)?;
+            let mut b = Batch::default();
+            b.put(Tree::Meta, done_key.as_bytes(), &true);
+            self.store.commit(b)?;
+            log.push(format!(
+                "archive of tournament {} rotated: {n} mails removed (Fax 2.8)",
+                t.id
+            ));
+        }
+        Ok(log)
     }
 
     /// Puts what the core decided into `batch`: changed state, events, rendered mails (outbox and
@@ -291,6 +478,7 @@ impl App {
                     attempts: 0,
                     next_attempt: now,
                     last_error: None,
+                    seq: 0,
                 });
             }
         }
@@ -309,6 +497,15 @@ impl App {
     }
 }
 
+/// The message of a panic payload.
+fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".to_string())
+}
+
+#[allow(dead_code)]
 fn merge_output(into: &mut Output, other: Output) {
     into.mails.extend(other.mails);
     into.events.extend(other.events);
@@ -317,4 +514,5 @@ fn merge_output(into: &mut Output, other: Output) {
     into.keys.extend(other.keys);
     into.letter_games.extend(other.letter_games);
     into.log.extend(other.log);
+    into.quarantine = into.quarantine.take().or(other.quarantine);
 }

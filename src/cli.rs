@@ -160,13 +160,14 @@ fn execute(cli: Cli) -> Result<(), Failure> {
                 .block_on(crate::daemon::once(&mut app, now))
                 .map_err(runtime)?;
             tracing::info!(
-                "pass done: {} processed, {} duplicates, {} quarantined, {} sent, {} deferred, {} refused",
+                "pass done: {} processed, {} duplicates, {} quarantined, {} sent, {} deferred, {} refused, {} given up",
                 report.processed,
                 report.duplicates,
                 report.quarantined,
                 report.sent,
                 report.deferred,
-                report.failed
+                report.failed,
+                report.given_up
             );
             Ok(())
         }
@@ -299,6 +300,7 @@ fn status(
         println!("{}", serde_json::to_string_pretty(&rows).map_err(runtime)?);
         return Ok(());
     }
+    print_quarantine(app)?;
     for r in rows {
         println!(
             "{:<16} {:<9} {:<7} {} – {}  moves {}  clocks W {}/{} B {}/{}{}",
@@ -331,6 +333,26 @@ fn status(
         let table = crate::core::crosstable::crosstable(t, app.state.games.values());
         println!("\n{} ({})\n", t.name, t.id);
         print!("{}", table.text(app.settings.default_lang));
+    }
+    Ok(())
+}
+
+/// The mails kept in quarantine (could not be processed, or not believed): the operator's list.
+fn print_quarantine(app: &App) -> Result<(), Failure> {
+    let q = app.store.quarantined().map_err(runtime)?;
+    if q.is_empty() {
+        return Ok(());
+    }
+    println!("quarantined mails: {}", q.len());
+    for e in q {
+        println!(
+            "  {} uid {}/{} {}: {}",
+            e.at.to_rfc3339(),
+            e.uidvalidity,
+            e.uid,
+            e.message_id.as_deref().unwrap_or("-"),
+            e.reason
+        );
     }
     Ok(())
 }

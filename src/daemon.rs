@@ -2,6 +2,7 @@
 //! unprocessed mail, fire every due deadline, deliver the outbox — and [`run`] repeats passes,
 //! sleeping in IMAP IDLE until mail arrives, the core's next deadline, or the next outbox retry.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -10,6 +11,7 @@ use tracing::{info, warn};
 
 use crate::app::{App, AppError, Processed};
 use crate::config::Config;
+use crate::crash;
 use crate::imap::{ImapSettings, Inbox, Woke};
 use crate::smtp::{Sender, SmtpSettings, backoff};
 
@@ -22,6 +24,8 @@ pub struct PassReport {
     pub sent: usize,
     pub deferred: usize,
     pub failed: usize,
+    /// Given up after `[limits] outbox_max_age_days` and reported to the director.
+    pub given_up: usize,
 }
 
 fn imap_settings(c: &Config) -> ImapSettings {
@@ -49,6 +53,11 @@ fn smtp_settings(c: &Config) -> SmtpSettings {
 
 /// Processes every mail of the inbox that is not done yet, oldest first. `now` given (`--now`):
 /// every mail counts as received then; otherwise at its INTERNALDATE (the postmark).
+///
+/// What is done is decided by the store's (UIDVALIDITY, UID) set and Message-IDs, never by a
+/// "last UID": after a UIDVALIDITY change every mail is looked at again and the Message-ID
+/// (the reader's `sha256:` of the raw mail when it has none) keeps it from acting twice. The
+/// `\Seen` flag is set only after the store committed and fsynced, and is a courtesy only.
 async fn fetch_new(
     app: &mut App,
     inbox: &mut Inbox,
@@ -63,17 +72,32 @@ async fn fetch_new(
     let max = app.config.limits.max_mail_bytes;
     for l in listed {
         if app.store.is_uid_done(uidvalidity, l.uid)? {
+            if !l.seen {
+                // Done before a crash between commit and flag: flag it now.
+                inbox
+                    .mark_done(l.uid)
+                    .await
+                    .map_err(|e| AppError::Other(e.to_string()))?;
+            }
             continue;
         }
-        let fetched = if u64::from(l.size) > max.saturating_mul(4) {
-            // Oversized: only the headers are fetched; the reader answers from those.
+        let oversized = u64::from(l.size) > max;
+        let fetched = if oversized {
+            // Over `[limits] max_mail_bytes`: only the header is fetched; the sender is told.
             inbox.fetch_header(l.uid).await
         } else {
             inbox.fetch(l.uid).await
         }
         .map_err(|e| AppError::Other(e.to_string()))?;
+        crash::point(crash::AFTER_READ);
         let postmark = now.unwrap_or(fetched.internal_date);
-        match app.process(&fetched.raw, postmark, Some((uidvalidity, l.uid)))? {
+        let uid = Some((uidvalidity, l.uid));
+        let processed = if oversized {
+            app.process_oversized(&fetched.raw, u64::from(l.size), postmark, uid)?
+        } else {
+            app.process(&fetched.raw, postmark, uid)?
+        };
+        match processed {
             Processed::Done(log) => {
                 report.processed += 1;
                 for line in log {
@@ -86,37 +110,59 @@ async fn fetch_new(
             }
             Processed::Quarantined(reason) => {
                 report.quarantined += 1;
-                warn!("uid {}: quarantined: {reason}", l.uid);
+                warn!(
+                    "uid {}: quarantined: {reason} (kept; `fernzug status` lists it)",
+                    l.uid
+                );
             }
         }
         // The store has committed and fsynced; only now is the mail flagged on the server.
-        if let Err(e) = inbox.mark_done(l.uid).await {
-            warn!("uid {}: could not flag as done: {e}", l.uid);
-        }
+        inbox
+            .mark_done(l.uid)
+            .await
+            .map_err(|e| AppError::Other(format!("uid {}: could not flag as done: {e}", l.uid)))?;
+        crash::point(crash::AFTER_IMAP_FLAG);
     }
     Ok(())
 }
 
-/// Delivers every outbox entry due by `now`; each leaves the outbox only after the SMTP server
+/// Delivers the outbox entries due by `now`; each leaves the outbox only after the SMTP server
 /// accepted it (Fax 2.3: repeat until it goes through).
+///
+/// Order: oldest first, and a later mail to a recipient never overtakes an earlier one that is
+/// still waiting. Temporary failures (4xx, no connection, timeouts) are retried with
+/// exponential backoff and jitter ([`backoff`]) while the mail is younger than
+/// `[limits] outbox_max_age_days`, then given up and reported to the game's director
+/// ([`App::give_up`]). When the server cannot be reached at all, the pass stops there.
 pub async fn deliver(
     app: &mut App,
     sender: &Sender,
     now: DateTime<Utc>,
     report: &mut PassReport,
 ) -> Result<(), AppError> {
-    for entry in app.store.outbox_due(now)? {
+    let max_age = chrono::Duration::days(i64::from(app.config.limits.outbox_max_age_days));
+    let mut waiting: HashSet<String> = HashSet::new();
+    for entry in app.store.outbox_all()? {
+        if waiting.contains(&entry.recipient) {
+            continue;
+        }
+        if entry.next_attempt > now {
+            waiting.insert(entry.recipient.clone());
+            continue;
+        }
         match sender
             .send(&entry.envelope_from, &entry.recipient, &entry.raw)
             .await
         {
             Ok(()) => {
-                app.store.outbox_sent(&entry.id)?;
-                report.sent += 1;
+                crash::point(crash::AFTER_SMTP_ACCEPT);
                 info!(
                     "sent {} ({}) to {}",
                     entry.message_id, entry.kind, entry.recipient
                 );
+                crash::point(crash::BEFORE_OUTBOX_DELETE);
+                app.store.outbox_sent(&entry.id)?;
+                report.sent += 1;
             }
             Err(e) if e.is_permanent() => {
                 // Fax 2.2: the address refuses mail. The entry leaves the queue (nothing is retried
@@ -132,18 +178,69 @@ pub async fn deliver(
                 }
             }
             Err(e) => {
-                let jitter: f64 = rand::random();
-                let wait = backoff(entry.attempts + 1, jitter);
-                let next =
-                    now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::minutes(1));
-                app.store.outbox_retry(&entry.id, next, &e.to_string())?;
-                report.deferred += 1;
-                warn!(
-                    "{} to {}: {e}; retry at {next}",
-                    entry.message_id, entry.recipient
-                );
+                let unreachable = e.code().is_none();
+                if now - entry.created >= max_age {
+                    let mut entry = entry;
+                    entry.last_error = Some(e.to_string());
+                    for line in app.give_up(&entry, now)? {
+                        warn!("{line}");
+                    }
+                    report.given_up += 1;
+                } else {
+                    let jitter: f64 = rand::random();
+                    let wait = backoff(entry.attempts + 1, jitter);
+                    let next = now
+                        + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::minutes(1));
+                    app.store.outbox_retry(&entry.id, next, &e.to_string())?;
+                    report.deferred += 1;
+                    warn!(
+                        "{} to {}: {e}; retry at {next}",
+                        entry.message_id, entry.recipient
+                    );
+                    waiting.insert(entry.recipient.clone());
+                }
+                if unreachable {
+                    // The server itself is not there: the others wait for the next pass.
+                    break;
+                }
             }
         }
+    }
+    Ok(())
+}
+
+/// The pause before reconnecting to IMAP after `failures` failures in a row: 1 s, 2 s, 4 s, …
+/// at most 5 minutes, ±20 % jitter.
+pub fn reconnect_backoff(failures: u32, jitter_unit: f64) -> Duration {
+    let base = Duration::from_secs(1)
+        .saturating_mul(1u32 << failures.saturating_sub(1).min(16))
+        .min(Duration::from_secs(300));
+    let unit = if jitter_unit.is_nan() {
+        0.5
+    } else {
+        jitter_unit.clamp(0.0, 1.0)
+    };
+    base.mul_f64(0.8 + 0.4 * unit)
+}
+
+/// Everything but IMAP: deadlines due by `now`, archive rotation, the outbox.
+async fn chores(
+    app: &mut App,
+    sender: &Sender,
+    now: DateTime<Utc>,
+    report: &mut PassReport,
+) -> Result<(), AppError> {
+    for line in app.tick(now)?.log {
+        info!("{line}");
+    }
+    for line in app.rotate_archive(now)? {
+        info!("{line}");
+    }
+    let refused = report.failed;
+    deliver(app, sender, now, report).await?;
+    if report.failed > refused {
+        // Fax 2.2: the bounce reports decided while delivering go out in the same pass.
+        deliver(app, sender, now, report).await?;
     }
     Ok(())
 }
@@ -157,48 +254,58 @@ pub async fn once(app: &mut App, now: Option<DateTime<Utc>>) -> Result<PassRepor
     fetch_new(app, &mut inbox, now, &mut report).await?;
     inbox.logout().await;
     let now = app.now(now).map_err(|e| AppError::Other(e.to_string()))?;
-    for line in app.tick(now)?.log {
-        info!("{line}");
-    }
     let sender =
         Sender::new(smtp_settings(&app.config)).map_err(|e| AppError::Other(e.to_string()))?;
-    deliver(app, &sender, now, &mut report).await?;
-    if report.failed > 0 {
-        // Fax 2.2: the bounce reports decided while delivering go out in the same pass.
-        deliver(app, &sender, now, &mut report).await?;
-    }
+    chores(app, &sender, now, &mut report).await?;
     Ok(report)
 }
 
 /// The daemon: passes until `shutdown` turns true. Waits in IMAP IDLE (re-issued at least every
-/// `idle_minutes`), wakes for the core's next deadline and the outbox's next retry, reconnects
-/// with backoff. The store is opened for each pass and closed while the daemon waits, so that
-/// `fernzug status`, `tournament add` and `export` work while it runs.
+/// `idle_minutes`; ending each IDLE needs the server's answer within the timeout, so a silent,
+/// dead connection is noticed then), wakes for the core's next deadline and the outbox's next
+/// retry, and reconnects to IMAP with [`reconnect_backoff`]. Deadlines and the outbox go on while
+/// IMAP is away; SMTP failures never stop it. After an outage it catches up in order. The store is
+/// opened for each pass and closed while the daemon waits, so that `fernzug status`,
+/// `tournament add` and `export` work while it runs (in the manner of mini-redis:
+/// `run(config, shutdown)`).
 pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<(), AppError> {
     let sender = Sender::new(smtp_settings(&config)).map_err(|e| AppError::Other(e.to_string()))?;
     let idle_max = Duration::from_secs(config.imap.idle_minutes.clamp(1, 29) * 60);
     let mut failures: u32 = 0;
     while !*shutdown.borrow() {
-        let mut inbox = match Inbox::connect(imap_settings(&config)).await {
-            Ok(i) => {
-                failures = 0;
-                i
-            }
-            Err(e) => {
-                failures += 1;
-                let wait = backoff(failures, rand::random()).min(Duration::from_secs(300));
-                warn!("IMAP: {e}; reconnecting in {}s", wait.as_secs());
-                // Deadlines and the outbox do not wait for IMAP.
+        if failures > 0 {
+            let wait = reconnect_backoff(failures, rand::random());
+            warn!("IMAP: reconnecting in {:.1}s", wait.as_secs_f64());
+            // Deadlines and the outbox do not wait for IMAP.
+            let deadline = tokio::time::Instant::now() + wait;
+            loop {
                 let mut app = App::open(config.clone())?;
                 let now = app.now(None).map_err(|e| AppError::Other(e.to_string()))?;
-                app.tick(now)?;
                 let mut report = PassReport::default();
-                deliver(&mut app, &sender, now, &mut report).await?;
+                chores(&mut app, &sender, now, &mut report).await?;
+                let until = next_wake(&app)?
+                    .map(|at| (at - Utc::now()).to_std().unwrap_or(Duration::ZERO))
+                    .unwrap_or(wait)
+                    .max(Duration::from_millis(50));
                 drop(app);
+                let step = tokio::time::Instant::now() + until;
                 tokio::select! {
-                    _ = tokio::time::sleep(wait) => {}
+                    _ = tokio::time::sleep_until(step.min(deadline)) => {}
                     _ = shutdown.changed() => {}
                 }
+                if *shutdown.borrow() {
+                    return Ok(());
+                }
+                if tokio::time::Instant::now() >= deadline {
+                    break;
+                }
+            }
+        }
+        let mut inbox = match Inbox::connect(imap_settings(&config)).await {
+            Ok(i) => i,
+            Err(e) => {
+                failures += 1;
+                warn!("IMAP: {e}");
                 continue;
             }
         };
@@ -207,24 +314,16 @@ pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<
             let mut app = App::open(config.clone())?;
             let mut report = PassReport::default();
             if let Err(e) = fetch_new(&mut app, &mut inbox, None, &mut report).await {
+                failures += 1;
                 warn!("{e}; reconnecting");
                 break;
             }
+            failures = 0;
             let now = app.now(None).map_err(|e| AppError::Other(e.to_string()))?;
-            for line in app.tick(now)?.log {
-                info!("{line}");
-            }
-            deliver(&mut app, &sender, now, &mut report).await?;
+            chores(&mut app, &sender, now, &mut report).await?;
             // Sleep until mail arrives, the next deadline, the next outbox retry, or idle_max.
             let mut wake = idle_max;
-            let next = [
-                app.state.next_deadline(&app.settings),
-                app.store.next_outbox_attempt()?,
-            ]
-            .into_iter()
-            .flatten()
-            .min();
-            if let Some(at) = next {
+            if let Some(at) = next_wake(&app)? {
                 let until = (at - Utc::now()).to_std().unwrap_or(Duration::ZERO);
                 wake = wake.min(until.max(Duration::from_millis(50)));
             }
@@ -237,6 +336,7 @@ pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<
                 }
                 Ok((i, _)) => inbox = i,
                 Err(e) => {
+                    failures += 1;
                     warn!("IMAP: {e}; reconnecting");
                     break;
                 }
@@ -244,4 +344,31 @@ pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<
         }
     }
     Ok(())
+}
+
+/// The next moment something is due: a deadline of the core or an outbox head's retry.
+fn next_wake(app: &App) -> Result<Option<DateTime<Utc>>, AppError> {
+    Ok([
+        app.state.next_deadline(&app.settings),
+        app.store.next_outbox_head_attempt()?,
+    ]
+    .into_iter()
+    .flatten()
+    .min())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reconnect_backoff_starts_at_a_second_and_stops_at_five_minutes() {
+        let mid: Vec<u64> = (1..12)
+            .map(|n| reconnect_backoff(n, 0.5).as_secs())
+            .collect();
+        assert_eq!(mid, vec![1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300]);
+        assert_eq!(reconnect_backoff(0, 0.5).as_secs(), 1);
+        assert!((reconnect_backoff(3, 0.0).as_secs_f64() - 3.2).abs() < 1e-9);
+        assert!((reconnect_backoff(3, 1.0).as_secs_f64() - 4.8).abs() < 1e-9);
+    }
 }

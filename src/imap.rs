@@ -159,6 +159,8 @@ pub struct Listed {
     pub uid: u32,
     /// RFC822.SIZE in bytes.
     pub size: u32,
+    /// Whether it has the `\Seen` flag.
+    pub seen: bool,
 }
 
 /// A fetched message (or only its header).
@@ -504,13 +506,14 @@ impl Inbox {
         // Announcements made before this listing are covered by it.
         self.drain_unsolicited();
         self.new_mail = false;
-        let fetches = self.uid_fetch("1:*", "(UID RFC822.SIZE)").await?;
+        let fetches = self.uid_fetch("1:*", "(UID RFC822.SIZE FLAGS)").await?;
         let mut listed: Vec<Listed> = fetches
             .iter()
             .filter_map(|f| {
                 Some(Listed {
                     uid: f.uid?,
                     size: f.size?,
+                    seen: f.flags().any(|fl| fl == Flag::Seen),
                 })
             })
             .collect();

@@ -23,12 +23,14 @@
 //! - [`daemon`] — `once` and `run` over IMAP and SMTP; [`cli`] — the command line; [`mbox`] — a
 //!   game's archive as mboxrd (TO §11).
 //! - [`unreachable`] — Fax 2.2 in the shell: SMTP refusals and delivery-status reports → the core.
+//! - [`crash`] — named crash points for the crash tests (`FERNZUG_CRASH_AT`), shell only.
 //! - Vocabulary: [`game_ref`], [`lang`], [`rules`], [`mail_kind`].
 
 pub mod app;
 pub mod cli;
 pub mod config;
 pub mod core;
+pub mod crash;
 pub mod daemon;
 pub mod game_ref;
 pub mod imap;

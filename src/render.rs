@@ -367,6 +367,7 @@ mod tests {
             default_lang: Lang::De,
             instance: "abc".into(),
             digest_day: None,
+            guard: Default::default(),
         }
     }
 

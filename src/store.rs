@@ -38,6 +38,9 @@ const SCHEMA_KEY: &[u8] = b"schema_version";
 /// Key of the next archive id in [`Tree::Meta`].
 const ARCHIVE_NEXT_KEY: &[u8] = b"archive_next";
 
+/// Key of the next outbox sequence number in [`Tree::Meta`].
+const OUTBOX_NEXT_KEY: &[u8] = b"outbox_next";
+
 /// The named trees of the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Tree {
@@ -286,6 +289,10 @@ pub struct OutboxEntry {
     pub next_attempt: DateTime<Utc>,
     /// The last delivery error, if any.
     pub last_error: Option<String>,
+    /// The order of enqueueing, allocated by the store (a counter in `Meta`) when the entry is
+    /// first enqueued; 0 until then. Among entries of the same `created`, lower goes first.
+    #[serde(default)]
+    pub seq: u64,
 }
 
 impl OutboxEntry {
@@ -354,6 +361,10 @@ enum Op {
     Archive {
         value: Vec<u8>,
         games: Vec<String>,
+    },
+    /// A new outbox entry: its `seq` is allocated inside the transaction.
+    Enqueue {
+        entry: Box<OutboxEntry>,
     },
     /// Test hook: abort the transaction at this point.
     #[cfg(test)]
@@ -462,7 +473,8 @@ impl Batch {
     }
 
     /// TO §11, Fax 2.8: the archive is append-only; a batch that would delete or overwrite an
-    /// archive entry fails as a whole.
+    /// archive entry fails as a whole. Only the rotation after a tournament's end + 4 weeks removes
+    /// archived mails.
     fn archive_guard(&mut self, tree: Tree) -> bool {
         let guarded = matches!(tree, Tree::Archive | Tree::ArchiveByGame);
         if guarded {
@@ -479,6 +491,12 @@ impl Batch {
         if self.archive_guard(tree) {
             return self;
         }
+        self.delete_unguarded(tree, key)
+    }
+
+    /// Removes `key` even from the archive: only for [`Store::rotate_archive`], which removes a
+    /// tournament's mails no earlier than 4 weeks after its end (Fax 2.8).
+    fn delete_unguarded(&mut self, tree: Tree, key: impl AsRef<[u8]>) -> &mut Batch {
         self.ops.push(Op::Delete {
             tree,
             key: key.as_ref().to_vec(),
@@ -512,7 +530,13 @@ impl Batch {
             });
             return self;
         }
-        self.put(Tree::Outbox, entry.id.as_bytes(), entry)
+        if entry.seq != 0 {
+            return self.put(Tree::Outbox, entry.id.as_bytes(), entry);
+        }
+        self.ops.push(Op::Enqueue {
+            entry: Box::new(entry.clone()),
+        });
+        self
     }
 
     /// Record that the mail with `message_id` has been handled at `at`.
@@ -551,13 +575,28 @@ impl Batch {
         self
     }
 
-    /// Quarantine a mail (key: uidvalidity and uid, big-endian).
+    /// Quarantine a mail (key: uidvalidity and uid, big-endian; a mail that did not come over
+    /// IMAP, uid 0, is keyed `id:` + its Message-ID or, without one, its time).
     pub fn quarantine(&mut self, entry: &QuarantineEntry) -> &mut Batch {
-        self.put(
-            Tree::Quarantine,
-            uid_key(entry.uidvalidity, entry.uid),
-            entry,
-        )
+        let key = if entry.uidvalidity == 0 && entry.uid == 0 {
+            let id = entry
+                .message_id
+                .clone()
+                .unwrap_or_else(|| entry.at.to_rfc3339());
+            format!("id:{id}").into_bytes()
+        } else {
+            uid_key(entry.uidvalidity, entry.uid).to_vec()
+        };
+        self.put(Tree::Quarantine, key, entry)
+    }
+
+    /// Moves every write of `other` into this batch (after the ones already here).
+    pub fn append(&mut self, other: Batch) -> &mut Batch {
+        if let Some(e) = other.error {
+            self.fail(e);
+        }
+        self.ops.extend(other.ops);
+        self
     }
 
     /// Test hook: make the transaction abort when it reaches this point.
@@ -581,7 +620,10 @@ enum Abort {
 impl fmt::Display for Abort {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Abort::Counter(why) => write!(f, "the archive counter in meta is unreadable: {why}"),
+            Abort::Counter(why) => write!(
+                f,
+                "a counter in meta is unreadable, or an entry cannot be written: {why}"
+            ),
             #[cfg(test)]
             Abort::Injected => f.write_str("injected failure (test)"),
         }
@@ -682,6 +724,7 @@ impl Store {
             .as_slice()
             .transaction(|tx: &Vec<TransactionalTree>| {
                 let mut next_archive: Option<u64> = None;
+                let mut next_outbox: Option<u64> = None;
                 for op in &ops {
                     match op {
                         Op::Put { tree, key, value } => {
@@ -704,11 +747,30 @@ impl Store {
                             }
                             next_archive = Some(id.saturating_add(1));
                         }
+                        Op::Enqueue { entry } => {
+                            let seq = match next_outbox {
+                                Some(n) => n,
+                                None => read_u64(&tx[Tree::Meta.index()], OUTBOX_NEXT_KEY)?.max(1),
+                            };
+                            let mut entry = (**entry).clone();
+                            entry.seq = seq;
+                            let value = serde_json::to_vec(&entry).map_err(|e| {
+                                ConflictableTransactionError::Abort(Abort::Counter(format!(
+                                    "outbox entry {}: {e}",
+                                    entry.id
+                                )))
+                            })?;
+                            tx[Tree::Outbox.index()].insert(entry.id.as_bytes(), value)?;
+                            next_outbox = Some(seq.saturating_add(1));
+                        }
                         #[cfg(test)]
                         Op::Fail => {
                             return Err(ConflictableTransactionError::Abort(Abort::Injected));
                         }
                     }
+                }
+                if let Some(next) = next_outbox {
+                    tx[Tree::Meta.index()].insert(OUTBOX_NEXT_KEY, next.to_string().as_bytes())?;
                 }
                 if let Some(next) = next_archive {
                     tx[Tree::Meta.index()].insert(ARCHIVE_NEXT_KEY, next.to_string().as_bytes())?;
@@ -716,7 +778,7 @@ impl Store {
                 Ok(())
             });
         match result {
-            Ok(()) => {}
+            Ok(()) => crate::crash::point("after-commit"),
             Err(TransactionError::Abort(reason)) => {
                 return Err(StoreError::Aborted {
                     path: self.path.clone(),
@@ -731,7 +793,9 @@ impl Store {
                 });
             }
         }
-        self.make_durable()
+        self.make_durable()?;
+        crate::crash::point("after-fsync");
+        Ok(())
     }
 
     /// `db.flush()` followed by fsync of every database file and directory.
@@ -851,7 +915,12 @@ impl Store {
             .into_iter()
             .map(|(_, e)| e)
             .collect();
-        all.sort_by(|a, b| a.created.cmp(&b.created).then_with(|| a.id.cmp(&b.id)));
+        all.sort_by(|a, b| {
+            a.created
+                .cmp(&b.created)
+                .then_with(|| a.seq.cmp(&b.seq))
+                .then_with(|| a.id.cmp(&b.id))
+        });
         Ok(all)
     }
 
@@ -865,6 +934,66 @@ impl Store {
     /// The earliest `next_attempt` in the outbox, if it is not empty.
     pub fn next_outbox_attempt(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
         Ok(self.outbox_all()?.iter().map(|e| e.next_attempt).min())
+    }
+
+    /// Every quarantined mail, in key order (UIDVALIDITY, UID).
+    pub fn quarantined(&self) -> Result<Vec<QuarantineEntry>, StoreError> {
+        Ok(self
+            .scan::<QuarantineEntry>(Tree::Quarantine)?
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect())
+    }
+
+    /// Removes, in one transaction, every archived mail all of whose games are in `games`
+    /// (with its index entries); mails that also name another game stay. Returns how many
+    /// were removed. The caller decides which games may go (Fax 2.8: `crate::core::retention`).
+    pub fn rotate_archive(
+        &self,
+        games: &std::collections::BTreeSet<String>,
+    ) -> Result<usize, StoreError> {
+        let mut ids = std::collections::BTreeSet::new();
+        for game in games {
+            let prefix = game_prefix(game);
+            for item in self.tree(Tree::ArchiveByGame).scan_prefix(&prefix) {
+                let (key, _) =
+                    item.map_err(self.db_err(format!("scanning {}", Tree::ArchiveByGame)))?;
+                if let Some(id) = suffix_u64(&key, prefix.len()) {
+                    ids.insert(id);
+                }
+            }
+        }
+        let mut batch = Batch::new();
+        let mut removed = 0;
+        for id in ids {
+            let Some(entry) = self.get::<ArchiveEntry>(Tree::Archive, id.to_be_bytes())? else {
+                continue;
+            };
+            if !entry.games.iter().all(|g| games.contains(g)) {
+                continue;
+            }
+            batch.delete_unguarded(Tree::Archive, id.to_be_bytes());
+            for g in &entry.games {
+                batch.delete_unguarded(Tree::ArchiveByGame, game_key(g, id));
+            }
+            removed += 1;
+        }
+        if removed > 0 {
+            self.commit(batch)?;
+        }
+        Ok(removed)
+    }
+
+    /// The earliest `next_attempt` among the heads of the outbox: the oldest entry of each
+    /// recipient (later mails to a recipient wait for earlier ones, so they never overtake).
+    pub fn next_outbox_head_attempt(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
+        let mut seen = std::collections::BTreeSet::new();
+        Ok(self
+            .outbox_all()?
+            .into_iter()
+            .filter(|e| seen.insert(e.recipient.clone()))
+            .map(|e| e.next_attempt)
+            .min())
     }
 
     /// The SMTP server accepted entry `id`: delete it (flushed and fsynced). Deleting an
@@ -906,7 +1035,15 @@ impl Store {
 
 /// The next archive id from the counter in `Meta` (0 when there is none yet).
 fn read_counter(meta: &TransactionalTree) -> Result<u64, ConflictableTransactionError<Abort>> {
-    match meta.get(ARCHIVE_NEXT_KEY)? {
+    read_u64(meta, ARCHIVE_NEXT_KEY)
+}
+
+/// The counter at `key` in `Meta` (0 when there is none yet).
+fn read_u64(
+    meta: &TransactionalTree,
+    key: &[u8],
+) -> Result<u64, ConflictableTransactionError<Abort>> {
+    match meta.get(key)? {
         None => Ok(0),
         Some(raw) => std::str::from_utf8(&raw)
             .ok()
@@ -1023,6 +1160,7 @@ mod tests {
             attempts: 0,
             next_attempt: next,
             last_error: None,
+            seq: 0,
         }
     }
 
@@ -1332,6 +1470,62 @@ mod tests {
             .collect();
         let want: Vec<Vec<u8>> = (0u64..4).map(|n| n.to_be_bytes().to_vec()).collect();
         assert_eq!(keys, want);
+    }
+
+    #[test]
+    fn fax_2_8_rotation_removes_only_mails_all_of_whose_games_go() {
+        let dir = TempDir::new("rotate");
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        b.archive(&archive(&["A-1/1"], "<1@x>"))
+            .archive(&archive(&["A-1/2"], "<2@x>"))
+            .archive(&archive(&["A-1/1", "B-1/1"], "<3@x>"))
+            .archive(&archive(&["B-1/1"], "<4@x>"))
+            .archive(&archive(&[], "<5@x>"));
+        s.commit(b).unwrap();
+        let games: std::collections::BTreeSet<String> =
+            ["A-1/1".to_string(), "A-1/2".to_string()].into();
+        assert_eq!(s.rotate_archive(&games).unwrap(), 2);
+        assert!(s.archive_for_game("A-1/2").unwrap().is_empty());
+        let left: Vec<String> = s
+            .scan::<ArchiveEntry>(Tree::Archive)
+            .unwrap()
+            .into_iter()
+            .map(|(_, e)| e.message_id)
+            .collect();
+        assert_eq!(left, vec!["<3@x>", "<4@x>", "<5@x>"]);
+        // The mail that also belongs to B-1/1 stays, reachable from both games.
+        assert_eq!(s.archive_for_game("A-1/1").unwrap().len(), 1);
+        assert_eq!(s.archive_for_game("B-1/1").unwrap().len(), 2);
+        assert_eq!(s.rotate_archive(&games).unwrap(), 0);
+    }
+
+    #[test]
+    fn outbox_keeps_the_order_of_enqueueing_within_one_instant() {
+        let dir = TempDir::new("outbox-seq");
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        for id in ["<9@x>", "<10@x>", "<11@x>"] {
+            b.enqueue(&outbox(id, t(9, 0), t(9, 0)));
+        }
+        s.commit(b).unwrap();
+        let mut b = Batch::new();
+        b.enqueue(&outbox("<1@x>", t(9, 0), t(9, 0)));
+        s.commit(b).unwrap();
+        let order = |s: &Store| -> Vec<String> {
+            s.outbox_all()
+                .unwrap()
+                .into_iter()
+                .map(|e| e.message_id)
+                .collect()
+        };
+        assert_eq!(order(&s), vec!["<9@x>", "<10@x>", "<11@x>", "<1@x>"]);
+        // A retry keeps the place.
+        s.outbox_retry(&OutboxEntry::make_id("<9@x>", "a@x.test"), t(9, 5), "421")
+            .unwrap();
+        assert_eq!(order(&s), vec!["<9@x>", "<10@x>", "<11@x>", "<1@x>"]);
+        assert_eq!(s.next_outbox_head_attempt().unwrap(), Some(t(9, 5)));
+        assert_eq!(s.next_outbox_attempt().unwrap(), Some(t(9, 0)));
     }
 
     #[test]

@@ -60,6 +60,10 @@ impl App {
                 .clone()
                 .or_else(|| self.archived_text(d.game.as_ref(), &original));
             let mut out = Output::default();
+            out.log.push(format!(
+                "delivery-status report {} from {} about {original}: not answered, reported (Fax 2.2)",
+                letter.message_id, letter.from
+            ));
             for f in &d.failed {
                 let b = Bounce {
                     message_id: original.clone(),

@@ -96,6 +96,7 @@ fn settings() -> Settings {
         default_lang: Lang::De,
         instance: "fixture".into(),
         digest_day: None,
+        guard: Default::default(),
     }
 }
 
@@ -121,6 +122,7 @@ fn setup_letter(
         automatic: None,
         date_header: None,
         text: String::new(),
+        trace: Default::default(),
         content: Content {
             moves,
             draw_offer: offer,

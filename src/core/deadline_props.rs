@@ -20,6 +20,7 @@ fn settings() -> Settings {
         default_lang: Lang::De,
         instance: "prop".into(),
         digest_day: None,
+        guard: Default::default(),
     }
 }
 
@@ -73,6 +74,7 @@ fn state(rules: RuleSet) -> State {
         automatic: None,
         date_header: None,
         text: String::new(),
+        trace: Default::default(),
         content: Content {
             moves: vec![MoveToken {
                 number: 1,

@@ -843,6 +843,7 @@ fn digest_weekly_once() {
     register(&mut st, &off);
     let s = Settings {
         digest_day: Some(Weekday::Mon),
+        guard: Default::default(),
         ..settings()
     };
     // Registered Monday 30.11. 12:00: the first digest is Monday 7.12. 00:00, for T-1 only.
@@ -871,6 +872,7 @@ fn digest_lists_silent_games_controls_leaves_and_suspensions() {
     let mut st = new_state(RuleSet::Post);
     let s = Settings {
         digest_day: Some(Weekday::Mon),
+        guard: Default::default(),
         ..settings()
     };
     play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
@@ -914,6 +916,7 @@ fn leave_director_bounce_and_digest_mails_render_in_both_languages() {
     let templates = Templates::load(None).expect("built-in templates");
     let s = Settings {
         digest_day: Some(Weekday::Mon),
+        guard: Default::default(),
         ..settings()
     };
     let mut st = new_state(RuleSet::Post);

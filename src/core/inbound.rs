@@ -64,9 +64,14 @@ struct Run {
 }
 
 impl State {
-    /// Acts on one letter received at `now` (the postmark). Call [`State::tick`] with the same `now`
-    /// first, so that what time alone made happen comes before the letter.
-    pub fn handle_letter(&mut self, letter: &Letter, now: DateTime<Utc>, s: &Settings) -> Output {
+    /// Acts on one letter received at `now` (the postmark), after `crate::core::screen` let it in;
+    /// [`State::handle_letter`] is the entry point.
+    pub(crate) fn answer_letter(
+        &mut self,
+        letter: &Letter,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) -> Output {
         let mut out = Output::default();
         if let Some(reason) = &letter.automatic {
             // RFC 3834: never answer an automatic mail.

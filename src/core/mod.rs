@@ -27,21 +27,28 @@ mod inbound;
 pub mod leave;
 pub mod mail;
 pub mod pgn;
+pub mod ratelimit;
 #[cfg(test)]
 mod records_tests;
 pub mod refusal;
 mod register;
+pub mod retention;
+pub mod screen;
 pub mod state;
 pub mod status;
+mod undeliverable;
 pub mod view;
 
 pub use bounce::Bounce;
 pub use deadlines::Due;
 pub use register::RegisterError;
 pub use state::{KeyBinding, Meta, Output, Person, Player, Settings, State, Tournament};
+pub use undeliverable::Undelivered;
 
 #[cfg(test)]
 mod deadline_props;
+#[cfg(test)]
+mod screen_tests;
 #[cfg(test)]
 mod testkit;
 #[cfg(test)]

@@ -60,6 +60,7 @@ fn letter(from: &str, game: Option<u32>, moves: &[(u32, Color, &str)], c: Conten
         automatic: None,
         date_header: None,
         text: String::new(),
+        trace: Default::default(),
         content,
     }
 }

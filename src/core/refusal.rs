@@ -116,6 +116,10 @@ pub enum Refusal {
     Leave(crate::core::leave::LeaveRefusal),
     /// A director's command that cannot be carried out (`crate::core::director`).
     Director(crate::core::director::DirectorRefusal),
+    /// The mail is larger than `[limits] max_mail_bytes`; only its header was read.
+    TooLarge { size: u64, limit: u64 },
+    /// The relay answered this address `limit` times today; this is the last answer today.
+    AnswerLimit { limit: u32 },
 }
 
 impl Refusal {
@@ -528,6 +532,28 @@ impl Refusal {
             }
             Refusal::Leave(r) => r.message(lang),
             Refusal::Director(r) => r.message(lang),
+            Refusal::TooLarge { size, limit } => {
+                if de {
+                    format!(
+                        "Die Mail ist mit {size} Bytes größer als die erlaubten {limit} Bytes; das Relais hat nur ihren Kopf gelesen und nichts ausgeführt. Bitte schicken Sie den Zug als kurze Textmail ohne Anhänge."
+                    )
+                } else {
+                    format!(
+                        "The mail has {size} bytes, more than the {limit} bytes allowed; the relay read only its header and did nothing. Please send the move as a short text mail without attachments."
+                    )
+                }
+            }
+            Refusal::AnswerLimit { limit } => {
+                if de {
+                    format!(
+                        "Das Relais hat Ihnen heute schon {limit} automatische Antworten geschickt und antwortet Ihnen bis morgen nicht mehr. Ihre Züge werden weiter bearbeitet und weitergeleitet; nur Bestätigungen und Rückfragen bleiben heute aus."
+                    )
+                } else {
+                    format!(
+                        "The relay has already sent you {limit} automatic answers today and will not answer you again until tomorrow. Your moves are still processed and forwarded; only receipts and queries stop for today."
+                    )
+                }
+            }
         }
     }
 }

@@ -32,6 +32,8 @@ pub struct Settings {
     pub instance: String,
     /// The weekday of the weekly director digest (`[relay] digest_day`); `None`: no digests.
     pub digest_day: Option<chrono::Weekday>,
+    /// What the relay believes and how much it answers (`crate::core::screen`).
+    pub guard: crate::core::screen::Guard,
 }
 
 impl Settings {
@@ -149,6 +151,9 @@ pub struct Meta {
     /// The weekly digest: per tournament, the digest day of the last digest sent.
     #[serde(default)]
     pub digests: BTreeMap<String, NaiveDate>,
+    /// Automatic answers per address on the current day (`crate::core::ratelimit`).
+    #[serde(default)]
+    pub answers: BTreeMap<String, crate::core::ratelimit::AnswerDay>,
 }
 
 /// What one step of the core decided.
@@ -168,6 +173,9 @@ pub struct Output {
     pub letter_games: BTreeSet<GameRef>,
     /// One line for the log: what was done.
     pub log: Vec<String>,
+    /// The letter was not acted on for a reason the operator must see: the shell keeps it in
+    /// quarantine with this reason (e.g. no DMARC pass, `crate::core::screen`).
+    pub quarantine: Option<String>,
 }
 
 impl State {

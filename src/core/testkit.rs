@@ -23,6 +23,7 @@ pub fn settings() -> Settings {
         default_lang: Lang::De,
         instance: "test".into(),
         digest_day: None,
+        guard: Default::default(),
     }
 }
 

@@ -62,6 +62,7 @@ fn letter_with(from: &str, moves: &[(u32, Color, &str)], mut content: Content) -
         date_header: None,
         text: String::new(),
         content,
+        trace: Default::default(),
     }
 }
 

@@ -44,6 +44,7 @@ fn letter(from: &str, text: &str) -> Letter {
         automatic: None,
         date_header: None,
         text: text.into(),
+        trace: Default::default(),
         content: read_content(text),
     }
 }

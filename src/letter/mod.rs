@@ -10,6 +10,7 @@
 //! the MIME tree is walked only to a bounded depth and number of parts, and all
 //! patterns are linear-time `regex` patterns or hand-written single passes.
 
+pub mod auth;
 pub mod body;
 pub mod content;
 pub mod dates;
@@ -94,6 +95,7 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
         date_header: head.date_header,
         text,
         content,
+        trace: auth::read_trace(&message),
     })
 }
 

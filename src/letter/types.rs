@@ -34,6 +34,9 @@ pub struct Letter {
     pub text: String,
     /// What that text says.
     pub content: Content,
+    /// X-Loop, Authentication-Results, size (`crate::letter::auth`).
+    #[serde(default, skip_serializing_if = "crate::letter::auth::Trace::is_empty")]
+    pub trace: crate::letter::auth::Trace,
 }
 
 /// Why a mail counts as automatic (RFC 3834 and common practice).

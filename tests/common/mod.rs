@@ -465,13 +465,14 @@ impl Mailbox {
             if !(r.text.starts_with(b"* ") && contains(&r.text, b" FETCH (")) {
                 continue;
             }
-            let uid = number_after(&r.text, b"UID ")
-                .ok_or_else(|| format!("{}: FETCH answer without UID", self.user))?;
-            let body = r
-                .literals
-                .into_iter()
-                .next()
-                .ok_or_else(|| format!("{}: FETCH answer without a body", self.user))?;
+            // An untagged FETCH without UID or body is a flag change another session (the
+            // relay setting \Seen) made meanwhile, not an answer to this command: skip it.
+            let (Some(uid), Some(body)) = (
+                number_after(&r.text, b"UID "),
+                r.literals.into_iter().next(),
+            ) else {
+                continue;
+            };
             messages.push((uid, body));
         }
         messages.sort_by_key(|(uid, _)| *uid);

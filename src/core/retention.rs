@@ -1,0 +1,55 @@
+//! Fax 2.8 / TO §11: the archive (every mail in and out) is kept until at least four weeks after
+//! the tournament's end; only then may it be rotated away.
+//!
+//! Interpretation, once: a tournament has ended when every one of its games is finished; its
+//! end is the moment its last game ended. Rotation removes the archived mails of that
+//! tournament once `now` is at least [`KEEP_DAYS`] (28) days after that end — never earlier, and
+//! never while a single game is still open (suspended or adjourned games are open).
+
+use chrono::{DateTime, Duration, Utc};
+
+/// Days the archive is kept after the tournament's end (Fax 2.8: four weeks).
+pub const KEEP_DAYS: i64 = 28;
+
+/// Whether the archive of a tournament may be rotated at `now`: `ends` holds, per game, when it
+/// ended (`None`: still open).
+pub fn may_rotate(ends: &[Option<DateTime<Utc>>], now: DateTime<Utc>) -> bool {
+    if ends.is_empty() {
+        return false;
+    }
+    let mut last = None;
+    for e in ends {
+        match e {
+            None => return false,
+            Some(t) => last = last.max(Some(*t)),
+        }
+    }
+    last.is_some_and(|end| now >= end + Duration::days(KEEP_DAYS))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn t(d: u32, h: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2027, 3, 1, h, 0, 0).unwrap() + Duration::days(i64::from(d))
+    }
+
+    #[test]
+    fn fax_2_8_archive_kept_four_weeks_after_the_last_game() {
+        let ends = [Some(t(0, 10)), Some(t(5, 12))];
+        // Every hour from the end to 28 days later: never.
+        let mut now = t(5, 12);
+        while now < t(33, 12) {
+            assert!(!may_rotate(&ends, now), "rotated early at {now}");
+            now += Duration::hours(1);
+        }
+        assert!(!may_rotate(&ends, t(33, 11)));
+        assert!(may_rotate(&ends, t(33, 12)));
+        assert!(may_rotate(&ends, t(400, 0)));
+        // One open game: never, however late.
+        assert!(!may_rotate(&[Some(t(0, 0)), None], t(4000, 0)));
+        assert!(!may_rotate(&[], t(4000, 0)));
+    }
+}

@@ -1,0 +1,82 @@
+//! Named crash points for the crash tests: `FERNZUG_CRASH_AT=<point>` (or `<point>:<n>`, the
+//! n-th time the point is reached) makes the process abort there with `std::process::abort()`,
+//! as a power cut or `kill -9` would. Read by the shell only — never by the core — once per
+//! process. Without the variable every point is a no-op.
+//!
+//! The points, in the order a mail passes them: [`AFTER_READ`] (fetched from IMAP, nothing
+//! done), `after-commit` (the store transaction applied, not yet flushed), `after-fsync`
+//! (flushed and fsynced), [`AFTER_IMAP_FLAG`] (flagged `\Seen` on the server),
+//! [`AFTER_SMTP_ACCEPT`] (the SMTP server took an outgoing mail), [`BEFORE_OUTBOX_DELETE`]
+//! (just before that outbox entry is removed).
+
+use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The environment variable naming the crash point.
+pub const ENV: &str = "FERNZUG_CRASH_AT";
+
+pub const AFTER_READ: &str = "after-read";
+pub const AFTER_COMMIT: &str = "after-commit";
+pub const AFTER_FSYNC: &str = "after-fsync";
+pub const AFTER_IMAP_FLAG: &str = "after-imap-flag";
+pub const AFTER_SMTP_ACCEPT: &str = "after-smtp-accept";
+pub const BEFORE_OUTBOX_DELETE: &str = "before-outbox-delete";
+
+/// Every named point.
+pub const ALL: [&str; 6] = [
+    AFTER_READ,
+    AFTER_COMMIT,
+    AFTER_FSYNC,
+    AFTER_IMAP_FLAG,
+    AFTER_SMTP_ACCEPT,
+    BEFORE_OUTBOX_DELETE,
+];
+
+static SPEC: LazyLock<Option<(String, u64)>> = LazyLock::new(|| {
+    let v = std::env::var(ENV).ok()?;
+    parse(&v)
+});
+
+static HITS: AtomicU64 = AtomicU64::new(0);
+
+/// `point` or `point:n` (n ≥ 1).
+fn parse(v: &str) -> Option<(String, u64)> {
+    let v = v.trim();
+    if v.is_empty() {
+        return None;
+    }
+    match v.split_once(':') {
+        Some((p, n)) => Some((p.to_string(), n.trim().parse().ok().filter(|n| *n >= 1)?)),
+        None => Some((v.to_string(), 1)),
+    }
+}
+
+/// Aborts the process if `FERNZUG_CRASH_AT` names this point (and its count is reached).
+pub fn point(name: &str) {
+    if let Some((p, n)) = SPEC.as_ref()
+        && p == name
+        && HITS.fetch_add(1, Ordering::SeqCst) + 1 >= *n
+    {
+        eprintln!("fernzug: crash point {name} reached ({ENV}): aborting");
+        std::process::abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_parses_point_and_count() {
+        assert_eq!(parse("after-read"), Some(("after-read".into(), 1)));
+        assert_eq!(parse("after-commit:3"), Some(("after-commit".into(), 3)));
+        assert_eq!(parse("after-commit:0"), None);
+        assert_eq!(parse(""), None);
+    }
+
+    #[test]
+    fn unset_point_is_a_no_op() {
+        // The test process has no FERNZUG_CRASH_AT naming this point.
+        point("no-such-point");
+    }
+}

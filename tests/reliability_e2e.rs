@@ -1,0 +1,618 @@
+//! Reliability through the real loopback mail stack: no loops (RFC 3834 corpus, the answer
+//! limit), no strangers and no forgeries, bounded mails, quarantine instead of endless retries,
+//! and outages of SMTP and IMAP simulated by a proxy the test cuts (the shared stack itself is
+//! never stopped). The crash tests are in `crash_e2e.rs`.
+
+mod common;
+#[path = "support/proxy.rs"]
+mod proxy;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{
+    Relay, Tournament, body_text, envelope_address, fetch_all, header, send_mail, send_text,
+    unique, unique_addr, wait_for,
+};
+use proxy::Proxy;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn kinds(mails: &[Vec<u8>]) -> Vec<String> {
+    mails
+        .iter()
+        .map(|m| header(m, "X-Fernzug-Kind").unwrap_or_default())
+        .collect()
+}
+
+/// Rewrites the relay's config file with `f`.
+fn edit_config(relay: &Relay, f: impl Fn(String) -> String) {
+    let text = std::fs::read_to_string(&relay.config).unwrap();
+    std::fs::write(&relay.config, f(text)).unwrap();
+}
+
+/// The relay talks to `port` instead of the stack's `stack_port`.
+fn through(relay: &Relay, stack_port: u16, port: u16) {
+    edit_config(relay, |t| {
+        t.replace(
+            &format!("port = {stack_port}\n"),
+            &format!("port = {port}\n"),
+        )
+    });
+}
+
+/// `fernzug once --now NOW`, returning stderr (the log), asserting success.
+fn once_log(relay: &Relay, now: &str) -> String {
+    let out = relay.run(&["once", "--now", now]);
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "once {now} failed:\n{log}");
+    log
+}
+
+/// The number `N` of "N sent" in the last pass report of `log`.
+fn sent(log: &str) -> usize {
+    let line = log
+        .lines()
+        .rev()
+        .find(|l| l.contains("pass done:"))
+        .unwrap_or_else(|| panic!("no pass report in\n{log}"));
+    line.split(", ")
+        .find_map(|p| p.strip_suffix(" sent"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no sent count in {line}"))
+}
+
+/// The moves of game `game` as `status --json` shows them.
+fn moves(relay: &Relay, game: &str) -> Vec<String> {
+    let out = relay.run_ok(&["status", game, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    v[0]["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect()
+}
+
+struct Duel {
+    relay: Relay,
+    t: Tournament,
+    anna: String,
+    bert: String,
+    game: String,
+}
+
+/// Anna (White) against Bert, registered 2026-11-30 12:00, start mails delivered. `setup`
+/// edits the config first.
+fn duel(name: &str, setup: impl FnOnce(&Relay)) -> Duel {
+    let relay = Relay::new(name);
+    setup(&relay);
+    let anna = unique_addr("anna");
+    let bert = unique_addr("bert");
+    let t = relay.tournament(
+        &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
+        "fax",
+        "2026-12-01",
+    );
+    relay.run_ok(&[
+        "tournament",
+        "add",
+        t.path.to_str().unwrap(),
+        "--now",
+        "2026-11-30T12:00:00+01:00",
+    ]);
+    relay.once("2026-11-30T12:00:00+01:00");
+    wait_for(&anna, 1, WAIT);
+    wait_for(&bert, 1, WAIT);
+    Duel {
+        game: t.game(1),
+        relay,
+        t,
+        anna,
+        bert,
+    }
+}
+
+impl Duel {
+    fn send(&self, from: &str, body: &str) -> String {
+        send_text(
+            from,
+            &self.relay.address,
+            &format!("Re: [{}] Zug", self.game),
+            body,
+        )
+    }
+
+    /// Waits until the relay's own inbox holds `n` mails (the stack delivered them).
+    fn relay_has(&self, n: usize) {
+        wait_for(&self.relay.address, n, WAIT);
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// 3. No loops
+
+#[test]
+fn rfc3834_corpus_of_auto_replies_and_bounces_gets_no_answer() {
+    let d = duel("auto-corpus", |_| {});
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/auto");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 19, "the corpus is there: {files:?}");
+    let mut ids = Vec::new();
+    for f in &files {
+        let id = unique("auto");
+        let text = std::fs::read_to_string(f)
+            .unwrap()
+            .replace("{{PLAYER}}", &d.anna)
+            .replace("{{RELAY}}", &d.relay.address)
+            .replace("{{GAME}}", &d.game)
+            .replace("{{DOMAIN}}", common::DOMAIN)
+            .replace("{{ID}}", &id);
+        let envelope = if text.contains("Return-Path: <>") {
+            ""
+        } else {
+            d.anna.as_str()
+        };
+        send_mail(text.as_bytes(), envelope, &[&d.relay.address])
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        ids.push((f.file_name().unwrap().to_string_lossy().into_owned(), id));
+    }
+    d.relay_has(files.len());
+    let log = once_log(&d.relay, "2026-12-01T10:00:00+01:00");
+    // Nothing answers a sender. What goes out is only the director's Fax 2.2 bounce reports
+    // about the relay's own mails to Anna that the bounces in the corpus name.
+    let to_director = log
+        .lines()
+        .filter(|l| l.contains("(bounce-report) to") && l.contains(&d.relay.director))
+        .count();
+    assert_eq!(sent(&log), to_director, "nothing answered:\n{log}");
+    for (file, id) in &ids {
+        let line = log
+            .lines()
+            .find(|l| l.contains(id.as_str()))
+            .unwrap_or_else(|| panic!("{file}: not in the log\n{log}"));
+        assert!(
+            line.contains("not answered")
+                || line.contains("relay's own")
+                || line.contains("delivery-status report"),
+            "{file}: {line}"
+        );
+    }
+    assert_eq!(kinds(&fetch_all(&d.anna)), vec!["start"], "Anna's mailbox");
+    assert_eq!(kinds(&fetch_all(&d.bert)), vec!["start"], "Bert's mailbox");
+    assert!(moves(&d.relay, &d.game).is_empty());
+    // The test can fail: the same player's plain mail is answered.
+    d.send(&d.anna, "Hallo");
+    d.relay_has(files.len() + 1);
+    let log = once_log(&d.relay, "2026-12-01T11:00:00+01:00");
+    assert_eq!(sent(&log), 1, "{log}");
+    eprintln!(
+        "RFC 3834 corpus: {} automatic mails, 0 answers",
+        files.len()
+    );
+}
+
+#[test]
+fn rate_limit_a_headerless_autoresponder_gets_at_most_11_mails_a_day() {
+    let d = duel("autoresponder", |_| {});
+    // An auto-responder that marks nothing: 15 replies in a day, each worth a query.
+    for i in 0..15 {
+        d.send(&d.bert, &format!("Ich bin nicht da ({i})."));
+    }
+    d.relay_has(15);
+    d.relay.once("2026-12-01T10:00:00+01:00");
+    let got = wait_for(&d.bert, 12, WAIT);
+    // Give the stack a moment for anything beyond 12 that should not be there.
+    std::thread::sleep(Duration::from_millis(500));
+    let got = fetch_all(&d.bert).len().max(got.len()) - 1; // minus the start mail
+    assert_eq!(got, 11, "10 answers and one notice");
+    let last = fetch_all(&d.bert).pop().unwrap();
+    assert!(
+        body_text(&last).contains("bis morgen"),
+        "{}",
+        body_text(&last)
+    );
+    // The next day he is answered again; the day after that too, at most 11 a day.
+    d.send(&d.bert, "Ich bin immer noch nicht da.");
+    d.relay_has(16);
+    d.relay.once("2026-12-02T10:00:00+01:00");
+    wait_for(&d.bert, 13, WAIT);
+    eprintln!("header-less auto-responder: 15 mails in a day -> {got} answers");
+}
+
+// ------------------------------------------------------------------------------------------------
+// 4. Strangers and forgeries
+
+#[test]
+fn security_strangers_partner_out_of_turn_and_foreign_keys_make_no_move() {
+    let d = duel("strangers", |_| {});
+    let key_of =
+        |who: &str| envelope_address(&header(&fetch_all(who)[0], "Reply-To").unwrap()).to_string();
+    let anna_key = key_of(&d.anna);
+    let bert_key = key_of(&d.bert);
+    let mallory = unique_addr("mallory");
+    // A stranger with the game in the subject and a legal move.
+    d.send(&mallory, "1. e4");
+    // A stranger through Anna's private reply address.
+    send_text(&mallory, &anna_key, "Re: Zug", "1. e4");
+    // The partner out of turn, with and without the subject.
+    d.send(&d.bert, "1. e4");
+    send_text(&d.bert, &bert_key, "Re: Zug", "1. e4 e5");
+    // Bert through Anna's key (a forwarded or reused key), Anna through Bert's.
+    send_text(&d.bert, &anna_key, "Re: Zug", "1. e4");
+    send_text(&d.anna, &bert_key, "Re: Zug", "1. e4");
+    // The director is no player.
+    d.send(&d.t.director, "1. e4");
+    d.relay_has(7);
+    d.relay.once("2026-12-01T10:00:00+01:00");
+    assert!(moves(&d.relay, &d.game).is_empty(), "0 moves");
+    // The move counts once it comes from Anna's address, through her key.
+    send_text(&d.anna, &anna_key, "Re: Zug", "1. e4");
+    d.relay_has(8);
+    d.relay.once("2026-12-01T11:00:00+01:00");
+    assert_eq!(moves(&d.relay, &d.game), vec!["e4"]);
+    // Nobody got a forwarded move but Bert.
+    assert!(
+        !kinds(&fetch_all(&mallory)).contains(&"move".to_string()),
+        "the stranger learns nothing"
+    );
+}
+
+#[test]
+fn security_require_dmarc_pass_forgery_is_quarantined_and_not_answered() {
+    let d = duel("dmarc", |r| {
+        edit_config(r, |t| {
+            t + "\n[security]\nrequire_dmarc_pass = true\ntrusted_authserv_id = \"mx.fernschach.test\"\n"
+        })
+    });
+    let forged = |ar: &str, id: &str| {
+        format!(
+            "Authentication-Results: {ar}\r\nFrom: Anna <{a}>\r\nTo: {r}\r\nSubject: Re: [{g}] Zug\r\nMessage-ID: <{id}@x>\r\n\r\n1. e4\r\n",
+            a = d.anna,
+            r = d.relay.address,
+            g = d.game
+        )
+    };
+    // A forger's own "pass" (another server's id), and none at all.
+    for (i, ar) in [
+        "evil.example; dmarc=pass header.from=fernschach.test",
+        "mx.fernschach.test; dmarc=fail header.from=fernschach.test",
+    ]
+    .iter()
+    .enumerate()
+    {
+        send_mail(
+            forged(ar, &format!("f{i}-{}", unique("x"))).as_bytes(),
+            &d.anna,
+            &[&d.relay.address],
+        )
+        .unwrap();
+    }
+    d.send(&d.anna, "1. e4");
+    d.relay_has(3);
+    let log = once_log(&d.relay, "2026-12-01T10:00:00+01:00");
+    assert_eq!(sent(&log), 0, "not a word to the real Anna:\n{log}");
+    assert!(moves(&d.relay, &d.game).is_empty());
+    let status = d.relay.run_ok(&["status"]);
+    assert!(status.contains("quarantined mails: 3"), "{status}");
+    assert!(status.contains("not authenticated"), "{status}");
+    // The operator's own server says pass: the move counts.
+    send_mail(
+        forged(
+            "mx.fernschach.test; spf=pass smtp.mailfrom=fernschach.test; dmarc=pass (p=reject) header.from=fernschach.test",
+            &unique("ok"),
+        )
+        .as_bytes(),
+        &d.anna,
+        &[&d.relay.address],
+    )
+    .unwrap();
+    d.relay_has(4);
+    d.relay.once("2026-12-01T11:00:00+01:00");
+    assert_eq!(moves(&d.relay, &d.game), vec!["e4"]);
+}
+
+// ------------------------------------------------------------------------------------------------
+// 5. Bounded resources; 1. quarantine
+
+#[test]
+fn oversized_mail_only_its_header_is_read_and_the_sender_is_told() {
+    let d = duel("oversized", |r| {
+        edit_config(r, |t| t + "\n[limits]\nmax_mail_bytes = 4096\n")
+    });
+    let body = format!("1. e4\n\n{}\n", "Anhang ".repeat(1500));
+    d.send(&d.anna, &body);
+    d.relay_has(1);
+    d.relay.once("2026-12-01T10:00:00+01:00");
+    let got = wait_for(&d.anna, 2, WAIT);
+    assert_eq!(header(&got[1], "X-Fernzug-Kind").as_deref(), Some("query"));
+    let text = body_text(&got[1]);
+    assert!(text.contains("4096"), "{text}");
+    assert!(moves(&d.relay, &d.game).is_empty(), "the body was not read");
+    // A small mail is read in full.
+    d.send(&d.anna, "1. e4");
+    d.relay_has(2);
+    d.relay.once("2026-12-01T11:00:00+01:00");
+    assert_eq!(moves(&d.relay, &d.game), vec!["e4"]);
+}
+
+#[test]
+fn a_mail_that_makes_rendering_fail_is_quarantined_and_blocks_nothing() {
+    let d = duel("render-fail", |r| {
+        let tdir = r.dir.join("templates/de");
+        std::fs::create_dir_all(&tdir).unwrap();
+        // An operator's broken query template: every query fails to render.
+        std::fs::write(
+            tdir.join("query.txt"),
+            "Subject: Rückfrage {{ reason | no_such_filter }}\n\n{{ reason }}\n",
+        )
+        .unwrap();
+        edit_config(r, |t| {
+            t.replace(
+                "[imap]",
+                &format!(
+                    "templates_dir = \"{}\"\n\n[imap]",
+                    r.dir.join("templates").display()
+                ),
+            )
+        });
+    });
+    d.send(&d.anna, "Hallo, wie geht es?"); // would be answered with a query
+    d.send(&d.anna, "1. e4"); // the next mail
+    d.relay_has(2);
+    let log = once_log(&d.relay, "2026-12-01T10:00:00+01:00");
+    assert!(log.contains("quarantined"), "{log}");
+    assert_eq!(
+        moves(&d.relay, &d.game),
+        vec!["e4"],
+        "the next mail was not blocked"
+    );
+    let status = d.relay.run_ok(&["status"]);
+    assert!(status.contains("quarantined mails: 1"), "{status}");
+    assert!(status.contains("cannot render"), "{status}");
+    // Never retried: the next pass does not touch it again.
+    let log = once_log(&d.relay, "2026-12-01T11:00:00+01:00");
+    assert!(!log.contains("quarantined:"), "{log}");
+}
+
+// ------------------------------------------------------------------------------------------------
+// 2. Outages
+
+#[test]
+fn smtp_outage_everything_delivered_afterwards_in_order_then_given_up_after_max_age() {
+    let smtp = Proxy::new(common::SMTP_PORT);
+    let d = duel("smtp-outage", |r| through(r, common::SMTP_PORT, smtp.port));
+    smtp.cut();
+    // While Postfix is "away", mails keep coming in and are processed.
+    d.send(&d.anna, "1. e4");
+    d.send(&d.anna, "Status?"); // a second mail to Anna, after her receipt
+    d.send(&d.anna, "1. e4 e5"); // not her turn: a query, third in line
+    d.relay_has(3);
+    for now in [
+        "2026-12-01T10:00:00+01:00",
+        "2026-12-01T10:05:00+01:00",
+        "2026-12-01T12:00:00+01:00",
+    ] {
+        let log = once_log(&d.relay, now);
+        assert_eq!(sent(&log), 0, "{log}");
+    }
+    assert_eq!(moves(&d.relay, &d.game), vec!["e4"]);
+    smtp.restore();
+    let log = once_log(&d.relay, "2026-12-01T14:00:00+01:00");
+    let anna = wait_for(&d.anna, 4, WAIT);
+    let bert = wait_for(&d.bert, 2, WAIT);
+    assert_eq!(kinds(&bert), vec!["start", "move"]);
+    let a = kinds(&anna);
+    assert_eq!(a[0], "start");
+    assert_eq!(a[1], "receipt", "in order: {a:?}");
+    assert_eq!(a.len(), 4, "{a:?}\n{log}");
+    // The order of Anna's mails is the order the relay decided them (Message-ID sequence).
+    let seq = |m: &Vec<u8>| -> u64 {
+        let id = header(m, "Message-ID").unwrap();
+        id.split('.').nth(2).unwrap().parse().unwrap()
+    };
+    let seqs: Vec<u64> = anna[1..].iter().map(seq).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "in order: {seqs:?}");
+
+    // A second outage that lasts longer than [limits] outbox_max_age_days (default 5).
+    smtp.cut();
+    d.send(&d.bert, "1. e4 e5");
+    d.relay_has(4);
+    for now in [
+        "2026-12-02T10:00:00+01:00",
+        "2026-12-04T10:00:00+01:00",
+        "2026-12-06T09:00:00+01:00",
+    ] {
+        let log = once_log(&d.relay, now);
+        assert_eq!(sent(&log), 0, "{log}");
+        assert!(!log.contains("given up after"), "too early: {log}");
+    }
+    // Each pass stops at the first unreachable attempt: the two old mails go in two passes.
+    for now in ["2026-12-07T10:00:00+01:00", "2026-12-07T10:01:00+01:00"] {
+        let log = once_log(&d.relay, now);
+        assert!(log.contains("given up after"), "{log}");
+    }
+    smtp.restore();
+    d.relay.once("2026-12-07T11:00:00+01:00");
+    let tl = wait_for(&d.t.director, 2, WAIT);
+    assert_eq!(kinds(&tl), vec!["bounce-report", "bounce-report"]);
+    let texts: String = tl.iter().map(|m| body_text(m)).collect();
+    assert!(
+        texts.contains(&d.anna) && texts.contains(&d.bert),
+        "{texts}"
+    );
+    // The given-up mails are gone from the outbox: nothing more arrives.
+    d.relay.once("2026-12-07T12:00:00+01:00");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(fetch_all(&d.anna).len(), 4);
+    eprintln!(
+        "SMTP outage: {} connections refused while cut; everything delivered afterwards, in order",
+        smtp.refused.load(std::sync::atomic::Ordering::SeqCst)
+    );
+}
+
+/// A `fernzug run` that is killed if the test ends early (a failed assertion).
+struct Daemon(std::process::Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+#[test]
+fn imap_outage_the_daemon_keeps_running_and_catches_up_in_order() {
+    let imap = Proxy::new(common::IMAP_PORT);
+    let relay = Relay::new("imap-outage");
+    through(&relay, common::IMAP_PORT, imap.port);
+    let anna = unique_addr("anna");
+    let bert = unique_addr("bert");
+    let today = chrono::Utc::now().date_naive().to_string();
+    let t = relay.tournament(
+        &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
+        "fax",
+        &today,
+    );
+    relay.run_ok(&["tournament", "add", t.path.to_str().unwrap()]);
+    let log = relay.dir.join("run.log");
+    let mut child = Daemon(
+        Command::new(env!("CARGO_BIN_EXE_fernzug"))
+            .arg("--config")
+            .arg(&relay.config)
+            .arg("run")
+            .stderr(Stdio::from(std::fs::File::create(&log).unwrap()))
+            .spawn()
+            .unwrap(),
+    );
+    wait_for(&anna, 1, WAIT);
+    wait_for(&bert, 1, WAIT);
+    std::thread::sleep(Duration::from_millis(300));
+    imap.cut();
+    let subject = format!("Re: [{}] Zug", t.game(1));
+    let plies = [
+        (&anna, "1. e4"),
+        (&bert, "1. e4 e5"),
+        (&anna, "1... e5\n2. Nf3"),
+        (&bert, "2. Nf3 Nc6"),
+    ];
+    for (i, (who, body)) in plies.iter().enumerate() {
+        send_text(who, &relay.address, &subject, body);
+        wait_for(&relay.address, i + 1, WAIT);
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        fetch_all(&bert).len() == 1,
+        "nothing can be processed while IMAP is away"
+    );
+    let restored = Instant::now();
+    imap.restore();
+    wait_for(&anna, 5, Duration::from_secs(30));
+    wait_for(&bert, 5, Duration::from_secs(30));
+    let caught_up = restored.elapsed();
+    let pid = child.0.id().to_string();
+    let _ = Command::new("kill").args(["-TERM", &pid]).status();
+    let status = child.0.wait().unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        status.success(),
+        "the daemon kept running: {status:?}\n{text}"
+    );
+    assert!(text.contains("reconnecting"), "{text}");
+    assert_eq!(
+        kinds(&fetch_all(&bert)),
+        vec!["start", "move", "receipt", "move", "receipt"]
+    );
+    assert_eq!(moves(&relay, &t.game(1)), vec!["e4", "e5", "Nf3", "Nc6"]);
+    eprintln!(
+        "IMAP outage: {} connections refused while cut; caught up {caught_up:?} after the restore",
+        imap.refused.load(std::sync::atomic::Ordering::SeqCst)
+    );
+}
+
+// ------------------------------------------------------------------------------------------------
+// 1. Exactly once; 5. the archive
+
+#[test]
+fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_archive_rotation_waits_four_weeks()
+ {
+    use chrono::{DateTime, Duration as Days, Utc};
+    use fernzug::app::{App, Processed};
+    let relay = Relay::new("uidvalidity");
+    let anna = unique_addr("anna");
+    let bert = unique_addr("bert");
+    let t = relay.tournament(
+        &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
+        "fax",
+        "2026-12-01",
+    );
+    let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
+    let mut app = App::open(fernzug::config::load(&relay.config).unwrap()).unwrap();
+    app.register_file(&t.path, at("2026-11-30T12:00:00+01:00"))
+        .unwrap();
+    let subject = format!("Re: [{}] Zug", t.game(1));
+    let with_id = common::text_mail(&anna, &relay.address, &subject, "1. e4", "<e4@x.test>");
+    // No Message-ID: the reader names it by the hash of the raw mail.
+    let without_id = format!(
+        "From: {bert}\r\nTo: {}\r\nSubject: {subject}\r\n\r\n1. e4 e5\r\n",
+        relay.address
+    );
+    let mails = [with_id.as_bytes(), without_id.as_bytes()];
+    let t1 = at("2026-12-01T10:00:00+01:00");
+    for (uid, raw) in mails.iter().enumerate() {
+        let p = app.process(raw, t1, Some((1, uid as u32 + 1))).unwrap();
+        assert!(matches!(p, Processed::Done(_)), "{p:?}");
+    }
+    // The mailbox is rebuilt: new UIDVALIDITY, new UIDs, the same mails (and one seen twice).
+    for (uid, raw) in mails.iter().enumerate() {
+        let p = app.process(raw, t1, Some((7, uid as u32 + 10))).unwrap();
+        assert_eq!(p, Processed::Duplicate);
+        assert!(app.store.is_uid_done(7, uid as u32 + 10).unwrap());
+    }
+    let g: fernzug::game_ref::GameRef = t.game(1).parse().unwrap();
+    assert_eq!(app.state.games[&g].san_moves(), vec!["e4", "e5"]);
+
+    // Fax 2.8: the archive stays until four weeks after the tournament's end.
+    let resign = common::text_mail(
+        &anna,
+        &relay.address,
+        &subject,
+        "Ich gebe auf.",
+        "<r@x.test>",
+    );
+    let end = at("2026-12-02T10:00:00+01:00");
+    app.process(resign.as_bytes(), end, Some((7, 20))).unwrap();
+    assert_eq!(app.state.games[&g].result.as_deref(), Some("0-1"));
+    let archived = app.store.archive_for_game(&g.to_string()).unwrap().len();
+    assert!(archived >= 3, "{archived}");
+    for now in [
+        end,
+        end + Days::days(27),
+        end + Days::days(28) - Days::seconds(1),
+    ] {
+        assert!(
+            app.rotate_archive(now).unwrap().is_empty(),
+            "rotated at {now}"
+        );
+        assert_eq!(
+            app.store.archive_for_game(&g.to_string()).unwrap().len(),
+            archived
+        );
+    }
+    let log = app.rotate_archive(end + Days::days(28)).unwrap();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(
+        app.store
+            .archive_for_game(&g.to_string())
+            .unwrap()
+            .is_empty()
+    );
+}
