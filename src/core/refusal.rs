@@ -127,11 +127,11 @@ impl Refusal {
                 let list = open_games.join(", ");
                 if de {
                     format!(
-                        "Die Mail nennt keine Partie. Bitte antworten Sie auf eine Mail des Relais oder schreiben Sie die Partie in den Betreff, z. B. [{}].",
+                        "Die Mail nennt keine Partie. Bitte antworten Sie auf eine Mail des Relais oder schreiben Sie die Partie in den Betreff, z. B. {}.",
                         open_games
                             .first()
                             .map(String::as_str)
-                            .unwrap_or("TURNIER/1")
+                            .unwrap_or("[TURNIER/1]")
                     ) + &if list.is_empty() {
                         String::new()
                     } else {
@@ -139,11 +139,11 @@ impl Refusal {
                     }
                 } else {
                     format!(
-                        "The mail names no game. Please reply to a mail of the relay or put the game into the subject, e.g. [{}].",
+                        "The mail names no game. Please reply to a mail of the relay or put the game into the subject, e.g. {}.",
                         open_games
                             .first()
                             .map(String::as_str)
-                            .unwrap_or("TOURNAMENT/1")
+                            .unwrap_or("[TOURNAMENT/1]")
                     ) + &if list.is_empty() {
                         String::new()
                     } else {
@@ -291,44 +291,53 @@ impl Refusal {
             Refusal::TooManyMoves { extra } => {
                 if de {
                     format!(
-                        "Die Mail enthält mehr Züge als die Wiederholung und Ihren eigenen Zug: {extra}. Bedingte Züge bitte mit \"Eventualzüge:\" kennzeichnen."
+                        "Die Mail enthält mehr Züge als die Wiederholung und Ihren eigenen Zug: {extra}. Eventualzüge bitte mit „Eventualzüge:“ kennzeichnen (TO §6)."
                     )
                 } else {
                     format!(
-                        "The mail contains more moves than the repetition and your own move: {extra}. Mark conditional moves with \"if:\"."
+                        "The mail contains more moves than the repetition and your own move: {extra}. Mark conditional moves with \"if:\" (TO §6)."
                     )
                 }
             }
             Refusal::BadMove { number, error } => {
-                if de {
-                    format!(
-                        "Ihr Zug {number} ist unmöglich: {} (TO §8, §9).",
-                        error.message(lang)
-                    )
-                } else {
-                    format!(
-                        "Your move {number} is impossible: {} (TO §8, §9).",
-                        error.message(lang)
-                    )
+                let why = why(error, lang);
+                match (error, de) {
+                    (NotationError::Ambiguous { .. }, true) => format!(
+                        "Ihr Zug {number} ist nicht eindeutig: {why} (TO §2, §8). Bitte schreiben Sie ihn so, dass nur ein Zug gemeint sein kann."
+                    ),
+                    (NotationError::Ambiguous { .. }, false) => format!(
+                        "Your move {number} is ambiguous: {why} (TO §2, §8). Please write it so that only one move can be meant."
+                    ),
+                    (NotationError::NotAMove { .. }, true) => {
+                        format!("Ihr Zug {number} kann nicht gelesen werden: {why} (TO §8).")
+                    }
+                    (NotationError::NotAMove { .. }, false) => {
+                        format!("Your move {number} cannot be read: {why} (TO §8).")
+                    }
+                    (NotationError::Illegal { .. }, true) => {
+                        format!("Ihr Zug {number} ist unmöglich: {why} (TO §8, §9).")
+                    }
+                    (NotationError::Illegal { .. }, false) => {
+                        format!("Your move {number} is impossible: {why} (TO §8, §9).")
+                    }
                 }
             }
             Refusal::BadRepetition { number, error } => {
+                let why = why(error, lang);
                 if de {
                     format!(
-                        "Die Wiederholung {number} ist nicht lesbar: {} (TO §2).",
-                        error.message(lang)
+                        "Die Wiederholung {number} passt nicht zur Partie: {why} (TO §2). Bitte wiederholen Sie den letzten Zug Ihres Partners so, wie er gespielt wurde."
                     )
                 } else {
                     format!(
-                        "The repetition {number} cannot be read: {} (TO §2).",
-                        error.message(lang)
+                        "The repetition {number} does not fit the game: {why} (TO §2). Please repeat your partner's last move as it was played."
                     )
                 }
             }
             Refusal::BareResult { text } => {
                 if de {
                     format!(
-                        "\"{text}\" ohne ausgeschriebene Worte ist ungültig: Remisangebot, Remisannahme und Aufgabe bitte in Worten (\"biete Remis an\", \"Remis angenommen\", \"ich gebe auf\") (TO §2)."
+                        "„{text}“ ohne ausgeschriebene Worte ist ungültig: Remisangebot, Remisannahme und Aufgabe bitte in Worten („biete Remis an“, „Remis angenommen“, „ich gebe auf“) (TO §2)."
                     )
                 } else {
                     format!(
@@ -349,7 +358,7 @@ impl Refusal {
             }
             Refusal::Unreadable { line } => {
                 if de {
-                    format!("Die Zeile \"{line}\" ist nicht lesbar (TO §8).")
+                    format!("Die Zeile „{line}“ ist nicht lesbar (TO §8).")
                 } else {
                     format!("The line \"{line}\" cannot be read (TO §8).")
                 }
@@ -409,7 +418,7 @@ impl Refusal {
             }
             Refusal::NothingToDo => {
                 if de {
-                    "Die Mail enthält nichts, was das Relais ausführen kann: keinen Zug, kein Remisangebot, keine Aufgabe, keinen Urlaub, kein \"Status\".".into()
+                    "Die Mail enthält nichts, was das Relais ausführen kann: keinen Zug, kein Remisangebot, keine Aufgabe, keinen Urlaub, kein „Status“.".into()
                 } else {
                     "The mail contains nothing the relay can act on: no move, draw offer, resignation, leave or \"Status\".".into()
                 }
@@ -446,7 +455,7 @@ impl Refusal {
             } => {
                 if de {
                     format!(
-                        "In den Eventualzügen \"{line}\" trägt {written} die falsche Nummer: erwartet {expected}. Eine Folge beginnt mit der Antwort Ihres Partners auf Ihren Zug und wechselt Zug um Zug die Farbe (TO §6). Nichts wurde weitergeleitet."
+                        "In den Eventualzügen „{line}“ trägt {written} die falsche Nummer: erwartet {expected}. Eine Folge beginnt mit der Antwort Ihres Partners auf Ihren Zug und wechselt Zug um Zug die Farbe (TO §6). Nichts wurde weitergeleitet."
                     )
                 } else {
                     format!(
@@ -455,22 +464,21 @@ impl Refusal {
                 }
             }
             Refusal::ConditionalBadMove { number, error } => {
+                let why = why(error, lang);
                 if de {
                     format!(
-                        "Der Eventualzug {number} ist unmöglich: {} (TO §6, §8, §9). Nichts wurde weitergeleitet.",
-                        error.message(lang)
+                        "Der Eventualzug {number} ist nicht möglich: {why} (TO §6, §8, §9). Nichts wurde weitergeleitet."
                     )
                 } else {
                     format!(
-                        "The conditional move {number} is impossible: {} (TO §6, §8, §9). Nothing was forwarded.",
-                        error.message(lang)
+                        "The conditional move {number} is not possible: {why} (TO §6, §8, §9). Nothing was forwarded."
                     )
                 }
             }
             Refusal::ConditionalIncomplete { line } => {
                 if de {
                     format!(
-                        "Die Eventualzüge \"{line}\" enden nicht mit Ihrer eigenen Antwort: eine Folge nennt einen Zug Ihres Partners und Ihre Antwort darauf (TO §6). Nichts wurde weitergeleitet."
+                        "Die Eventualzüge „{line}“ enden nicht mit Ihrer eigenen Antwort: eine Folge nennt einen Zug Ihres Partners und Ihre Antwort darauf (TO §6). Nichts wurde weitergeleitet."
                     )
                 } else {
                     format!(
@@ -503,5 +511,29 @@ impl Refusal {
             Refusal::Leave(r) => r.message(lang),
             Refusal::Director(r) => r.message(lang),
         }
+    }
+}
+
+/// Why a move text is no move, without the text itself, which the sentence around it already names.
+fn why(error: &NotationError, lang: Lang) -> String {
+    match (error, lang) {
+        (NotationError::Illegal { reason, .. }, _) => reason.message(lang),
+        (NotationError::NotAMove { .. }, Lang::De) => "in keiner bekannten Notation ein Zug".into(),
+        (NotationError::NotAMove { .. }, Lang::En) => "not a move in any known notation".into(),
+        (NotationError::Ambiguous { readings, .. }, Lang::De) => {
+            format!("gemeint sein kann {}", one_of(readings, "oder"))
+        }
+        (NotationError::Ambiguous { readings, .. }, Lang::En) => {
+            format!("it can mean {}", one_of(readings, "or"))
+        }
+    }
+}
+
+/// `a`, `a oder b`, `a, b oder c`.
+fn one_of(items: &[String], last_word: &str) -> String {
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} {last_word} {last}", rest.join(", ")),
     }
 }
