@@ -446,6 +446,8 @@ fn problems_in(text: &str) -> Vec<String> {
         "None",
         "null",
         "[]",
+        "()",
+        "„“",
         "{{",
         "}}",
         "{%",
