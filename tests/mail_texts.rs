@@ -861,7 +861,8 @@ fn snapshot_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/mail")
 }
 
-/// A line diff (longest common subsequence): `-` expected, `+` actual.
+/// A line diff (longest common subsequence): `-` expected, `+` actual, two lines of context around
+/// each change, `…` for the unchanged lines between.
 fn diff(expected: &str, actual: &str) -> String {
     let a: Vec<&str> = expected.lines().collect();
     let b: Vec<&str> = actual.lines().collect();
@@ -876,18 +877,31 @@ fn diff(expected: &str, actual: &str) -> String {
         }
     }
     let (mut i, mut j) = (0, 0);
-    let mut out = String::new();
+    let mut lines: Vec<(char, &str)> = Vec::new();
     while i < a.len() || j < b.len() {
         if i < a.len() && j < b.len() && a[i] == b[j] {
-            out.push_str(&format!("  {}\n", a[i]));
+            lines.push((' ', a[i]));
             i += 1;
             j += 1;
         } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            out.push_str(&format!("- {}\n", a[i]));
+            lines.push(('-', a[i]));
             i += 1;
         } else {
-            out.push_str(&format!("+ {}\n", b[j]));
+            lines.push(('+', b[j]));
             j += 1;
+        }
+    }
+    let changed: Vec<usize> = (0..lines.len()).filter(|k| lines[*k].0 != ' ').collect();
+    let near = |k: usize| changed.iter().any(|c| c.abs_diff(k) <= 2);
+    let mut out = String::new();
+    let mut skipped = false;
+    for (k, (tag, line)) in lines.iter().enumerate() {
+        if near(k) {
+            out.push_str(&format!("{tag} {line}\n"));
+            skipped = false;
+        } else if !skipped {
+            out.push_str("  …\n");
+            skipped = true;
         }
     }
     out
@@ -1035,6 +1049,9 @@ fn the_diff_shows_changed_lines() {
     assert_eq!(d, "  a\n- b\n+ B\n  c\n");
     let d = diff("a\n", "a\nb\n");
     assert_eq!(d, "  a\n+ b\n");
+    let long = "1\n2\n3\n4\n5\n6\n7\n8\n";
+    let d = diff(long, &long.replace('6', "six"));
+    assert_eq!(d, "  …\n  4\n  5\n- 6\n+ six\n  7\n  8\n");
 }
 
 #[test]
