@@ -306,20 +306,10 @@ impl Refusal {
                         "Ihr Zug {number} ist nicht eindeutig: {why} (TO §2, §8). Bitte schreiben Sie ihn so, dass nur ein Zug gemeint sein kann."
                     ),
                     (NotationError::Ambiguous { .. }, false) => format!(
-                        "Your move {number} is ambiguous: {why} (TO §2, §8). Please write it so that only one move can be meant."
+                        "Your move {number} is not clear: {why} (TO §2, §8). Please write it so that only one move can be meant."
                     ),
-                    (NotationError::NotAMove { .. }, true) => {
-                        format!("Ihr Zug {number} kann nicht gelesen werden: {why} (TO §8).")
-                    }
-                    (NotationError::NotAMove { .. }, false) => {
-                        format!("Your move {number} cannot be read: {why} (TO §8).")
-                    }
-                    (NotationError::Illegal { .. }, true) => {
-                        format!("Ihr Zug {number} ist unmöglich: {why} (TO §8, §9).")
-                    }
-                    (NotationError::Illegal { .. }, false) => {
-                        format!("Your move {number} is impossible: {why} (TO §8, §9).")
-                    }
+                    (_, true) => format!("Ihr Zug {number} ist unmöglich: {why} (TO §8, §9)."),
+                    (_, false) => format!("Your move {number} is impossible: {why} (TO §8, §9)."),
                 }
             }
             Refusal::BadRepetition { number, error } => {
@@ -514,26 +504,55 @@ impl Refusal {
     }
 }
 
-/// Why a move text is no move, without the text itself, which the sentence around it already names.
+/// Why a move text is no move, without the text itself in front ("Sf7: kein Springer …"), which
+/// the sentence around it already names.
 fn why(error: &NotationError, lang: Lang) -> String {
-    match (error, lang) {
-        (NotationError::Illegal { reason, .. }, _) => reason.message(lang),
-        (NotationError::NotAMove { .. }, Lang::De) => "in keiner bekannten Notation ein Zug".into(),
-        (NotationError::NotAMove { .. }, Lang::En) => "not a move in any known notation".into(),
-        (NotationError::Ambiguous { readings, .. }, Lang::De) => {
-            format!("gemeint sein kann {}", one_of(readings, "oder"))
+    let message = error.message(lang);
+    let text = error.text();
+    match message.split_once(": ") {
+        Some((head, rest)) if !head.is_empty() && text.starts_with(head.trim_end_matches('…')) => {
+            rest.to_string()
         }
-        (NotationError::Ambiguous { readings, .. }, Lang::En) => {
-            format!("it can mean {}", one_of(readings, "or"))
-        }
+        _ => message,
     }
 }
 
-/// `a`, `a oder b`, `a, b oder c`.
-fn one_of(items: &[String], last_word: &str) -> String {
-    match items.split_last() {
-        None => String::new(),
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} {last_word} {last}", rest.join(", ")),
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::IllegalReason;
+    use shakmaty::{Role, Square};
+
+    /// TO §8: the query says exactly what is wrong, naming the move once.
+    #[test]
+    fn s8_query_names_the_move_once() {
+        let illegal = Refusal::BadMove {
+            number: "2. Sf7".into(),
+            error: NotationError::Illegal {
+                text: "Sf7".into(),
+                reason: IllegalReason::NoPieceCanReach {
+                    piece: Role::Knight,
+                    to: Square::F7,
+                },
+            },
+        };
+        let de = illegal.message(Lang::De);
+        assert_eq!(de.matches("Sf7").count(), 1, "{de}");
+        assert!(de.starts_with("Ihr Zug 2. Sf7 ist unmöglich: "), "{de}");
+        let ambiguous = Refusal::BadMove {
+            number: "2. Bc4".into(),
+            error: NotationError::Ambiguous {
+                text: "Bc4".into(),
+                readings: vec!["Lc4".into(), "c4".into()],
+            },
+        };
+        let en = ambiguous.message(Lang::En);
+        assert_eq!(en.matches("Bc4").count(), 1, "{en}");
+        assert!(en.contains("Lc4") && en.contains(" c4"), "{en}");
+        let unreadable = Refusal::BadMove {
+            number: "2. Xy9".into(),
+            error: NotationError::NotAMove { text: "Xy9".into() },
+        };
+        assert!(unreadable.message(Lang::De).contains("„Xy9“"));
     }
 }
