@@ -177,6 +177,11 @@ impl Templates {
                 format!("{n} days")
             }
         });
+        // `{{ text|wrap }}`, `{{ text|wrap(2) }}`: a paragraph from the core (a query's reason, a
+        // director's notice) broken into lines of at most 78 characters, each indented by `indent`.
+        env.add_filter("wrap", |text: String, indent: Option<usize>| {
+            wrap(&text, indent.unwrap_or(0))
+        });
         for (lang, kind, source) in BUILTIN {
             let name = template_name(lang, kind);
             let mut text = (*source).to_string();
@@ -231,9 +236,78 @@ impl Templates {
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ");
-        let body = render("body")?;
+        let body = wrap_long_lines(&render("body")?);
         Ok((subject, body.trim_end().to_string() + "\n"))
     }
+}
+
+/// The width `wrap` breaks lines at (a printed page, a small window).
+const WRAP_WIDTH: usize = 78;
+
+/// Breaks each line of `text` at spaces into lines of at most [`WRAP_WIDTH`] characters, every line
+/// indented by `indent` spaces. A line with two spaces in a row inside (an aligned table, e.g. the
+/// director's command forms) is kept as it is; so is a word longer than the width.
+pub fn wrap(text: &str, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    let width = WRAP_WIDTH.saturating_sub(indent).max(20);
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            out.push(String::new());
+            continue;
+        }
+        if line.chars().count() <= width || line.trim().contains("  ") {
+            out.push(format!("{pad}{line}"));
+            continue;
+        }
+        // Units that must stay on one line: "TO §24", "§ 2", "z. B.".
+        let mut units: Vec<String> = Vec::new();
+        for word in line.split(' ').filter(|w| !w.is_empty()) {
+            match units.last_mut() {
+                Some(last) if word.starts_with('§') || last == "z." || last.ends_with(" z.") => {
+                    last.push(' ');
+                    last.push_str(word);
+                }
+                _ => units.push(word.to_string()),
+            }
+        }
+        let mut current = String::new();
+        for word in &units {
+            let len = current.chars().count();
+            if len > 0 && len + 1 + word.chars().count() > width {
+                out.push(format!("{pad}{current}"));
+                current.clear();
+            }
+            if !current.is_empty() {
+                current.push(' ');
+            }
+            current.push_str(word);
+        }
+        if !current.is_empty() {
+            out.push(format!("{pad}{current}"));
+        }
+    }
+    out.join("\n")
+}
+
+/// A rendered body with every line longer than [`WRAP_WIDTH`] broken at spaces, so that a long name
+/// or subject never makes a line a printer cuts off. Lines that start with a blank (lists, quoted
+/// text, the diagram), with `[`, `{` or `>` (PGN, quotes) and aligned tables are kept as they are.
+pub fn wrap_long_lines(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    for line in body.split_inclusive('\n') {
+        let (text, end) = match line.strip_suffix('\n') {
+            Some(t) => (t, "\n"),
+            None => (line, ""),
+        };
+        if text.chars().count() > WRAP_WIDTH && !text.starts_with([' ', '[', '{', '>']) {
+            out.push_str(&wrap(text, 0));
+        } else {
+            out.push_str(text);
+        }
+        out.push_str(end);
+    }
+    out
 }
 
 /// The Message-ID every mail of a game refers to, so that a game is one thread.
@@ -461,6 +535,39 @@ mod tests {
         assert_eq!(subject, "[T/1] Bestätigung: 1. e4");
         assert!(body.starts_with("Guten Tag Anna,"), "{body}");
         assert!(body.contains("Bedenkzeit: 1 Tag\n"), "singular: {body}");
+    }
+
+    #[test]
+    fn wrap_breaks_long_lines_and_keeps_tables() {
+        let long = "Die Wiederholung des letzten Zuges Ihres Partners fehlt: bitte 1... c5 mit angeben (TO §2).";
+        let w = wrap(long, 2);
+        assert!(w.lines().count() > 1, "{w}");
+        assert!(
+            w.lines()
+                .all(|l| l.starts_with("  ") && l.chars().count() <= 78),
+            "{w}"
+        );
+        assert_eq!(
+            w.split_whitespace().collect::<Vec<_>>(),
+            long.split_whitespace().collect::<Vec<_>>()
+        );
+        let table = "ZÜ bestätigt                                   – zweite Zeitüberschreitung bestätigen: Partie verloren (TO §22)";
+        assert_eq!(wrap(table, 0), table);
+        assert_eq!(wrap("kurz\n\nzwei", 0), "kurz\n\nzwei");
+        // "TO §24" and "z. B." are never torn apart.
+        let rule = format!(
+            "{} über das Urlaubskonto hinaus (TO §24), z. B. so.",
+            "x".repeat(50)
+        );
+        let w = wrap(&rule, 0);
+        assert!(w.contains("(TO §24)") && w.contains("z. B."), "{w}");
+        let body = format!("{long}\n  {long}\n[Event \"{long}\"]\n");
+        let wrapped = wrap_long_lines(&body);
+        assert_eq!(wrapped.lines().count(), 4, "{wrapped}");
+        assert!(
+            wrapped.ends_with(&format!("  {long}\n[Event \"{long}\"]\n")),
+            "{wrapped}"
+        );
     }
 
     #[test]

@@ -475,8 +475,8 @@ fn status_mail_and_status_command_show_the_crosstable() {
             "[{}] Bert Bärmann – Carl Clausen (you: Black): running",
             t.game(2)
         ),
-        "  Your move (1...), since 2026-12-02 10:05, 3 days so far; last move 1. d4".to_string(),
-        "  Your time: 3 of 40 days used, 37 left".to_string(),
+        "  Your move (1...) since 2026-12-02 10:05, 3 days so far\n  last move: 1. d4".to_string(),
+        "  Your time: 3 of 40 days used, 37 days left".to_string(),
         format!(
             "[{}] Carl Clausen – Anna Adler (you: White): running",
             t.game(3)

@@ -312,7 +312,9 @@ impl State {
                 "since": view::date_time(game.turn.since, s.tz, lang),
                 "days_waited": if game.turn.announced { 26 } else { 16 },
                 "at": view::date_time(at, s.tz, lang),
-                "silence_report_at": view::date(view::local_date(silence_at, s.tz), lang),
+                "silence_report_at": view::date_time(silence_at, s.tz, lang),
+                // TO §13: the count shown includes 5 extra days after 10 days without announcement.
+                "penalty": !game.turn.announced,
             }),
         );
         let fen = game.fen();

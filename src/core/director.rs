@@ -398,10 +398,10 @@ impl State {
                     ),
                     text: (
                         format!(
-                            "Die zweite Zeitüberschreitung von {name} in der Partie {g} ist bestätigt (TO §22). Die Partie ist für {name} verloren: {result}. Beide Spieler erhalten den Partiebericht."
+                            "Die zweite Zeitüberschreitung von {name} in der Partie {g} ist bestätigt (TO §22). Die Partie ist für {name} verloren: {result}."
                         ),
                         format!(
-                            "The second time forfeit of {name} in game {g} is confirmed (TO §22). {name} loses the game: {result}. Both players get the game report."
+                            "The second time forfeit of {name} in game {g} is confirmed (TO §22). {name} loses the game: {result}."
                         ),
                     ),
                     reason: None,
@@ -443,10 +443,10 @@ impl State {
                     title: (format!("Ergebnis {result}"), format!("result {result}")),
                     text: (
                         format!(
-                            "Die Partie {g} ist mit {result}{de_was} gewertet (Entscheidung des Turnierleiters, TO §26, §31). Beide Spieler erhalten den Partiebericht."
+                            "Die Partie {g} ist mit {result}{de_was} gewertet (Entscheidung des Turnierleiters, TO §26, §31)."
                         ),
                         format!(
-                            "Game {g} is scored {result}{en_was} (director's decision, TO §26, §31). Both players get the game report."
+                            "Game {g} is scored {result}{en_was} (director's decision, TO §26, §31)."
                         ),
                     ),
                     reason: None,
@@ -557,19 +557,43 @@ impl State {
                 } else {
                     ("gutgeschrieben", "given back to")
                 };
+                let tage = |n: u32| {
+                    if n == 1 {
+                        "1 Tag".to_string()
+                    } else {
+                        format!("{n} Tage")
+                    }
+                };
+                let days_en = |n: u32| {
+                    if n == 1 {
+                        "1 day".to_string()
+                    } else {
+                        format!("{n} days")
+                    }
+                };
+                let (werden, are) = if n == 1 {
+                    ("wird", "is")
+                } else {
+                    ("werden", "are")
+                };
+                let sign = if *days >= 0 { "+" } else { "-" };
                 Ok(Notice {
                     game: Some(g.clone()),
                     tournament: g.tournament.clone(),
                     title: (
-                        format!("Bedenkzeit {days:+} Tage für {name}"),
-                        format!("time {days:+} days for {name}"),
+                        format!("Bedenkzeit {sign}{} für {name}", tage(n)),
+                        format!("time {sign}{} for {name}", days_en(n)),
                     ),
                     text: (
                         format!(
-                            "In der Partie {g} werden {name} {n} Tage Bedenkzeit {de_verb} (TO §8, §30). Verbraucht in der laufenden Periode, ohne den laufenden Zug: jetzt {used} Tage."
+                            "In der Partie {g} {werden} {name} {} Bedenkzeit {de_verb} (TO §8, §30). Verbraucht im laufenden Zeitabschnitt (ohne den laufenden Zug): jetzt {}.",
+                            tage(n),
+                            tage(used)
                         ),
                         format!(
-                            "In game {g}, {n} days of thinking time are {en_verb} {name} (TO §8, §30). Used in the current period, without the running move: now {used} days."
+                            "In game {g}, {} of thinking time {are} {en_verb} {name} (TO §8, §30). Used in the current period (without the running move): now {}.",
+                            days_en(n),
+                            days_en(used)
                         ),
                     ),
                     reason: Some(reason.clone()),

@@ -844,6 +844,12 @@ impl State {
                 "draw_offer": game.draw_offer.map(Color::from) == Some(last_by),
                 "announcement": c.announce_long_think && last_by == sender,
                 "reminder_open": reminded,
+                // The game ended or stopped with this mail (TO §31): nobody is asked to move.
+                "stopped": match run.ending {
+                    Some(Ending::Over { .. }) => Some("over"),
+                    Some(Ending::Adjourn) => Some("adjourned"),
+                    None => None,
+                },
             })
         };
         let several = game.moves.len() - first_ply > 1;
@@ -1014,8 +1020,15 @@ impl State {
             .find_map(|t| t.player(&letter.from).map(|p| p.name.clone()))
             .or_else(|| letter.from_name.clone())
             .unwrap_or_else(|| letter.from.clone());
+        // Whom the query answers: the text tells a player what to send, a director nothing of clocks.
+        let about = match refusal {
+            Refusal::Director(_) => "director",
+            Refusal::Stranger => "stranger",
+            _ => "player",
+        };
         let mut data = json!({
             "recipient": name,
+            "about": about,
             "reason": reason,
             "subject": letter.subject,
             "now": view::date_time(now, s.tz, lang),
@@ -1184,22 +1197,23 @@ pub(crate) fn result_for_winner(winner: Color) -> &'static str {
 
 /// The ending reason in the reader's language.
 fn reason_text(reason: &str, lang: Lang) -> String {
+    // Shown in parentheses after the result: no parentheses inside.
     if lang == Lang::En {
-        return reason.to_string();
+        return reason.replace(" (", ", ").replace(')', "");
     }
     match reason {
         "checkmate" => "Matt".into(),
         "stalemate" => "Patt".into(),
         "resignation" => "Aufgabe".into(),
         "draw agreed" => "Remis vereinbart".into(),
-        "dead position (insufficient material)" => "tote Stellung (ungenügendes Material)".into(),
-        "fivefold repetition" => "fünfmalige Stellungswiederholung (FIDE 9.6)".into(),
-        "threefold repetition" => "dreimalige Stellungswiederholung, reklamiert (FIDE 9.2)".into(),
+        "dead position (insufficient material)" => "tote Stellung, ungenügendes Material".into(),
+        "fivefold repetition" => "fünfmalige Stellungswiederholung, FIDE 9.6".into(),
+        "threefold repetition" => "dreimalige Stellungswiederholung, reklamiert, FIDE 9.2".into(),
         "time forfeit confirmed by the director (TO §22)" => {
-            "Zeitüberschreitung, vom Turnierleiter bestätigt (TO §22)".into()
+            "Zeitüberschreitung, vom Turnierleiter bestätigt, TO §22".into()
         }
         "decision of the director (TO §26, §31)" => {
-            "Entscheidung des Turnierleiters (TO §26, §31)".into()
+            "Entscheidung des Turnierleiters, TO §26, §31".into()
         }
         other => other.to_string(),
     }
@@ -1239,7 +1253,7 @@ fn stated_differences(
         {
             notes.push(match lang {
                 Lang::De => format!(
-                    "Abweichung (TO §15): angegeben \"{de}: {}\", laut Relais {}.",
+                    "Abweichung (TO §15): angegeben „{de}: {}“, laut Relais {}.",
                     view::date(d, lang),
                     view::date(own, lang)
                 ),
@@ -1256,12 +1270,38 @@ fn stated_differences(
     {
         notes.push(match lang {
             Lang::De => {
-                format!("Abweichung (TO §15): angegeben {st} Tage Bedenkzeit, laut Relais {days}.")
+                format!(
+                    "Abweichung (TO §15): angegeben {} Bedenkzeit, laut Relais {}.",
+                    tage(st),
+                    tage(days)
+                )
             }
             Lang::En => {
-                format!("Difference (TO §15): stated {st} days used, the relay counts {days}.")
+                format!(
+                    "Difference (TO §15): stated {} used, the relay counts {}.",
+                    days_en(st),
+                    days_en(days)
+                )
             }
         });
     }
     notes
+}
+
+/// `1 Tag`, `2 Tage`.
+fn tage(n: u32) -> String {
+    if n == 1 {
+        "1 Tag".into()
+    } else {
+        format!("{n} Tage")
+    }
+}
+
+/// `1 day`, `2 days`.
+fn days_en(n: u32) -> String {
+    if n == 1 {
+        "1 day".into()
+    } else {
+        format!("{n} days")
+    }
 }

@@ -631,6 +631,15 @@ impl State {
             .player(email)
             .map(|p| budget_taken(&p.leaves, year))
             .unwrap_or(0);
+        let games: Vec<(String, String)> = self
+            .open_games_in(tid, email)
+            .iter()
+            .filter_map(|g| {
+                let game = self.games.get(g)?;
+                let c = game.color_of(email)?;
+                Some((g.to_string(), t.recipient(game.players.get(!c)).name))
+            })
+            .collect();
         let data = json!({
             "recipient": t.recipient(email).name,
             "tournament_id": t.id,
@@ -643,14 +652,14 @@ impl State {
                 "year_to": view::date(year.1, lang),
                 "taken": taken,
                 "left": (BUDGET_DAYS - taken).max(0),
-                "partners": self
-                    .open_games_in(tid, email)
+                "partners": games
                     .iter()
-                    .filter_map(|g| {
-                        let game = self.games.get(g)?;
-                        let c = game.color_of(email)?;
-                        Some(format!("{} ({g})", t.recipient(game.players.get(!c)).name))
-                    })
+                    .map(|(g, partner)| format!("{partner} ({g})"))
+                    .collect::<Vec<_>>(),
+                // The same as game and partner apart, for the template's own wording.
+                "games": games
+                    .iter()
+                    .map(|(g, partner)| json!({ "game": g, "partner": partner }))
                     .collect::<Vec<_>>(),
             },
             "now": view::date_time(now, s.tz, lang),

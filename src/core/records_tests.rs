@@ -293,12 +293,12 @@ fn status_mail_lists_games_and_clocks() {
     assert_eq!(t["table"]["rows"][0]["open"], 1);
     let templates = Templates::load(None).unwrap();
     let (subject, body) = templates.text(MailKind::Status, Lang::En, &m.data).unwrap();
-    assert_eq!(subject, "Status: your games on 2026-12-03");
+    assert_eq!(subject, "Status on 2026-12-03");
     for want in [
         "[T-1/1] Anna Adler – Bert Berger (you: Black): running",
-        "  Your move (1...), since 2026-12-01 10:00, 2 days so far; last move 1. e4\n",
-        "Your time: 2 of 40 days used, 38 left\n",
-        "Anna Adler: 0 of 40 days used, 40 left\n",
+        "  Your move (1...) since 2026-12-01 10:00, 2 days so far\n  last move: 1. e4\n",
+        "Your time: 2 of 40 days used, 38 days left\n",
+        "Anna Adler: 0 of 40 days used, 40 days left\n",
         "No. Name        1 2  Pts  SB  open\n 1. Anna Adler  × *    0   0     1\n 1. Bert Berger * ×    0   0     1\n",
     ] {
         assert!(body.contains(want), "missing {want:?} in\n{body}");
@@ -335,7 +335,7 @@ fn status_mail_lists_games_and_clocks() {
     assert!(body.contains("Turnierleitung"), "{body}");
     assert!(
         body.contains(
-            "\n  Weiß ist am Zug (2.), seit 03.12.2026 11:00, 0 Tage bisher; letzter Zug 1... e5\n"
+            "\n  Weiß (Anna Adler) ist am Zug (2.) seit 03.12.2026 11:00, bisher 0 Tage\n  letzter Zug: 1... e5\n"
         ),
         "{body}"
     );

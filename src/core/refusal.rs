@@ -295,11 +295,11 @@ impl Refusal {
             Refusal::TooManyMoves { extra } => {
                 if de {
                     format!(
-                        "Die Mail enthält mehr Züge als die Wiederholung und Ihren eigenen Zug: {extra}. Bedingte Züge bitte mit \"Eventualzüge:\" kennzeichnen."
+                        "Die Mail enthält mehr Züge als die Wiederholung und Ihren eigenen Zug: {extra}. Eventualzüge bitte mit „Eventualzüge:“ kennzeichnen (TO §6)."
                     )
                 } else {
                     format!(
-                        "The mail contains more moves than the repetition and your own move: {extra}. Mark conditional moves with \"if:\"."
+                        "The mail contains more moves than the repetition and your own move: {extra}. Mark conditional moves with \"if:\" (TO §6)."
                     )
                 }
             }
@@ -320,35 +320,34 @@ impl Refusal {
                 }
             }
             Refusal::BadMove { number, error } => {
-                if de {
-                    format!(
-                        "Ihr Zug {number} ist unmöglich: {} (TO §8, §9).",
-                        error.message(lang)
-                    )
-                } else {
-                    format!(
-                        "Your move {number} is impossible: {} (TO §8, §9).",
-                        error.message(lang)
-                    )
+                let why = why(error, lang);
+                match (error, de) {
+                    (NotationError::Ambiguous { .. }, true) => format!(
+                        "Ihr Zug {number} ist nicht eindeutig: {why} (TO §2, §8). Bitte schreiben Sie ihn so, dass nur ein Zug gemeint sein kann."
+                    ),
+                    (NotationError::Ambiguous { .. }, false) => format!(
+                        "Your move {number} is not clear: {why} (TO §2, §8). Please write it so that only one move can be meant."
+                    ),
+                    (_, true) => format!("Ihr Zug {number} ist unmöglich: {why} (TO §8, §9)."),
+                    (_, false) => format!("Your move {number} is impossible: {why} (TO §8, §9)."),
                 }
             }
             Refusal::BadRepetition { number, error } => {
+                let why = why(error, lang);
                 if de {
                     format!(
-                        "Die Wiederholung {number} ist nicht lesbar: {} (TO §2).",
-                        error.message(lang)
+                        "Die Wiederholung {number} passt nicht zur Partie: {why} (TO §2). Bitte wiederholen Sie den letzten Zug Ihres Partners so, wie er gespielt wurde."
                     )
                 } else {
                     format!(
-                        "The repetition {number} cannot be read: {} (TO §2).",
-                        error.message(lang)
+                        "The repetition {number} does not fit the game: {why} (TO §2). Please repeat your partner's last move as it was played."
                     )
                 }
             }
             Refusal::BareResult { text } => {
                 if de {
                     format!(
-                        "\"{text}\" ohne ausgeschriebene Worte ist ungültig: Remisangebot, Remisannahme und Aufgabe bitte in Worten (\"biete Remis an\", \"Remis angenommen\", \"ich gebe auf\") (TO §2)."
+                        "„{text}“ ohne ausgeschriebene Worte ist ungültig: Remisangebot, Remisannahme und Aufgabe bitte in Worten („biete Remis an“, „Remis angenommen“, „ich gebe auf“) (TO §2)."
                     )
                 } else {
                     format!(
@@ -369,7 +368,7 @@ impl Refusal {
             }
             Refusal::Unreadable { line } => {
                 if de {
-                    format!("Die Zeile \"{line}\" ist nicht lesbar (TO §8).")
+                    format!("Die Zeile „{line}“ ist nicht lesbar (TO §8).")
                 } else {
                     format!("The line \"{line}\" cannot be read (TO §8).")
                 }
@@ -429,7 +428,7 @@ impl Refusal {
             }
             Refusal::NothingToDo => {
                 if de {
-                    "Die Mail enthält nichts, was das Relais ausführen kann: keinen Zug, kein Remisangebot, keine Aufgabe, keinen Urlaub, kein \"Status\".".into()
+                    "Die Mail enthält nichts, was das Relais ausführen kann: keinen Zug, kein Remisangebot, keine Aufgabe, keinen Urlaub, kein „Status“.".into()
                 } else {
                     "The mail contains nothing the relay can act on: no move, draw offer, resignation, leave or \"Status\".".into()
                 }
@@ -476,7 +475,7 @@ impl Refusal {
             } => {
                 if de {
                     format!(
-                        "In den Eventualzügen \"{line}\" trägt {written} die falsche Nummer: erwartet {expected}. Eine Folge beginnt mit der Antwort Ihres Partners auf Ihren Zug und wechselt Zug um Zug die Farbe (TO §6). Nichts wurde weitergeleitet."
+                        "In den Eventualzügen „{line}“ trägt {written} die falsche Nummer: erwartet {expected}. Eine Folge beginnt mit der Antwort Ihres Partners auf Ihren Zug und wechselt Zug um Zug die Farbe (TO §6). Nichts wurde weitergeleitet."
                     )
                 } else {
                     format!(
@@ -485,22 +484,21 @@ impl Refusal {
                 }
             }
             Refusal::ConditionalBadMove { number, error } => {
+                let why = why(error, lang);
                 if de {
                     format!(
-                        "Der Eventualzug {number} ist unmöglich: {} (TO §6, §8, §9). Nichts wurde weitergeleitet.",
-                        error.message(lang)
+                        "Der Eventualzug {number} ist nicht möglich: {why} (TO §6, §8, §9). Nichts wurde weitergeleitet."
                     )
                 } else {
                     format!(
-                        "The conditional move {number} is impossible: {} (TO §6, §8, §9). Nothing was forwarded.",
-                        error.message(lang)
+                        "The conditional move {number} is not possible: {why} (TO §6, §8, §9). Nothing was forwarded."
                     )
                 }
             }
             Refusal::ConditionalIncomplete { line } => {
                 if de {
                     format!(
-                        "Die Eventualzüge \"{line}\" enden nicht mit Ihrer eigenen Antwort: eine Folge nennt einen Zug Ihres Partners und Ihre Antwort darauf (TO §6). Nichts wurde weitergeleitet."
+                        "Die Eventualzüge „{line}“ enden nicht mit Ihrer eigenen Antwort: eine Folge nennt einen Zug Ihres Partners und Ihre Antwort darauf (TO §6). Nichts wurde weitergeleitet."
                     )
                 } else {
                     format!(
@@ -555,5 +553,58 @@ impl Refusal {
                 }
             }
         }
+    }
+}
+
+/// Why a move text is no move, without the text itself in front ("Sf7: kein Springer …"), which
+/// the sentence around it already names.
+fn why(error: &NotationError, lang: Lang) -> String {
+    let message = error.message(lang);
+    let text = error.text();
+    match message.split_once(": ") {
+        Some((head, rest)) if !head.is_empty() && text.starts_with(head.trim_end_matches('…')) => {
+            rest.to_string()
+        }
+        _ => message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::IllegalReason;
+    use shakmaty::{Role, Square};
+
+    /// TO §8: the query says exactly what is wrong, naming the move once.
+    #[test]
+    fn s8_query_names_the_move_once() {
+        let illegal = Refusal::BadMove {
+            number: "2. Sf7".into(),
+            error: NotationError::Illegal {
+                text: "Sf7".into(),
+                reason: IllegalReason::NoPieceCanReach {
+                    piece: Role::Knight,
+                    to: Square::F7,
+                },
+            },
+        };
+        let de = illegal.message(Lang::De);
+        assert_eq!(de.matches("Sf7").count(), 1, "{de}");
+        assert!(de.starts_with("Ihr Zug 2. Sf7 ist unmöglich: "), "{de}");
+        let ambiguous = Refusal::BadMove {
+            number: "2. Bc4".into(),
+            error: NotationError::Ambiguous {
+                text: "Bc4".into(),
+                readings: vec!["Lc4".into(), "c4".into()],
+            },
+        };
+        let en = ambiguous.message(Lang::En);
+        assert_eq!(en.matches("Bc4").count(), 1, "{en}");
+        assert!(en.contains("Lc4") && en.contains(" c4"), "{en}");
+        let unreadable = Refusal::BadMove {
+            number: "2. Xy9".into(),
+            error: NotationError::NotAMove { text: "Xy9".into() },
+        };
+        assert!(unreadable.message(Lang::De).contains("„Xy9“"));
     }
 }

@@ -70,7 +70,11 @@ pub fn game_report(
 ) -> Value {
     let to_move = g.to_move();
     let running = g.status == GameStatus::Running && now >= t.clock_start;
-    let form = view::form_for(g, reader.unwrap_or(to_move), lang);
+    // The reader's own notation; a director's is his language's default.
+    let form = match reader {
+        Some(c) => view::form_for(g, c, lang),
+        None => crate::notation::Form::default_for(lang),
+    };
     let last_move = g
         .moves
         .len()
@@ -88,6 +92,7 @@ pub fn game_report(
         "running": running,
         "result": g.result.clone().unwrap_or_else(|| "*".into()),
         "to_move": view::color_word(to_move, lang),
+        "to_move_name": t.recipient(g.players.get(to_move)).name,
         "to_move_color": color_name(to_move),
         "your_move": running && reader == Some(to_move),
         "next_number": view::number_prefix(Game::number_of_ply(g.moves.len()), to_move),

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use shakmaty::{Chess, Color, Move};
 
 use crate::core::clock::{self, PlayerClock};
-use crate::core::game::Game;
+use crate::core::game::{Game, GameStatus};
 use crate::core::state::Tournament;
 use crate::lang::Lang;
 use crate::notation::{self, Form};
@@ -188,6 +188,16 @@ pub fn game_context(
     let viewer = reader.unwrap_or(Color::White);
     let pos = game.position();
     let to_move = game.to_move();
+    // The last move in the reader's notation (a director's: his language's default form).
+    let form = match reader {
+        Some(c) => form_for(game, c, lang),
+        None => Form::default_for(lang),
+    };
+    let last_move = game
+        .moves
+        .len()
+        .checked_sub(1)
+        .and_then(|p| ply_text(game, p, form));
     json!({
         "game": game.id.to_string(),
         "tournament_id": t.id,
@@ -196,14 +206,20 @@ pub fn game_context(
         "white": white,
         "black": black,
         "director": t.director.name,
+        "director_email": t.director.email,
+        "state": game.status.name(),
         "rules": t.rules.name(),
         "days_per_period": t.rules.days_per_period(),
         "color": reader.map(|c| color_word(c, lang)),
         "partner": reader.map(|c| t.recipient(game.players.get(!c)).name),
         "to_move": color_word(to_move, lang),
+        "to_move_name": t.recipient(game.players.get(to_move)).name,
+        "your_move": game.status == GameStatus::Running && reader == Some(to_move),
+        "last_move": last_move,
         "next_number": number_prefix(Game::number_of_ply(game.moves.len()), to_move),
         "fen": game.fen(),
-        "diagram": notation::diagram(&pos, viewer, lang),
+        // Without its final line end: the template decides the empty line after it.
+        "diagram": notation::diagram(&pos, viewer, lang).trim_end(),
         "clock_white": clock_figures(game, t, Color::White, now, tz).json(),
         "clock_black": clock_figures(game, t, Color::Black, now, tz).json(),
         "clock_you": reader.map(|c| clock_figures(game, t, c, now, tz).json()),
