@@ -115,6 +115,7 @@ fn settings(lang: Lang) -> Settings {
         instance: "snap".into(),
         // The digest is switched on only for the one tick that should send it (`Run::digest`).
         digest_day: None,
+        guard: Default::default(),
     }
 }
 

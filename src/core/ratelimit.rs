@@ -4,10 +4,13 @@
 //! answers every receipt would otherwise make a loop.
 //!
 //! Interpretation, once: an *answer* is a mail a letter causes that goes to the letter's sender
-//! alone (receipt, query, status, the stranger's one polite answer). Forwards to the partner, and
-//! mails to several people (game end, leave notice, reports to the director), are not answers
-//! and are never limited — the limit must not cost a partner his move. The letter itself is
-//! still acted on in full; only the answers are held back.
+//! alone (query, status, the stranger's one polite answer). Forwards to the partner, and mails to
+//! several people (game end, leave notice, reports to the director), are not answers and are never
+//! limited — the limit must not cost a partner his move. Nor is the receipt of something the relay
+//! accepted (a move, an offer, a leave): each needs a new valid act of the player, so receipts
+//! cannot loop, and a player who moves in many games on one day keeps getting his receipts; an
+//! auto-responder's text is never a valid act and only ever draws queries, which are limited.
+//! The letter itself is still acted on in full; only the answers are held back.
 
 use std::collections::BTreeMap;
 
@@ -40,7 +43,10 @@ impl State {
         prune(&mut self.meta.answers, today);
         let sender = letter.from.as_str();
         let is_answer = |m: &crate::core::mail::Mail| {
-            m.cc.is_empty() && m.to.len() == 1 && m.to[0].email == sender
+            m.kind != crate::mail_kind::MailKind::Receipt
+                && m.cc.is_empty()
+                && m.to.len() == 1
+                && m.to[0].email == sender
         };
         if !out.mails.iter().any(is_answer) {
             return;

@@ -303,22 +303,6 @@ impl Refusal {
                     )
                 }
             }
-            Refusal::BadMove {
-                number,
-                error: error @ NotationError::Ambiguous { .. },
-            } => {
-                if de {
-                    format!(
-                        "Ihr Zug {number} ist nicht eindeutig: {} (TO §2, §8). Bitte schreiben Sie ihn so, dass nur ein Zug gemeint sein kann.",
-                        error.message(lang)
-                    )
-                } else {
-                    format!(
-                        "Your move {number} is not clear: {} (TO §2, §8). Please write it so that only one move can be meant.",
-                        error.message(lang)
-                    )
-                }
-            }
             Refusal::BadMove { number, error } => {
                 let why = why(error, lang);
                 match (error, de) {
