@@ -397,7 +397,8 @@ impl Ctx<'_> {
             .password(f)?
             .ok_or_else(|| f.err("password", KeyProblem::Invalid(NO_PASSWORD.to_string())))?;
         let mailbox = f.opt_text("mailbox")?.unwrap_or("INBOX").to_string();
-        let idle_minutes = f.opt_int("idle_minutes", 1, 29)?.unwrap_or(5);
+        // Issue 2/7: IDLE is re-issued at least every 5 minutes (crate::imap::MAX_IDLE).
+        let idle_minutes = f.opt_int("idle_minutes", 1, 5)?.unwrap_or(5);
         Ok(ImapConfig {
             host,
             port,
@@ -1108,7 +1109,7 @@ time_zone = "Europe/Berlin"
         let relay = format!(
             "{RELAY}language = \"en\"\ntemplates_dir = \"templates\"\ndigest_day = \"Monday\"\n"
         );
-        let imap = "[imap]\nhost = \"h\"\nuser = \"u\"\npassword = \"p\"\nmailbox = \"Relay\"\nidle_minutes = 29\n";
+        let imap = "[imap]\nhost = \"h\"\nuser = \"u\"\npassword = \"p\"\nmailbox = \"Relay\"\nidle_minutes = 3\n";
         let rest = "[limits]\nmax_mail_bytes = 1000000\noutbox_max_age_days = 3\nauto_answers_per_day = 4\n\
                     [security]\nrequire_dmarc_pass = true\ntrusted_authserv_id = \"mx.fernschach.test\"\n";
         let c = ok(&with(&relay, imap, SMTP, rest));
@@ -1119,7 +1120,7 @@ time_zone = "Europe/Berlin"
         );
         assert_eq!(c.relay.digest_day, Some(Weekday::Mon));
         assert_eq!(c.imap.mailbox, "Relay");
-        assert_eq!(c.imap.idle_minutes, 29);
+        assert_eq!(c.imap.idle_minutes, 3);
         assert_eq!(
             c.limits,
             LimitsConfig {
@@ -1330,11 +1331,11 @@ time_zone = "Europe/Berlin"
     }
 
     #[test]
-    fn idle_minutes_at_most_29() {
-        let imap = format!("{IMAP}idle_minutes = 30\n");
+    fn idle_minutes_at_most_5() {
+        let imap = format!("{IMAP}idle_minutes = 6\n");
         assert_eq!(
             err(&with(RELAY, &imap, SMTP, "")),
-            "/etc/fernzug/fernzug.toml: key `imap.idle_minutes`: expected an integer from 1 to 29, found 30"
+            "/etc/fernzug/fernzug.toml: key `imap.idle_minutes`: expected an integer from 1 to 5, found 6"
         );
     }
 

@@ -270,7 +270,7 @@ pub async fn once(app: &mut App, now: Option<DateTime<Utc>>) -> Result<PassRepor
 /// `run(config, shutdown)`).
 pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<(), AppError> {
     let sender = Sender::new(smtp_settings(&config)).map_err(|e| AppError::Other(e.to_string()))?;
-    let idle_max = Duration::from_secs(config.imap.idle_minutes.clamp(1, 29) * 60);
+    let idle_max = Duration::from_secs(config.imap.idle_minutes.clamp(1, 5) * 60);
     let mut failures: u32 = 0;
     while !*shutdown.borrow() {
         if failures > 0 {
