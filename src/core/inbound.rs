@@ -72,22 +72,8 @@ impl State {
         now: DateTime<Utc>,
         s: &Settings,
     ) -> Output {
+        // Automatic mails, the relay's own and unauthenticated ones were screened out before.
         let mut out = Output::default();
-        if let Some(reason) = &letter.automatic {
-            // RFC 3834: never answer an automatic mail.
-            out.log.push(format!(
-                "automatic mail {} from {} ({reason:?}): not answered",
-                letter.message_id, letter.from
-            ));
-            return out;
-        }
-        if letter.from == s.relay_address {
-            out.log.push(format!(
-                "mail {} from the relay's own address: ignored",
-                letter.message_id
-            ));
-            return out;
-        }
         if !self.knows(&letter.from) {
             // A stranger's mail changes nothing and gets at most one polite answer.
             if self.meta.strangers_answered.insert(letter.from.clone()) {
