@@ -3,8 +3,6 @@
 //! transaction (state, events, outbox, archive, the mail marked processed) before anything is
 //! acknowledged to IMAP. Delivery of the outbox and the IMAP loop live in `crate::daemon`.
 
-use std::path::Path;
-
 use chrono::{DateTime, Utc};
 use rand::Rng;
 
@@ -488,13 +486,6 @@ impl App {
         batch.put(Tree::Meta, META_STATE.as_bytes(), &self.state.meta);
         Ok(())
     }
-
-    /// Reads a tournament file and registers it.
-    pub fn register_file(&mut self, path: &Path, now: DateTime<Utc>) -> Result<Output, AppError> {
-        let file =
-            crate::tournament_file::load(path).map_err(|e| AppError::Other(e.to_string()))?;
-        self.register(&file, now)
-    }
 }
 
 /// The message of a panic payload.
@@ -503,16 +494,4 @@ fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "panic".to_string())
-}
-
-#[allow(dead_code)]
-fn merge_output(into: &mut Output, other: Output) {
-    into.mails.extend(other.mails);
-    into.events.extend(other.events);
-    into.games.extend(other.games);
-    into.tournaments.extend(other.tournaments);
-    into.keys.extend(other.keys);
-    into.letter_games.extend(other.letter_games);
-    into.log.extend(other.log);
-    into.quarantine = into.quarantine.take().or(other.quarantine);
 }

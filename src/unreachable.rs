@@ -73,14 +73,7 @@ impl App {
                     error: f.error.clone(),
                     text: text.clone(),
                 };
-                let o = self.state.handle_bounce(&b, now, &self.settings);
-                out.mails.extend(o.mails);
-                out.events.extend(o.events);
-                out.games.extend(o.games);
-                out.tournaments.extend(o.tournaments);
-                out.keys.extend(o.keys);
-                out.letter_games.extend(o.letter_games);
-                out.log.extend(o.log);
+                out.absorb(self.state.handle_bounce(&b, now, &self.settings));
             }
             return out;
         }

@@ -556,7 +556,8 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
     );
     let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
     let mut app = App::open(fernzug::config::load(&relay.config).unwrap()).unwrap();
-    app.register_file(&t.path, at("2026-11-30T12:00:00+01:00"))
+    let file = fernzug::tournament_file::load(&t.path).unwrap();
+    app.register(&file, at("2026-11-30T12:00:00+01:00"))
         .unwrap();
     let subject = format!("Re: [{}] Zug", t.game(1));
     let with_id = common::text_mail(&anna, &relay.address, &subject, "1. e4", "<e4@x.test>");

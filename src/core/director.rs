@@ -335,11 +335,7 @@ impl State {
             }
         }
         // A change of time may make a forfeit due at once (TO §17).
-        let ticked = self.tick(now, s);
-        out.mails.extend(ticked.mails);
-        out.events.extend(ticked.events);
-        out.games.extend(ticked.games);
-        out.log.extend(ticked.log);
+        out.absorb(self.tick(now, s));
     }
 
     /// Carries out one command.

@@ -178,6 +178,20 @@ pub struct Output {
     pub quarantine: Option<String>,
 }
 
+impl Output {
+    /// Adds what another step decided, after what this one did.
+    pub fn absorb(&mut self, other: Output) {
+        self.mails.extend(other.mails);
+        self.events.extend(other.events);
+        self.games.extend(other.games);
+        self.tournaments.extend(other.tournaments);
+        self.keys.extend(other.keys);
+        self.letter_games.extend(other.letter_games);
+        self.log.extend(other.log);
+        self.quarantine = self.quarantine.take().or(other.quarantine);
+    }
+}
+
 impl State {
     /// The tournament of a game.
     pub fn tournament_of(&self, game: &GameRef) -> Option<&Tournament> {

@@ -69,8 +69,7 @@ fn letter_with(from: &str, moves: &[(u32, Color, &str)], mut content: Content) -
 fn step(st: &mut State, l: &Letter, now: DateTime<Utc>) -> Output {
     let mut out = st.tick(now, &settings());
     let o = st.handle_letter(l, now, &settings());
-    out.mails.extend(o.mails);
-    out.log.extend(o.log);
+    out.absorb(o);
     out
 }
 
