@@ -284,20 +284,22 @@ impl App {
             }
         };
         batch.append(letter_batch);
-        batch.processed(&letter.message_id, now);
         if let Some((v, u)) = uid {
             batch.uid_done(v, u);
         }
         if let Some(reason) = &out.quarantine {
-            self.quarantine_into(
-                &mut batch,
-                raw,
-                Some(&letter.message_id),
-                postmark,
-                uid,
-                reason,
-            );
+            // Screened out (e.g. no DMARC pass): kept, but its Message-ID is not spent, so an
+            // authentic copy of the same mail arriving later is still read.
+            batch.quarantine(&QuarantineEntry {
+                at: postmark,
+                uidvalidity: uid.map(|(v, _)| v).unwrap_or(0),
+                uid: uid.map(|(_, u)| u).unwrap_or(0),
+                message_id: Some(letter.message_id.clone()),
+                reason: reason.clone(),
+                raw: raw.to_vec(),
+            });
         } else {
+            batch.processed(&letter.message_id, now);
             batch.archive(&ArchiveEntry {
                 direction: Direction::In,
                 at: postmark,

@@ -143,7 +143,11 @@ fn execute(cli: Cli) -> Result<(), Failure> {
             crate::daemon::run(cfg, rx).await.map_err(runtime)
         });
     }
-    let mut app = App::open(cfg).map_err(runtime)?;
+    let mut app = App::open(cfg).map_err(|e| match e {
+        // A broken template override is the operator's configuration: exit 2.
+        crate::app::AppError::Render(_) => usage(e),
+        e => runtime(e),
+    })?;
     let rt = || {
         tokio::runtime::Builder::new_multi_thread()
             .enable_all()
@@ -260,6 +264,8 @@ fn status(
         };
         let state = match g.status {
             GameStatus::Running if now < t.clock_start => GameStatus::WaitingStart,
+            // Not yet ticked by a pass: as of `now` the clocks run.
+            GameStatus::WaitingStart if now >= t.clock_start => GameStatus::Running,
             s => s,
         };
         let to_move = match state {

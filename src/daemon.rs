@@ -58,13 +58,18 @@ fn smtp_settings(c: &Config) -> SmtpSettings {
 /// "last UID": after a UIDVALIDITY change every mail is looked at again and the Message-ID
 /// (the reader's `sha256:` of the raw mail when it has none) keeps it from acting twice. The
 /// `\Seen` flag is set only after the store committed and fsynced, and is a courtesy only.
+///
+/// Returns when the listing began: every mail the server had by then has been processed, so
+/// deadlines may be fired up to that instant and no further (a later mail's postmark may be
+/// earlier than a deadline after it).
 async fn fetch_new(
     app: &mut App,
     inbox: &mut Inbox,
     now: Option<DateTime<Utc>>,
     report: &mut PassReport,
-) -> Result<(), AppError> {
+) -> Result<DateTime<Utc>, AppError> {
     let uidvalidity = inbox.uid_validity();
+    let listed_at = Utc::now();
     let listed = inbox
         .list()
         .await
@@ -123,7 +128,7 @@ async fn fetch_new(
             .map_err(|e| AppError::Other(format!("uid {}: could not flag as done: {e}", l.uid)))?;
         crash::point(crash::AFTER_IMAP_FLAG);
     }
-    Ok(())
+    Ok(listed_at)
 }
 
 /// Delivers the outbox entries due by `now`; each leaves the outbox only after the SMTP server
@@ -224,14 +229,22 @@ pub fn reconnect_backoff(failures: u32, jitter_unit: f64) -> Duration {
 }
 
 /// Everything but IMAP: deadlines due by `now`, archive rotation, the outbox.
+///
+/// Deadlines are fired up to `tick_to`, never past the last complete listing of the mailbox:
+/// the postmark (IMAP INTERNALDATE) of a mail not yet fetched decides before a deadline after it
+/// (TO §14, Fax 2.4). Without a listing (IMAP unreachable) no deadline fires; they fire in time
+/// order, between the mails, once the mailbox is read again.
 async fn chores(
     app: &mut App,
     sender: &Sender,
     now: DateTime<Utc>,
+    tick_to: Option<DateTime<Utc>>,
     report: &mut PassReport,
 ) -> Result<(), AppError> {
-    for line in app.tick(now)?.log {
-        info!("{line}");
+    if let Some(t) = tick_to {
+        for line in app.tick(t)?.log {
+            info!("{line}");
+        }
     }
     for line in app.rotate_archive(now)? {
         info!("{line}");
@@ -251,12 +264,19 @@ pub async fn once(app: &mut App, now: Option<DateTime<Utc>>) -> Result<PassRepor
     let mut inbox = Inbox::connect(imap_settings(&app.config))
         .await
         .map_err(|e| AppError::Other(e.to_string()))?;
-    fetch_new(app, &mut inbox, now, &mut report).await?;
+    let given = now;
+    let listed_at = fetch_new(app, &mut inbox, given, &mut report).await?;
     inbox.logout().await;
-    let now = app.now(now).map_err(|e| AppError::Other(e.to_string()))?;
+    let now = app.now(given).map_err(|e| AppError::Other(e.to_string()))?;
+    // `--now`: every mail counts as received at TIME, and deadlines are judged at TIME.
+    let tick_to = if given.is_some() {
+        now
+    } else {
+        now.min(listed_at)
+    };
     let sender =
         Sender::new(smtp_settings(&app.config)).map_err(|e| AppError::Other(e.to_string()))?;
-    chores(app, &sender, now, &mut report).await?;
+    chores(app, &sender, now, Some(tick_to), &mut report).await?;
     Ok(report)
 }
 
@@ -276,14 +296,18 @@ pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<
         if failures > 0 {
             let wait = reconnect_backoff(failures, rand::random());
             warn!("IMAP: reconnecting in {:.1}s", wait.as_secs_f64());
-            // Deadlines and the outbox do not wait for IMAP.
+            // The outbox does not wait for IMAP; deadlines do (see `chores`).
             let deadline = tokio::time::Instant::now() + wait;
             loop {
-                let mut app = App::open(config.clone())?;
+                let Some(mut app) = open_store(&config, &mut shutdown).await? else {
+                    return Ok(());
+                };
                 let now = app.now(None).map_err(|e| AppError::Other(e.to_string()))?;
                 let mut report = PassReport::default();
-                chores(&mut app, &sender, now, &mut report).await?;
-                let until = next_wake(&app)?
+                chores(&mut app, &sender, now, None, &mut report).await?;
+                let until = app
+                    .store
+                    .next_outbox_head_attempt()?
                     .map(|at| (at - Utc::now()).to_std().unwrap_or(Duration::ZERO))
                     .unwrap_or(wait)
                     .max(Duration::from_millis(50));
@@ -311,16 +335,29 @@ pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<
         };
         info!("IMAP connected; waiting for mail");
         loop {
-            let mut app = App::open(config.clone())?;
+            let Some(mut app) = open_store(&config, &mut shutdown).await? else {
+                inbox.logout().await;
+                return Ok(());
+            };
             let mut report = PassReport::default();
-            if let Err(e) = fetch_new(&mut app, &mut inbox, None, &mut report).await {
-                failures += 1;
-                warn!("{e}; reconnecting");
-                break;
-            }
+            let listed_at = match fetch_new(&mut app, &mut inbox, None, &mut report).await {
+                Ok(t) => t,
+                Err(e) => {
+                    failures += 1;
+                    warn!("{e}; reconnecting");
+                    break;
+                }
+            };
             failures = 0;
             let now = app.now(None).map_err(|e| AppError::Other(e.to_string()))?;
-            chores(&mut app, &sender, now, &mut report).await?;
+            chores(
+                &mut app,
+                &sender,
+                now,
+                Some(now.min(listed_at)),
+                &mut report,
+            )
+            .await?;
             // Sleep until mail arrives, the next deadline, the next outbox retry, or idle_max.
             let mut wake = idle_max;
             if let Some(at) = next_wake(&app)? {
@@ -347,6 +384,30 @@ pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<
 }
 
 /// The next moment something is due: a deadline of the core or an outbox head's retry.
+/// Opens the store for a pass. While another fernzug command holds it (an export to a slow pipe,
+/// say), the daemon waits and tries again instead of giving up; `None` on shutdown.
+async fn open_store(
+    config: &Config,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Result<Option<App>, AppError> {
+    loop {
+        match App::open(config.clone()) {
+            Ok(app) => return Ok(Some(app)),
+            Err(AppError::Store(e)) if e.is_locked() => {
+                warn!("{e}; the store is held by another fernzug command, trying again");
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+                    _ = shutdown.changed() => {}
+                }
+                if *shutdown.borrow() {
+                    return Ok(None);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 fn next_wake(app: &App) -> Result<Option<DateTime<Utc>>, AppError> {
     Ok([
         app.state.next_deadline(&app.settings),

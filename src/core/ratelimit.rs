@@ -3,8 +3,10 @@
 //! Independent of headers: some auto-responders mark nothing, and a player's vacation reply that
 //! answers every receipt would otherwise make a loop.
 //!
-//! Interpretation, once: an *answer* is a mail a letter causes that goes to the letter's sender
-//! alone (query, status, the stranger's one polite answer). Forwards to the partner, and mails to
+//! Interpretation, once: an *answer* is a query or status mail a letter causes that goes to the
+//! letter's sender alone (a query, the answer to `Status`, the stranger's one polite answer). A
+//! `move` that tells the sender his partner's conditional reply was played, his own copy of a
+//! game end, a director's confirmation: these are news, not answers, and are never held back. Forwards to the partner, and mails to
 //! several people (game end, leave notice, reports to the director), are not answers and are never
 //! limited — the limit must not cost a partner his move. Nor is the receipt of something the relay
 //! accepted (a move, an offer, a leave): each needs a new valid act of the player, so receipts
@@ -43,8 +45,10 @@ impl State {
         prune(&mut self.meta.answers, today);
         let sender = letter.from.as_str();
         let is_answer = |m: &crate::core::mail::Mail| {
-            m.kind != crate::mail_kind::MailKind::Receipt
-                && m.cc.is_empty()
+            matches!(
+                m.kind,
+                crate::mail_kind::MailKind::Query | crate::mail_kind::MailKind::Status
+            ) && m.cc.is_empty()
                 && m.to.len() == 1
                 && m.to[0].email == sender
         };
