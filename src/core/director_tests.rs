@@ -375,6 +375,30 @@ fn s24_receipt_during_leave_counts_next_day() {
 }
 
 #[test]
+fn s24_leave_asked_with_a_move_is_kept() {
+    // Bert moves and, in the same mail, goes on leave from today: the move does not end it.
+    let mut st = new_state(RuleSet::Post);
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    let out = play(
+        &mut st,
+        BERT,
+        1,
+        "1. e4 e5\n\nleave 2026-12-02 to 2026-12-15",
+        at(2026, 12, 2, 10, 0),
+    );
+    assert_eq!(
+        leaves(&st, BERT),
+        vec![(day(2026, 12, 2), day(2026, 12, 15))]
+    );
+    let ended_early = out
+        .mails
+        .iter()
+        .filter(|m| m.kind == MailKind::Leave && m.data["ended_early"] == true)
+        .count();
+    assert_eq!(ended_early, 0, "granted, not granted and ended");
+}
+
+#[test]
 fn s24_early_end_on_move() {
     let mut st = new_state(RuleSet::Post);
     play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 12, 10, 0));

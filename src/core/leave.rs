@@ -473,10 +473,13 @@ impl State {
         else {
             return;
         };
+        // A leave that this very mail asks for, beginning today, is not ended by the move the mail
+        // carries: the player moves, then goes on leave.
+        let fresh = letter.content.leave.is_some();
         let mut ended: Vec<(Rest, Rest)> = Vec::new();
         for list in [&mut p.leaves, &mut p.special_leaves] {
             for r in list.iter_mut() {
-                if r.from <= today && today <= r.to {
+                if r.from <= today && today <= r.to && !(fresh && r.from == today) {
                     let before = *r;
                     r.to = today.pred_opt().unwrap_or(today);
                     ended.push((before, *r));
