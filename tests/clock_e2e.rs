@@ -47,6 +47,9 @@ fn s16_reminder_on_day_17_not_on_day_15_with_director_in_copy() {
     assert!(body_text(r).contains(&d.game));
     let tl = wait_for(&d.director, 1, WAIT);
     assert_eq!(kinds(&tl), vec!["reminder"]);
+    // Each copy carries its own recipient's reply key.
+    assert_ne!(header(&tl[0], "Reply-To"), header(r, "Reply-To"));
+    assert!(header(&tl[0], "Reply-To").unwrap().contains('+'));
     // Exactly once.
     d.relay.once("2026-12-20T09:00:00+01:00");
     // The silence report 14 days later, to the director.
@@ -93,6 +96,10 @@ fn s17_first_time_forfeit_under_post_after_day_30() {
         .find(|m| header(m, "X-Fernzug-Kind").as_deref() == Some("time-forfeit"))
         .expect("a time-forfeit notice");
     assert!(header(zu, "Cc").unwrap().contains(&d.director));
+    assert!(
+        header(zu, "Reply-To").unwrap().contains('+'),
+        "a reply key on every game mail"
+    );
     assert!(header(zu, "To").unwrap().contains(&d.anna));
     let out = d.relay.run_ok(&[
         "status",

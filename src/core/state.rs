@@ -218,6 +218,16 @@ impl State {
         self.games.get(game).and_then(|g| g.color_of(email))
     }
 
+    /// The reply key of `email` in `game` (a player's, or the director's), if he has one:
+    /// every copy of a game mail carries its own recipient's key (CONTRACT: private to the game
+    /// and the recipient).
+    pub fn reply_key_for(&self, game: &GameRef, email: &str) -> Option<String> {
+        self.keys
+            .iter()
+            .find(|(_, kb)| kb.game == *game && kb.email == email)
+            .map(|(k, _)| k.clone())
+    }
+
     /// Allocates the next stable Message-ID.
     pub(crate) fn next_message_id(&mut self, settings: &Settings, kind: &str) -> String {
         self.meta.mail_seq += 1;
