@@ -61,13 +61,7 @@ fn s24_leave_refused_accepted_no_reminder_and_ended_by_a_move() {
         "post",
         "2026-12-01",
     );
-    relay.run_ok(&[
-        "tournament",
-        "add",
-        t.path.to_str().unwrap(),
-        "--now",
-        "2026-11-30T12:00:00+01:00",
-    ]);
+    relay.add(&t);
     relay.send(&anna, &format!("[{}]", t.game(1)), "1. e4");
     relay.once("2026-12-01T10:00:00+01:00");
     wait_for(&bert, 3, WAIT); // start (game 1), start (game 3), move
@@ -172,13 +166,7 @@ fn s22_tl_confirms_second_zu_and_non_tl_command_refused() {
         "2026-12-01",
     );
     let game = t.game(1);
-    relay.run_ok(&[
-        "tournament",
-        "add",
-        t.path.to_str().unwrap(),
-        "--now",
-        "2026-11-30T12:00:00+01:00",
-    ]);
+    relay.add(&t);
     relay.send(&anna, &format!("[{game}]"), "1. e4");
     relay.once("2026-12-01T10:00:00+01:00");
     // Without announcement the 26th day costs 31 (TO §13): the first ZÜ on 27.12.
@@ -267,13 +255,7 @@ fn fax_2_2_refused_address_gives_exactly_one_bounce_report_per_mail() {
         "2026-12-01",
     );
     let game = t.game(1);
-    relay.run_ok(&[
-        "tournament",
-        "add",
-        t.path.to_str().unwrap(),
-        "--now",
-        "2026-11-30T12:00:00+01:00",
-    ]);
+    relay.add(&t);
     // The start mail to Bert is refused (550): one report, in the same pass.
     relay.once("2026-11-30T13:00:00+01:00");
     let tl = wait_for(&t.director, 1, WAIT);

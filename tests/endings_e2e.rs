@@ -9,8 +9,6 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::{Duel, attachments, body_text, fetch_all, header, wait_for};
-use shakmaty::san::San;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -259,52 +257,6 @@ fn s6_conditional_line_played_across_three_plies_then_a_deviation_drops_the_next
     assert_eq!(s["to_move"], "white");
 }
 
-/// 100 plies without capture, pawn move or a position three times: each side walks its pieces
-/// in its own half, always to the least-seen position.
-fn quiet_walk(plies: usize) -> Vec<String> {
-    let key = |p: &Chess| {
-        shakmaty::fen::Fen::from_position(p, EnPassantMode::Legal)
-            .to_string()
-            .split(' ')
-            .take(4)
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let mut pos = Chess::default();
-    let mut seen: std::collections::HashMap<String, usize> = Default::default();
-    seen.insert(key(&pos), 1);
-    let mut out = Vec::new();
-    for _ in 0..plies {
-        let white = pos.turn() == Color::White;
-        let best = pos
-            .legal_moves()
-            .into_iter()
-            .filter(|m| !m.is_capture() && m.role() != shakmaty::Role::Pawn)
-            .filter(|m| {
-                let rank = u32::from(m.to().rank());
-                if white { rank <= 3 } else { rank >= 4 }
-            })
-            .filter(|m| {
-                let mut p = pos.clone();
-                p.play_unchecked(*m);
-                !p.is_check()
-            })
-            .min_by_key(|m| {
-                let mut p = pos.clone();
-                p.play_unchecked(*m);
-                (
-                    seen.get(&key(&p)).copied().unwrap_or(0),
-                    m.to_uci(CastlingMode::Standard).to_string(),
-                )
-            })
-            .expect("a quiet move");
-        out.push(San::from_move(&pos, best).to_string());
-        pos.play_unchecked(best);
-        *seen.entry(key(&pos)).or_default() += 1;
-    }
-    out
-}
-
 fn numbered(ply: usize, san: &str) -> String {
     if ply.is_multiple_of(2) {
         format!("{}. {san}", ply / 2 + 1)
@@ -327,7 +279,7 @@ fn line_block(walk: &[String], from: usize, to: usize) -> String {
 #[test]
 fn s31_fifty_moves_stop_the_game_and_reach_the_director() {
     // Both players give conditional lines for the whole walk: two mails play 100 plies.
-    let walk = quiet_walk(100);
+    let walk = common::quiet_walk(100);
     let mut d = duel("fiftymoves");
     let (anna, bert) = (d.anna.clone(), d.bert.clone());
     d.play(

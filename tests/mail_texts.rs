@@ -17,6 +17,8 @@
 //! Besides the snapshots, each rendered text is checked for what no reader should ever see:
 //! `None`, `null`, `[]`, template braces, a doubled word, trailing blanks, runs of empty lines.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -30,9 +32,6 @@ use fernzug::letter::read_letter;
 use fernzug::mail_kind::MailKind;
 use fernzug::render::{Templates, render};
 use mail_parser::{Address, HeaderValue, MessageParser, MimeHeaders};
-use shakmaty::fen::Fen;
-use shakmaty::san::San;
-use shakmaty::{Chess, Color, EnPassantMode, Position, Role};
 
 const TID: &str = "FAX-2026-3";
 const ANNA: &str = "anna@fernschach.test";
@@ -493,50 +492,6 @@ fn problems_in(text: &str) -> Vec<String> {
     found
 }
 
-/// The position key of a repetition: the FEN without the move counters.
-fn position_key(pos: &Chess) -> String {
-    let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
-    fen.split(' ').take(4).collect::<Vec<_>>().join(" ")
-}
-
-/// 100 plies without capture or pawn move and without any position three times: each side walks
-/// its pieces in its own half, always to the position seen least (TO §31's 50 moves).
-fn quiet_walk(plies: usize) -> Vec<String> {
-    let mut pos = Chess::default();
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    seen.insert(position_key(&pos), 1);
-    let mut out = Vec::new();
-    for _ in 0..plies {
-        let white = pos.turn() == Color::White;
-        let best = pos
-            .legal_moves()
-            .into_iter()
-            .filter(|m| !m.is_capture() && m.role() != Role::Pawn)
-            .filter(|m| {
-                let rank = u32::from(m.to().rank());
-                if white { rank <= 3 } else { rank >= 4 }
-            })
-            .filter(|m| {
-                let mut p = pos.clone();
-                p.play_unchecked(*m);
-                !p.is_check()
-            })
-            .min_by_key(|m| {
-                let mut p = pos.clone();
-                p.play_unchecked(*m);
-                (
-                    seen.get(&position_key(&p)).copied().unwrap_or(0),
-                    m.to_uci(shakmaty::CastlingMode::Standard).to_string(),
-                )
-            })
-            .expect("a quiet move");
-        out.push(San::from_move(&pos, best).to_string());
-        pos.play_unchecked(best);
-        *seen.entry(position_key(&pos)).or_default() += 1;
-    }
-    out
-}
-
 /// SAN with German piece letters.
 fn german(san: &str) -> String {
     san.chars()
@@ -581,7 +536,7 @@ fn scenario(r: &mut Run) {
     // Game 3: Bert opens; Clara will stay silent.
     r.reply("bert-first-move", BERT, 3, "1. d4", at(2026, 12, 1, 10, 0));
     // Game 4: 50 moves without capture or pawn move, one mail a minute; the last one stops it.
-    let walk = quiet_walk(100);
+    let walk = common::quiet_walk(100);
     for i in 0..100 {
         let (who, step) = if i % 2 == 0 {
             (ANNA, "walk")

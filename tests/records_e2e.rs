@@ -426,13 +426,7 @@ fn status_mail_and_status_command_show_the_crosstable() {
         "fax",
         "2026-12-01",
     );
-    relay.run_ok(&[
-        "tournament",
-        "add",
-        t.path.to_str().unwrap(),
-        "--now",
-        "2026-11-30T12:00:00+01:00",
-    ]);
+    relay.add(&t);
     relay.once("2026-11-30T12:00:00+01:00");
     wait_for(&carl, 2, WAIT);
     let mut sent = 0;

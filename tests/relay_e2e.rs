@@ -179,13 +179,7 @@ fn every_query_names_what_is_wrong_and_forwards_nothing() {
         "fax",
         "2026-12-01",
     );
-    relay.run_ok(&[
-        "tournament",
-        "add",
-        t.path.to_str().unwrap(),
-        "--now",
-        "2026-11-30T12:00:00+01:00",
-    ]);
+    relay.add(&t);
     let g1 = t.game(1);
     let subject = format!("[{g1}]");
     relay.send(&anna, &subject, "1. e4");

@@ -95,13 +95,7 @@ fn duel(name: &str, setup: impl FnOnce(&Relay)) -> Duel {
         "fax",
         "2026-12-01",
     );
-    relay.run_ok(&[
-        "tournament",
-        "add",
-        t.path.to_str().unwrap(),
-        "--now",
-        "2026-11-30T12:00:00+01:00",
-    ]);
+    relay.add(&t);
     relay.once("2026-11-30T12:00:00+01:00");
     wait_for(&anna, 1, WAIT);
     wait_for(&bert, 1, WAIT);
