@@ -215,7 +215,14 @@ impl App {
             max_text_bytes: self.config.limits.max_mail_bytes as usize,
             ..Limits::default()
         };
-        let mut letter: Letter = match letter::read_letter_with(raw, &limits) {
+        // The reader stands on mail-parser: should either of them panic on some mail, that mail
+        // is quarantined like any unreadable one instead of stopping the daemon on it again and
+        // again.
+        let read = match std::panic::catch_unwind(|| letter::read_letter_with(raw, &limits)) {
+            Ok(read) => read.map_err(|e| e.to_string()),
+            Err(panic) => Err(format!("reader failure: {}", panic_text(&panic))),
+        };
+        let mut letter: Letter = match read {
             Ok(l) => l,
             Err(e) => {
                 let reason = format!("unreadable mail: {e}");
