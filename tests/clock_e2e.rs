@@ -4,16 +4,9 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Duel, body_text, fetch_all, header, wait_for};
+use common::{Duel, body_text, fetch_all, header, kinds, wait_for};
 
 const WAIT: Duration = Duration::from_secs(20);
-
-fn kinds(mails: &[Vec<u8>]) -> Vec<String> {
-    mails
-        .iter()
-        .map(|m| header(m, "X-Fernzug-Kind").unwrap_or_default())
-        .collect()
-}
 
 /// Anna (White) and Bert (Black), both German; Anna's 1. e4 at 2026-12-01 10:00.
 fn after_first_move(name: &str, rules: &str) -> Duel {

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -112,11 +112,8 @@ fn body(game: &[(String, String)], i: usize) -> String {
 }
 
 fn spawn_run(relay: &Relay, log: &Path, point: Option<&str>) -> Child {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fernzug"));
-    cmd.arg("--config")
-        .arg(&relay.config)
-        .arg("run")
-        .env_remove("FERNZUG_CRASH_AT")
+    let mut cmd = relay.command(&["run"]);
+    cmd.env_remove("FERNZUG_CRASH_AT")
         .stdout(Stdio::null())
         .stderr(Stdio::from(
             File::options().create(true).append(true).open(log).unwrap(),
@@ -158,15 +155,7 @@ fn kill_9_at_random_moments_and_at_every_named_point_loses_and_doubles_nothing()
         text + "\n[limits]\nauto_answers_per_day = 100000\n",
     )
     .unwrap();
-    let anna = unique_addr("anna");
-    let bert = unique_addr("bert");
-    let today = chrono::Utc::now().date_naive().to_string();
-    let t = relay.tournament(
-        &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
-        "fax",
-        &today,
-    );
-    relay.run_ok(&["tournament", "add", t.path.to_str().unwrap()]);
+    let (t, anna, bert) = relay.duo_today();
     let log = relay.dir.join("runs.log");
 
     // The stream: one mail per ply, each sent once the stack delivered the one before (so the

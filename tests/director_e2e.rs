@@ -6,17 +6,10 @@ mod common;
 use std::time::Duration;
 
 use common::{
-    Relay, body_text, envelope_address, fetch_all, header, send_mail, unique_addr, wait_for,
+    Relay, body_text, envelope_address, fetch_all, header, kinds, send_mail, unique_addr, wait_for,
 };
 
 const WAIT: Duration = Duration::from_secs(20);
-
-fn kinds(mails: &[Vec<u8>]) -> Vec<String> {
-    mails
-        .iter()
-        .map(|m| header(m, "X-Fernzug-Kind").unwrap_or_default())
-        .collect()
-}
 
 fn count(mails: &[Vec<u8>], kind: &str) -> usize {
     kinds(mails).iter().filter(|k| *k == kind).count()

@@ -8,16 +8,9 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{Duel, attachments, body_text, fetch_all, header, wait_for};
+use common::{Duel, attachments, body_text, fetch_all, header, kinds, wait_for};
 
 const WAIT: Duration = Duration::from_secs(20);
-
-fn kinds(mails: &[Vec<u8>]) -> Vec<String> {
-    mails
-        .iter()
-        .map(|m| header(m, "X-Fernzug-Kind").unwrap_or_default())
-        .collect()
-}
 
 /// Anna (White, German) and Bert (Black, English), fax rules, start mails delivered.
 /// A [`Duel`] whose mails are processed one hour apart from 2026-12-01 10:00.

@@ -44,10 +44,8 @@ fn forward_latency_and_burst_throughput_against_the_bare_stack() {
     let today = chrono::Utc::now().date_naive().to_string();
     let t = relay.tournament(&entries, "fax", &today);
     relay.run_ok(&["tournament", "add", t.path.to_str().unwrap()]);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fernzug"))
-        .arg("--config")
-        .arg(&relay.config)
-        .arg("run")
+    let mut child = relay
+        .command(&["run"])
         .env("RUST_LOG", "warn")
         .spawn()
         .unwrap();

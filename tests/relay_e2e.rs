@@ -5,20 +5,12 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Duel, Relay, body_text, fetch_all, header, send_text, unique_addr, wait_for};
+use common::{Duel, Relay, body_text, fetch_all, header, kinds, send_text, unique_addr, wait_for};
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{Chess, EnPassantMode, Position};
 
 const WAIT: Duration = Duration::from_secs(20);
-
-/// The kinds (`X-Fernzug-Kind`) of the mails in a mailbox, in order.
-fn kinds(mails: &[Vec<u8>]) -> Vec<String> {
-    mails
-        .iter()
-        .map(|m| header(m, "X-Fernzug-Kind").unwrap_or_default())
-        .collect()
-}
 
 /// Anna (White, German) against Bert (Black, English) under `rules`; start mails delivered.
 fn duel(name: &str, rules: &str) -> Duel {
@@ -326,19 +318,9 @@ fn a_reply_through_the_key_needs_no_game_in_the_subject() {
 #[test]
 fn run_forwards_a_new_mail_within_two_seconds_via_idle() {
     let relay = Relay::new("idle");
-    let anna = unique_addr("anna");
-    let bert = unique_addr("bert");
-    let today = chrono::Utc::now().date_naive().to_string();
-    let t = relay.tournament(
-        &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
-        "fax",
-        &today,
-    );
-    relay.run_ok(&["tournament", "add", t.path.to_str().unwrap()]);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fernzug"))
-        .arg("--config")
-        .arg(&relay.config)
-        .arg("run")
+    let (t, anna, bert) = relay.duo_today();
+    let mut child = relay
+        .command(&["run"])
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();

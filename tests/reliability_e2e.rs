@@ -12,19 +12,12 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{
-    Relay, Tournament, body_text, envelope_address, fetch_all, header, send_mail, send_text,
+    Relay, Tournament, body_text, envelope_address, fetch_all, header, kinds, send_mail, send_text,
     unique, unique_addr, wait_for,
 };
 use proxy::Proxy;
 
 const WAIT: Duration = Duration::from_secs(20);
-
-fn kinds(mails: &[Vec<u8>]) -> Vec<String> {
-    mails
-        .iter()
-        .map(|m| header(m, "X-Fernzug-Kind").unwrap_or_default())
-        .collect()
-}
 
 /// Rewrites the relay's config file with `f`.
 fn edit_config(relay: &Relay, f: impl Fn(String) -> String) {
@@ -489,21 +482,11 @@ fn imap_outage_the_daemon_keeps_running_and_catches_up_in_order() {
     let imap = Proxy::new(common::IMAP_PORT);
     let relay = Relay::new("imap-outage");
     through(&relay, common::IMAP_PORT, imap.port);
-    let anna = unique_addr("anna");
-    let bert = unique_addr("bert");
-    let today = chrono::Utc::now().date_naive().to_string();
-    let t = relay.tournament(
-        &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
-        "fax",
-        &today,
-    );
-    relay.run_ok(&["tournament", "add", t.path.to_str().unwrap()]);
+    let (t, anna, bert) = relay.duo_today();
     let log = relay.dir.join("run.log");
     let mut child = Daemon(
-        Command::new(env!("CARGO_BIN_EXE_fernzug"))
-            .arg("--config")
-            .arg(&relay.config)
-            .arg("run")
+        relay
+            .command(&["run"])
             .stderr(Stdio::from(std::fs::File::create(&log).unwrap()))
             .spawn()
             .unwrap(),

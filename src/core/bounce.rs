@@ -128,18 +128,17 @@ impl State {
             let reply_key = game.as_ref().and_then(|g| self.director_key(g));
             let message_id = self.next_message_id(s, "bounce-report");
             out.mails.push(Mail {
-                kind: MailKind::BounceReport,
-                to: vec![t.director_recipient()],
-                cc: Vec::new(),
-                lang,
                 game: game.clone(),
                 reply_key,
-                color: None,
                 fen,
                 in_reply_to: Some(b.message_id.clone()),
-                message_id,
-                data,
-                attachments: Vec::new(),
+                ..Mail::new(
+                    MailKind::BounceReport,
+                    vec![t.director_recipient()],
+                    lang,
+                    message_id,
+                    data,
+                )
             });
             out.log.push(format!(
                 "bounce of {} ({}) to {recipient} reported to {} (Fax 2.2): {}",

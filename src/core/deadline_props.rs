@@ -6,9 +6,10 @@ use chrono_tz::Europe::Berlin;
 use proptest::prelude::*;
 
 use crate::core::event::Event;
+use crate::core::testkit;
 use crate::core::{Settings, State};
 use crate::lang::Lang;
-use crate::letter::{Content, Letter, MoveToken};
+use crate::letter::{Content, Letter};
 use crate::rules::RuleSet;
 use crate::tournament_file::{Pairing, Person, PlayerEntry, TournamentFile};
 
@@ -63,26 +64,14 @@ fn state(rules: RuleSet) -> State {
     st.register(&file, start, &settings(), &mut || "k".into())
         .expect("registers");
     // White's first move on 1 December; then Black stays silent.
+    let content = Content {
+        moves: testkit::moves(&[(1, shakmaty::Color::White, "e4")]),
+        ..Content::default()
+    };
+    // One Message-ID for every state built here: the properties compare such states.
     let letter = Letter {
         message_id: "m1".into(),
-        from: "a@x.test".into(),
-        from_name: None,
-        subject: "[P/1]".into(),
-        game_ref: Some("P/1".parse().expect("ref")),
-        reply_keys: vec![],
-        references: vec![],
-        automatic: None,
-        date_header: None,
-        text: String::new(),
-        trace: Default::default(),
-        content: Content {
-            moves: vec![MoveToken {
-                number: 1,
-                color: shakmaty::Color::White,
-                text: "e4".into(),
-            }],
-            ..Content::default()
-        },
+        ..testkit::letter("a@x.test", Some("P/1".parse().expect("ref")), content)
     };
     let now = start + Duration::hours(22);
     st.tick(now, &settings());

@@ -262,18 +262,12 @@ impl State {
             None
         };
         out.mails.push(Mail {
-            kind,
-            to,
             cc,
-            lang,
             game: Some(game_ref.clone()),
             reply_key,
-            color: None,
             fen: Some(fen),
             in_reply_to,
-            message_id,
-            data,
-            attachments: Vec::new(),
+            ..Mail::new(kind, to, lang, message_id, data)
         });
         out.log.push(format!(
             "{game_ref}: time forfeit #{nth} of {offender_email} ({used} > {allowed} days)"
@@ -322,18 +316,18 @@ impl State {
         let in_reply_to = game.last_forward.clone();
         let message_id = self.next_message_id(s, "reminder");
         out.mails.push(Mail {
-            kind: MailKind::Reminder,
-            to: vec![t.recipient(&email)],
             cc: vec![t.director_recipient()],
-            lang,
             game: Some(game_ref.clone()),
             reply_key: Some(key),
-            color: None,
             fen: Some(fen),
             in_reply_to,
-            message_id,
-            data,
-            attachments: Vec::new(),
+            ..Mail::new(
+                MailKind::Reminder,
+                vec![t.recipient(&email)],
+                lang,
+                message_id,
+                data,
+            )
         });
         out.log
             .push(format!("{game_ref}: reminder to {email} (TO §16)"));
@@ -369,18 +363,16 @@ impl State {
         let message_id = self.next_message_id(s, "silence-report");
         let reply_key = self.director_key(game_ref);
         out.mails.push(Mail {
-            kind: MailKind::SilenceReport,
-            to: vec![t.director_recipient()],
-            cc: Vec::new(),
-            lang,
             game: Some(game_ref.clone()),
             reply_key,
-            color: None,
-            fen: None,
             in_reply_to,
-            message_id,
-            data,
-            attachments: Vec::new(),
+            ..Mail::new(
+                MailKind::SilenceReport,
+                vec![t.director_recipient()],
+                lang,
+                message_id,
+                data,
+            )
         });
         out.log
             .push(format!("{game_ref}: silence of {email} reported (TO §16)"));

@@ -136,20 +136,13 @@ impl State {
             }),
         );
         let message_id = self.next_message_id(s, "digest");
-        out.mails.push(Mail {
-            kind: MailKind::Digest,
-            to: vec![t.director_recipient()],
-            cc: Vec::new(),
+        out.mails.push(Mail::new(
+            MailKind::Digest,
+            vec![t.director_recipient()],
             lang,
-            game: None,
-            reply_key: None,
-            color: None,
-            fen: None,
-            in_reply_to: None,
             message_id,
             data,
-            attachments: Vec::new(),
-        });
+        ));
         out.log
             .push(format!("{tid}: weekly digest to {}", t.director.email));
     }

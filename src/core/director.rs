@@ -805,18 +805,10 @@ impl State {
             });
             let message_id = self.next_message_id(s, "director");
             out.mails.push(Mail {
-                kind: MailKind::Director,
-                to: vec![to],
-                cc: Vec::new(),
-                lang,
                 game: n.game.clone(),
                 reply_key,
-                color: None,
-                fen: None,
                 in_reply_to: Some(letter.message_id.clone()),
-                message_id,
-                data,
-                attachments: Vec::new(),
+                ..Mail::new(MailKind::Director, vec![to], lang, message_id, data)
             });
         }
     }

@@ -955,34 +955,15 @@ fn leave_director_bounce_and_digest_mails_render_in_both_languages() {
         .mails,
     );
     mails.extend(play(&mut st, BERT, 1, "1. e4 e5", at(2026, 12, 6, 10, 0)).mails);
-    mails.extend(
-        step(
-            &mut st,
-            &mail(
-                TL,
-                "[T-1/1]",
-                "time: +2 days for bert@fernschach.test, reason: late",
-            ),
-            at(2026, 12, 6, 11, 0),
-        )
-        .mails,
-    );
-    mails.extend(
-        step(
-            &mut st,
-            &mail(TL, "[T-1/1]", "Ergebnis: remis"),
-            at(2026, 12, 6, 12, 0),
-        )
-        .mails,
-    );
-    mails.extend(
-        step(
-            &mut st,
-            &mail(TL, "[T-1/1]", "Hallo"),
-            at(2026, 12, 6, 13, 0),
-        )
-        .mails,
-    );
+    let commands = [
+        "time: +2 days for bert@fernschach.test, reason: late",
+        "Ergebnis: remis",
+        "Hallo",
+    ];
+    for (hour, body) in (11..).zip(commands) {
+        let letter = mail(TL, "[T-1/1]", body);
+        mails.extend(step(&mut st, &letter, at(2026, 12, 6, hour, 0)).mails);
+    }
     mails.extend(
         st.handle_bounce(&bounce(CARL, "x@y"), at(2026, 12, 6, 14, 0), &s)
             .mails,

@@ -240,22 +240,18 @@ impl State {
         let black = t.recipient(&game.players.black);
         let message_id = self.next_message_id(s, "adjudication");
         out.mails.push(Mail {
-            kind: MailKind::Adjudication,
-            to: vec![t.director_recipient()],
             cc: vec![white, black],
-            lang,
             game: Some(game_ref.clone()),
-            reply_key: None,
-            color: None,
             fen: Some(fen),
             in_reply_to,
-            message_id,
-            data,
-            attachments: vec![Attachment {
-                filename: format!("{}.pgn", game_ref.to_string().replace('/', "-")),
-                content_type: "application/vnd.chess-pgn".into(),
-                body: pgn_text,
-            }],
+            attachments: vec![Attachment::pgn(game_ref, pgn_text)],
+            ..Mail::new(
+                MailKind::Adjudication,
+                vec![t.director_recipient()],
+                lang,
+                message_id,
+                data,
+            )
         });
         out.log.push(format!(
             "{game_ref}: stopped for adjudication after 50 moves without capture or pawn move (TO §31)"

@@ -48,6 +48,22 @@ struct Ply {
     message_id: String,
 }
 
+impl Ply {
+    /// TO §6/§7: a conditional move played as the reply it foresaw: 0 days, counted from when
+    /// its mover received the move it answers; `message_id` is the mail that proposed it.
+    fn conditional(by: Color, mv: Move, received: DateTime<Utc>, message_id: String) -> Ply {
+        Ply {
+            by,
+            mv,
+            form: None,
+            received,
+            days: 0,
+            charged: 0,
+            message_id,
+        }
+    }
+}
+
 /// What happened while the plies of one mail were played.
 #[derive(Default)]
 struct Run {
@@ -567,15 +583,7 @@ impl State {
                 // The partner's conditional reply, accepted in this mail (TO §7): 0 days.
                 let game = &self.games[game_ref];
                 let message_id = conditional::due(game).map(|(_, m)| m).unwrap_or_default();
-                let ply = Ply {
-                    by: !color,
-                    mv: *mv,
-                    form: None,
-                    received: game.turn.since,
-                    days: 0,
-                    charged: 0,
-                    message_id,
-                };
+                let ply = Ply::conditional(!color, *mv, game.turn.since, message_id);
                 self.apply_ply(out, game_ref, ply, true, now, &t, &mut run);
             }
             // FIDE 9.2: a claim that holds ends the game with the own move.
@@ -630,15 +638,7 @@ impl State {
                 let Some((mv, message_id)) = conditional::due(game) else {
                     break;
                 };
-                let ply = Ply {
-                    by: game.to_move(),
-                    mv,
-                    form: None,
-                    received: game.turn.since,
-                    days: 0,
-                    charged: 0,
-                    message_id,
-                };
+                let ply = Ply::conditional(game.to_move(), mv, game.turn.since, message_id);
                 self.apply_ply(out, game_ref, ply, true, now, &t, &mut run);
             }
         }
@@ -902,18 +902,12 @@ impl State {
                 g.last_forward = Some(message_id.clone());
             }
             out.mails.push(Mail {
-                kind,
-                to: vec![t.recipient(&email)],
                 cc,
-                lang,
                 game: Some(game_ref.clone()),
                 reply_key: Some(keys.get(rc).clone()),
-                color: None,
                 fen: Some(fen.clone()),
                 in_reply_to,
-                message_id,
-                data,
-                attachments: Vec::new(),
+                ..Mail::new(kind, vec![t.recipient(&email)], lang, message_id, data)
             });
         }
     }
@@ -966,18 +960,11 @@ impl State {
         for (kind, c, email, lang, data) in mails {
             let message_id = self.next_message_id(s, kind.name());
             out.mails.push(Mail {
-                kind,
-                to: vec![t.recipient(&email)],
-                cc: Vec::new(),
-                lang,
                 game: Some(game_ref.clone()),
                 reply_key: Some(keys.get(c).clone()),
-                color: None,
                 fen: Some(fen.clone()),
                 in_reply_to: Some(letter.message_id.clone()),
-                message_id,
-                data,
-                attachments: Vec::new(),
+                ..Mail::new(kind, vec![t.recipient(&email)], lang, message_id, data)
             });
         }
         out.log.push(format!(
@@ -1043,21 +1030,20 @@ impl State {
         }
         let message_id = self.next_message_id(s, "query");
         out.mails.push(Mail {
-            kind: MailKind::Query,
-            to: vec![Recipient {
-                name: data["recipient"].as_str().unwrap_or_default().to_string(),
-                email: letter.from.clone(),
-            }],
-            cc: Vec::new(),
-            lang,
             game: game_ref.cloned(),
             reply_key,
-            color: None,
             fen,
             in_reply_to: Some(letter.message_id.clone()),
-            message_id,
-            data,
-            attachments: Vec::new(),
+            ..Mail::new(
+                MailKind::Query,
+                vec![Recipient {
+                    name: data["recipient"].as_str().unwrap_or_default().to_string(),
+                    email: letter.from.clone(),
+                }],
+                lang,
+                message_id,
+                data,
+            )
         });
         out.log.push(format!(
             "query to {} about {}: {}",
@@ -1129,22 +1115,12 @@ impl State {
         for (c, rcpt, lang, data) in mails {
             let message_id = self.next_message_id(s, "game-end");
             out.mails.push(Mail {
-                kind: MailKind::GameEnd,
-                to: vec![rcpt],
-                cc: Vec::new(),
-                lang,
                 game: Some(game_ref.clone()),
                 reply_key: c.map(|c| keys.get(c).clone()),
-                color: None,
                 fen: Some(fen.clone()),
                 in_reply_to: in_reply_to.clone(),
-                message_id,
-                data,
-                attachments: vec![Attachment {
-                    filename: format!("{}.pgn", game_ref.to_string().replace('/', "-")),
-                    content_type: "application/vnd.chess-pgn".into(),
-                    body: pgn_text.clone(),
-                }],
+                attachments: vec![Attachment::pgn(game_ref, pgn_text.clone())],
+                ..Mail::new(MailKind::GameEnd, vec![rcpt], lang, message_id, data)
             });
         }
         out.log

@@ -434,6 +434,24 @@ impl State {
             p.leaves.push(rest);
         }
         out.tournaments.insert(tid.to_string());
+        self.log_leave(out, tid, email, rest, how, now);
+        out.log.push(format!(
+            "{tid}: leave of {email} {} to {} ({how}, TO §24)",
+            rest.from, rest.to
+        ));
+    }
+
+    /// TO §24: the leave `rest` of `email` as it now stands, in the record of each of the
+    /// player's open games in the tournament; `how` says what made it so.
+    fn log_leave(
+        &mut self,
+        out: &mut Output,
+        tid: &str,
+        email: &str,
+        rest: Rest,
+        how: &str,
+        now: DateTime<Utc>,
+    ) {
         for g in self.open_games_in(tid, email) {
             self.log_event(
                 out,
@@ -447,10 +465,6 @@ impl State {
                 },
             );
         }
-        out.log.push(format!(
-            "{tid}: leave of {email} {} to {} ({how}, TO §24)",
-            rest.from, rest.to
-        ));
     }
 
     /// TO §24: a move sent during leave ends the leave the day before, in all games of the
@@ -492,19 +506,7 @@ impl State {
         }
         out.tournaments.insert(tid.clone());
         for (before, after) in ended {
-            for g in self.open_games_in(&tid, email) {
-                self.log_event(
-                    out,
-                    &g,
-                    Event::Leave {
-                        at: now,
-                        player: email.to_string(),
-                        from: after.from,
-                        to: after.to,
-                        how: "ended-early".into(),
-                    },
-                );
-            }
+            self.log_leave(out, &tid, email, after, "ended-early", now);
             out.log.push(format!(
                 "{tid}: leave of {email} {} to {} ended early by a move on {today} (TO §24)",
                 before.from, before.to
@@ -597,18 +599,10 @@ impl State {
         for (to, game, reply_key, lang, data) in mails {
             let message_id = self.next_message_id(s, "leave");
             out.mails.push(Mail {
-                kind: MailKind::Leave,
-                to: vec![to],
-                cc: Vec::new(),
-                lang,
                 game,
                 reply_key,
-                color: None,
-                fen: None,
                 in_reply_to: Some(letter.message_id.clone()),
-                message_id,
-                data,
-                attachments: Vec::new(),
+                ..Mail::new(MailKind::Leave, vec![to], lang, message_id, data)
             });
         }
     }
@@ -669,18 +663,14 @@ impl State {
         });
         let message_id = self.next_message_id(s, "receipt");
         out.mails.push(Mail {
-            kind: MailKind::Receipt,
-            to: vec![t.recipient(email)],
-            cc: Vec::new(),
-            lang,
-            game: None,
-            reply_key: None,
-            color: None,
-            fen: None,
             in_reply_to: Some(letter.message_id.clone()),
-            message_id,
-            data,
-            attachments: Vec::new(),
+            ..Mail::new(
+                MailKind::Receipt,
+                vec![t.recipient(email)],
+                lang,
+                message_id,
+                data,
+            )
         });
     }
 }

@@ -22,6 +22,17 @@ pub struct Attachment {
     pub body: String,
 }
 
+impl Attachment {
+    /// The PGN of `game` (TO §27 game end, §31 adjudication), named after it: `FAX-2026-3-7.pgn`.
+    pub fn pgn(game: &GameRef, pgn: String) -> Attachment {
+        Attachment {
+            filename: format!("{}.pgn", game.to_string().replace('/', "-")),
+            content_type: "application/vnd.chess-pgn".into(),
+            body: pgn,
+        }
+    }
+}
+
 /// One outgoing mail, decided but not yet rendered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Mail {
@@ -44,4 +55,32 @@ pub struct Mail {
     /// What the template shows.
     pub data: serde_json::Value,
     pub attachments: Vec<Attachment>,
+}
+
+impl Mail {
+    /// A mail of `kind` to `to` and nobody else, about no game, answering nothing, without
+    /// headers for colour or position and without attachments: the fields a call site sets
+    /// beyond these it names with struct update syntax (`Mail { game, ..Mail::new(…) }`).
+    pub fn new(
+        kind: MailKind,
+        to: Vec<Recipient>,
+        lang: Lang,
+        message_id: String,
+        data: serde_json::Value,
+    ) -> Mail {
+        Mail {
+            kind,
+            to,
+            cc: Vec::new(),
+            lang,
+            game: None,
+            reply_key: None,
+            color: None,
+            fen: None,
+            in_reply_to: None,
+            message_id,
+            data,
+            attachments: Vec::new(),
+        }
+    }
 }

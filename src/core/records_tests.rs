@@ -4,14 +4,13 @@ use crate::core::testkit::{self, ANNA, BERT, CARL, DORA, TL, at, settings};
 use chrono::{DateTime, Utc};
 use chrono_tz::Europe::Berlin;
 use shakmaty::Color;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::core::crosstable::{crosstable, points_text, quarters_text};
 use crate::core::game::GameStatus;
 use crate::core::{Output, State};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
-use crate::letter::{Content, Letter, MoveToken};
+use crate::letter::{Content, Letter};
 use crate::mail_kind::MailKind;
 use crate::render::Templates;
 use crate::rules::RuleSet;
@@ -39,29 +38,13 @@ fn duel() -> State {
 }
 
 fn letter(from: &str, game: Option<u32>, moves: &[(u32, Color, &str)], c: Content) -> Letter {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let mut content = c;
-    content.moves = moves
-        .iter()
-        .map(|(n, c, t)| MoveToken {
-            number: *n,
-            color: *c,
-            text: (*t).into(),
-        })
-        .collect();
+    let content = Content {
+        moves: testkit::moves(moves),
+        ..c
+    };
     Letter {
-        message_id: format!("rec{}@x", N.fetch_add(1, Ordering::Relaxed)),
-        from: from.into(),
-        from_name: None,
         subject: "Re: Zug".into(),
-        game_ref: game.map(|n| GameRef::new("T-1", n)),
-        reply_keys: vec![],
-        references: vec![],
-        automatic: None,
-        date_header: None,
-        text: String::new(),
-        trace: Default::default(),
-        content,
+        ..testkit::letter(from, game.map(|n| GameRef::new("T-1", n)), content)
     }
 }
 

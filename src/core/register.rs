@@ -176,18 +176,11 @@ impl State {
         let fen = game.fen();
         let message_id = self.next_message_id(settings, "start");
         Some(Mail {
-            kind: MailKind::Start,
-            to,
-            cc: Vec::new(),
-            lang,
             game: Some(id.clone()),
             reply_key: Some(key),
             color: Some(color_name(c).to_string()),
             fen: Some(fen),
-            in_reply_to: None,
-            message_id,
-            data,
-            attachments: Vec::new(),
+            ..Mail::new(MailKind::Start, to, lang, message_id, data)
         })
     }
 }

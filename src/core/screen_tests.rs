@@ -6,11 +6,11 @@ use chrono_tz::Europe::Berlin;
 use shakmaty::Color;
 
 use crate::core::screen::Guard;
+use crate::core::testkit::{self, game};
 use crate::core::{Output, Settings, State, Undelivered};
-use crate::game_ref::GameRef;
 use crate::lang::Lang;
-use crate::letter::auth::{AuthResult, AuthResults, Trace};
-use crate::letter::{AutoReason, Content, Letter, MoveToken};
+use crate::letter::auth::{AuthResult, AuthResults};
+use crate::letter::{AutoReason, Content, Letter};
 use crate::mail_kind::MailKind;
 use crate::rules::RuleSet;
 use crate::tournament_file::{Pairing, Person, PlayerEntry, TournamentFile};
@@ -42,10 +42,6 @@ fn at(d: u32, h: u32, mi: u32) -> DateTime<Utc> {
         .single()
         .unwrap()
         .with_timezone(&Utc)
-}
-
-fn game() -> GameRef {
-    GameRef::new("T-1", 1)
 }
 
 fn new_state() -> State {
@@ -96,36 +92,12 @@ fn new_state() -> State {
     st
 }
 
-static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
 fn letter(from: &str, moves: &[(u32, Color, &str)]) -> Letter {
-    Letter {
-        message_id: format!(
-            "m{}@x",
-            SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ),
-        from: from.into(),
-        from_name: None,
-        subject: "Re: [T-1/1]".into(),
-        game_ref: Some(game()),
-        reply_keys: vec![],
-        references: vec![],
-        automatic: None,
-        date_header: None,
-        text: String::new(),
-        content: Content {
-            moves: moves
-                .iter()
-                .map(|(n, c, t)| MoveToken {
-                    number: *n,
-                    color: *c,
-                    text: (*t).into(),
-                })
-                .collect(),
-            ..Content::default()
-        },
-        trace: Trace::default(),
-    }
+    let content = Content {
+        moves: testkit::moves(moves),
+        ..Content::default()
+    };
+    testkit::letter(from, Some(game()), content)
 }
 
 fn step(st: &mut State, l: &Letter, now: DateTime<Utc>, s: &Settings) -> Output {

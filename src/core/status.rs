@@ -213,21 +213,19 @@ impl State {
         }
         let message_id = self.next_message_id(s, MailKind::Status.name());
         out.mails.push(Mail {
-            kind: MailKind::Status,
-            to: vec![Recipient {
-                name,
-                email: letter.from.clone(),
-            }],
-            cc: Vec::new(),
-            lang,
             game: named,
             reply_key,
-            color: None,
-            fen: None,
             in_reply_to: Some(letter.message_id.clone()),
-            message_id,
-            data,
-            attachments: Vec::new(),
+            ..Mail::new(
+                MailKind::Status,
+                vec![Recipient {
+                    name,
+                    email: letter.from.clone(),
+                }],
+                lang,
+                message_id,
+                data,
+            )
         });
         out.log.push(format!(
             "status report to {} (asked in {})",

@@ -1,10 +1,13 @@
-//! What the core's tests share: the relay settings, the players, Berlin times, tournament files.
+//! What the core's tests share: the relay settings, the players, Berlin times, tournament files,
+//! letters as the reader would hand them over.
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use chrono_tz::Europe::Berlin;
 
 use crate::core::{Settings, State};
+use crate::game_ref::GameRef;
 use crate::lang::Lang;
+use crate::letter::{Content, Letter, MoveToken};
 use crate::rules::RuleSet;
 use crate::tournament_file::{Pairing, Person, PlayerEntry, TournamentFile};
 
@@ -111,4 +114,43 @@ pub fn registered(file: &TournamentFile) -> State {
     let mut st = State::default();
     register(&mut st, file);
     st
+}
+
+/// The game of the one-game tests: T-1/1.
+pub fn game() -> GameRef {
+    GameRef::new("T-1", 1)
+}
+
+/// A letter from `from` about `game` (subject `Re: [GAME]`; `Re: Zug` without one), read as
+/// `content`, with a Message-ID `mN@x` of its own.
+pub fn letter(from: &str, game: Option<GameRef>, content: Content) -> Letter {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    Letter {
+        message_id: format!("m{}@x", SEQ.fetch_add(1, Ordering::Relaxed)),
+        from: from.into(),
+        from_name: None,
+        subject: game
+            .as_ref()
+            .map_or("Re: Zug".into(), |g| format!("Re: [{g}]")),
+        game_ref: game,
+        reply_keys: vec![],
+        references: vec![],
+        automatic: None,
+        date_header: None,
+        text: String::new(),
+        content,
+        trace: Default::default(),
+    }
+}
+
+/// The moves (number, colour, text) as the reader finds them in a letter.
+pub fn moves(list: &[(u32, shakmaty::Color, &str)]) -> Vec<MoveToken> {
+    list.iter()
+        .map(|&(number, color, text)| MoveToken {
+            number,
+            color,
+            text: text.into(),
+        })
+        .collect()
 }

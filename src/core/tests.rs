@@ -1,24 +1,19 @@
 //! Core rules as table tests, named after their paragraph (RULES.md), driven with explicit `now`.
 
-use crate::core::testkit::{self, ANNA, BERT, TL, at, settings};
+use crate::core::testkit::{self, ANNA, BERT, TL, at, game, settings};
 use chrono::{DateTime, Utc};
 use shakmaty::Color;
 
 use crate::core::game::GameStatus;
 use crate::core::{Output, State};
-use crate::game_ref::GameRef;
 use crate::lang::Lang;
-use crate::letter::{Content, Letter, MoveToken};
+use crate::letter::{Content, Letter};
 use crate::mail_kind::MailKind;
 use crate::rules::RuleSet;
 use crate::tournament_file::TournamentFile;
 
 fn file(rules: RuleSet) -> TournamentFile {
     testkit::duel(rules)
-}
-
-fn game() -> GameRef {
-    GameRef::new("T-1", 1)
 }
 
 fn new_state(rules: RuleSet) -> State {
@@ -41,29 +36,12 @@ fn letter(from: &str, moves: &[(u32, Color, &str)]) -> Letter {
     letter_with(from, moves, Content::default())
 }
 
-fn letter_with(from: &str, moves: &[(u32, Color, &str)], mut content: Content) -> Letter {
-    content.moves = moves
-        .iter()
-        .map(|(n, c, t)| MoveToken {
-            number: *n,
-            color: *c,
-            text: (*t).into(),
-        })
-        .collect();
-    Letter {
-        message_id: format!("m{}@x", moves.len() + from.len()),
-        from: from.into(),
-        from_name: None,
-        subject: "Re: [T-1/1]".into(),
-        game_ref: Some(game()),
-        reply_keys: vec![],
-        references: vec![],
-        automatic: None,
-        date_header: None,
-        text: String::new(),
-        content,
-        trace: Default::default(),
-    }
+fn letter_with(from: &str, moves: &[(u32, Color, &str)], content: Content) -> Letter {
+    let content = Content {
+        moves: testkit::moves(moves),
+        ..content
+    };
+    testkit::letter(from, Some(game()), content)
 }
 
 fn step(st: &mut State, l: &Letter, now: DateTime<Utc>) -> Output {
@@ -569,8 +547,9 @@ fn deadlines_replay_gives_the_same_state() {
     // Ticking at every hour or once at the end gives the same clocks and mails.
     let mut a = new_state(RuleSet::Post);
     let mut b = new_state(RuleSet::Post);
+    let first = letter(ANNA, &[(1, W, "e4")]);
     for st in [&mut a, &mut b] {
-        step(st, &letter(ANNA, &[(1, W, "e4")]), at(2026, 12, 1, 10, 0));
+        step(st, &first, at(2026, 12, 1, 10, 0));
     }
     let mut n_a = 0;
     let mut t = at(2026, 12, 1, 10, 0);

@@ -2,7 +2,7 @@
 //! moves) and §31 (FIDE endings, the repetition claim, the 50-move stop). Mails are written as
 //! text and read by the real letter reader, so the words a player writes are tested too.
 
-use crate::core::testkit::{self, ANNA, BERT, TL, at, settings};
+use crate::core::testkit::{self, ANNA, BERT, TL, at, game, settings};
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Europe::Berlin;
 use shakmaty::fen::Fen;
@@ -13,16 +13,11 @@ use crate::core::endings::{self, Ending};
 use crate::core::game::GameStatus;
 use crate::core::mail::Mail;
 use crate::core::{Output, State};
-use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::Letter;
 use crate::letter::content::read_content;
 use crate::mail_kind::MailKind;
 use crate::rules::RuleSet;
-
-fn game() -> GameRef {
-    GameRef::new("T-1", 1)
-}
 
 /// Anna (White, German) against Bert (Black, English), starting 2026-12-01.
 fn new_state(rules: RuleSet) -> State {
@@ -31,21 +26,9 @@ fn new_state(rules: RuleSet) -> State {
 
 /// A mail from `from` about game T-1/1 with `text`, read by the real reader.
 fn letter(from: &str, text: &str) -> Letter {
-    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Letter {
-        message_id: format!("m{n}@x"),
-        from: from.into(),
-        from_name: None,
-        subject: "Re: [T-1/1]".into(),
-        game_ref: Some(game()),
-        reply_keys: vec![],
-        references: vec![],
-        automatic: None,
-        date_header: None,
         text: text.into(),
-        trace: Default::default(),
-        content: read_content(text),
+        ..testkit::letter(from, Some(game()), read_content(text))
     }
 }
 

@@ -82,30 +82,27 @@ impl State {
         };
         let message_id = self.next_message_id(s, "bounce-report");
         out.mails.push(Mail {
-            kind: MailKind::BounceReport,
-            to: vec![director.clone()],
-            cc: Vec::new(),
-            lang,
             game: Some(game.clone()),
-            reply_key: None,
-            color: None,
-            fen: None,
             in_reply_to: Some(u.message_id.clone()),
-            message_id,
-            data: json!({
-                "recipient": director.name,
-                "game": game.to_string(),
-                "title": title,
-                "text": text,
-                "undelivered": {
-                    "message_id": u.message_id,
-                    "recipient": u.recipient,
-                    "kind": u.kind,
-                    "attempts": u.attempts,
-                    "last_error": err,
-                },
-            }),
-            attachments: Vec::new(),
+            ..Mail::new(
+                MailKind::BounceReport,
+                vec![director.clone()],
+                lang,
+                message_id,
+                json!({
+                    "recipient": director.name,
+                    "game": game.to_string(),
+                    "title": title,
+                    "text": text,
+                    "undelivered": {
+                        "message_id": u.message_id,
+                        "recipient": u.recipient,
+                        "kind": u.kind,
+                        "attempts": u.attempts,
+                        "last_error": err,
+                    },
+                }),
+            )
         });
         out.log
             .push(format!("{line}; reported to {}", director.email));

@@ -582,6 +582,14 @@ pub fn header(raw: &[u8], name: &str) -> Option<String> {
     headers(raw, name).into_iter().next()
 }
 
+/// The `X-Fernzug-Kind` of each mail, in order (`""` where a mail has none).
+pub fn kinds(mails: &[Vec<u8>]) -> Vec<String> {
+    mails
+        .iter()
+        .map(|m| header(m, "X-Fernzug-Kind").unwrap_or_default())
+        .collect()
+}
+
 /// Every `name:` header of `raw`, in order, as [`header`] returns them.
 pub fn headers(raw: &[u8], name: &str) -> Vec<String> {
     let end = raw
@@ -732,15 +740,22 @@ impl Relay {
         }
     }
 
-    /// Runs the built `fernzug --config <config> ARGS…` and returns its output
-    /// (e.g. `relay.run(&["once", "--now", "2026-12-01T10:00:00+01:00"])`).
-    pub fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_fernzug"))
-            .arg("--config")
+    /// The built `fernzug --config <config> ARGS…` in the relay's directory, not started yet
+    /// (e.g. `relay.command(&["run"]).spawn()` for the daemon).
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fernzug"));
+        cmd.arg("--config")
             .arg(&self.config)
             .args(args)
             .env_remove("FERNZUG_CONFIG")
-            .current_dir(&self.dir)
+            .current_dir(&self.dir);
+        cmd
+    }
+
+    /// Runs [`Relay::command`] and returns its output
+    /// (e.g. `relay.run(&["once", "--now", "2026-12-01T10:00:00+01:00"])`).
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args)
             .output()
             .unwrap_or_else(|e| panic!("cannot run fernzug {args:?}: {e}"))
     }
@@ -792,6 +807,23 @@ impl Relay {
     pub fn add(&self, t: &Tournament) -> String {
         let path = t.path.to_string_lossy().into_owned();
         self.run_ok(&["tournament", "add", &path, "--now", REGISTERED])
+    }
+
+    /// For the tests that run the daemon in real time: a fax tournament of Anna Adler and Bert
+    /// Berger (fresh addresses) that starts today, registered now (no `--now`).
+    /// Returns the tournament, Anna's and Bert's address.
+    pub fn duo_today(&self) -> (Tournament, String, String) {
+        let anna = unique_addr("anna");
+        let bert = unique_addr("bert");
+        let today = chrono::Utc::now().date_naive().to_string();
+        let t = self.tournament(
+            &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
+            "fax",
+            &today,
+        );
+        let path = t.path.to_string_lossy().into_owned();
+        self.run_ok(&["tournament", "add", &path]);
+        (t, anna, bert)
     }
 
     /// `fernzug once --now NOW`, asserting success.
