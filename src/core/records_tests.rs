@@ -1,6 +1,6 @@
 //! Tests of the records: the game-end PGN (TO §27, §28), the crosstable and the `Status` answer.
 
-use crate::core::testkit::{self, ANNA, BERT, CARL, DORA, TL, at, settings};
+use crate::core::testkit::{self, ANNA, BERT, CARL, DORA, TL, at, step};
 use chrono::{DateTime, Utc};
 use chrono_tz::Europe::Berlin;
 use shakmaty::Color;
@@ -46,15 +46,6 @@ fn letter(from: &str, game: Option<u32>, moves: &[(u32, Color, &str)], c: Conten
         subject: "Re: Zug".into(),
         ..testkit::letter(from, game.map(|n| GameRef::new("T-1", n)), content)
     }
-}
-
-fn step(st: &mut State, l: &Letter, now: DateTime<Utc>) -> Output {
-    let mut out = st.tick(now, &settings());
-    let o = st.handle_letter(l, now, &settings());
-    out.mails.extend(o.mails);
-    out.letter_games.extend(o.letter_games);
-    out.log.extend(o.log);
-    out
 }
 
 fn status_request() -> Content {

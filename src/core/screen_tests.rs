@@ -6,8 +6,8 @@ use chrono_tz::Europe::Berlin;
 use shakmaty::Color;
 
 use crate::core::screen::Guard;
-use crate::core::testkit::{self, game};
-use crate::core::{Output, Settings, State, Undelivered};
+use crate::core::testkit::{self, game, kinds, step_with as step};
+use crate::core::{Settings, State, Undelivered};
 use crate::lang::Lang;
 use crate::letter::auth::{AuthResult, AuthResults};
 use crate::letter::{AutoReason, Content, Letter};
@@ -98,19 +98,6 @@ fn letter(from: &str, moves: &[(u32, Color, &str)]) -> Letter {
         ..Content::default()
     };
     testkit::letter(from, Some(game()), content)
-}
-
-fn step(st: &mut State, l: &Letter, now: DateTime<Utc>, s: &Settings) -> Output {
-    let mut out = st.tick(now, s);
-    let o = st.handle_letter(l, now, s);
-    out.mails.extend(o.mails);
-    out.log.extend(o.log);
-    out.quarantine = o.quarantine;
-    out
-}
-
-fn kinds(out: &Output) -> Vec<MailKind> {
-    out.mails.iter().map(|m| m.kind).collect()
 }
 
 fn moves(st: &State) -> Vec<String> {

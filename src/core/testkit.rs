@@ -4,10 +4,11 @@
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use chrono_tz::Europe::Berlin;
 
-use crate::core::{Settings, State};
+use crate::core::{Output, Settings, State};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::{Content, Letter, MoveToken};
+use crate::mail_kind::MailKind;
 use crate::rules::RuleSet;
 use crate::tournament_file::{Pairing, Person, PlayerEntry, TournamentFile};
 
@@ -153,4 +154,31 @@ pub fn moves(list: &[(u32, shakmaty::Color, &str)]) -> Vec<MoveToken> {
             text: text.into(),
         })
         .collect()
+}
+
+/// What the shell does with a mail received at `now`: the deadlines due by then first, then the
+/// letter; both outputs in one.
+pub fn step_with(st: &mut State, l: &Letter, now: DateTime<Utc>, s: &Settings) -> Output {
+    let mut out = st.tick(now, s);
+    out.absorb(st.handle_letter(l, now, s));
+    out
+}
+
+/// [`step_with`] the tests' [`settings`].
+pub fn step(st: &mut State, l: &Letter, now: DateTime<Utc>) -> Output {
+    step_with(st, l, now, &settings())
+}
+
+/// The kind of every mail, in order.
+pub fn kinds(out: &Output) -> Vec<MailKind> {
+    out.mails.iter().map(|m| m.kind).collect()
+}
+
+/// The reason of the first query (`""` without one).
+pub fn reason(out: &Output) -> String {
+    out.mails
+        .iter()
+        .find(|m| m.kind == MailKind::Query)
+        .map(|m| m.data["reason"].as_str().unwrap_or("").to_string())
+        .unwrap_or_default()
 }

@@ -1,7 +1,6 @@
 //! Core rules as table tests, named after their paragraph (RULES.md), driven with explicit `now`.
 
-use crate::core::testkit::{self, ANNA, BERT, TL, at, game, settings};
-use chrono::{DateTime, Utc};
+use crate::core::testkit::{self, ANNA, BERT, TL, at, game, kinds, reason, settings, step};
 use shakmaty::Color;
 
 use crate::core::game::GameStatus;
@@ -42,25 +41,6 @@ fn letter_with(from: &str, moves: &[(u32, Color, &str)], content: Content) -> Le
         ..content
     };
     testkit::letter(from, Some(game()), content)
-}
-
-fn step(st: &mut State, l: &Letter, now: DateTime<Utc>) -> Output {
-    let mut out = st.tick(now, &settings());
-    let o = st.handle_letter(l, now, &settings());
-    out.absorb(o);
-    out
-}
-
-fn kinds(out: &Output) -> Vec<MailKind> {
-    out.mails.iter().map(|m| m.kind).collect()
-}
-
-fn reason(out: &Output) -> String {
-    out.mails
-        .iter()
-        .find(|m| m.kind == MailKind::Query)
-        .map(|m| m.data["reason"].as_str().unwrap_or("").to_string())
-        .unwrap_or_default()
 }
 
 use Color::{Black as B, White as W};

@@ -2,7 +2,7 @@
 //! moves) and §31 (FIDE endings, the repetition claim, the 50-move stop). Mails are written as
 //! text and read by the real letter reader, so the words a player writes are tested too.
 
-use crate::core::testkit::{self, ANNA, BERT, TL, at, game, settings};
+use crate::core::testkit::{self, ANNA, BERT, TL, at, game, kinds, reason, settings, step};
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Europe::Berlin;
 use shakmaty::fen::Fen;
@@ -33,24 +33,7 @@ fn letter(from: &str, text: &str) -> Letter {
 }
 
 fn send(st: &mut State, from: &str, text: &str, now: DateTime<Utc>) -> Output {
-    let mut out = st.tick(now, &settings());
-    let o = st.handle_letter(&letter(from, text), now, &settings());
-    out.mails.extend(o.mails);
-    out.log.extend(o.log);
-    out.events.extend(o.events);
-    out
-}
-
-fn kinds(out: &Output) -> Vec<MailKind> {
-    out.mails.iter().map(|m| m.kind).collect()
-}
-
-fn reason(out: &Output) -> String {
-    out.mails
-        .iter()
-        .find(|m| m.kind == MailKind::Query)
-        .map(|m| m.data["reason"].as_str().unwrap_or("").to_string())
-        .unwrap_or_default()
+    step(st, &letter(from, text), now)
 }
 
 fn mail(out: &Output, kind: MailKind) -> &Mail {
