@@ -7,12 +7,12 @@ use chrono::{DateTime, Utc};
 use rand::Rng;
 
 use crate::config::Config;
+use crate::core::NewTournament;
 use crate::core::{Output, Settings, State};
 use crate::game_ref::GameRef;
 use crate::letter::{self, Letter, Limits};
 use crate::render::{self, Templates};
 use crate::store::{ArchiveEntry, Batch, Direction, OutboxEntry, QuarantineEntry, Store, Tree};
-use crate::tournament_file::TournamentFile;
 
 /// A runtime failure of the shell: printed as one line, exit status 1.
 #[derive(Debug, thiserror::Error)]
@@ -100,7 +100,7 @@ impl App {
         for (_, t) in store.scan::<crate::core::Tournament>(Tree::Tournaments)? {
             state.tournaments.insert(t.id.clone(), t);
         }
-        for (_, g) in store.scan::<crate::core::game::Game>(Tree::Games)? {
+        for (_, g) in store.scan::<crate::core::model::Game>(Tree::Games)? {
             state.games.insert(g.id.clone(), g);
         }
         for (k, b) in store.scan::<crate::core::KeyBinding>(Tree::Keys)? {
@@ -118,7 +118,7 @@ impl App {
             default_lang: config.relay.language,
             instance,
             digest_day: config.relay.digest_day,
-            guard: crate::core::screen::Guard {
+            guard: crate::core::model::Guard {
                 answers_per_day: config.limits.auto_answers_per_day,
                 max_mail_bytes: config.limits.max_mail_bytes,
                 dmarc_authserv_id: config
@@ -152,7 +152,7 @@ impl App {
     /// Registers a tournament and queues its start mails.
     pub fn register(
         &mut self,
-        file: &TournamentFile,
+        file: &NewTournament,
         now: DateTime<Utc>,
     ) -> Result<Output, AppError> {
         let mut key = new_key;
@@ -193,7 +193,7 @@ impl App {
     }
 
     /// Processes a mail larger than `[limits] max_mail_bytes` of which only `header` was fetched:
-    /// its sender gets a query saying it was too large (`crate::core::screen`).
+    /// its sender gets a query saying it was too large (`crate::core::door::screen`).
     pub fn process_oversized(
         &mut self,
         header: &[u8],
@@ -362,7 +362,7 @@ impl App {
 
     /// Gives up an outbox entry that could not be delivered for `[limits] outbox_max_age_days`:
     /// in one transaction the entry leaves the outbox and the report to the director
-    /// (`crate::core::undeliverable`) enters it. Returns the log lines.
+    /// (`crate::core::unreachable::undeliverable`) enters it. Returns the log lines.
     pub fn give_up(
         &mut self,
         entry: &OutboxEntry,
@@ -393,7 +393,7 @@ impl App {
     }
 
     /// Fax 2.8: removes the archive of every tournament whose games all ended at least four
-    /// weeks ago (`crate::core::retention`). Returns the log lines.
+    /// weeks ago (`crate::core::records::retention`). Returns the log lines.
     pub fn rotate_archive(&mut self, now: DateTime<Utc>) -> Result<Vec<String>, AppError> {
         let mut log = Vec::new();
         for t in self.state.tournaments.values() {
@@ -407,7 +407,7 @@ impl App {
                     .state
                     .games
                     .get(g)
-                    .is_some_and(|g| g.status == crate::core::game::GameStatus::Finished);
+                    .is_some_and(|g| g.status == crate::core::model::GameStatus::Finished);
                 let end = if finished {
                     self.store
                         .events::<serde_json::Value>(&g.to_string())?
@@ -420,7 +420,7 @@ impl App {
                 };
                 ends.push(end);
             }
-            if !crate::core::retention::may_rotate(&ends, now) {
+            if !crate::core::records::retention::may_rotate(&ends, now) {
                 continue;
             }
             let games = t.games.iter().map(|g| g.to_string()).collect();
@@ -465,7 +465,7 @@ impl App {
         for mail in &out.mails {
             // One copy per reply key: each recipient of a game mail gets his own key; a mail
             // without a game keeps the key it was decided with.
-            let mut copies: Vec<(Option<String>, Vec<&crate::core::mail::Recipient>)> = Vec::new();
+            let mut copies: Vec<(Option<String>, Vec<&crate::core::model::Recipient>)> = Vec::new();
             for r in mail.to.iter().chain(mail.cc.iter()) {
                 let key = match &mail.game {
                     Some(g) => self

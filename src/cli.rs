@@ -11,7 +11,7 @@ use shakmaty::Color;
 
 use crate::app::App;
 use crate::config;
-use crate::core::game::{Game, GameStatus};
+use crate::core::model::{Game, GameStatus};
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
 
@@ -336,7 +336,7 @@ fn status(
     }
     // The crosstable of a tournament (src/core/crosstable.rs) below its games.
     if let Some(t) = target.and_then(|t| app.state.tournaments.get(t)) {
-        let table = crate::core::crosstable::crosstable(t, app.state.games.values());
+        let table = crate::core::records::crosstable::crosstable(t, app.state.games.values());
         println!("\n{} ({})\n", t.name, t.id);
         print!("{}", table.text(app.settings.default_lang));
     }

@@ -16,7 +16,7 @@ use lettre::message::{Attachment as LettreAttachment, Mailbox, MultiPart, Single
 use minijinja::Environment;
 
 use crate::core::Settings;
-use crate::core::mail::{Mail, Recipient};
+use crate::core::model::{Mail, Recipient};
 use crate::lang::Lang;
 use crate::mail_kind::MailKind;
 

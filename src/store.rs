@@ -947,7 +947,7 @@ impl Store {
 
     /// Removes, in one transaction, every archived mail all of whose games are in `games`
     /// (with its index entries); mails that also name another game stay. Returns how many
-    /// were removed. The caller decides which games may go (Fax 2.8: `crate::core::retention`).
+    /// were removed. The caller decides which games may go (Fax 2.8: `crate::core::records::retention`).
     pub fn rotate_archive(
         &self,
         games: &std::collections::BTreeSet<String>,

@@ -19,8 +19,8 @@ use chrono::NaiveDate;
 
 use crate::config::fields::{self, Fields, KeyErr};
 use crate::config::{KeyProblem, io_message, key_hint};
+use crate::core::model::{NewPlayer, NewTournament, Pairing, Person};
 use crate::game_ref::valid_tournament_id;
-use crate::lang::Lang;
 use crate::rules::RuleSet;
 
 /// At most this many players: a round robin of n players has n(n−1)/2 games.
@@ -28,54 +28,6 @@ pub const MAX_PLAYERS: usize = 1000;
 
 /// At most this many explicit `[[games]]`.
 pub const MAX_GAMES: usize = 100_000;
-
-/// A checked tournament file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TournamentFile {
-    /// The tournament id (Turnierkennziffer), e.g. `FAX-2026-3`.
-    pub id: String,
-    pub name: String,
-    pub rules: RuleSet,
-    /// Clocks of the first moves start at 00:00 of this day (or at registration if later).
-    pub start: NaiveDate,
-    /// The tournament director (TL).
-    pub director: Person,
-    pub players: Vec<PlayerEntry>,
-    /// The games to create, numbered 1.. in order.
-    pub pairings: Vec<Pairing>,
-    /// Whether the TL gets the weekly digest (optional key `digest`, default true).
-    pub digest: bool,
-}
-
-/// A person with a lower-cased e-mail address.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Person {
-    pub name: String,
-    pub email: String,
-}
-
-/// One `[[players]]` block.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlayerEntry {
-    pub name: String,
-    /// Lower-cased, unique within the tournament.
-    pub email: String,
-    /// The player's language; `None`: the relay's default.
-    pub language: Option<Lang>,
-}
-
-/// One game to create.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pairing {
-    /// The game number, 1.. (the `N` of `TOURNAMENT/N`).
-    pub number: u32,
-    /// The Berger round, 1..; every explicit `[[games]]` game is in round 1.
-    pub round: u32,
-    /// Index into [`TournamentFile::players`].
-    pub white: usize,
-    /// Index into [`TournamentFile::players`].
-    pub black: usize,
-}
 
 /// Why a tournament file was refused. Display is one line naming the file.
 #[derive(Debug, thiserror::Error)]
@@ -107,7 +59,7 @@ pub enum TournamentFileError {
 }
 
 /// Reads and checks the tournament file at `path`.
-pub fn load(path: &Path) -> Result<TournamentFile, TournamentFileError> {
+pub fn load(path: &Path) -> Result<NewTournament, TournamentFileError> {
     let text = std::fs::read_to_string(path).map_err(|error| TournamentFileError::Read {
         file: path.to_path_buf(),
         error,
@@ -116,7 +68,7 @@ pub fn load(path: &Path) -> Result<TournamentFile, TournamentFileError> {
 }
 
 /// Checks the text of the tournament file `path` (named in errors only).
-pub fn parse(path: &Path, text: &str) -> Result<TournamentFile, TournamentFileError> {
+pub fn parse(path: &Path, text: &str) -> Result<NewTournament, TournamentFileError> {
     let table = fields::parse_toml(text).map_err(|e| TournamentFileError::Syntax {
         file: path.to_path_buf(),
         line: e.line,
@@ -131,7 +83,7 @@ pub fn parse(path: &Path, text: &str) -> Result<TournamentFile, TournamentFileEr
     })
 }
 
-fn tournament(table: &toml::Table) -> Result<TournamentFile, KeyErr> {
+fn tournament(table: &toml::Table) -> Result<NewTournament, KeyErr> {
     let top = Fields::new(
         table,
         "",
@@ -184,7 +136,7 @@ fn tournament(table: &toml::Table) -> Result<TournamentFile, KeyErr> {
         None => round_robin(players.len()),
     };
     let digest = top.opt_bool("digest")?.unwrap_or(true);
-    Ok(TournamentFile {
+    Ok(NewTournament {
         id: id.to_string(),
         name,
         rules,
@@ -226,7 +178,7 @@ fn start_date(top: &Fields<'_>) -> Result<NaiveDate, KeyErr> {
     }
 }
 
-fn players(top: &Fields<'_>) -> Result<Vec<PlayerEntry>, KeyErr> {
+fn players(top: &Fields<'_>) -> Result<Vec<NewPlayer>, KeyErr> {
     let blocks = top.opt_tables("players")?.unwrap_or_default();
     if blocks.len() < 2 {
         return Err(top.invalid(
@@ -246,7 +198,7 @@ fn players(top: &Fields<'_>) -> Result<Vec<PlayerEntry>, KeyErr> {
             ),
         ));
     }
-    let mut players: Vec<PlayerEntry> = Vec::with_capacity(blocks.len());
+    let mut players: Vec<NewPlayer> = Vec::with_capacity(blocks.len());
     for b in &blocks {
         b.allow(&["name", "email", "language"])?;
         let name = b.req_text("name")?.to_string();
@@ -258,7 +210,7 @@ fn players(top: &Fields<'_>) -> Result<Vec<PlayerEntry>, KeyErr> {
             ));
         }
         let language = b.opt_lang("language")?;
-        players.push(PlayerEntry {
+        players.push(NewPlayer {
             name,
             email,
             language,
@@ -270,7 +222,7 @@ fn players(top: &Fields<'_>) -> Result<Vec<PlayerEntry>, KeyErr> {
 fn explicit_games(
     top: &Fields<'_>,
     games: &[Fields<'_>],
-    players: &[PlayerEntry],
+    players: &[NewPlayer],
 ) -> Result<Vec<Pairing>, KeyErr> {
     if games.is_empty() {
         return Err(top.invalid(
@@ -390,6 +342,7 @@ pub fn berger(n: usize) -> Vec<Vec<(usize, usize)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lang::Lang;
     use std::collections::{BTreeMap, BTreeSet};
 
     /// The example of CONTRACT "Tournament file", verbatim.
@@ -438,7 +391,7 @@ email = "tl@fernschach.test"
             .collect()
     }
 
-    fn ok(text: &str) -> TournamentFile {
+    fn ok(text: &str) -> NewTournament {
         match parse(Path::new("t.toml"), text) {
             Ok(t) => t,
             Err(e) => panic!("expected a valid tournament file, got: {e}"),
@@ -473,12 +426,12 @@ email = "tl@fernschach.test"
         assert_eq!(
             t.players,
             vec![
-                PlayerEntry {
+                NewPlayer {
                     name: "Anna Adler".to_string(),
                     email: "anna@fernschach.test".to_string(),
                     language: Some(Lang::De)
                 },
-                PlayerEntry {
+                NewPlayer {
                     name: "Bert Berger".to_string(),
                     email: "bert@fernschach.test".to_string(),
                     language: None

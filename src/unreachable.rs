@@ -1,6 +1,6 @@
 //! The shell's side of Fax 2.2 (players who cannot be reached): an outbox entry the SMTP server
 //! refused permanently, and a delivery-status notification about a relay mail, each become a
-//! [`Bounce`] for the core (`crate::core::bounce`), committed in one store transaction.
+//! [`Bounce`] for the core (`crate::core::unreachable::bounce`), committed in one store transaction.
 
 use chrono::{DateTime, Utc};
 

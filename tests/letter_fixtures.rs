@@ -30,6 +30,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
+use fernzug::core::model::{NewPlayer, NewTournament, Pairing, Person};
 use fernzug::core::{Settings, State};
 use fernzug::game_ref::GameRef;
 use fernzug::lang::Lang;
@@ -37,7 +38,6 @@ use fernzug::letter::{Content, Letter, MoveToken, read_letter};
 use fernzug::mail_kind::MailKind;
 use fernzug::notation::Form;
 use fernzug::rules::RuleSet;
-use fernzug::tournament_file::{Pairing, Person, PlayerEntry, TournamentFile};
 use serde_json::{Value, json};
 use shakmaty::Color;
 
@@ -185,7 +185,7 @@ fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
     } else {
         letter.from.clone()
     };
-    let player = |email: &str, language: Option<Lang>| PlayerEntry {
+    let player = |email: &str, language: Option<Lang>| NewPlayer {
         name: email.split('@').next().unwrap_or(email).to_string(),
         email: email.to_string(),
         language,
@@ -201,7 +201,7 @@ fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
         .unwrap_or_else(|| Utc.with_ymd_and_hms(2026, 11, 30, 10, 0, 0).unwrap());
     let setup_end = received - Duration::days(1);
     let registered = setup_end - Duration::hours(plies.len() as i64 + 1);
-    let file = TournamentFile {
+    let file = NewTournament {
         id: game.tournament.clone(),
         name: "Fixture".into(),
         rules: RuleSet::Fax,

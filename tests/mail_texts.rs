@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use chrono_tz::Europe::Berlin;
-use fernzug::core::mail::Mail;
+use fernzug::core::model::Mail;
 use fernzug::core::{Bounce, Output, Settings, State};
 use fernzug::game_ref::GameRef;
 use fernzug::lang::Lang;

@@ -4,57 +4,62 @@
 //! tick ([`State::next_deadline`]). No networking, no store, no clock, no randomness inside: the shell
 //! supplies all of them.
 //!
-//! Files: `state` (the vocabulary of state, settings and output), `game` (one game), `clock` (thinking
-//! time, TO §12–§24), `inbound` (a letter from a player: TO §2–§10, §13–§15), `deadlines` (what time
-//! alone makes happen: TO §16–§21), `register` (a new tournament), `refusal` (TO §8 queries), `view`
-//! (what templates show), `pgn` (TO §27/§28), `mail`, `event`, `conditional` (TO §6/§7:
-//! Eventualzüge), `endings` (TO §31: FIDE endings, the repetition claim, the 50-move stop),
-//! `crosstable` (points, Sonneborn-Berger), `status` (the answer to a `Status` mail),
-//! `leave` (TO §24/§25), `director` (the director's commands by mail, TO §21–§26, §30,
-//! §31), `bounce` (unreachable players, Fax 2.2), `digest` (the weekly director digest).
+//! # Rooms
+//!
+//! The core is built in layers; a module may use the layers below it, never one beside it
+//! (`scripts/layers` checks this in the test command; docs/design.md explains it):
+//!
+//! 1. [`clock`] — thinking-time arithmetic (TO §12–§24), and [`model`] — the vocabulary: state,
+//!    games, events, mails, outputs, refusals. Types only.
+//! 2. [`words`] — the sentences of the refusals; [`view`] — how facts are shown to templates;
+//!    [`pgn`] — the game record (TO §27/§28).
+//! 3. [`door`] — screening, rate limit, and the replies every room sends the same way.
+//! 4. The rooms, one per rule area, each with its tests beside it: [`play`] (a player's letter:
+//!    TO §2–§15, conditional moves §6/§7, endings §31), [`time`] (deadlines and the digest:
+//!    TO §16–§21), [`director`] (the director's commands and leave: TO §21–§26, §30, §31),
+//!    [`unreachable`] (Fax 2.2), [`records`] (TO §11, §27, §28), `register` (a new tournament).
+//! 5. This module: the entry points, which route one input to its rooms.
 
-pub mod bounce;
 pub mod clock;
-pub mod conditional;
-pub mod crosstable;
-mod deadlines;
-pub mod digest;
-pub mod director;
-mod endings;
-pub mod event;
-pub mod game;
-mod inbound;
-pub mod leave;
-pub mod mail;
+pub mod model;
+
 pub mod pgn;
-pub mod ratelimit;
-#[cfg(test)]
-mod records_tests;
-pub mod refusal;
-mod register;
-pub mod retention;
-pub mod screen;
-pub mod state;
-pub mod status;
-mod undeliverable;
 pub mod view;
+pub mod words;
 
-pub use bounce::Bounce;
-pub use deadlines::Due;
+pub mod door;
+
+pub mod director;
+pub mod play;
+pub mod records;
+mod register;
+mod route;
+pub mod time;
+pub mod unreachable;
+
+pub use model::{
+    Due, KeyBinding, Meta, NewTournament, Output, Person, Player, Settings, State, Tournament,
+};
 pub use register::RegisterError;
-pub use state::{KeyBinding, Meta, Output, Person, Player, Settings, State, Tournament};
-pub use undeliverable::Undelivered;
+pub use unreachable::{Bounce, Undelivered};
 
-#[cfg(test)]
-mod deadline_props;
-#[cfg(test)]
-mod screen_tests;
 #[cfg(test)]
 mod testkit;
-#[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod tests_endings;
 
-#[cfg(test)]
-mod director_tests;
+impl State {
+    /// Acts on one letter received at `now` (the postmark). Call [`State::tick`] with the same `now`
+    /// first, so that what time alone made happen comes before the letter.
+    pub fn handle_letter(
+        &mut self,
+        letter: &crate::letter::Letter,
+        now: chrono::DateTime<chrono::Utc>,
+        s: &Settings,
+    ) -> Output {
+        if let Some(out) = self.screen(letter, now, s) {
+            return out;
+        }
+        let mut out = self.answer_letter(letter, now, s);
+        self.limit_answers(&mut out, letter, now, s);
+        out
+    }
+}

@@ -23,8 +23,8 @@
 use chrono_tz::Tz;
 use shakmaty::san::SanPlus;
 
-use crate::core::game::Game;
-use crate::core::state::Tournament;
+use crate::core::model::Game;
+use crate::core::model::Tournament;
 
 /// Escapes a PGN tag value: `\` and `"` get a backslash, control characters become spaces.
 fn tag(value: &str) -> String {

@@ -4,15 +4,15 @@ use chrono::{DateTime, NaiveTime, TimeZone, Utc};
 use serde_json::json;
 use shakmaty::Color;
 
+use crate::core::NewTournament;
 use crate::core::clock::PlayerClock;
-use crate::core::event::Event;
-use crate::core::game::{ByColor, Game, GameStatus, Turn, color_name};
-use crate::core::mail::Mail;
-use crate::core::state::{KeyBinding, Output, Person, Player, Settings, State, Tournament};
+use crate::core::model::Event;
+use crate::core::model::Mail;
+use crate::core::model::{ByColor, Game, GameStatus, Turn, color_name};
+use crate::core::model::{KeyBinding, Output, Person, Player, Settings, State, Tournament};
 use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::mail_kind::MailKind;
-use crate::tournament_file::TournamentFile;
 
 /// Why a tournament cannot be registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -26,7 +26,7 @@ impl State {
     /// per game (White's asks for the first move). `new_key` supplies fresh random reply keys.
     pub fn register(
         &mut self,
-        file: &TournamentFile,
+        file: &NewTournament,
         now: DateTime<Utc>,
         settings: &Settings,
         new_key: &mut dyn FnMut() -> String,

@@ -4,13 +4,13 @@
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use chrono_tz::Europe::Berlin;
 
+use crate::core::model::{NewPlayer, NewTournament, Pairing, Person};
 use crate::core::{Output, Settings, State};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::{Content, Letter, MoveToken};
 use crate::mail_kind::MailKind;
 use crate::rules::RuleSet;
-use crate::tournament_file::{Pairing, Person, PlayerEntry, TournamentFile};
 
 pub const ANNA: &str = "anna@fernschach.test";
 pub const BERT: &str = "bert@fernschach.test";
@@ -53,8 +53,8 @@ pub fn tournament(
     rules: RuleSet,
     players: &[(&str, &str, Option<Lang>)],
     games: &[(usize, usize)],
-) -> TournamentFile {
-    TournamentFile {
+) -> NewTournament {
+    NewTournament {
         id: id.into(),
         name: name.into(),
         rules,
@@ -65,7 +65,7 @@ pub fn tournament(
         },
         players: players
             .iter()
-            .map(|(n, e, l)| PlayerEntry {
+            .map(|(n, e, l)| NewPlayer {
                 name: (*n).into(),
                 email: (*e).into(),
                 language: *l,
@@ -86,7 +86,7 @@ pub fn tournament(
 }
 
 /// Anna Adler (German) against Bert Berger (English): game `T-1/1`, "Testturnier".
-pub fn duel(rules: RuleSet) -> TournamentFile {
+pub fn duel(rules: RuleSet) -> NewTournament {
     tournament(
         "T-1",
         "Testturnier",
@@ -100,7 +100,7 @@ pub fn duel(rules: RuleSet) -> TournamentFile {
 }
 
 /// `file` registered on 2026-11-30 12:00 into `st`, with reply keys `key1`, `key2`, … .
-pub fn register(st: &mut State, file: &TournamentFile) {
+pub fn register(st: &mut State, file: &NewTournament) {
     let mut n = st.keys.len();
     let mut key = || {
         n += 1;
@@ -111,7 +111,7 @@ pub fn register(st: &mut State, file: &TournamentFile) {
 }
 
 /// A new relay with `file` registered.
-pub fn registered(file: &TournamentFile) -> State {
+pub fn registered(file: &NewTournament) -> State {
     let mut st = State::default();
     register(&mut st, file);
     st

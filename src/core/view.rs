@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use shakmaty::{Chess, Color, Move};
 
 use crate::core::clock::{self, PlayerClock};
-use crate::core::game::{Game, GameStatus};
-use crate::core::state::Tournament;
+use crate::core::model::Tournament;
+use crate::core::model::{Game, GameStatus};
 use crate::lang::Lang;
 use crate::notation::{self, Form};
 

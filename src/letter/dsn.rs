@@ -2,7 +2,7 @@
 //! recipients failed, and which mail they are about — the returned original's Message-ID and the
 //! relay's own headers (`X-Fernzug-Kind`, `X-Fernzug-Game`), from a `message/rfc822` or
 //! `text/rfc822-headers` part. Pure, like the rest of the reader; the core decides what follows
-//! (`crate::core::bounce`).
+//! (`crate::core::unreachable::bounce`).
 
 use mail_parser::{Message, MessageParser, MimeHeaders, PartType};
 

@@ -1,0 +1,642 @@
+//! The director's hand by mail (TO §21–§26, §30, §31; Fax 2.2): commands from the tournament
+//! director's address, each carried out, confirmed to him (`director`), announced to the players it
+//! touches (`director`, or `game-end` when it ends the game) and recorded in the game's event log.
+//!
+//! The rulebook leaves some choices open. They are fixed here, once:
+//!
+//! * **Who.** Only the director of the tournament the mail names (by the subject's `[ID/N]` or
+//!   `[ID]`, or by the director's own reply key of a game) may command; anyone else gets a query
+//!   and nothing changes. A mail from a director who plays in no tournament and says no command is
+//!   answered with the list of valid forms.
+//! * **All or nothing for the form.** A mail with a malformed command line (or none) is answered
+//!   with a query that lists every valid form, and nothing of it is carried out. Well-formed commands
+//!   are carried out one after the other; one that does not fit the game (e.g. `ZÜ bestätigt` where
+//!   there is no second ZÜ) gets its own query, the others still count.
+//! * **TO §22.** `ZÜ bestätigt` needs a game suspended after a second ZÜ; the offender loses.
+//! * **TO §26, §31.** `Ergebnis:` ends the game with that result, whatever its state; on a finished
+//!   game it corrects the result (a dispute), unless it is the same result.
+//! * **TO §24.** Special leave needs no budget and no minimum length, and may begin before today.
+//! * **TO §25.** A late leave accepted by the director is checked like a player's leave (7 days,
+//!   budget, overlap) except that it may begin before today.
+//! * **TO §8, §30, Fax 2.2.** `Bedenkzeit: ±N Tage für …` adds or removes days on the player's
+//!   count of the current period in the named game (never below 0); both players are told the
+//!   reason. A forfeit the change makes due is claimed in the same step.
+//! * **Resuming.** `fortsetzen` puts a suspended (TO §21) or adjourned (TO §31) game back into play.
+//!   After a second ZÜ it means the director did not find the second ZÜ: the offender's count of
+//!   forfeits goes back to one, and no new forfeit is claimed on the same move; the days of the
+//!   suspension count as before unless the director adjusts the time; a §16 reminder or silence
+//!   report that fell due while the game was stopped is not sent late.
+
+pub mod leave;
+
+#[cfg(test)]
+mod tests;
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use shakmaty::Color;
+
+use crate::core::clock::{self, Rest};
+use crate::core::director::leave::{check_leave, complete_span};
+use crate::core::door::reply::result_for_winner;
+use crate::core::model::Event;
+use crate::core::model::GameStatus;
+use crate::core::model::LeaveRefusal;
+use crate::core::model::Refusal;
+use crate::core::model::{DirectorRefusal, Mail, Recipient};
+use crate::core::model::{Output, Settings, State};
+use crate::core::view;
+use crate::game_ref::GameRef;
+use crate::lang::Lang;
+use crate::letter::{DirectorCommand, Letter};
+use crate::mail_kind::MailKind;
+
+/// What a carried-out command tells the director and the players it touches.
+struct Notice {
+    game: Option<GameRef>,
+    tournament: String,
+    title: (String, String),
+    text: (String, String),
+    reason: Option<String>,
+    /// Players told with a `director` mail (those of a game that ended get `game-end` instead).
+    players: Vec<String>,
+}
+
+impl Notice {
+    fn pick(pair: &(String, String), lang: Lang) -> &str {
+        if lang == Lang::De { &pair.0 } else { &pair.1 }
+    }
+}
+
+impl State {
+    /// Whether a letter goes to the director's hand: it holds a command, or it comes from a
+    /// director who plays in no tournament.
+    pub(crate) fn is_director_letter(&self, letter: &Letter) -> bool {
+        if !letter.content.director.is_empty() {
+            return true;
+        }
+        let directs = self
+            .tournaments
+            .values()
+            .any(|t| t.director.email == letter.from);
+        let plays = self
+            .tournaments
+            .values()
+            .any(|t| t.player(&letter.from).is_some());
+        directs && !plays
+    }
+
+    /// A director's mail: checks who sent it and what it says, then carries out each command.
+    pub(crate) fn handle_director(
+        &mut self,
+        out: &mut Output,
+        letter: &Letter,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        let lang = s.default_lang;
+        let (game, tid) = self.letter_context(letter);
+        // TO §11: every mail about a game is archived under it, a refused one too.
+        if let Some(g) = game.as_ref().filter(|g| self.games.contains_key(*g)) {
+            out.letter_games.insert(g.clone());
+        }
+        let directs: Vec<String> = self
+            .tournaments
+            .values()
+            .filter(|t| t.director.email == letter.from)
+            .map(|t| t.id.clone())
+            .collect();
+        let refuse = |st: &mut State, out: &mut Output, g: Option<&GameRef>, r: DirectorRefusal| {
+            let g = g.filter(|g| st.games.contains_key(*g));
+            let lang = if directs.is_empty() {
+                st.lang_for(&letter.from, None, s)
+            } else {
+                lang
+            };
+            st.query(out, letter, g, lang, Refusal::Director(r), now, s);
+        };
+        if directs.is_empty() || tid.as_ref().is_some_and(|t| !directs.contains(t)) {
+            let r = DirectorRefusal::NotDirector {
+                tournament: tid.clone(),
+            };
+            refuse(self, out, game.as_ref(), r);
+            return;
+        }
+        if let Some(g) = &game
+            && !self.games.contains_key(g)
+        {
+            let r = DirectorRefusal::UnknownGame {
+                game: g.to_string(),
+            };
+            refuse(self, out, None, r);
+            return;
+        }
+        let commands = &letter.content.director;
+        let malformed: Vec<String> = commands
+            .iter()
+            .filter_map(|c| match c {
+                DirectorCommand::Malformed(l) => Some(l.clone()),
+                _ => None,
+            })
+            .collect();
+        if commands.is_empty() || !malformed.is_empty() {
+            refuse(
+                self,
+                out,
+                game.as_ref(),
+                DirectorRefusal::Malformed { lines: malformed },
+            );
+            return;
+        }
+        for cmd in commands {
+            match self.director_command(
+                out,
+                letter,
+                cmd,
+                game.as_ref(),
+                tid.as_deref(),
+                &directs,
+                now,
+                s,
+            ) {
+                Ok(notice) => self.director_mails(out, letter, &notice, now, s),
+                Err(r) => refuse(self, out, game.as_ref(), r),
+            }
+        }
+    }
+
+    /// Carries out one command.
+    #[allow(clippy::too_many_arguments)]
+    fn director_command(
+        &mut self,
+        out: &mut Output,
+        letter: &Letter,
+        cmd: &DirectorCommand,
+        game: Option<&GameRef>,
+        tid: Option<&str>,
+        directs: &[String],
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) -> Result<Notice, DirectorRefusal> {
+        let need_game = |command: &str| {
+            game.cloned().ok_or(DirectorRefusal::NoGame {
+                command: command.to_string(),
+            })
+        };
+        match cmd {
+            DirectorCommand::ConfirmForfeit => {
+                let g = need_game("ZÜ bestätigt / confirm time forfeit")?;
+                let gm = &self.games[&g];
+                let offender = [Color::White, Color::Black]
+                    .into_iter()
+                    .find(|c| gm.clocks.get(*c).forfeits >= 2)
+                    .filter(|_| gm.status == GameStatus::Suspended)
+                    .ok_or(DirectorRefusal::NoSecondForfeit {
+                        game: g.to_string(),
+                    })?;
+                let result = result_for_winner(!offender);
+                let offender_email = gm.players.get(offender).clone();
+                self.director_event(
+                    out,
+                    std::slice::from_ref(&g),
+                    letter,
+                    format!("confirmed the second time forfeit of {offender_email}: {result}"),
+                    now,
+                );
+                self.finish(
+                    out,
+                    &g,
+                    result,
+                    "time forfeit confirmed by the director (TO §22)",
+                    now,
+                    s,
+                );
+                let name = self.name_of(&g.tournament, &offender_email);
+                Ok(Notice {
+                    game: Some(g.clone()),
+                    tournament: g.tournament.clone(),
+                    title: (
+                        format!("Zeitüberschreitung bestätigt, {result}"),
+                        format!("time forfeit confirmed, {result}"),
+                    ),
+                    text: (
+                        format!(
+                            "Die zweite Zeitüberschreitung von {name} in der Partie {g} ist bestätigt (TO §22). Die Partie ist für {name} verloren: {result}."
+                        ),
+                        format!(
+                            "The second time forfeit of {name} in game {g} is confirmed (TO §22). {name} loses the game: {result}."
+                        ),
+                    ),
+                    reason: None,
+                    players: Vec::new(),
+                })
+            }
+            DirectorCommand::SetResult(result) => {
+                let g = need_game("Ergebnis / result")?;
+                let gm = &self.games[&g];
+                if gm.status == GameStatus::Finished && gm.result.as_deref() == Some(result) {
+                    return Err(DirectorRefusal::AlreadyResult {
+                        game: g.to_string(),
+                        result: result.clone(),
+                    });
+                }
+                let before = gm.result.clone();
+                self.director_event(
+                    out,
+                    std::slice::from_ref(&g),
+                    letter,
+                    format!("set the result {result}"),
+                    now,
+                );
+                self.finish(
+                    out,
+                    &g,
+                    result,
+                    "decision of the director (TO §26, §31)",
+                    now,
+                    s,
+                );
+                let (de_was, en_was) = match before {
+                    Some(b) => (format!(" (bisher {b})"), format!(" (was {b})")),
+                    None => (String::new(), String::new()),
+                };
+                Ok(Notice {
+                    game: Some(g.clone()),
+                    tournament: g.tournament.clone(),
+                    title: (format!("Ergebnis {result}"), format!("result {result}")),
+                    text: (
+                        format!(
+                            "Die Partie {g} ist mit {result}{de_was} gewertet (Entscheidung des Turnierleiters, TO §26, §31)."
+                        ),
+                        format!(
+                            "Game {g} is scored {result}{en_was} (director's decision, TO §26, §31)."
+                        ),
+                    ),
+                    reason: None,
+                    players: Vec::new(),
+                })
+            }
+            DirectorCommand::Resume => {
+                let g = need_game("fortsetzen / resume")?;
+                let gm = self.games.get_mut(&g).ok_or(DirectorRefusal::UnknownGame {
+                    game: g.to_string(),
+                })?;
+                let was = gm.status;
+                if !matches!(was, GameStatus::Suspended | GameStatus::Adjourned) {
+                    return Err(DirectorRefusal::NotStopped {
+                        game: g.to_string(),
+                        state: was.name().to_string(),
+                    });
+                }
+                gm.status = GameStatus::Running;
+                // The director knows the game's state: duties that fell due while it was stopped
+                // (TO §16 reminder, silence report) are not sent late.
+                let t = self.tournaments.get(&g.tournament);
+                if let Some(t) = t {
+                    let rest = t.rest_of(gm.players.get(gm.to_move()));
+                    let turn = &mut gm.turn;
+                    if turn.reminded.is_none()
+                        && clock::reminder_instant(turn.since, turn.announced, s.tz, &rest) <= now
+                    {
+                        turn.reminded = Some(now);
+                    }
+                    if turn.silence_reported.is_none()
+                        && clock::silence_report_instant(turn.since, turn.announced, s.tz, &rest)
+                            <= now
+                    {
+                        turn.silence_reported = Some(now);
+                    }
+                }
+                if was == GameStatus::Suspended {
+                    for c in [Color::White, Color::Black] {
+                        let pc = gm.clocks.get_mut(c);
+                        if pc.forfeits >= 2 {
+                            pc.forfeits = 1;
+                        }
+                    }
+                    gm.turn.forfeit_claimed = true;
+                }
+                let players = vec![gm.players.white.clone(), gm.players.black.clone()];
+                out.games.insert(g.clone());
+                self.director_event(
+                    out,
+                    std::slice::from_ref(&g),
+                    letter,
+                    format!("resumed the game (was {})", was.name()),
+                    now,
+                );
+                let to_move = view::color_word(self.games[&g].to_move(), Lang::De);
+                let to_move_en = view::color_word(self.games[&g].to_move(), Lang::En);
+                Ok(Notice {
+                    game: Some(g.clone()),
+                    tournament: g.tournament.clone(),
+                    title: ("Partie wird fortgesetzt".into(), "game resumed".into()),
+                    text: (
+                        format!(
+                            "Die Partie {g} wird auf Anweisung des Turnierleiters fortgesetzt. {to_move} ist am Zug; Züge werden wieder weitergeleitet."
+                        ),
+                        format!(
+                            "Game {g} is resumed on the director's instruction. {to_move_en} is to move; moves are forwarded again."
+                        ),
+                    ),
+                    reason: None,
+                    players,
+                })
+            }
+            DirectorCommand::AdjustTime {
+                days,
+                player,
+                reason,
+            } => {
+                let g = need_game("Bedenkzeit / time")?;
+                let gm = self.games.get_mut(&g).ok_or(DirectorRefusal::UnknownGame {
+                    game: g.to_string(),
+                })?;
+                if gm.status == GameStatus::Finished {
+                    return Err(DirectorRefusal::GameOver {
+                        game: g.to_string(),
+                    });
+                }
+                let c = gm.color_of(player).ok_or(DirectorRefusal::NotAPlayer {
+                    player: player.clone(),
+                    scope: g.to_string(),
+                })?;
+                let pc = gm.clocks.get_mut(c);
+                pc.adjust(*days);
+                let used = pc.used_in_period;
+                let players = vec![gm.players.white.clone(), gm.players.black.clone()];
+                out.games.insert(g.clone());
+                self.director_event(
+                    out,
+                    std::slice::from_ref(&g),
+                    letter,
+                    format!("time {days:+} days for {player}: {reason}"),
+                    now,
+                );
+                let name = self.name_of(&g.tournament, player);
+                let n = days.unsigned_abs();
+                let (de_verb, en_verb) = if *days >= 0 {
+                    ("angerechnet", "charged to")
+                } else {
+                    ("gutgeschrieben", "given back to")
+                };
+                let tage = |n: u32| {
+                    if n == 1 {
+                        "1 Tag".to_string()
+                    } else {
+                        format!("{n} Tage")
+                    }
+                };
+                let days_en = |n: u32| {
+                    if n == 1 {
+                        "1 day".to_string()
+                    } else {
+                        format!("{n} days")
+                    }
+                };
+                let (werden, are) = if n == 1 {
+                    ("wird", "is")
+                } else {
+                    ("werden", "are")
+                };
+                let sign = if *days >= 0 { "+" } else { "-" };
+                Ok(Notice {
+                    game: Some(g.clone()),
+                    tournament: g.tournament.clone(),
+                    title: (
+                        format!("Bedenkzeit {sign}{} für {name}", tage(n)),
+                        format!("time {sign}{} for {name}", days_en(n)),
+                    ),
+                    text: (
+                        format!(
+                            "In der Partie {g} {werden} {name} {} Bedenkzeit {de_verb} (TO §8, §30). Verbraucht im laufenden Zeitabschnitt (ohne den laufenden Zug): jetzt {}.",
+                            tage(n),
+                            tage(used)
+                        ),
+                        format!(
+                            "In game {g}, {} of thinking time {are} {en_verb} {name} (TO §8, §30). Used in the current period (without the running move): now {}.",
+                            days_en(n),
+                            days_en(used)
+                        ),
+                    ),
+                    reason: Some(reason.clone()),
+                    players,
+                })
+            }
+            DirectorCommand::SpecialLeave { span, player }
+            | DirectorCommand::AcceptLateLeave { span, player } => {
+                let special = matches!(cmd, DirectorCommand::SpecialLeave { .. });
+                let command = if special {
+                    "Sonderurlaub / special leave"
+                } else {
+                    "Urlaub nachträglich anerkannt / accept late leave"
+                };
+                let tid = self.leave_tournament(tid, directs, player, command)?;
+                let today = view::local_date(now, s.tz);
+                let leave_err = |refusal| DirectorRefusal::Leave {
+                    player: player.clone(),
+                    refusal,
+                };
+                let (from, to) =
+                    complete_span(*span, today).ok_or_else(|| leave_err(LeaveRefusal::BadSpan))?;
+                if !special {
+                    check_leave(&self.tournaments[&tid], player, from, to, today, true)
+                        .map_err(leave_err)?;
+                }
+                let how = if special { "special" } else { "late" };
+                let rest = Rest { from, to };
+                let games = self.open_games_in(&tid, player);
+                self.director_event(
+                    out,
+                    &games,
+                    letter,
+                    format!("{how} leave {from} to {to} for {player}"),
+                    now,
+                );
+                self.add_leave(out, &tid, player, rest, special, how, now);
+                out.letter_games.extend(games.iter().cloned());
+                let mut players = vec![player.clone()];
+                for g in &games {
+                    if let Some(gm) = self.games.get(g)
+                        && let Some(c) = gm.color_of(player)
+                    {
+                        players.push(gm.players.get(!c).clone());
+                    }
+                }
+                let name = self.name_of(&tid, player);
+                let days = (to - from).num_days() + 1;
+                let (fd, td) = (view::date(from, Lang::De), view::date(to, Lang::De));
+                let (fe, te) = (view::date(from, Lang::En), view::date(to, Lang::En));
+                let (title, text) = if special {
+                    (
+                        (
+                            format!("Sonderurlaub für {name}"),
+                            format!("special leave for {name}"),
+                        ),
+                        (
+                            format!(
+                                "Der Turnierleiter gewährt {name} Sonderurlaub vom {fd} bis {td} ({days} Tage) im Turnier {tid}, über das Urlaubskonto hinaus (TO §24). In dieser Zeit ruhen die Bedenkzeit von {name} und alle Fristen gegen {name} in allen Partien des Turniers; die Uhren der Partner laufen, bis sie gezogen haben."
+                            ),
+                            format!(
+                                "The director grants {name} special leave from {fe} to {te} ({days} days) in tournament {tid}, beyond the leave budget (TO §24). Meanwhile the thinking time of {name} and every deadline against {name} rest in all games of the tournament; the partners' clocks run until they have moved."
+                            ),
+                        ),
+                    )
+                } else {
+                    (
+                        (
+                            format!("Urlaub von {name} nachträglich anerkannt"),
+                            format!("late leave of {name} accepted"),
+                        ),
+                        (
+                            format!(
+                                "Der Turnierleiter erkennt den verspätet gemeldeten Urlaub von {name} vom {fd} bis {td} ({days} Tage) im Turnier {tid} an (TO §25). Für diese Tage ruhen die Bedenkzeit von {name} und alle Fristen gegen {name} in allen Partien des Turniers."
+                            ),
+                            format!(
+                                "The director accepts the late leave notice of {name} from {fe} to {te} ({days} days) in tournament {tid} (TO §25). For these days the thinking time of {name} and every deadline against {name} rest in all games of the tournament."
+                            ),
+                        ),
+                    )
+                };
+                Ok(Notice {
+                    game: game.cloned().filter(|g| games.contains(g)),
+                    tournament: tid,
+                    title,
+                    text,
+                    reason: None,
+                    players,
+                })
+            }
+            DirectorCommand::Malformed(line) => Err(DirectorRefusal::Malformed {
+                lines: vec![line.clone()],
+            }),
+        }
+    }
+
+    /// The tournament a leave command is about: the named one, else the only one the director
+    /// directs in which the player plays.
+    fn leave_tournament(
+        &self,
+        tid: Option<&str>,
+        directs: &[String],
+        player: &str,
+        command: &str,
+    ) -> Result<String, DirectorRefusal> {
+        let plays = |t: &str| {
+            self.tournaments
+                .get(t)
+                .is_some_and(|t| t.player(player).is_some())
+        };
+        if let Some(t) = tid {
+            return if plays(t) {
+                Ok(t.to_string())
+            } else {
+                Err(DirectorRefusal::NotAPlayer {
+                    player: player.to_string(),
+                    scope: t.to_string(),
+                })
+            };
+        }
+        let candidates: Vec<&String> = directs.iter().filter(|t| plays(t)).collect();
+        match candidates.as_slice() {
+            [one] => Ok((*one).clone()),
+            [] => Err(DirectorRefusal::NotAPlayer {
+                player: player.to_string(),
+                scope: directs.join(", "),
+            }),
+            _ => Err(DirectorRefusal::NoTournament {
+                command: command.to_string(),
+            }),
+        }
+    }
+
+    fn name_of(&self, tid: &str, email: &str) -> String {
+        self.tournaments
+            .get(tid)
+            .map(|t| t.recipient(email).name)
+            .unwrap_or_else(|| email.to_string())
+    }
+
+    /// Logs a carried-out command in the games it concerns.
+    fn director_event(
+        &mut self,
+        out: &mut Output,
+        games: &[GameRef],
+        letter: &Letter,
+        command: String,
+        now: DateTime<Utc>,
+    ) {
+        for g in games {
+            self.log_event(
+                out,
+                g,
+                Event::Director {
+                    at: now,
+                    by: letter.from.clone(),
+                    command: command.clone(),
+                    message_id: letter.message_id.clone(),
+                },
+            );
+        }
+        out.log.push(format!(
+            "director {}: {command} ({})",
+            letter.from,
+            games
+                .iter()
+                .map(GameRef::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+
+    /// The confirmation to the director and the announcement to each player a command touches.
+    fn director_mails(
+        &mut self,
+        out: &mut Output,
+        letter: &Letter,
+        n: &Notice,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        let Some(t) = self.tournaments.get(&n.tournament).cloned() else {
+            return;
+        };
+        let mut mails: Vec<(Recipient, Option<String>, Lang, bool)> = Vec::new();
+        let tl_key = n.game.as_ref().and_then(|g| self.director_key(g));
+        mails.push((t.director_recipient(), tl_key, s.default_lang, true));
+        let mut seen = Vec::new();
+        for p in &n.players {
+            if seen.contains(p) {
+                continue;
+            }
+            seen.push(p.clone());
+            let key = n
+                .game
+                .as_ref()
+                .and_then(|g| self.games.get(g))
+                .and_then(|g| g.color_of(p).map(|c| g.keys.get(c).clone()));
+            mails.push((t.recipient(p), key, t.lang_of(p, s.default_lang), false));
+        }
+        for (to, reply_key, lang, for_director) in mails {
+            let data = json!({
+                "recipient": to.name,
+                "director": t.director.name,
+                "tournament_id": t.id,
+                "tournament": t.name,
+                "game": n.game.as_ref().map(GameRef::to_string),
+                "title": Notice::pick(&n.title, lang),
+                "text": Notice::pick(&n.text, lang),
+                "reason": n.reason,
+                "for_director": for_director,
+                "now": view::date_time(now, s.tz, lang),
+            });
+            let message_id = self.next_message_id(s, "director");
+            out.mails.push(Mail {
+                game: n.game.clone(),
+                reply_key,
+                in_reply_to: Some(letter.message_id.clone()),
+                ..Mail::new(MailKind::Director, vec![to], lang, message_id, data)
+            });
+        }
+    }
+}

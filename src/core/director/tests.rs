@@ -1,0 +1,1003 @@
+//! Leave (TO §24/§25), the director's commands (TO §21–§26, §30, §31), unreachable players (Fax 2.2)
+//! and the weekly digest, as table tests named after their paragraph, driven with explicit `now`.
+//! Letters are real mails read by the real reader, so the forms players and directors write are
+//! tested on the way.
+
+use crate::core::testkit::{self, ANNA, BERT, CARL, TL, at, day, settings};
+use chrono::{DateTime, NaiveDate, Utc, Weekday};
+use chrono_tz::Europe::Berlin;
+use shakmaty::Color;
+
+use crate::core::NewTournament;
+use crate::core::model::Event;
+use crate::core::model::GameStatus;
+use crate::core::{Bounce, Output, Settings, State, view};
+use crate::game_ref::GameRef;
+use crate::lang::Lang;
+use crate::letter::{Letter, read_letter};
+use crate::mail_kind::MailKind;
+use crate::rules::RuleSet;
+
+fn file(id: &str, rules: RuleSet) -> NewTournament {
+    testkit::tournament(
+        id,
+        &format!("Turnier {id}"),
+        rules,
+        &[
+            ("Anna Adler", ANNA, None),
+            ("Bert Berger", BERT, Some(Lang::En)),
+            ("Carl Clausen", CARL, None),
+        ],
+        &[(0, 1), (2, 0), (1, 2)],
+    )
+}
+
+fn register(st: &mut State, f: &NewTournament) {
+    testkit::register(st, f);
+}
+
+fn new_state(rules: RuleSet) -> State {
+    let mut st = State::default();
+    register(&mut st, &file("T-1", rules));
+    st
+}
+
+fn g(n: u32) -> GameRef {
+    GameRef::new("T-1", n)
+}
+
+/// A real mail from `from` with `subject` and `body`, read by the reader.
+fn mail(from: &str, subject: &str, body: &str) -> Letter {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let raw = format!(
+        "From: {from}\r\nTo: relay@fernschach.test\r\nSubject: {subject}\r\nMessage-ID: <t{n}@x>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+    );
+    read_letter(raw.as_bytes()).expect("reads")
+}
+
+/// Fires what time made due by `now` (as the shell does first), then returns what the letter led to.
+fn step(st: &mut State, l: &Letter, now: DateTime<Utc>) -> Output {
+    let s = settings();
+    st.tick(now, &s);
+    st.handle_letter(l, now, &s)
+}
+
+/// (kind, first recipient) of every mail.
+fn sent(out: &Output) -> Vec<(MailKind, String)> {
+    out.mails
+        .iter()
+        .map(|m| (m.kind, m.to[0].email.clone()))
+        .collect()
+}
+
+fn queries(out: &Output) -> Vec<String> {
+    out.mails
+        .iter()
+        .filter(|m| m.kind == MailKind::Query)
+        .map(|m| m.data["reason"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+fn leaves(st: &State, email: &str) -> Vec<(NaiveDate, NaiveDate)> {
+    st.tournaments["T-1"]
+        .player(email)
+        .unwrap()
+        .leaves
+        .iter()
+        .map(|r| (r.from, r.to))
+        .collect()
+}
+
+fn play(st: &mut State, from: &str, game: u32, text: &str, now: DateTime<Utc>) -> Output {
+    let out = step(st, &mail(from, &format!("[T-1/{game}]"), text), now);
+    assert!(queries(&out).is_empty(), "{text}: {:?}", queries(&out));
+    out
+}
+
+// ------------------------------------------------------------------------------------------------
+// TO §24/§25: leave
+
+/// Asks for leave on `now` with `text`; Ok(()) when granted, else the query's words.
+fn ask(st: &mut State, text: &str, now: DateTime<Utc>) -> Result<(), String> {
+    let out = step(st, &mail(BERT, "Leave [T-1]", text), now);
+    match queries(&out).first() {
+        Some(q) => {
+            assert!(
+                !out.mails.iter().any(|m| m.kind == MailKind::Leave),
+                "a refused leave sends no notice"
+            );
+            Err(q.clone())
+        }
+        None => Ok(()),
+    }
+}
+
+#[test]
+fn s24_leave_min_7_days() {
+    let cases: &[(&str, Option<&str>)] = &[
+        ("leave 2026-12-20 to 2026-12-25", Some("only 6 days")),
+        ("leave 2026-12-20 to 2026-12-20", Some("only 1 days")),
+        ("Urlaub: 20.12.2026 – 26.12.2026", None),
+        ("leave 2026-12-20 to 2026-12-19", Some("cannot be read")),
+    ];
+    for (text, want) in cases {
+        let mut st = new_state(RuleSet::Post);
+        let got = ask(&mut st, text, at(2026, 12, 1, 10, 0));
+        match want {
+            None => assert_eq!(got, Ok(()), "{text}"),
+            Some(w) => {
+                let q = got.expect_err(text);
+                assert!(q.contains(w), "{text}: {q}");
+                assert!(leaves(&st, BERT).is_empty(), "{text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn s24_not_in_the_past() {
+    let mut st = new_state(RuleSet::Post);
+    let q = ask(
+        &mut st,
+        "leave 2026-12-09 to 2026-12-20",
+        at(2026, 12, 10, 9, 0),
+    )
+    .expect_err("begins yesterday");
+    assert!(q.contains("before today") && q.contains("§25"), "{q}");
+    // Beginning today is in time.
+    assert_eq!(
+        ask(
+            &mut st,
+            "leave 2026-12-10 to 2026-12-20",
+            at(2026, 12, 10, 9, 0)
+        ),
+        Ok(())
+    );
+    // Without years: the nearest 20.12. and the next 3.1. after it.
+    let mut st = new_state(RuleSet::Post);
+    assert_eq!(
+        ask(&mut st, "Urlaub vom 20.12. bis 3.1.", at(2026, 12, 1, 9, 0)),
+        Ok(())
+    );
+    assert_eq!(
+        leaves(&st, BERT),
+        vec![(day(2026, 12, 20), day(2027, 1, 3))]
+    );
+}
+
+#[test]
+fn s24_no_overlap() {
+    let mut st = new_state(RuleSet::Post);
+    let now = at(2026, 12, 1, 10, 0);
+    assert_eq!(ask(&mut st, "leave 2026-12-20 to 2027-01-03", now), Ok(()));
+    for text in [
+        "leave 2027-01-03 to 2027-01-10",
+        "leave 2026-12-10 to 2026-12-20",
+        "leave 2026-12-22 to 2026-12-29",
+    ] {
+        let q = ask(&mut st, text, now).expect_err(text);
+        assert!(
+            q.contains("overlaps your leave from 2026-12-20 to 2027-01-03"),
+            "{q}"
+        );
+    }
+    // Adjacent is fine.
+    assert_eq!(ask(&mut st, "leave 2027-01-04 to 2027-01-10", now), Ok(()));
+}
+
+#[test]
+fn s24_budget_per_tournament_year() {
+    // The tournament started in December 2026: its years run Dec–Nov.
+    let mut st = new_state(RuleSet::Post);
+    let now = at(2026, 12, 1, 10, 0);
+    // 21 days across the turn of the calendar year, 21 in March: 42, the whole budget.
+    assert_eq!(ask(&mut st, "leave 2026-12-20 to 2027-01-09", now), Ok(()));
+    assert_eq!(ask(&mut st, "leave 2027-03-01 to 2027-03-21", now), Ok(()));
+    let q = ask(&mut st, "leave 2027-06-01 to 2027-06-07", now).expect_err("over budget");
+    assert!(
+        q.contains("2026-12-01 – 2027-11-30")
+            && q.contains("already have 42")
+            && q.contains("0 are left"),
+        "{q}"
+    );
+    // Across the turn of the tournament year: 6 days in the full year are too many.
+    let q = ask(&mut st, "leave 2027-11-25 to 2027-12-05", now).expect_err("6 days in year 1");
+    assert!(q.contains("(6 days in that year)"), "{q}");
+    // The next tournament year has its own budget.
+    assert_eq!(ask(&mut st, "leave 2027-12-01 to 2028-01-11", now), Ok(()));
+    // Special leave by the director does not count on the budget.
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "[T-1]",
+            "Sonderurlaub: 01.07.2027 – 14.07.2027 für bert@fernschach.test",
+        ),
+        now,
+    );
+    assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    assert_eq!(
+        st.tournaments["T-1"]
+            .player(BERT)
+            .unwrap()
+            .special_leaves
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn s24_tournament_year_bounds() {
+    use crate::core::director::leave::tournament_year;
+    let start = day(2026, 12, 15);
+    for (d, want) in [
+        (day(2026, 12, 1), (day(2026, 12, 1), day(2027, 11, 30))),
+        (day(2027, 11, 30), (day(2026, 12, 1), day(2027, 11, 30))),
+        (day(2027, 12, 1), (day(2027, 12, 1), day(2028, 11, 30))),
+        (day(2026, 11, 30), (day(2025, 12, 1), day(2026, 11, 30))),
+    ] {
+        assert_eq!(tournament_year(start, d), want, "{d}");
+    }
+}
+
+#[test]
+fn s25_leave_notice_to_every_partner_and_tl_receipt_to_him() {
+    let mut st = new_state(RuleSet::Post);
+    let out = step(
+        &mut st,
+        &mail(BERT, "Urlaub", "Urlaub: 20.12.2026 – 03.01.2027"),
+        at(2026, 12, 1, 10, 0),
+    );
+    assert_eq!(
+        sent(&out),
+        vec![
+            (MailKind::Leave, ANNA.to_string()),
+            (MailKind::Leave, CARL.to_string()),
+            (MailKind::Leave, TL.to_string()),
+            (MailKind::Receipt, BERT.to_string()),
+        ]
+    );
+    // Each partner's notice is about the game they play with him.
+    assert_eq!(out.mails[0].game, Some(g(1)));
+    assert_eq!(out.mails[1].game, Some(g(3)));
+    assert_eq!(out.mails[3].data["leave"]["left"], 27);
+    // Logged in each of his games; the mail is archived under them (TO §11).
+    let logged: Vec<&GameRef> = out
+        .events
+        .iter()
+        .filter(|(_, _, e)| matches!(e, Event::Leave { .. }))
+        .map(|(g, _, _)| g)
+        .collect();
+    assert_eq!(logged, vec![&g(1), &g(3)]);
+    assert!(out.letter_games.contains(&g(1)) && out.letter_games.contains(&g(3)));
+    assert_eq!(
+        leaves(&st, BERT),
+        vec![(day(2026, 12, 20), day(2027, 1, 3))]
+    );
+}
+
+#[test]
+fn s24_without_tournament_each_running_tournament_on_its_own_budget() {
+    let mut st = new_state(RuleSet::Post);
+    register(&mut st, &file("T-2", RuleSet::Fax));
+    let now = at(2026, 12, 1, 10, 0);
+    // In T-2 Bert already used his budget.
+    let out = step(
+        &mut st,
+        &mail(BERT, "[T-2]", "leave 2027-02-01 to 2027-03-14"),
+        now,
+    );
+    assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    let out = step(
+        &mut st,
+        &mail(BERT, "Leave", "leave 2027-04-01 to 2027-04-07"),
+        now,
+    );
+    let receipts = out
+        .mails
+        .iter()
+        .filter(|m| m.kind == MailKind::Receipt)
+        .count();
+    assert_eq!(receipts, 1, "granted in T-1");
+    let q = queries(&out);
+    assert_eq!(q.len(), 1, "refused in T-2");
+    assert!(q[0].contains("tournament T-2"), "{}", q[0]);
+    assert_eq!(leaves(&st, BERT), vec![(day(2027, 4, 1), day(2027, 4, 7))]);
+}
+
+#[test]
+fn s24_no_reminder_during_leave() {
+    let mut st = new_state(RuleSet::Post);
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    assert_eq!(
+        ask(
+            &mut st,
+            "leave 2026-12-10 to 2026-12-30",
+            at(2026, 12, 5, 10, 0)
+        ),
+        Ok(())
+    );
+    // Without leave the reminder came on 17.12.; Bert's 8 days before the leave count, the rest
+    // after it: the 16th day is 7.1.
+    let s = settings();
+    let to_bert = |out: &Output| -> Vec<MailKind> {
+        out.mails
+            .iter()
+            .filter(|m| m.to.iter().any(|r| r.email == BERT))
+            .map(|m| m.kind)
+            .collect()
+    };
+    for now in [
+        at(2026, 12, 17, 9, 0),
+        at(2026, 12, 30, 23, 0),
+        at(2027, 1, 6, 23, 0),
+    ] {
+        let out = st.tick(now, &s);
+        assert!(to_bert(&out).is_empty(), "{now}: {:?}", sent(&out));
+    }
+    let f = view::clock_figures(
+        &st.games[&g(1)],
+        &st.tournaments["T-1"],
+        Color::Black,
+        at(2026, 12, 20, 12, 0),
+        Berlin,
+    );
+    assert!(f.on_leave);
+    assert_eq!(f.used, 8, "his clock rests during the leave");
+    // Game 1 (Black, since 1.12. 10:00) and game 3 (White, since the start): both on 7.1.
+    let out = st.tick(at(2027, 1, 7, 0, 0), &s);
+    assert_eq!(to_bert(&out), vec![MailKind::Reminder, MailKind::Reminder]);
+    // His partner's clock ran as usual: Carl, White in game 2, was reminded on 17.12.
+    assert_eq!(st.games[&g(2)].turn.reminded, Some(at(2026, 12, 17, 0, 0)));
+}
+
+#[test]
+fn s24_receipt_during_leave_counts_next_day() {
+    let mut st = new_state(RuleSet::Post);
+    assert_eq!(
+        ask(
+            &mut st,
+            "leave 2026-12-14 to 2026-12-27",
+            at(2026, 12, 1, 10, 0)
+        ),
+        Ok(())
+    );
+    // Anna's move reaches Bert during his leave: it counts as received on 28.12.
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 15, 10, 0));
+    play(&mut st, BERT, 1, "1. e4 e5", at(2026, 12, 29, 10, 0));
+    assert_eq!(st.games[&g(1)].moves[1].days_used, 1);
+    assert_eq!(
+        leaves(&st, BERT),
+        vec![(day(2026, 12, 14), day(2026, 12, 27))]
+    );
+}
+
+#[test]
+fn s24_leave_asked_with_a_move_is_kept() {
+    // Bert moves and, in the same mail, goes on leave from today: the move does not end it.
+    let mut st = new_state(RuleSet::Post);
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    let out = play(
+        &mut st,
+        BERT,
+        1,
+        "1. e4 e5\n\nleave 2026-12-02 to 2026-12-15",
+        at(2026, 12, 2, 10, 0),
+    );
+    assert_eq!(
+        leaves(&st, BERT),
+        vec![(day(2026, 12, 2), day(2026, 12, 15))]
+    );
+    let ended_early = out
+        .mails
+        .iter()
+        .filter(|m| m.kind == MailKind::Leave && m.data["ended_early"] == true)
+        .count();
+    assert_eq!(ended_early, 0, "granted, not granted and ended");
+}
+
+#[test]
+fn s24_early_end_on_move() {
+    let mut st = new_state(RuleSet::Post);
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 12, 10, 0));
+    assert_eq!(
+        ask(
+            &mut st,
+            "leave 2026-12-14 to 2026-12-27",
+            at(2026, 12, 13, 10, 0)
+        ),
+        Ok(())
+    );
+    // Bert moves on 20.12. during his leave: it ends on 19.12., in all games of the tournament.
+    let out = play(&mut st, BERT, 1, "1. e4 e5", at(2026, 12, 20, 10, 0));
+    assert_eq!(
+        leaves(&st, BERT),
+        vec![(day(2026, 12, 14), day(2026, 12, 19))]
+    );
+    let notices: Vec<(MailKind, String)> = sent(&out)
+        .into_iter()
+        .filter(|(k, _)| *k == MailKind::Leave)
+        .collect();
+    assert_eq!(
+        notices,
+        vec![
+            (MailKind::Leave, ANNA.to_string()),
+            (MailKind::Leave, CARL.to_string()),
+            (MailKind::Leave, TL.to_string()),
+        ]
+    );
+    let tl = out
+        .mails
+        .iter()
+        .find(|m| m.kind == MailKind::Leave && m.to[0].email == TL)
+        .unwrap();
+    assert_eq!(tl.data["ended_early"], true);
+    assert_eq!(tl.data["days_returned"], 8);
+    // 13.12. counts, 14.–19.12. rest, 20.12. counts.
+    assert_eq!(st.games[&g(1)].moves[1].days_used, 2);
+    // The 8 days are back in the budget: 6 + 28 + 8 = 42 fit into this tournament year.
+    assert_eq!(
+        ask(
+            &mut st,
+            "leave 2027-02-01 to 2027-02-28",
+            at(2026, 12, 21, 10, 0)
+        ),
+        Ok(())
+    );
+    // A move on the first day of a leave cancels it.
+    assert_eq!(
+        ask(
+            &mut st,
+            "leave 2026-12-24 to 2026-12-31",
+            at(2026, 12, 21, 10, 0)
+        ),
+        Ok(())
+    );
+    play(&mut st, BERT, 3, "1. d4", at(2026, 12, 24, 10, 0));
+    assert_eq!(
+        leaves(&st, BERT),
+        vec![
+            (day(2026, 12, 14), day(2026, 12, 19)),
+            (day(2027, 2, 1), day(2027, 2, 28))
+        ]
+    );
+}
+
+// ------------------------------------------------------------------------------------------------
+// The director's commands
+
+/// Drives game 1 to a second time forfeit of Bert: the clock says so, the game is suspended (§21).
+fn second_forfeit(st: &mut State) {
+    let game = st.games.get_mut(&g(1)).unwrap();
+    game.clocks.black.forfeits = 2;
+    game.turn.forfeit_claimed = true;
+    game.status = GameStatus::Suspended;
+}
+
+#[test]
+fn s22_tl_confirms_second_zu() {
+    let mut st = new_state(RuleSet::Post);
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    // Nothing to confirm yet.
+    let out = step(
+        &mut st,
+        &mail(TL, "Re: [T-1/1]", "ZÜ bestätigt"),
+        at(2026, 12, 2, 10, 0),
+    );
+    assert!(
+        queries(&out)[0].contains("keine zweite Zeitüberschreitung"),
+        "{:?}",
+        queries(&out)
+    );
+    assert_eq!(st.games[&g(1)].status, GameStatus::Running);
+    second_forfeit(&mut st);
+    let out = step(
+        &mut st,
+        &mail(TL, "Re: [T-1/1]", "ZÜ bestätigt"),
+        at(2027, 3, 1, 10, 0),
+    );
+    assert_eq!(
+        sent(&out),
+        vec![
+            (MailKind::GameEnd, ANNA.to_string()),
+            (MailKind::GameEnd, BERT.to_string()),
+            (MailKind::GameEnd, TL.to_string()),
+            (MailKind::Director, TL.to_string()),
+        ]
+    );
+    let game = &st.games[&g(1)];
+    assert_eq!(game.status, GameStatus::Finished);
+    assert_eq!(game.result.as_deref(), Some("1-0"));
+    assert!(out.events.iter().any(|(_, _, e)| matches!(e, Event::Director { command, .. } if command.contains("second time forfeit"))));
+    assert!(out.letter_games.contains(&g(1)));
+}
+
+#[test]
+fn s26_tl_sets_result() {
+    let cases = [
+        ("Ergebnis: 1-0", "1-0"),
+        ("result: 1/2-1/2", "1/2-1/2"),
+        ("Ergebnis: 0:1", "0-1"),
+    ];
+    for (text, want) in cases {
+        let mut st = new_state(RuleSet::Post);
+        let out = step(&mut st, &mail(TL, "[T-1/2]", text), at(2026, 12, 5, 10, 0));
+        assert_eq!(st.games[&g(2)].result.as_deref(), Some(want), "{text}");
+        assert_eq!(st.games[&g(2)].status, GameStatus::Finished);
+        let game_ends = out
+            .mails
+            .iter()
+            .filter(|m| m.kind == MailKind::GameEnd)
+            .count();
+        assert_eq!(game_ends, 3, "{text}");
+        // The same result again changes nothing.
+        let out = step(&mut st, &mail(TL, "[T-1/2]", text), at(2026, 12, 5, 11, 0));
+        assert_eq!(
+            sent(&out),
+            vec![(MailKind::Query, TL.to_string())],
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn s30_time_adjustment() {
+    let mut st = new_state(RuleSet::Post);
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    play(&mut st, BERT, 1, "1. e4 e5", at(2026, 12, 11, 10, 0));
+    assert_eq!(st.games[&g(1)].clocks.black.used_in_period, 10);
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "Re: [T-1/1]",
+            "Bedenkzeit: +3 Tage für bert@fernschach.test, Grund: Zug doppelt gesandt (TO §8)",
+        ),
+        at(2026, 12, 12, 10, 0),
+    );
+    assert_eq!(st.games[&g(1)].clocks.black.used_in_period, 13);
+    assert_eq!(
+        sent(&out),
+        vec![
+            (MailKind::Director, TL.to_string()),
+            (MailKind::Director, ANNA.to_string()),
+            (MailKind::Director, BERT.to_string()),
+        ]
+    );
+    // Both players are told the reason, each in his language.
+    assert_eq!(out.mails[2].lang, Lang::En);
+    for m in &out.mails {
+        assert_eq!(m.data["reason"], "Zug doppelt gesandt (TO §8)");
+    }
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "Re: [T-1/1]",
+            "time: -20 days for bert@fernschach.test, reason: post strike",
+        ),
+        at(2026, 12, 12, 11, 0),
+    );
+    assert_eq!(
+        st.games[&g(1)].clocks.black.used_in_period,
+        0,
+        "never below 0"
+    );
+    assert!(queries(&out).is_empty());
+    // A player not in the game.
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "Re: [T-1/1]",
+            "time: +2 days for carl@fernschach.test, reason: x",
+        ),
+        at(2026, 12, 12, 12, 0),
+    );
+    assert!(
+        queries(&out)[0].contains("carl@fernschach.test spielt nicht in T-1/1"),
+        "{:?}",
+        queries(&out)
+    );
+    // Added days that exceed the limit make the forfeit due at once (TO §17).
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "Re: [T-1/1]",
+            "Bedenkzeit: +31 Tage für anna@fernschach.test, Grund: Strafe (TO §30)",
+        ),
+        at(2026, 12, 12, 13, 0),
+    );
+    assert!(
+        out.mails.iter().any(|m| m.kind == MailKind::TimeForfeit),
+        "{:?}",
+        sent(&out)
+    );
+}
+
+#[test]
+fn s25_late_leave_accepted_by_tl() {
+    let mut st = new_state(RuleSet::Post);
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    // Bert tells too late: refused.
+    assert!(
+        ask(
+            &mut st,
+            "leave 2026-12-05 to 2026-12-15",
+            at(2026, 12, 8, 10, 0)
+        )
+        .is_err()
+    );
+    // TL accepts it.
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "[T-1]",
+            "Urlaub nachträglich anerkannt 05.12.2026 – 15.12.2026 für bert@fernschach.test",
+        ),
+        at(2026, 12, 8, 11, 0),
+    );
+    assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    assert_eq!(
+        leaves(&st, BERT),
+        vec![(day(2026, 12, 5), day(2026, 12, 15))]
+    );
+    let to: Vec<String> = sent(&out).into_iter().map(|(_, t)| t).collect();
+    assert_eq!(to, vec![TL, BERT, ANNA, CARL]);
+    assert!(out.mails.iter().all(|m| m.kind == MailKind::Director));
+    // Bert's clock rested from 5.12.: 2.–4.12. count.
+    let f = view::clock_figures(
+        &st.games[&g(1)],
+        &st.tournaments["T-1"],
+        Color::Black,
+        at(2026, 12, 8, 12, 0),
+        Berlin,
+    );
+    assert_eq!(f.used, 3);
+    // The checks of a leave still apply (7 days).
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "[T-1]",
+            "accept late leave 2026-11-20 to 2026-11-22 for anna@fernschach.test",
+        ),
+        at(2026, 12, 8, 12, 0),
+    );
+    assert!(
+        queries(&out)[0].contains("nur 3 Tage"),
+        "{:?}",
+        queries(&out)
+    );
+}
+
+/// What a command could change: each game's state, result, clocks, duties and moves; the leaves.
+fn frozen(st: &State) -> String {
+    let games: Vec<String> = st
+        .games
+        .values()
+        .map(|g| {
+            format!(
+                "{:?} {:?} {:?} {:?} {:?}",
+                g.status, g.result, g.clocks, g.turn, g.moves
+            )
+        })
+        .collect();
+    format!("{games:?} {:?}", st.tournaments)
+}
+
+#[test]
+fn director_command_from_non_tl_refused() {
+    let mut st = new_state(RuleSet::Post);
+    second_forfeit(&mut st);
+    st.tick(at(2027, 3, 1, 10, 0), &settings());
+    let before = frozen(&st);
+    for (from, text) in [
+        (ANNA, "ZÜ bestätigt"),
+        (BERT, "result: 1-0"),
+        (
+            ANNA,
+            "Bedenkzeit: -5 Tage für anna@fernschach.test, Grund: bitte",
+        ),
+        (CARL, "fortsetzen"),
+    ] {
+        let out = step(&mut st, &mail(from, "[T-1/1]", text), at(2027, 3, 1, 10, 0));
+        assert_eq!(
+            sent(&out),
+            vec![(MailKind::Query, from.to_string())],
+            "{from}: {text}"
+        );
+        let q = &queries(&out)[0];
+        assert!(q.contains("T-1"), "{q}");
+        assert!(
+            out.letter_games.contains(&g(1)),
+            "archived under the game (TO §11)"
+        );
+    }
+    assert_eq!(frozen(&st), before, "nothing changed");
+}
+
+#[test]
+fn director_malformed_or_missing_command_lists_the_forms() {
+    let mut st = new_state(RuleSet::Post);
+    second_forfeit(&mut st);
+    st.tick(at(2027, 3, 1, 10, 0), &settings());
+    let before = frozen(&st);
+    for text in [
+        "ZÜ bestätigt\nErgebnis: Weiß gewinnt",
+        "Hallo, wie geht es?",
+        "Sonderurlaub: bald",
+    ] {
+        let out = step(&mut st, &mail(TL, "[T-1/1]", text), at(2027, 3, 1, 10, 0));
+        assert_eq!(
+            sent(&out),
+            vec![(MailKind::Query, TL.to_string())],
+            "{text}"
+        );
+        let q = &queries(&out)[0];
+        for form in [
+            "ZÜ bestätigt",
+            "Ergebnis: 1-0",
+            "Sonderurlaub:",
+            "Bedenkzeit: +3 Tage",
+            "nachträglich",
+            "fortsetzen",
+        ] {
+            assert!(q.contains(form), "{text}: {form} missing in {q}");
+        }
+    }
+    assert_eq!(frozen(&st), before, "nothing changed");
+}
+
+#[test]
+fn director_resumes_suspended_game_and_reply_key_names_it() {
+    let mut st = new_state(RuleSet::Post);
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    second_forfeit(&mut st);
+    let key = st
+        .director_key(&g(1))
+        .expect("the director has a key per game");
+    assert_eq!(st.keys[&key].email, TL);
+    let mut l = mail(TL, "Re: Zweite Zeitüberschreitung", "fortsetzen");
+    l.reply_keys = vec![key];
+    let out = step(&mut st, &l, at(2027, 3, 1, 10, 0));
+    assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    let game = &st.games[&g(1)];
+    assert_eq!(game.status, GameStatus::Running);
+    assert_eq!(game.clocks.black.forfeits, 1, "the second ZÜ was not found");
+    assert_eq!(
+        sent(&out),
+        vec![
+            (MailKind::Director, TL.to_string()),
+            (MailKind::Director, ANNA.to_string()),
+            (MailKind::Director, BERT.to_string()),
+        ]
+    );
+    // Moves are forwarded again.
+    play(&mut st, BERT, 1, "1. e4 e5", at(2027, 3, 2, 10, 0));
+    let out = step(
+        &mut st,
+        &mail(TL, "[T-1/1]", "resume"),
+        at(2027, 3, 2, 11, 0),
+    );
+    assert!(
+        queries(&out)[0].contains("weder angehalten"),
+        "{:?}",
+        queries(&out)
+    );
+}
+
+// ------------------------------------------------------------------------------------------------
+// Fax 2.2: unreachable players
+
+fn bounce(recipient: &str, message_id: &str) -> Bounce {
+    Bounce {
+        message_id: message_id.into(),
+        recipient: recipient.into(),
+        kind: Some("move".into()),
+        game: Some(g(1)),
+        error: "550 5.1.1 Recipient address rejected".into(),
+        text: Some("1. e4".into()),
+    }
+}
+
+#[test]
+fn fax_2_2_bounce_report_once() {
+    let mut st = new_state(RuleSet::Post);
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    let before = st.games.clone();
+    let s = settings();
+    let now = at(2026, 12, 1, 10, 1);
+    let out = st.handle_bounce(&bounce(BERT, "m1@x"), now, &s);
+    assert_eq!(sent(&out), vec![(MailKind::BounceReport, TL.to_string())]);
+    let m = &out.mails[0];
+    assert_eq!(m.game, Some(g(1)));
+    assert_eq!(m.data["text"], "1. e4");
+    assert_eq!(m.data["player_email"], BERT);
+    assert!(m.reply_key.is_some(), "TL answers with his key of the game");
+    // The same failure learnt again (a DSN after the SMTP refusal): no second report.
+    let again = st.handle_bounce(
+        &Bounce {
+            recipient: "Bert@Fernschach.TEST".into(),
+            ..bounce(BERT, "m1@x")
+        },
+        now,
+        &s,
+    );
+    assert!(again.mails.is_empty());
+    // Another mail to him is another report.
+    assert_eq!(
+        st.handle_bounce(&bounce(BERT, "m2@x"), now, &s).mails.len(),
+        1
+    );
+    // Nothing is lost: the move stands as forwarded, the clocks unchanged.
+    assert_eq!(st.games[&g(1)].moves, before[&g(1)].moves);
+    assert_eq!(st.games[&g(1)].turn, before[&g(1)].turn);
+}
+
+#[test]
+fn fax_2_2_bounce_to_a_non_player_is_never_answered() {
+    let mut st = new_state(RuleSet::Post);
+    let s = settings();
+    for r in [TL, "stranger@x.de", "relay@fernschach.test"] {
+        let out = st.handle_bounce(&bounce(r, "m1@x"), at(2026, 12, 1, 10, 0), &s);
+        assert!(out.mails.is_empty(), "{r}");
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The weekly digest
+
+fn digests(out: &Output) -> usize {
+    out.mails
+        .iter()
+        .filter(|m| m.kind == MailKind::Digest)
+        .count()
+}
+
+#[test]
+fn digest_weekly_once() {
+    let mut st = new_state(RuleSet::Post);
+    let mut off = file("T-2", RuleSet::Post);
+    off.digest = false;
+    register(&mut st, &off);
+    let s = Settings {
+        digest_day: Some(Weekday::Mon),
+        guard: Default::default(),
+        ..settings()
+    };
+    // Registered Monday 30.11. 12:00: the first digest is Monday 7.12. 00:00, for T-1 only.
+    assert_eq!(digests(&st.tick(at(2026, 12, 6, 23, 59), &s)), 0);
+    let out = st.tick(at(2026, 12, 7, 0, 0), &s);
+    assert_eq!(sent(&out), vec![(MailKind::Digest, TL.to_string())]);
+    assert_eq!(out.mails[0].data["tournament_id"], "T-1");
+    assert_eq!(
+        digests(&st.tick(at(2026, 12, 7, 18, 0), &s)),
+        0,
+        "never twice"
+    );
+    assert_eq!(digests(&st.tick(at(2026, 12, 13, 23, 0), &s)), 0);
+    assert_eq!(digests(&st.tick(at(2026, 12, 14, 8, 0), &s)), 1);
+    // Weeks missed: one digest, not one per week.
+    assert_eq!(digests(&st.tick(at(2027, 1, 20, 8, 0), &s)), 1);
+    assert_eq!(digests(&st.tick(at(2027, 1, 24, 8, 0), &s)), 0);
+    assert_eq!(digests(&st.tick(at(2027, 1, 25, 0, 0), &s)), 1);
+    // Without a digest day: none.
+    let mut st2 = new_state(RuleSet::Post);
+    assert_eq!(digests(&st2.tick(at(2027, 1, 25, 0, 0), &settings())), 0);
+}
+
+#[test]
+fn digest_lists_silent_games_controls_leaves_and_suspensions() {
+    let mut st = new_state(RuleSet::Post);
+    let s = Settings {
+        digest_day: Some(Weekday::Mon),
+        guard: Default::default(),
+        ..settings()
+    };
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    let out = step(
+        &mut st,
+        &mail(CARL, "[T-1]", "Urlaub: 24.12.2026 – 05.01.2027"),
+        at(2026, 12, 1, 11, 0),
+    );
+    assert!(queries(&out).is_empty());
+    st.games.get_mut(&g(2)).unwrap().status = GameStatus::Adjourned;
+    st.meta.digests.insert("T-1".into(), day(2026, 12, 14));
+    let out = st.tick(at(2026, 12, 21, 0, 0), &s);
+    let d = &out
+        .mails
+        .iter()
+        .find(|m| m.kind == MailKind::Digest)
+        .unwrap()
+        .data;
+    let games = |key: &str| -> Vec<String> {
+        d[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["game"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Bert silent for 20 days in game 1 (since 1.12. 10:00) and game 3 (since the start).
+    assert_eq!(games("silent"), vec!["T-1/1", "T-1/3"]);
+    // Without an announcement the 26th day costs 31 (TO §13): both run out on 27.12.
+    assert_eq!(games("controls"), vec!["T-1/1", "T-1/3"]);
+    assert_eq!(d["controls"][0]["at"], "27.12.2026 00:00");
+    assert_eq!(d["leaves"][0]["player"], "Carl Clausen");
+    assert_eq!(d["leaves"][0]["starts"], true);
+    assert_eq!(games("adjourned"), vec!["T-1/2"]);
+    assert_eq!(d["quiet"], false);
+}
+
+#[test]
+fn leave_director_bounce_and_digest_mails_render_in_both_languages() {
+    use crate::render::{Templates, render};
+    let templates = Templates::load(None).expect("built-in templates");
+    let s = Settings {
+        digest_day: Some(Weekday::Mon),
+        guard: Default::default(),
+        ..settings()
+    };
+    let mut st = new_state(RuleSet::Post);
+    let mut mails = Vec::new();
+    mails.extend(play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0)).mails);
+    mails.extend(
+        step(
+            &mut st,
+            &mail(BERT, "[T-1]", "leave 2026-12-05 to 2026-12-20"),
+            at(2026, 12, 2, 10, 0),
+        )
+        .mails,
+    );
+    mails.extend(play(&mut st, BERT, 1, "1. e4 e5", at(2026, 12, 6, 10, 0)).mails);
+    let commands = [
+        "time: +2 days for bert@fernschach.test, reason: late",
+        "Ergebnis: remis",
+        "Hallo",
+    ];
+    for (hour, body) in (11..).zip(commands) {
+        let letter = mail(TL, "[T-1/1]", body);
+        mails.extend(step(&mut st, &letter, at(2026, 12, 6, hour, 0)).mails);
+    }
+    mails.extend(
+        st.handle_bounce(&bounce(CARL, "x@y"), at(2026, 12, 6, 14, 0), &s)
+            .mails,
+    );
+    mails.extend(st.tick(at(2026, 12, 7, 0, 0), &s).mails);
+    let kinds: std::collections::BTreeSet<&str> = mails.iter().map(|m| m.kind.name()).collect();
+    for k in [
+        "leave",
+        "receipt",
+        "director",
+        "query",
+        "game-end",
+        "bounce-report",
+        "digest",
+    ] {
+        assert!(kinds.contains(k), "{k} missing: {kinds:?}");
+    }
+    for m in &mails {
+        for lang in [Lang::De, Lang::En] {
+            let mut m = m.clone();
+            m.lang = lang;
+            let raw = render(&m, &templates, &s, at(2026, 12, 7, 0, 0))
+                .unwrap_or_else(|e| panic!("{} ({lang:?}): {e}", m.kind.name()));
+            let text = String::from_utf8_lossy(&raw);
+            assert!(!text.contains("{{") && !text.contains("{%"), "{text}");
+            if std::env::var_os("FERNZUG_SHOW_MAILS").is_some() {
+                let parsed = mail_parser::MessageParser::default().parse(&raw).unwrap();
+                println!(
+                    "===== {} {lang:?}: {}\n{}",
+                    m.kind.name(),
+                    parsed.subject().unwrap_or(""),
+                    parsed.body_text(0).unwrap_or_default()
+                );
+            }
+        }
+    }
+}

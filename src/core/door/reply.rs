@@ -1,0 +1,353 @@
+//! What every room sends the same way, and the lookups of who and what a letter concerns: the
+//! query (TO §8), the end of a game (TO §27), the time forfeit notice (TO §18/§21), the language
+//! a person is written to in, the game and tournament a letter names, the director's reply key.
+
+use std::sync::LazyLock;
+
+use chrono::{DateTime, Utc};
+use regex::Regex;
+use serde_json::json;
+use shakmaty::Color;
+
+use crate::core::model::{
+    Attachment, Event, GameStatus, Mail, Output, Recipient, Refusal, Settings, State,
+};
+use crate::core::{pgn, view};
+use crate::game_ref::GameRef;
+use crate::lang::Lang;
+use crate::letter::Letter;
+use crate::mail_kind::MailKind;
+
+static TOURNAMENT_IN_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\[\s*([A-Za-z0-9-]{1,64})\s*(?:/\s*[0-9]{1,9}\s*)?\]").expect("valid regex")
+});
+
+impl State {
+    /// The language to write to `email` in: his own in the game's tournament, else in any of his
+    /// tournaments, else the relay's default.
+    pub(crate) fn lang_for(&self, email: &str, game: Option<&GameRef>, s: &Settings) -> Lang {
+        if let Some(t) = game.and_then(|g| self.tournament_of(g))
+            && let Some(l) = t.player(email).and_then(|p| p.lang)
+        {
+            return l;
+        }
+        self.tournaments
+            .values()
+            .find_map(|t| t.player(email).and_then(|p| p.lang))
+            .unwrap_or(s.default_lang)
+    }
+
+    /// Sends a query (TO §8) to the letter's sender and records it; nothing else changes.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn query(
+        &mut self,
+        out: &mut Output,
+        letter: &Letter,
+        game_ref: Option<&GameRef>,
+        lang: Lang,
+        refusal: Refusal,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        let reason = refusal.message(lang);
+        // The name he is registered with, else the one his mail gives, else his address.
+        let name = self
+            .tournaments
+            .values()
+            .find_map(|t| t.player(&letter.from).map(|p| p.name.clone()))
+            .or_else(|| letter.from_name.clone())
+            .unwrap_or_else(|| letter.from.clone());
+        // Whom the query answers: the text tells a player what to send, a director nothing of clocks.
+        let about = match refusal {
+            Refusal::Director(_) => "director",
+            Refusal::Stranger => "stranger",
+            _ => "player",
+        };
+        let mut data = json!({
+            "recipient": name,
+            "about": about,
+            "reason": reason,
+            "subject": letter.subject,
+            "now": view::date_time(now, s.tz, lang),
+        });
+        let mut reply_key = None;
+        let mut fen = None;
+        if let Some(g) = game_ref
+            && let (Some(game), Some(t)) = (self.games.get(g), self.tournament_of(g))
+        {
+            let color = game.color_of(&letter.from);
+            data = view::merge(view::game_context(game, t, color, lang, now, s.tz), data);
+            reply_key = color.map(|c| game.keys.get(c).clone());
+            fen = Some(game.fen());
+        }
+        if let Some(g) = game_ref {
+            self.log_event(
+                out,
+                g,
+                Event::Queried {
+                    at: now,
+                    from: letter.from.clone(),
+                    reason: refusal.message(Lang::En),
+                    message_id: letter.message_id.clone(),
+                },
+            );
+        }
+        let message_id = self.next_message_id(s, "query");
+        out.mails.push(Mail {
+            game: game_ref.cloned(),
+            reply_key,
+            fen,
+            in_reply_to: Some(letter.message_id.clone()),
+            ..Mail::new(
+                MailKind::Query,
+                vec![Recipient {
+                    name: data["recipient"].as_str().unwrap_or_default().to_string(),
+                    email: letter.from.clone(),
+                }],
+                lang,
+                message_id,
+                data,
+            )
+        });
+        out.log.push(format!(
+            "query to {} about {}: {}",
+            letter.from,
+            letter.message_id,
+            refusal.message(Lang::En)
+        ));
+    }
+
+    /// Ends a game (TO §27): result, reason, `game-end` to both players and the director with the PGN.
+    pub(crate) fn finish(
+        &mut self,
+        out: &mut Output,
+        game_ref: &GameRef,
+        result: &str,
+        reason: &str,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        let Some(game) = self.games.get_mut(game_ref) else {
+            return;
+        };
+        game.status = GameStatus::Finished;
+        game.result = Some(result.to_string());
+        game.end_reason = Some(reason.to_string());
+        game.draw_offer = None;
+        game.conditional.clear();
+        self.log_event(
+            out,
+            game_ref,
+            Event::Ended {
+                at: now,
+                result: result.to_string(),
+                reason: reason.to_string(),
+            },
+        );
+        let game = &self.games[game_ref];
+        let Some(t) = self.tournament_of(game_ref).cloned() else {
+            return;
+        };
+        let pgn_text = pgn::game_pgn(game, &t, s.tz);
+        let mut mails = Vec::new();
+        let white = t.recipient(&game.players.white);
+        let black = t.recipient(&game.players.black);
+        for (c, rcpt) in [
+            (Some(Color::White), white),
+            (Some(Color::Black), black),
+            (None, t.director_recipient()),
+        ] {
+            let lang = match c {
+                Some(_) => t.lang_of(&rcpt.email, s.default_lang),
+                None => s.default_lang,
+            };
+            let data = view::merge(
+                view::game_context(game, &t, c, lang, now, s.tz),
+                json!({
+                    "recipient": rcpt.name,
+                    "result": result,
+                    "reason": reason_text(reason, lang),
+                    "pgn": pgn_text,
+                    "record": pgn::record(game, &t, lang, s.tz),
+                }),
+            );
+            mails.push((c, rcpt, lang, data));
+        }
+        let fen = game.fen();
+        let keys = game.keys.clone();
+        let in_reply_to = game.last_forward.clone();
+        for (c, rcpt, lang, data) in mails {
+            let message_id = self.next_message_id(s, "game-end");
+            out.mails.push(Mail {
+                game: Some(game_ref.clone()),
+                reply_key: c.map(|c| keys.get(c).clone()),
+                fen: Some(fen.clone()),
+                in_reply_to: in_reply_to.clone(),
+                attachments: vec![Attachment::pgn(game_ref, pgn_text.clone())],
+                ..Mail::new(MailKind::GameEnd, vec![rcpt], lang, message_id, data)
+            });
+        }
+        out.log
+            .push(format!("{game_ref}: game over, {result} ({reason})"));
+    }
+
+    /// TO §18 (first forfeit: notice to both players, director in copy; the game goes on) and
+    /// TO §21 (second: notice to the director, players in copy; the game is suspended).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn claim_forfeit(
+        &mut self,
+        out: &mut Output,
+        game_ref: &GameRef,
+        offender: Color,
+        nth: u8,
+        used: u32,
+        allowed: u32,
+        at: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        let Some(t) = self.tournament_of(game_ref).cloned() else {
+            return;
+        };
+        if let Some(g) = self.games.get_mut(game_ref) {
+            g.turn.forfeit_claimed = g.turn.forfeit_claimed || g.to_move() == offender;
+            if nth >= 2 {
+                g.status = GameStatus::Suspended;
+            }
+        }
+        self.log_event(
+            out,
+            game_ref,
+            Event::TimeForfeit {
+                at,
+                color: offender.into(),
+                nth,
+                used,
+                allowed,
+            },
+        );
+        let game = &self.games[game_ref];
+        let offender_email = game.players.get(offender).clone();
+        let white = t.recipient(&game.players.white);
+        let black = t.recipient(&game.players.black);
+        let (kind, to, cc, lang) = if nth >= 2 {
+            (
+                MailKind::TimeForfeit2,
+                vec![t.director_recipient()],
+                vec![white, black],
+                s.default_lang,
+            )
+        } else {
+            let partner = game.players.get(!offender).clone();
+            (
+                MailKind::TimeForfeit,
+                vec![t.recipient(&offender_email), t.recipient(&partner)],
+                vec![t.director_recipient()],
+                t.lang_of(&offender_email, s.default_lang),
+            )
+        };
+        let data = view::merge(
+            view::game_context(game, &t, None, lang, at, s.tz),
+            json!({
+                "offender": t.recipient(&offender_email).name,
+                "offender_color": view::color_word(offender, lang),
+                "nth": nth,
+                "used": used,
+                "allowed": allowed,
+                "at": view::date_time(at, s.tz, lang),
+            }),
+        );
+        let fen = game.fen();
+        let in_reply_to = game.last_forward.clone();
+        let message_id = self.next_message_id(s, kind.name());
+        // The director answers a second ZÜ (TO §22) with his own key of the game.
+        let reply_key = if nth >= 2 {
+            self.director_key(game_ref)
+        } else {
+            None
+        };
+        out.mails.push(Mail {
+            cc,
+            game: Some(game_ref.clone()),
+            reply_key,
+            fen: Some(fen),
+            in_reply_to,
+            ..Mail::new(kind, to, lang, message_id, data)
+        });
+        out.log.push(format!(
+            "{game_ref}: time forfeit #{nth} of {offender_email} ({used} > {allowed} days)"
+        ));
+    }
+
+    /// The director's reply key for a game (bound to his address at registration).
+    pub(crate) fn director_key(&self, game: &GameRef) -> Option<String> {
+        let t = self.tournament_of(game)?;
+        self.keys
+            .iter()
+            .find(|(_, kb)| kb.game == *game && kb.email == t.director.email)
+            .map(|(k, _)| k.clone())
+    }
+}
+
+/// `1-0` or `0-1`.
+pub(crate) fn result_for_winner(winner: Color) -> &'static str {
+    match winner {
+        Color::White => "1-0",
+        Color::Black => "0-1",
+    }
+}
+
+/// The ending reason in the reader's language.
+fn reason_text(reason: &str, lang: Lang) -> String {
+    // Shown in parentheses after the result: no parentheses inside.
+    if lang == Lang::En {
+        return reason.replace(" (", ", ").replace(')', "");
+    }
+    match reason {
+        "checkmate" => "Matt".into(),
+        "stalemate" => "Patt".into(),
+        "resignation" => "Aufgabe".into(),
+        "draw agreed" => "Remis vereinbart".into(),
+        "dead position (insufficient material)" => "tote Stellung, ungenügendes Material".into(),
+        "fivefold repetition" => "fünfmalige Stellungswiederholung, FIDE 9.6".into(),
+        "threefold repetition" => "dreimalige Stellungswiederholung, reklamiert, FIDE 9.2".into(),
+        "time forfeit confirmed by the director (TO §22)" => {
+            "Zeitüberschreitung, vom Turnierleiter bestätigt, TO §22".into()
+        }
+        "decision of the director (TO §26, §31)" => {
+            "Entscheidung des Turnierleiters, TO §26, §31".into()
+        }
+        other => other.to_string(),
+    }
+}
+
+impl State {
+    /// What a letter names: the game (by a reply key given to the sender, or the subject's
+    /// `[ID/N]`) and the tournament (the game's, or the subject's `[ID]`).
+    pub(crate) fn letter_context(&self, letter: &Letter) -> (Option<GameRef>, Option<String>) {
+        let by_key = letter
+            .reply_keys
+            .iter()
+            .filter_map(|k| self.keys.get(k))
+            .find(|kb| kb.email == letter.from)
+            .map(|kb| kb.game.clone());
+        let game = by_key.or_else(|| letter.game_ref.clone());
+        let tournament = game.as_ref().map(|g| g.tournament.clone()).or_else(|| {
+            TOURNAMENT_IN_SUBJECT
+                .captures_iter(&letter.subject)
+                .filter_map(|c| c.get(1))
+                .map(|m| m.as_str().to_string())
+                .find(|id| self.tournaments.contains_key(id))
+        });
+        (game, tournament)
+    }
+
+    /// The games of `email` in tournament `tid` that are not finished.
+    pub(crate) fn open_games_in(&self, tid: &str, email: &str) -> Vec<GameRef> {
+        self.games
+            .values()
+            .filter(|g| g.id.tournament == tid && g.status != GameStatus::Finished)
+            .filter(|g| g.color_of(email).is_some())
+            .map(|g| g.id.clone())
+            .collect()
+    }
+}

@@ -1,0 +1,370 @@
+//! Table tests of the door of the core (`screen`), the answer limit (`ratelimit`) and the
+//! give-up report (`undeliverable`): who may make a move, who gets answers, and how many.
+
+use chrono::{DateTime, TimeZone, Utc};
+use chrono_tz::Europe::Berlin;
+use shakmaty::Color;
+
+use crate::core::model::Guard;
+use crate::core::model::{NewPlayer, NewTournament, Pairing, Person};
+use crate::core::testkit::{self, game, kinds, step_with as step};
+use crate::core::{Settings, State, Undelivered};
+use crate::lang::Lang;
+use crate::letter::auth::{AuthResult, AuthResults};
+use crate::letter::{AutoReason, Content, Letter};
+use crate::mail_kind::MailKind;
+use crate::rules::RuleSet;
+
+const ANNA: &str = "anna@fernschach.test";
+const BERT: &str = "bert@fernschach.test";
+const TL: &str = "tl@fernschach.test";
+const RELAY: &str = "relay@fernschach.test";
+
+fn settings_with(guard: Guard) -> Settings {
+    Settings {
+        relay_address: RELAY.into(),
+        relay_name: "Relais".into(),
+        tz: Berlin,
+        default_lang: Lang::De,
+        instance: "test".into(),
+        digest_day: None,
+        guard,
+    }
+}
+
+fn settings() -> Settings {
+    settings_with(Guard::default())
+}
+
+fn at(d: u32, h: u32, mi: u32) -> DateTime<Utc> {
+    Berlin
+        .with_ymd_and_hms(2026, 12, d, h, mi, 0)
+        .single()
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+fn new_state() -> State {
+    let file = NewTournament {
+        id: "T-1".into(),
+        name: "Test".into(),
+        rules: RuleSet::Fax,
+        start: chrono::NaiveDate::from_ymd_opt(2026, 12, 1).unwrap(),
+        director: Person {
+            name: "Tom Leiter".into(),
+            email: TL.into(),
+        },
+        players: vec![
+            NewPlayer {
+                name: "Anna".into(),
+                email: ANNA.into(),
+                language: None,
+            },
+            NewPlayer {
+                name: "Bert".into(),
+                email: BERT.into(),
+                language: None,
+            },
+        ],
+        pairings: vec![Pairing {
+            number: 1,
+            round: 1,
+            white: 0,
+            black: 1,
+        }],
+        digest: false,
+    };
+    let mut st = State::default();
+    let mut n = 0;
+    st.register(
+        &file,
+        Berlin
+            .with_ymd_and_hms(2026, 11, 30, 12, 0, 0)
+            .unwrap()
+            .with_timezone(&Utc),
+        &settings(),
+        &mut || {
+            n += 1;
+            format!("key{n}")
+        },
+    )
+    .unwrap();
+    st
+}
+
+fn letter(from: &str, moves: &[(u32, Color, &str)]) -> Letter {
+    let content = Content {
+        moves: testkit::moves(moves),
+        ..Content::default()
+    };
+    testkit::letter(from, Some(game()), content)
+}
+
+fn moves(st: &State) -> Vec<String> {
+    st.games[&game()].san_moves()
+}
+
+use Color::{Black as B, White as W};
+
+#[test]
+fn rfc3834_automatic_mail_and_our_own_are_never_answered() {
+    let reasons = [
+        AutoReason::AutoSubmitted("auto-replied".into()),
+        AutoReason::Precedence("bulk".into()),
+        AutoReason::AutoreplyHeader("X-Autoreply: yes".into()),
+        AutoReason::MailingList,
+        AutoReason::EmptyReturnPath,
+        AutoReason::MailerDaemon,
+        AutoReason::Report("delivery-status".into()),
+        AutoReason::Report("disposition-notification".into()),
+    ];
+    for r in reasons {
+        let mut st = new_state();
+        let mut l = letter(ANNA, &[(1, W, "e4")]);
+        l.automatic = Some(r.clone());
+        let out = step(&mut st, &l, at(1, 10, 0), &settings());
+        assert!(out.mails.is_empty(), "{r:?} answered");
+        assert!(moves(&st).is_empty(), "{r:?} played");
+    }
+    // From the relay itself, or carrying our X-Loop (a player's forward of our mail back to us).
+    let mut st = new_state();
+    let mut l = letter(RELAY, &[(1, W, "e4")]);
+    let out = step(&mut st, &l, at(1, 10, 0), &settings());
+    assert!(out.mails.is_empty());
+    l = letter(ANNA, &[(1, W, "e4")]);
+    l.trace.x_loop = vec![RELAY.into()];
+    let out = step(&mut st, &l, at(1, 10, 0), &settings());
+    assert!(out.mails.is_empty() && moves(&st).is_empty());
+    // Someone else's X-Loop (a player's own procmail) is no reason to ignore a move.
+    l = letter(ANNA, &[(1, W, "e4")]);
+    l.trace.x_loop = vec!["anna@fernschach.test".into()];
+    let out = step(&mut st, &l, at(1, 10, 0), &settings());
+    assert_eq!(kinds(&out), vec![MailKind::Move, MailKind::Receipt]);
+    assert_eq!(moves(&st), vec!["e4"]);
+}
+
+#[test]
+fn s2_strangers_partner_out_of_turn_and_foreign_keys_make_no_move() {
+    let st0 = new_state();
+    let anna_key = st0.games[&game()].keys.white.clone();
+    let bert_key = st0.games[&game()].keys.black.clone();
+    // (sender, moves, reply keys, expected answer kinds)
+    type Case<'a> = (&'a str, &'a [(u32, Color, &'a str)], Vec<String>);
+    let cases: Vec<Case> = vec![
+        // A stranger, even with the right game and a legal move.
+        ("mallory@evil.test", &[(1, W, "e4")], vec![]),
+        // A stranger who knows Anna's reply key.
+        ("mallory@evil.test", &[(1, W, "e4")], vec![anna_key.clone()]),
+        // The partner out of turn.
+        (BERT, &[(1, W, "e4")], vec![]),
+        (BERT, &[(1, B, "e5")], vec![]),
+        // Bert with Anna's key (a reused or forwarded key).
+        (BERT, &[(1, W, "e4")], vec![anna_key.clone()]),
+        // Anna with Bert's key.
+        (ANNA, &[(1, W, "e4")], vec![bert_key.clone()]),
+        // The director is not a player.
+        (TL, &[(1, W, "e4")], vec![]),
+    ];
+    for (from, mv, keys) in cases {
+        let mut st = st0.clone();
+        let mut l = letter(from, mv);
+        l.reply_keys = keys.clone();
+        let out = step(&mut st, &l, at(1, 10, 0), &settings());
+        assert!(moves(&st).is_empty(), "{from} {keys:?} made a move");
+        assert!(
+            out.mails.iter().all(|m| m.kind == MailKind::Query),
+            "{from}: only a query may answer: {:?}",
+            kinds(&out)
+        );
+        assert!(
+            out.mails
+                .iter()
+                .all(|m| m.to.len() == 1 && m.to[0].email == from && m.cc.is_empty()),
+            "{from}: an answer goes to the sender only"
+        );
+    }
+    // A stranger is answered once, never again.
+    let mut st = st0.clone();
+    let o1 = step(&mut st, &letter("x@y.test", &[]), at(1, 10, 0), &settings());
+    let o2 = step(&mut st, &letter("x@y.test", &[]), at(1, 11, 0), &settings());
+    assert_eq!((o1.mails.len(), o2.mails.len()), (1, 0));
+}
+
+fn authed(from: &str, ar: &[(&str, &str, &str)]) -> Letter {
+    let mut l = letter(from, &[(1, W, "e4")]);
+    l.trace.auth_results = ar
+        .iter()
+        .map(|(id, res, dom)| AuthResults {
+            authserv_id: (*id).into(),
+            results: vec![AuthResult {
+                method: "dmarc".into(),
+                result: (*res).into(),
+                props: vec![("header.from".into(), (*dom).into())],
+            }],
+        })
+        .collect();
+    l
+}
+
+#[test]
+fn security_require_dmarc_pass_from_the_trusted_server_only() {
+    let s = settings_with(Guard {
+        dmarc_authserv_id: Some("mx.fernschach.test".into()),
+        ..Guard::default()
+    });
+    type Case<'a> = (&'a [(&'a str, &'a str, &'a str)], bool);
+    let cases: &[Case] = &[
+        (&[("mx.fernschach.test", "pass", "fernschach.test")], true),
+        (&[], false),
+        (&[("mx.fernschach.test", "fail", "fernschach.test")], false),
+        (&[("mx.fernschach.test", "none", "fernschach.test")], false),
+        // A pass by someone else's server (the forger's own header) is not believed.
+        (&[("evil.test", "pass", "fernschach.test")], false),
+        // The trusted server's header on top says fail; a forged pass below it does not count.
+        (
+            &[
+                ("mx.fernschach.test", "fail", "fernschach.test"),
+                ("mx.fernschach.test", "pass", "fernschach.test"),
+            ],
+            false,
+        ),
+        // A pass for another domain than the From address.
+        (&[("mx.fernschach.test", "pass", "evil.test")], false),
+    ];
+    for (ar, accepted) in cases {
+        let mut st = new_state();
+        let out = step(&mut st, &authed(ANNA, ar), at(1, 10, 0), &s);
+        if *accepted {
+            assert_eq!(moves(&st), vec!["e4"], "{ar:?}");
+            assert!(out.quarantine.is_none());
+        } else {
+            assert!(moves(&st).is_empty(), "{ar:?} played");
+            // Not a word to the address the forger wrote: the real player.
+            assert!(out.mails.is_empty(), "{ar:?} answered");
+            assert!(out.quarantine.is_some(), "{ar:?} not shown to the operator");
+        }
+    }
+    // Without the setting, no header is needed.
+    let mut st = new_state();
+    step(&mut st, &authed(ANNA, &[]), at(1, 10, 0), &settings());
+    assert_eq!(moves(&st), vec!["e4"]);
+}
+
+#[test]
+fn oversized_mail_gets_a_too_large_query_from_players_only() {
+    let mut st = new_state();
+    let mut l = letter(ANNA, &[]);
+    l.trace.oversized = Some(5_000_000);
+    let out = step(&mut st, &l, at(1, 10, 0), &settings());
+    assert_eq!(kinds(&out), vec![MailKind::Query]);
+    let reason = out.mails[0].data["reason"].as_str().unwrap().to_string();
+    assert!(
+        reason.contains("5000000") && reason.contains("262144"),
+        "{reason}"
+    );
+    assert!(moves(&st).is_empty());
+    // A stranger's oversized mail is a stranger's mail: one polite answer, not this one.
+    let mut l = letter("big@x.test", &[]);
+    l.trace.oversized = Some(5_000_000);
+    let out = step(&mut st, &l, at(1, 10, 0), &settings());
+    assert_eq!(kinds(&out), vec![MailKind::Query]);
+    assert!(
+        !out.mails[0].data["reason"]
+            .as_str()
+            .unwrap()
+            .contains("5000000")
+    );
+}
+
+#[test]
+fn rate_limit_at_most_10_answers_a_day_then_one_notice() {
+    let mut st = new_state();
+    let s = settings();
+    // A header-less auto-responder of Anna's: 30 mails a day that each would get a query.
+    let mut total = 0;
+    let mut notices = 0;
+    for i in 0..30 {
+        let out = step(&mut st, &letter(ANNA, &[]), at(1, 8, i), &s);
+        total += out.mails.len();
+        notices += out
+            .mails
+            .iter()
+            .filter(|m| {
+                m.data["reason"]
+                    .as_str()
+                    .is_some_and(|r| r.contains("bis morgen"))
+            })
+            .count();
+    }
+    assert_eq!(total, 11, "10 answers and one notice");
+    assert_eq!(notices, 1);
+    // A move still counts and goes to the partner; its receipt is no loop and is not held back.
+    let out = step(&mut st, &letter(ANNA, &[(1, W, "e4")]), at(1, 9, 0), &s);
+    assert_eq!(kinds(&out), vec![MailKind::Move, MailKind::Receipt]);
+    assert_eq!(out.mails[0].to[0].email, BERT);
+    assert_eq!(moves(&st), vec!["e4"]);
+    // Bert is not affected by Anna's count.
+    let out = step(
+        &mut st,
+        &letter(BERT, &[(1, W, "e4"), (1, B, "e5")]),
+        at(1, 9, 10),
+        &s,
+    );
+    assert_eq!(kinds(&out), vec![MailKind::Move, MailKind::Receipt]);
+    // The next calendar day (Berlin), answers again.
+    let out = step(&mut st, &letter(ANNA, &[]), at(1, 23, 59), &s);
+    assert!(out.mails.is_empty());
+    let out = step(&mut st, &letter(ANNA, &[]), at(2, 0, 0), &s);
+    assert_eq!(kinds(&out), vec![MailKind::Query]);
+    // The limit is configurable.
+    let mut st = new_state();
+    let s = settings_with(Guard {
+        answers_per_day: 2,
+        ..Guard::default()
+    });
+    let n: usize = (0..10)
+        .map(|i| {
+            step(&mut st, &letter(BERT, &[]), at(1, 8, i), &s)
+                .mails
+                .len()
+        })
+        .sum();
+    assert_eq!(n, 3);
+}
+
+#[test]
+fn fax_2_3_undeliverable_mail_is_reported_to_the_director() {
+    let mut st = new_state();
+    let s = settings();
+    let u = Undelivered {
+        message_id: "fernzug.test.7.move@fernschach.test".into(),
+        recipient: BERT.into(),
+        kind: "move".into(),
+        game: Some(game()),
+        created: at(1, 10, 0),
+        attempts: 40,
+        last_error: Some("temporary SMTP failure (451): try later".into()),
+    };
+    let out = st.report_undeliverable(&u, at(6, 10, 0), &s);
+    assert_eq!(kinds(&out), vec![MailKind::BounceReport]);
+    let m = &out.mails[0];
+    assert_eq!(m.to[0].email, TL);
+    let text = m.data["text"].as_str().unwrap();
+    assert!(
+        text.contains(BERT) && text.contains("5 Tagen") && text.contains("451"),
+        "{text}"
+    );
+    // About a mail to the director himself, or without a game: only the log.
+    let to_tl = Undelivered {
+        recipient: TL.into(),
+        ..u.clone()
+    };
+    assert!(
+        st.report_undeliverable(&to_tl, at(6, 10, 0), &s)
+            .mails
+            .is_empty()
+    );
+    let no_game = Undelivered { game: None, ..u };
+    let out = st.report_undeliverable(&no_game, at(6, 10, 0), &s);
+    assert!(out.mails.is_empty() && !out.log.is_empty());
+}

@@ -1,0 +1,16 @@
+//! [`Due`]: what time alone makes happen in a game (TO §16–§21), the kinds of deadline.
+
+/// Something that falls due at an instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Due {
+    /// The tournament's start: its games begin running.
+    Start,
+    /// TO §16: the reminder to the silent player, through the director.
+    Reminder,
+    /// TO §16: the silence report to the director, 14 days after the reminder.
+    SilenceReport,
+    /// TO §17: the limit is exceeded.
+    Forfeit,
+    /// The weekly director digest of a tournament (`crate::core::time::digest`; game `TOURNAMENT/0`).
+    Digest,
+}

@@ -1,0 +1,237 @@
+//! [`Game`]: one game of a tournament, its moves, clocks and open duties.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
+
+use crate::core::clock::PlayerClock;
+use crate::core::model::ConditionalLine;
+use crate::game_ref::GameRef;
+use crate::notation::Form;
+
+/// Where a game stands (CONTRACT: `status --json` `state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameStatus {
+    /// Registered; the start mails are not yet out.
+    WaitingStart,
+    /// Being played.
+    Running,
+    /// Stopped after a second time forfeit until the director decides (TO §21).
+    Suspended,
+    /// Stopped for adjudication (TO §31).
+    Adjourned,
+    /// Over.
+    Finished,
+}
+
+impl GameStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            GameStatus::WaitingStart => "waiting-start",
+            GameStatus::Running => "running",
+            GameStatus::Suspended => "suspended",
+            GameStatus::Adjourned => "adjourned",
+            GameStatus::Finished => "finished",
+        }
+    }
+}
+
+/// One move that was played.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlayedMove {
+    /// The move in UCI (`e2e4`, `e1g1`).
+    pub uci: String,
+    /// The move in SAN with English letters.
+    pub san: String,
+    /// When the mover received the partner's move (or the clock started): TO §14 (a).
+    pub received: DateTime<Utc>,
+    /// When the relay received the move: the postmark, TO §14 (b).
+    pub sent: DateTime<Utc>,
+    /// Days used (TO §12 / Fax 1.4).
+    pub days_used: u32,
+    /// Days charged (TO §13: +5 without announcement past 10 days).
+    pub charged: u32,
+    /// The Message-ID of the mail that carried it.
+    pub message_id: String,
+}
+
+/// A value per colour.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ByColor<T> {
+    pub white: T,
+    pub black: T,
+}
+
+impl<T> ByColor<T> {
+    pub fn get(&self, c: Color) -> &T {
+        match c {
+            Color::White => &self.white,
+            Color::Black => &self.black,
+        }
+    }
+
+    pub fn get_mut(&mut self, c: Color) -> &mut T {
+        match c {
+            Color::White => &mut self.white,
+            Color::Black => &mut self.black,
+        }
+    }
+}
+
+/// The duties of the player on move: when his move arrived and what was sent about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    /// When the player on move received the partner's move (TO §14 (a)); for White's first move the clock start.
+    pub since: DateTime<Utc>,
+    /// TO §13: he announced more than 10 days for this move.
+    pub announced: bool,
+    /// TO §16: when the reminder went out.
+    pub reminded: Option<DateTime<Utc>>,
+    /// TO §16: when the silence report went to the director.
+    pub silence_reported: Option<DateTime<Utc>>,
+    /// TO §18: a time forfeit was claimed during this move.
+    pub forfeit_claimed: bool,
+}
+
+impl Turn {
+    pub fn new(since: DateTime<Utc>) -> Turn {
+        Turn {
+            since,
+            announced: false,
+            reminded: None,
+            silence_reported: None,
+            forfeit_claimed: false,
+        }
+    }
+}
+
+/// One game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Game {
+    pub id: GameRef,
+    pub round: u32,
+    /// The players' addresses.
+    pub players: ByColor<String>,
+    /// The private Reply-To keys (one per player of this game).
+    pub keys: ByColor<String>,
+    pub status: GameStatus,
+    pub moves: Vec<PlayedMove>,
+    pub clocks: ByColor<PlayerClock>,
+    pub turn: Turn,
+    /// TO §3: the notation form each player used last.
+    pub forms: ByColor<Option<Form>>,
+    /// TO §2: a pending draw offer by this colour.
+    pub draw_offer: Option<SerdeColor>,
+    /// `1-0`, `0-1`, `1/2-1/2` once finished.
+    pub result: Option<String>,
+    /// How the game ended, in English (for the log and PGN).
+    pub end_reason: Option<String>,
+    /// TO §13 announcement the player made with his last move, for his next move.
+    pub announced_next: ByColor<bool>,
+    /// Message-ID of the last `move` mail, to thread reminders into.
+    pub last_forward: Option<String>,
+    /// The number of events appended to this game's log.
+    pub events: u64,
+    /// TO §6: the pending conditional lines (Eventualzüge).
+    #[serde(default)]
+    pub conditional: Vec<ConditionalLine>,
+}
+
+/// A colour that serialises as `white` / `black`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SerdeColor {
+    White,
+    Black,
+}
+
+impl From<Color> for SerdeColor {
+    fn from(c: Color) -> SerdeColor {
+        match c {
+            Color::White => SerdeColor::White,
+            Color::Black => SerdeColor::Black,
+        }
+    }
+}
+
+impl From<SerdeColor> for Color {
+    fn from(c: SerdeColor) -> Color {
+        match c {
+            SerdeColor::White => Color::White,
+            SerdeColor::Black => Color::Black,
+        }
+    }
+}
+
+/// `white` / `black`.
+pub fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+impl Game {
+    /// The position after all played moves.
+    pub fn position(&self) -> Chess {
+        self.position_after(self.moves.len())
+    }
+
+    /// The position after the first `plies` moves.
+    pub fn position_after(&self, plies: usize) -> Chess {
+        let mut pos = Chess::default();
+        for m in self.moves.iter().take(plies) {
+            let Ok(uci) = m.uci.parse::<UciMove>() else {
+                break;
+            };
+            let Ok(mv) = uci.to_move(&pos) else { break };
+            pos.play_unchecked(mv);
+        }
+        pos
+    }
+
+    /// The side to move.
+    pub fn to_move(&self) -> Color {
+        if self.moves.len().is_multiple_of(2) {
+            Color::White
+        } else {
+            Color::Black
+        }
+    }
+
+    /// The colour of a player's address in this game.
+    pub fn color_of(&self, email: &str) -> Option<Color> {
+        if self.players.white == email {
+            Some(Color::White)
+        } else if self.players.black == email {
+            Some(Color::Black)
+        } else {
+            None
+        }
+    }
+
+    /// The move number of ply index `ply` (0-based): ply 0 and 1 are move 1.
+    pub fn number_of_ply(ply: usize) -> u32 {
+        (ply / 2) as u32 + 1
+    }
+
+    /// The FEN of the current position.
+    pub fn fen(&self) -> String {
+        shakmaty::fen::Fen::from_position(&self.position(), EnPassantMode::Legal).to_string()
+    }
+
+    /// The moves as SAN with English letters.
+    pub fn san_moves(&self) -> Vec<String> {
+        self.moves.iter().map(|m| m.san.clone()).collect()
+    }
+
+    pub fn uci_of(mv: shakmaty::Move) -> String {
+        mv.to_uci(CastlingMode::Standard).to_string()
+    }
+
+    pub fn is_open(&self) -> bool {
+        matches!(self.status, GameStatus::Running)
+    }
+}

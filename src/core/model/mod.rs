@@ -1,0 +1,32 @@
+//! The vocabulary of the core: what the relay knows and what one step decides. Types only, no
+//! rules: every room of the core (`crate::core`) speaks in these, and none of them imports a room.
+//!
+//! One type (with its small helpers) per file: [`State`] and its parts ([`Tournament`], [`Player`],
+//! [`Person`], [`KeyBinding`], [`Meta`], [`Settings`]) in `state`, [`Game`] in `game`, [`Event`],
+//! [`Mail`], [`Output`], the refusals (TO §8) in `refusal`, [`Guard`], [`AnswerDay`],
+//! [`ConditionalLine`] (TO §6), [`Due`] (TO §16–§21) and [`NewTournament`], the core's own input type
+//! for a tournament to register.
+
+pub mod answer_day;
+pub mod conditional_line;
+pub mod due;
+pub mod event;
+pub mod game;
+pub mod guard;
+pub mod mail;
+pub mod new_tournament;
+pub mod output;
+pub mod refusal;
+pub mod state;
+
+pub use answer_day::AnswerDay;
+pub use conditional_line::ConditionalLine;
+pub use due::Due;
+pub use event::Event;
+pub use game::{ByColor, Game, GameStatus, PlayedMove, SerdeColor, Turn, color_name};
+pub use guard::Guard;
+pub use mail::{Attachment, Mail, Recipient};
+pub use new_tournament::{NewPlayer, NewTournament, Pairing};
+pub use output::Output;
+pub use refusal::{Act, DirectorRefusal, LeaveRefusal, Refusal};
+pub use state::{KeyBinding, Meta, Person, Player, Settings, State, Tournament};

@@ -1,0 +1,43 @@
+//! [`Output`]: what one step of the core decided.
+
+use std::collections::BTreeSet;
+
+use crate::core::model::Event;
+use crate::core::model::Mail;
+use crate::game_ref::GameRef;
+
+/// What one step of the core decided.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Output {
+    /// Mails to send.
+    pub mails: Vec<Mail>,
+    /// Events to append: game, sequence number within the game, event.
+    pub events: Vec<(GameRef, u64, Event)>,
+    /// Games whose state changed.
+    pub games: BTreeSet<GameRef>,
+    /// Tournaments whose state changed.
+    pub tournaments: BTreeSet<String>,
+    /// Reply keys added.
+    pub keys: Vec<String>,
+    /// The games an incoming letter belongs to (for the archive, TO §11).
+    pub letter_games: BTreeSet<GameRef>,
+    /// One line for the log: what was done.
+    pub log: Vec<String>,
+    /// The letter was not acted on for a reason the operator must see: the shell keeps it in
+    /// quarantine with this reason (e.g. no DMARC pass, `crate::core::door::screen`).
+    pub quarantine: Option<String>,
+}
+
+impl Output {
+    /// Adds what another step decided, after what this one did.
+    pub fn absorb(&mut self, other: Output) {
+        self.mails.extend(other.mails);
+        self.events.extend(other.events);
+        self.games.extend(other.games);
+        self.tournaments.extend(other.tournaments);
+        self.keys.extend(other.keys);
+        self.letter_games.extend(other.letter_games);
+        self.log.extend(other.log);
+        self.quarantine = self.quarantine.take().or(other.quarantine);
+    }
+}

@@ -1,0 +1,215 @@
+//! [`State`]: everything the relay knows — tournaments, games, reply keys — and the
+//! [`Settings`] and [`Output`] that go with every step of the core.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
+use shakmaty::Color;
+
+use crate::core::clock::Rest;
+use crate::core::model::Event;
+use crate::core::model::Game;
+use crate::core::model::{Output, Recipient};
+use crate::game_ref::GameRef;
+use crate::lang::Lang;
+use crate::rules::RuleSet;
+
+/// The relay's fixed facts, from its configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// The relay mailbox, lower-cased (`relay@fernschach.test`).
+    pub relay_address: String,
+    /// The display name on outgoing mail.
+    pub relay_name: String,
+    /// Calendar days are counted in this zone.
+    pub tz: Tz,
+    /// The language of people without one of their own (directors, strangers).
+    pub default_lang: Lang,
+    /// A random id of this relay installation, part of every Message-ID so ids never repeat
+    /// across installations.
+    pub instance: String,
+    /// The weekday of the weekly director digest (`[relay] digest_day`); `None`: no digests.
+    pub digest_day: Option<chrono::Weekday>,
+    /// What the relay believes and how much it answers (`crate::core::door::screen`).
+    pub guard: crate::core::model::Guard,
+}
+
+impl Settings {
+    /// The domain of the relay address.
+    pub fn domain(&self) -> &str {
+        self.relay_address
+            .rsplit_once('@')
+            .map(|(_, d)| d)
+            .unwrap_or("localhost")
+    }
+}
+
+/// A person: a player or a director.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Person {
+    pub name: String,
+    pub email: String,
+}
+
+/// A player of a tournament.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    pub name: String,
+    pub email: String,
+    pub lang: Option<Lang>,
+    /// TO §24: his leaves in this tournament.
+    #[serde(default)]
+    pub leaves: Vec<Rest>,
+    /// TO §24: special leave granted by the director, beyond the 42-day budget.
+    #[serde(default)]
+    pub special_leaves: Vec<Rest>,
+}
+
+/// A registered tournament.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tournament {
+    pub id: String,
+    pub name: String,
+    pub rules: RuleSet,
+    pub start: NaiveDate,
+    /// When the clocks of the first moves start: 00:00 of `start`, or the registration if later.
+    pub clock_start: DateTime<Utc>,
+    pub registered: DateTime<Utc>,
+    pub director: Person,
+    pub players: Vec<Player>,
+    /// The weekly director digest is wanted.
+    pub digest: bool,
+    pub games: Vec<GameRef>,
+}
+
+impl Tournament {
+    pub fn player(&self, email: &str) -> Option<&Player> {
+        self.players.iter().find(|p| p.email == email)
+    }
+
+    /// The language to write to `email` in.
+    pub fn lang_of(&self, email: &str, default: Lang) -> Lang {
+        self.player(email).and_then(|p| p.lang).unwrap_or(default)
+    }
+
+    pub fn recipient(&self, email: &str) -> Recipient {
+        let name = self
+            .player(email)
+            .map(|p| p.name.clone())
+            .unwrap_or_else(|| email.to_string());
+        Recipient {
+            name,
+            email: email.to_string(),
+        }
+    }
+
+    pub fn director_recipient(&self) -> Recipient {
+        Recipient {
+            name: self.director.name.clone(),
+            email: self.director.email.clone(),
+        }
+    }
+
+    /// The rest days (TO §24) of a player: his leaves and his special leaves.
+    pub fn rest_of(&self, email: &str) -> Vec<Rest> {
+        self.player(email)
+            .map(|p| p.leaves.iter().chain(&p.special_leaves).copied().collect())
+            .unwrap_or_default()
+    }
+}
+
+/// What a reply key stands for: a game and the player it was given to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyBinding {
+    pub game: GameRef,
+    pub email: String,
+}
+
+/// Everything the relay knows.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct State {
+    pub tournaments: BTreeMap<String, Tournament>,
+    pub games: BTreeMap<GameRef, Game>,
+    pub keys: BTreeMap<String, KeyBinding>,
+    pub meta: Meta,
+}
+
+/// Counters and small sets kept beside the games.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Meta {
+    /// The latest `now` the relay acted on; time never runs backwards.
+    pub acted_until: Option<DateTime<Utc>>,
+    /// The number of mails decided so far (part of each Message-ID).
+    pub mail_seq: u64,
+    /// Strangers who already got their one polite answer.
+    pub strangers_answered: BTreeSet<String>,
+    /// Fax 2.2: `message-id|recipient` of every undelivered mail already reported to the director.
+    #[serde(default)]
+    pub bounces_reported: BTreeSet<String>,
+    /// The weekly digest: per tournament, the digest day of the last digest sent.
+    #[serde(default)]
+    pub digests: BTreeMap<String, NaiveDate>,
+    /// Automatic answers per address on the current day (`crate::core::door::ratelimit`).
+    #[serde(default)]
+    pub answers: BTreeMap<String, crate::core::model::AnswerDay>,
+}
+
+impl State {
+    /// The tournament of a game.
+    pub fn tournament_of(&self, game: &GameRef) -> Option<&Tournament> {
+        self.tournaments.get(&game.tournament)
+    }
+
+    /// Whether `email` plays in or directs any tournament.
+    pub fn knows(&self, email: &str) -> bool {
+        self.tournaments
+            .values()
+            .any(|t| t.director.email == email || t.player(email).is_some())
+    }
+
+    /// The games `email` plays in, in order.
+    pub fn games_of(&self, email: &str) -> Vec<&Game> {
+        self.games
+            .values()
+            .filter(|g| g.color_of(email).is_some())
+            .collect()
+    }
+
+    /// The colour `email` plays in `game`, if any.
+    pub fn color_in(&self, game: &GameRef, email: &str) -> Option<Color> {
+        self.games.get(game).and_then(|g| g.color_of(email))
+    }
+
+    /// The reply key of `email` in `game` (a player's, or the director's), if he has one:
+    /// every copy of a game mail carries its own recipient's key (CONTRACT: private to the game
+    /// and the recipient).
+    pub fn reply_key_for(&self, game: &GameRef, email: &str) -> Option<String> {
+        self.keys
+            .iter()
+            .find(|(_, kb)| kb.game == *game && kb.email == email)
+            .map(|(k, _)| k.clone())
+    }
+
+    /// Allocates the next stable Message-ID.
+    pub(crate) fn next_message_id(&mut self, settings: &Settings, kind: &str) -> String {
+        self.meta.mail_seq += 1;
+        format!(
+            "fernzug.{}.{}.{}@{}",
+            settings.instance,
+            self.meta.mail_seq,
+            kind,
+            settings.domain()
+        )
+    }
+
+    /// Appends an event to a game's log.
+    pub(crate) fn log_event(&mut self, out: &mut Output, game: &GameRef, event: Event) {
+        if let Some(g) = self.games.get_mut(game) {
+            g.events += 1;
+            out.events.push((game.clone(), g.events, event));
+            out.games.insert(game.clone());
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! TO §31: how a game ends by itself under the FIDE rules, the claim of a threefold repetition,
+//! and the stop after 50 moves without capture or pawn move (adjudication by the director).
+//!
+//! Interpretations (RULES.md §31), written here once:
+//!
+//! - Checkmate, stalemate, a dead position (insufficient material on both sides, FIDE 5.2.2 as
+//!   far as material decides it) and a fivefold repetition (FIDE 9.6.1) end the game the moment
+//!   the move that makes them is played, with the forward and receipt of that move, then the
+//!   `game-end` report. Checkmate goes before everything else (FIDE 9.6: "unless the last move
+//!   resulted in checkmate"), a fivefold repetition before the 50-move stop.
+//! - "Same position" is FIDE 9.2.2: the same pieces on the same squares, the same side to move,
+//!   the same castling rights and the same en-passant possibility (only when a capture is legal).
+//! - A threefold repetition is a draw only on the explicit claim in words of the player on move
+//!   (FIDE 9.2): either alone, when the current position has occurred three times, or with his
+//!   own move, when the position after that move will have occurred three times (then the move is
+//!   played and the game ends). A claim that does not hold is a query and nothing is played or
+//!   forwarded (TO §8: the mail is doubtful) — the relay never turns a wrong claim into a draw
+//!   offer. A claim together with further moves or conditional lines is doubtful as well.
+//! - 50 moves (100 plies) without capture or pawn move: the game stops (`adjourned`), the
+//!   `adjudication` request goes to the director with both players in copy, with the PGN attached
+//!   and the FEN; the director's result ends it. The stop happens when the count reaches 100
+//!   plies; should the director let the game go on, it is not stopped again for the same stretch.
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use shakmaty::fen::Fen;
+use shakmaty::{Chess, EnPassantMode, Move, Position};
+
+use crate::core::model::Event;
+use crate::core::model::Refusal;
+use crate::core::model::{Attachment, Mail};
+use crate::core::model::{Game, GameStatus};
+use crate::core::model::{Output, Settings, State};
+use crate::core::{pgn, view};
+use crate::game_ref::GameRef;
+use crate::letter::{Content, Letter};
+use crate::mail_kind::MailKind;
+
+use super::Resolved;
+use crate::core::door::reply::result_for_winner;
+
+/// TO §31: 50 moves without capture or pawn move.
+pub(crate) const FIFTY_MOVES_PLIES: u32 = 100;
+
+/// How a move ended or stopped the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// Over: the result and the reason in English.
+    Over {
+        result: &'static str,
+        reason: &'static str,
+    },
+    /// TO §31: stopped for the director's adjudication.
+    Adjourn,
+}
+
+/// FIDE 9.2.2: the identity of a position (the FEN without the move counters).
+pub(crate) fn position_key(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal)
+        .to_string()
+        .split(' ')
+        .take(4)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The keys of every position of the game: the start and after each ply.
+fn history(game: &Game) -> Vec<String> {
+    let mut pos = Chess::default();
+    let mut keys = vec![position_key(&pos)];
+    for m in &game.moves {
+        let Some(mv) = view::move_of(&pos, &m.uci) else {
+            break;
+        };
+        pos.play_unchecked(mv);
+        keys.push(position_key(&pos));
+    }
+    keys
+}
+
+/// How often the current position has occurred in the game (it included).
+pub(crate) fn repetitions(game: &Game) -> usize {
+    let keys = history(game);
+    let now = keys.last().cloned().unwrap_or_default();
+    keys.iter().filter(|k| **k == now).count()
+}
+
+/// What the position after the last move does to the game (TO §31, FIDE 5, 9.6).
+pub(crate) fn ending_of(game: &Game) -> Option<Ending> {
+    ending_in(&game.position(), repetitions(game))
+}
+
+/// What a position that has occurred `repetitions` times does to the game.
+pub(crate) fn ending_in(pos: &Chess, repetitions: usize) -> Option<Ending> {
+    if pos.is_checkmate() {
+        return Some(Ending::Over {
+            result: result_for_winner(!pos.turn()),
+            reason: "checkmate",
+        });
+    }
+    if pos.is_stalemate() {
+        return Some(Ending::Over {
+            result: "1/2-1/2",
+            reason: "stalemate",
+        });
+    }
+    if pos.is_insufficient_material() {
+        return Some(Ending::Over {
+            result: "1/2-1/2",
+            reason: "dead position (insufficient material)",
+        });
+    }
+    // FIDE 9.6.1: a fivefold repetition ends the game by itself.
+    if repetitions >= 5 {
+        return Some(Ending::Over {
+            result: "1/2-1/2",
+            reason: "fivefold repetition",
+        });
+    }
+    // TO §31: the count reaches 100 plies only through moves, never in the start position.
+    if pos.halfmoves() == FIFTY_MOVES_PLIES {
+        return Some(Ending::Adjourn);
+    }
+    None
+}
+
+/// FIDE 9.2: whether a claim of threefold repetition holds, alone (`own` = None: the current
+/// position) or with the own move `own` (the position after it).
+pub(crate) fn claim_holds(game: &Game, own: Option<Move>) -> (bool, usize) {
+    let keys = history(game);
+    let target = match own {
+        None => keys.last().cloned().unwrap_or_default(),
+        Some(mv) => {
+            let mut pos = game.position();
+            pos.play_unchecked(mv);
+            position_key(&pos)
+        }
+    };
+    let mut count = keys.iter().filter(|k| **k == target).count();
+    if own.is_some() {
+        count += 1;
+    }
+    (count >= 3, count)
+}
+
+impl State {
+    /// FIDE 9.2 with an own move: the claim must hold for the position after it.
+    pub(crate) fn check_claim(
+        &self,
+        game_ref: &GameRef,
+        mut resolved: Resolved,
+        c: &Content,
+    ) -> Result<Resolved, Refusal> {
+        if !c.claim_repetition {
+            return Ok(resolved);
+        }
+        if !resolved.more.is_empty() || !c.conditional.is_empty() {
+            return Err(Refusal::Contradictory);
+        }
+        let game = &self.games[game_ref];
+        let (now_holds, _) = claim_holds(game, None);
+        let (after_holds, count) = claim_holds(game, Some(resolved.mv));
+        if !now_holds && !after_holds {
+            return Err(Refusal::RepetitionClaimFalse { count });
+        }
+        resolved.claim = true;
+        Ok(resolved)
+    }
+
+    /// FIDE 9.2 without a move: the current position must have occurred three times.
+    pub(crate) fn claim_repetition(
+        &mut self,
+        out: &mut Output,
+        letter: &Letter,
+        game_ref: &GameRef,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        let (holds, count) = claim_holds(&self.games[game_ref], None);
+        if holds {
+            self.finish(out, game_ref, "1/2-1/2", "threefold repetition", now, s);
+        } else {
+            let lang = self.lang_for(&letter.from, Some(game_ref), s);
+            let r = Refusal::RepetitionClaimFalse { count };
+            self.query(out, letter, Some(game_ref), lang, r, now, s);
+        }
+    }
+
+    /// TO §31: 50 moves without capture or pawn move. The game stops; the director gets the
+    /// `adjudication` request with the PGN and the FEN, both players in copy.
+    pub(crate) fn adjourn(
+        &mut self,
+        out: &mut Output,
+        game_ref: &GameRef,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        let Some(t) = self.tournament_of(game_ref).cloned() else {
+            return;
+        };
+        let Some(game) = self.games.get_mut(game_ref) else {
+            return;
+        };
+        game.status = GameStatus::Adjourned;
+        game.draw_offer = None;
+        game.conditional.clear();
+        let reason = "50 moves without capture or pawn move";
+        self.log_event(
+            out,
+            game_ref,
+            Event::Adjourned {
+                at: now,
+                reason: reason.to_string(),
+            },
+        );
+        let game = &self.games[game_ref];
+        let lang = s.default_lang;
+        let pgn_text = pgn::game_pgn(game, &t, s.tz);
+        let plies = game.moves.len();
+        let since = plies.saturating_sub(FIFTY_MOVES_PLIES as usize);
+        let last_irreversible = since
+            .checked_sub(1)
+            .and_then(|p| view::ply_text(game, p, crate::notation::Form::default_for(lang)));
+        let data = view::merge(
+            view::game_context(game, &t, None, lang, now, s.tz),
+            json!({
+                "recipient": t.director.name,
+                "pgn": pgn_text,
+                "moves_without": FIFTY_MOVES_PLIES / 2,
+                "last_irreversible": last_irreversible,
+                "last_move": plies.checked_sub(1).and_then(|p| view::ply_text(
+                    game,
+                    p,
+                    crate::notation::Form::default_for(lang)
+                )),
+            }),
+        );
+        let fen = game.fen();
+        let in_reply_to = game.last_forward.clone();
+        let white = t.recipient(&game.players.white);
+        let black = t.recipient(&game.players.black);
+        let message_id = self.next_message_id(s, "adjudication");
+        out.mails.push(Mail {
+            cc: vec![white, black],
+            game: Some(game_ref.clone()),
+            fen: Some(fen),
+            in_reply_to,
+            attachments: vec![Attachment::pgn(game_ref, pgn_text)],
+            ..Mail::new(
+                MailKind::Adjudication,
+                vec![t.director_recipient()],
+                lang,
+                message_id,
+                data,
+            )
+        });
+        out.log.push(format!(
+            "{game_ref}: stopped for adjudication after 50 moves without capture or pawn move (TO §31)"
+        ));
+    }
+}

@@ -1,0 +1,932 @@
+//! A letter from a player: which game, whether it is his turn, whether the move is valid
+//! (TO §2–§10), the dates he states (TO §14/§15), an announcement (TO §13), draw offers,
+//! acceptances and resignations (TO §2/§4); then the forward, the receipt or the query.
+
+pub mod conditional;
+pub mod endings;
+
+#[cfg(test)]
+mod endings_tests;
+#[cfg(test)]
+mod tests;
+
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use serde_json::json;
+use shakmaty::{Chess, Color, Move, Position};
+
+use crate::core::clock;
+use crate::core::model::Event;
+use crate::core::model::Mail;
+use crate::core::model::{Act, Refusal};
+use crate::core::model::{Game, GameStatus, PlayedMove, Turn};
+use crate::core::model::{Output, Settings, State};
+use crate::core::view;
+use crate::game_ref::GameRef;
+use crate::lang::Lang;
+use crate::letter::{Content, Doubt, Letter, MoveToken, StatedDate};
+use crate::mail_kind::MailKind;
+use crate::notation::{self, Form};
+use endings::Ending;
+
+/// The own move of a valid mail, with what was read.
+pub(crate) struct Resolved {
+    pub(crate) mv: Move,
+    pub(crate) form: Form,
+    /// TO §7: the moves after the own move when the mail accepts the partner's conditional line
+    /// (alternating: the partner's conditional reply, the own next move, …).
+    pub(crate) more: Vec<Move>,
+    /// TO §6: the conditional lines proposed with the move, as UCI moves.
+    pub(crate) lines: Vec<Vec<String>>,
+    /// FIDE 9.2: a threefold repetition claimed (and found to hold) with the move.
+    pub(crate) claim: bool,
+}
+
+/// One ply to play.
+struct Ply {
+    by: Color,
+    mv: Move,
+    /// The form it was written in, for a move of the mail's sender (TO §3).
+    form: Option<Form>,
+    /// TO §14 (a): when the mover received the move he answers.
+    received: DateTime<Utc>,
+    days: u32,
+    charged: u32,
+    /// The mail that carried it (for a conditional move: the one that proposed it).
+    message_id: String,
+}
+
+impl Ply {
+    /// TO §6/§7: a conditional move played as the reply it foresaw: 0 days, counted from when
+    /// its mover received the move it answers; `message_id` is the mail that proposed it.
+    fn conditional(by: Color, mv: Move, received: DateTime<Utc>, message_id: String) -> Ply {
+        Ply {
+            by,
+            mv,
+            form: None,
+            received,
+            days: 0,
+            charged: 0,
+            message_id,
+        }
+    }
+}
+
+/// What happened while the plies of one mail were played.
+#[derive(Default)]
+struct Run {
+    /// The index of the sender's highest-numbered move of the mail (TO §7: it carries the time).
+    sender_ply: usize,
+    /// Time forfeits to claim: offender, 1st/2nd, used, allowed.
+    forfeits: Vec<(Color, u8, u32, u32)>,
+    /// Proposers all of whose conditional lines a move left (TO §6).
+    dropped: Vec<Color>,
+    /// Per ply played: whether it was a conditional move.
+    conditional: Vec<bool>,
+    /// The end or the stop the last ply made (TO §31).
+    ending: Option<Ending>,
+}
+
+impl State {
+    /// Whether the game takes a mail from `color` now, and whether the mail says one clear thing.
+    pub(crate) fn check_letter(
+        &self,
+        game_ref: &GameRef,
+        color: Color,
+        c: &Content,
+        s: &Settings,
+        now: DateTime<Utc>,
+    ) -> Result<(), Refusal> {
+        let game = &self.games[game_ref];
+        let name = game_ref.to_string();
+        // TO §4: nothing can be taken back — not a move, an offer, a resignation, nor the end it made.
+        if c.take_back {
+            return Err(Refusal::TakeBack);
+        }
+        match game.status {
+            GameStatus::Finished => {
+                return Err(Refusal::GameOver {
+                    game: name,
+                    result: game.result.clone().unwrap_or_else(|| "*".into()),
+                });
+            }
+            GameStatus::Suspended => return Err(Refusal::Suspended { game: name }),
+            GameStatus::Adjourned => return Err(Refusal::Adjourned { game: name }),
+            GameStatus::WaitingStart => {
+                let start = self
+                    .tournament_of(game_ref)
+                    .map(|t| view::date_time(t.clock_start, s.tz, Lang::De))
+                    .unwrap_or_default();
+                return Err(Refusal::NotStarted { start });
+            }
+            GameStatus::Running => {}
+        }
+        if game.to_move() != color {
+            return Err(Refusal::NotYourTurn { game: name });
+        }
+        // TO §2/§8: struck-out moves and unreadable move lines make the mail doubtful.
+        if let Some(d) = c.doubts.first() {
+            return Err(match d {
+                Doubt::StruckOut(t) => Refusal::StruckOut { text: t.clone() },
+                Doubt::Unreadable(l) => Refusal::Unreadable { line: l.clone() },
+            });
+        }
+        // TO §2: offers, acceptances and resignations only in words.
+        if let Some(b) = &c.bare_result {
+            return Err(Refusal::BareResult { text: b.clone() });
+        }
+        let own_moves = c.moves.iter().any(|m| m.color == color);
+        // TO §2/§8: a mail that could be read two ways is doubtful — a resignation together with a
+        // draw offer, an acceptance or a repetition claim, or an acceptance with a claim.
+        let acts = [c.resign, c.draw_accept, c.claim_repetition]
+            .iter()
+            .filter(|a| **a)
+            .count();
+        if acts > 1 || (c.resign && c.draw_offer) {
+            return Err(Refusal::Contradictory);
+        }
+        if c.resign && own_moves {
+            return Err(Refusal::ActAndMove {
+                act: Act::Resignation,
+            });
+        }
+        if c.draw_accept {
+            if game.draw_offer.map(Color::from) != Some(!color) {
+                return Err(Refusal::NoOfferToAccept);
+            }
+            if own_moves {
+                return Err(Refusal::ActAndMove {
+                    act: Act::DrawAcceptance,
+                });
+            }
+        }
+        if c.draw_offer && !own_moves && !c.resign && !c.draw_accept {
+            return Err(Refusal::OfferWithoutMove);
+        }
+        // TO §6: conditional moves come with the proposer's move.
+        if !c.conditional.is_empty() && !own_moves {
+            return Err(Refusal::ConditionalWithoutMove);
+        }
+        // TO §13: the announcement must come before 10 days have passed on the current move.
+        if c.announce_long_think && !own_moves {
+            let t = &self.tournaments[&game_ref.tournament];
+            let rest = t.rest_of(game.players.get(color));
+            let days = clock::days_used(t.rules, game.turn.since, now, s.tz, &rest);
+            if days > 10 {
+                return Err(Refusal::AnnouncementTooLate { days });
+            }
+        }
+        if !own_moves
+            && !c.resign
+            && !c.draw_accept
+            && !c.announce_long_think
+            && !c.claim_repetition
+            && c.moves.is_empty()
+        {
+            let expected = self.expected_text(game_ref, color);
+            return Err(Refusal::NoMove { expected });
+        }
+        Ok(())
+    }
+
+    /// What a valid mail must contain, e.g. `12. Lb5 12... <Ihr Zug>`.
+    fn expected_text(&self, game_ref: &GameRef, color: Color) -> String {
+        let game = &self.games[game_ref];
+        let n = game.moves.len();
+        let form = view::form_for(game, color, self.lang_of_color(game_ref, color));
+        let own = view::number_prefix(Game::number_of_ply(n), color);
+        match n.checked_sub(1).and_then(|p| view::ply_text(game, p, form)) {
+            Some(rep) => format!("{rep} {own} …"),
+            None => format!("{own} …"),
+        }
+    }
+
+    fn lang_of_color(&self, game_ref: &GameRef, color: Color) -> Lang {
+        let email = self.games[game_ref].players.get(color).clone();
+        self.tournament_of(game_ref)
+            .and_then(|t| t.player(&email).and_then(|p| p.lang))
+            .unwrap_or_default()
+    }
+
+    /// TO §2: the partner's last move repeated (not for White's first move) and the own move, both
+    /// correctly numbered; TO §5, §9, §10 via the notation reader.
+    pub(crate) fn resolve(
+        &self,
+        game_ref: &GameRef,
+        color: Color,
+        tokens: &[MoveToken],
+    ) -> Result<Resolved, Refusal> {
+        let game = &self.games[game_ref];
+        let n = game.moves.len();
+        let own_number = Game::number_of_ply(n);
+        let rep_key = n.checked_sub(1).map(|p| {
+            (
+                Game::number_of_ply(p),
+                if p % 2 == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                },
+            )
+        });
+        let label = |t: &MoveToken| view::numbered(t.number, t.color, &t.text);
+        let own: Vec<&MoveToken> = tokens
+            .iter()
+            .filter(|t| t.number == own_number && t.color == color)
+            .collect();
+        let reps: Vec<&MoveToken> = tokens
+            .iter()
+            .filter(|t| Some((t.number, t.color)) == rep_key)
+            .collect();
+        let form = view::form_for(game, color, self.lang_of_color(game_ref, color));
+        let read = |text: &str, pos: &Chess| read_in_usual_form(text, pos, form);
+        // Interpretation (TO §2): players often copy more of the game than the repetition
+        // (`21. Sh4 Ld7 22. Df3`, a whole table). An earlier move that reads as the move played at
+        // its number is context and ignored; any other extra move is still queried.
+        let is_context = |t: &MoveToken| {
+            let ply = (t.number as usize)
+                .checked_sub(1)
+                .map(|m| m * 2 + usize::from(t.color == Color::Black));
+            ply.filter(|&p| p + 1 < n).is_some_and(|p| {
+                read(&t.text, &game.position_after(p))
+                    .is_ok_and(|r| Game::uci_of(r.mv) == game.moves[p].uci)
+            })
+        };
+        let others: Vec<&MoveToken> = tokens
+            .iter()
+            .filter(|t| {
+                !(t.number == own_number && t.color == color)
+                    && Some((t.number, t.color)) != rep_key
+                    && !is_context(t)
+            })
+            .collect();
+        // TO §7: beyond the own move, the moves of the partner's conditional line it accepts.
+        let (extension, others): (Vec<&MoveToken>, Vec<&MoveToken>) =
+            if game.conditional.iter().any(|l| Color::from(l.by) != color) {
+                others
+                    .into_iter()
+                    .partition(|t| conditional::ply_of(t).is_some_and(|p| p > n))
+            } else {
+                (Vec::new(), others)
+            };
+        let own_prefix = view::number_prefix(own_number, color);
+        if tokens.is_empty() {
+            return Err(Refusal::NoMove {
+                expected: self.expected_text(game_ref, color),
+            });
+        }
+        if let Some(first_other) = others.first() {
+            // A move with a number that is neither the repetition nor the own move.
+            if own.is_empty() && first_other.color == color {
+                return Err(Refusal::WrongNumber {
+                    expected: format!("{own_prefix} …"),
+                    written: label(first_other),
+                });
+            }
+            if reps.is_empty() && first_other.color != color && rep_key.is_some() {
+                let expected = n
+                    .checked_sub(1)
+                    .and_then(|p| view::ply_text(game, p, form))
+                    .unwrap_or_default();
+                return Err(Refusal::WrongNumber {
+                    expected,
+                    written: label(first_other),
+                });
+            }
+            let extra: Vec<String> = others.iter().map(|t| label(t)).collect();
+            return Err(Refusal::TooManyMoves {
+                extra: extra.join(" "),
+            });
+        }
+        let Some(own_token) = own.first() else {
+            return Err(Refusal::OwnMoveMissing {
+                expected: format!("{own_prefix} …"),
+            });
+        };
+        // TO §2 (repetition): the partner's last move, read in the position before it.
+        if let Some(last) = n.checked_sub(1) {
+            let Some(rep) = reps.first() else {
+                return Err(Refusal::RepetitionMissing {
+                    expected: view::ply_text(game, last, form).unwrap_or_default(),
+                });
+            };
+            let before = game.position_after(last);
+            let played = game.moves[last].uci.clone();
+            let expected = view::ply_text(game, last, form).unwrap_or_default();
+            for r in &reps {
+                match read(&r.text, &before) {
+                    Ok(reading) if crate::core::model::Game::uci_of(reading.mv) == played => {}
+                    Ok(_) => {
+                        return Err(Refusal::RepetitionWrong {
+                            expected,
+                            written: label(r),
+                        });
+                    }
+                    Err(notation::NotationError::Ambiguous { readings, .. })
+                        if readings.iter().any(|s| *s == game.moves[last].san) => {}
+                    Err(error) => {
+                        return Err(Refusal::BadRepetition {
+                            number: label(rep),
+                            error,
+                        });
+                    }
+                }
+            }
+        }
+        let pos: Chess = game.position();
+        let reading = read(&own_token.text, &pos).map_err(|error| Refusal::BadMove {
+            number: label(own_token),
+            error,
+        })?;
+        // TO §2: two different own moves make the mail doubtful.
+        for other in own.iter().skip(1) {
+            let same = read(&other.text, &pos)
+                .map(|r| r.mv == reading.mv)
+                .unwrap_or(false);
+            if !same {
+                return Err(Refusal::TwoOwnMoves {
+                    first: label(own_token),
+                    second: label(other),
+                });
+            }
+        }
+        let more = if extension.is_empty() {
+            Vec::new()
+        } else {
+            let mut after = pos.clone();
+            after.play_unchecked(reading.mv);
+            conditional::check_extension(
+                game,
+                color,
+                &Game::uci_of(reading.mv),
+                &after,
+                &extension,
+                form,
+            )?
+        };
+        Ok(Resolved {
+            mv: reading.mv,
+            form: reading.form,
+            more,
+            lines: Vec::new(),
+            claim: false,
+        })
+    }
+
+    /// Plays a valid mail: its own move and, TO §7, the accepted conditional line after it; the
+    /// conditional lines it proposes (TO §6) and the conditional replies they make due at once;
+    /// clocks (TO §12–§13, §20), §3 memory, §14/§15 comparison; then the `move` to the player now
+    /// on move and the `receipt` to the other; and the end or the stop of the game if the position
+    /// makes one (TO §31).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn play(
+        &mut self,
+        out: &mut Output,
+        letter: &Letter,
+        game_ref: &GameRef,
+        color: Color,
+        resolved: Resolved,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        let t = self.tournaments[&game_ref.tournament].clone();
+        let c = &letter.content;
+        let game = &self.games[game_ref];
+        let rest = t.rest_of(game.players.get(color));
+        let received = game.turn.since;
+        let first_ply = game.moves.len();
+        let reminded = game.turn.reminded.is_some();
+        let previous_form = *game.forms.get(color);
+        // TO §12 / Fax 1.4: days used; TO §13: +5 without announcement past 10 days.
+        let days = clock::days_used(t.rules, received, now, s.tz, &rest);
+        let charged = clock::charged(days, game.turn.announced);
+        let mail_moves: Vec<Move> = std::iter::once(resolved.mv)
+            .chain(resolved.more.iter().copied())
+            .collect();
+        // TO §7: with an accepted line in one mail, the time counts on the highest-numbered own move.
+        let last_own = (0..mail_moves.len())
+            .rev()
+            .find(|i| i % 2 == 0)
+            .unwrap_or(0);
+        let mut run = Run {
+            sender_ply: first_ply + last_own,
+            ..Run::default()
+        };
+        for (i, mv) in mail_moves.iter().enumerate() {
+            if i % 2 == 0 {
+                let (d, ch) = if i == last_own {
+                    (days, charged)
+                } else {
+                    (0, 0)
+                };
+                let ply = Ply {
+                    by: color,
+                    mv: *mv,
+                    form: Some(resolved.form),
+                    received,
+                    days: d,
+                    charged: ch,
+                    message_id: letter.message_id.clone(),
+                };
+                self.apply_ply(out, game_ref, ply, false, now, &t, &mut run);
+            } else {
+                // The partner's conditional reply, accepted in this mail (TO §7): 0 days.
+                let game = &self.games[game_ref];
+                let message_id = conditional::due(game).map(|(_, m)| m).unwrap_or_default();
+                let ply = Ply::conditional(!color, *mv, game.turn.since, message_id);
+                self.apply_ply(out, game_ref, ply, true, now, &t, &mut run);
+            }
+            // FIDE 9.2: a claim that holds ends the game with the own move.
+            if i == 0 && resolved.claim && run.ending.is_none() {
+                run.ending = Some(Ending::Over {
+                    result: "1/2-1/2",
+                    reason: "threefold repetition",
+                });
+            }
+            if run.ending.is_some() {
+                break;
+            }
+        }
+        if run.ending.is_none() {
+            let game = self.games.get_mut(game_ref).expect("checked by the caller");
+            // TO §2: a new offer comes with this move (every move cleared the one pending).
+            if c.draw_offer {
+                game.draw_offer = Some(color.into());
+            }
+            // TO §13: an announcement sent with a move is for the sender's next move.
+            if game.to_move() == color {
+                game.turn.announced |= c.announce_long_think;
+            } else {
+                *game.announced_next.get_mut(color) = c.announce_long_think;
+            }
+            if c.announce_long_think {
+                self.log_event(
+                    out,
+                    game_ref,
+                    Event::Announced {
+                        at: now,
+                        color: color.into(),
+                    },
+                );
+            }
+            if !resolved.lines.is_empty() {
+                let game = self.games.get_mut(game_ref).expect("checked by the caller");
+                conditional::propose(game, color, &resolved.lines, &letter.message_id);
+                self.log_event(
+                    out,
+                    game_ref,
+                    Event::ConditionalProposed {
+                        at: now,
+                        color: color.into(),
+                        lines: resolved.lines.clone(),
+                    },
+                );
+            }
+            // TO §6/§7: the conditional replies due now are played at once, 0 days each.
+            while run.ending.is_none() {
+                let game = &self.games[game_ref];
+                let Some((mv, message_id)) = conditional::due(game) else {
+                    break;
+                };
+                let ply = Ply::conditional(game.to_move(), mv, game.turn.since, message_id);
+                self.apply_ply(out, game_ref, ply, true, now, &t, &mut run);
+            }
+        }
+        self.sequence_mails(
+            out,
+            letter,
+            game_ref,
+            color,
+            first_ply,
+            &run,
+            previous_form,
+            resolved.form,
+            reminded,
+            now,
+            s,
+            &t,
+        );
+        for (offender, nth, used, allowed) in std::mem::take(&mut run.forfeits) {
+            self.claim_forfeit(out, game_ref, offender, nth, used, allowed, now, s);
+        }
+        match run.ending {
+            Some(Ending::Over { result, reason }) => {
+                self.finish(out, game_ref, result, reason, now, s);
+            }
+            Some(Ending::Adjourn) => self.adjourn(out, game_ref, now, s),
+            None => {}
+        }
+    }
+
+    /// Plays one ply: clocks (TO §12–§13, §17–§20), the move, the lapse of a pending offer
+    /// (TO §2), the conditional lines it keeps or drops (TO §6), the mover's partner's turn.
+    #[allow(clippy::too_many_arguments)]
+    fn apply_ply(
+        &mut self,
+        out: &mut Output,
+        game_ref: &GameRef,
+        ply: Ply,
+        conditional_reply: bool,
+        now: DateTime<Utc>,
+        t: &crate::core::model::Tournament,
+        run: &mut Run,
+    ) {
+        let game = self.games.get_mut(game_ref).expect("checked by the caller");
+        let by = ply.by;
+        let pos = game.position();
+        let index = game.moves.len();
+        let san = shakmaty::san::San::from_move(&pos, ply.mv).to_string();
+        let uci = Game::uci_of(ply.mv);
+        {
+            let pc = game.clocks.get_mut(by);
+            // TO §17–§19: a forfeit the deadline tick has not claimed yet is claimed with the move.
+            if !game.turn.forfeit_claimed && pc.forfeit_due(t.rules, ply.charged).is_some() {
+                let used = pc.used_with(ply.charged);
+                let allowed = pc.allowed(t.rules);
+                let nth = match pc.register_forfeit() {
+                    clock::Forfeit::First => 1,
+                    clock::Forfeit::Second => 2,
+                };
+                run.forfeits.push((by, nth, used, allowed));
+            }
+        }
+        let recorded = game.clocks.get_mut(by).record_move(t.rules, ply.charged);
+        if let Some(form) = ply.form {
+            *game.forms.get_mut(by) = Some(form);
+        }
+        game.moves.push(PlayedMove {
+            uci: uci.clone(),
+            san: san.clone(),
+            received: ply.received,
+            sent: now,
+            days_used: ply.days,
+            charged: ply.charged,
+            message_id: ply.message_id.clone(),
+        });
+        // TO §2: an offer lapses when the partner moves instead of accepting it.
+        game.draw_offer = None;
+        // TO §6: the lines that had this move go on, the others are dropped.
+        run.dropped.extend(conditional::advance(game, index, &uci));
+        // TO §13: the partner's announcement made with his last move is for this turn.
+        let partner_announced = std::mem::take(game.announced_next.get_mut(!by));
+        game.turn = Turn::new(now);
+        game.turn.announced = partner_announced;
+        run.ending = endings::ending_of(game);
+        run.conditional.push(conditional_reply);
+        let email = game.players.get(by).clone();
+        self.log_event(
+            out,
+            game_ref,
+            Event::Moved {
+                at: now,
+                color: by.into(),
+                san: san.clone(),
+                uci,
+                days_used: ply.days,
+                charged: ply.charged,
+                message_id: ply.message_id,
+            },
+        );
+        if let Some(carry) = recorded.period_restarted {
+            self.log_event(
+                out,
+                game_ref,
+                Event::PeriodRestarted {
+                    at: now,
+                    color: by.into(),
+                    carry,
+                },
+            );
+        }
+        out.log.push(format!(
+            "{game_ref}: {} played by {email} ({} days, charged {}){}",
+            view::numbered(Game::number_of_ply(index), by, &san),
+            ply.days,
+            ply.charged,
+            if conditional_reply {
+                " as a conditional move (TO §6)"
+            } else {
+                ""
+            }
+        ));
+    }
+
+    /// The mails of a played mail: the `move` to the player now on move, the `receipt` to the
+    /// other (TL in copy on the one to the sender's partner while a §16 reminder is open).
+    /// With one ply that is the forward to the partner and the receipt to the sender; when
+    /// conditional moves were played (TO §6/§7), both mails list every ply.
+    #[allow(clippy::too_many_arguments)]
+    fn sequence_mails(
+        &mut self,
+        out: &mut Output,
+        letter: &Letter,
+        game_ref: &GameRef,
+        sender: Color,
+        first_ply: usize,
+        run: &Run,
+        previous_form: Option<Form>,
+        new_form: Form,
+        reminded: bool,
+        now: DateTime<Utc>,
+        s: &Settings,
+        t: &crate::core::model::Tournament,
+    ) {
+        let c = &letter.content;
+        let game = &self.games[game_ref];
+        let Some(last) = game.moves.len().checked_sub(1) else {
+            return;
+        };
+        let Some(own) = game.moves.get(run.sender_ply) else {
+            return;
+        };
+        let last_by = conditional::color_of_ply(last);
+        let played = &game.moves[last];
+        let offer_lapsed = c.draw_offer && run.ending.is_none() && game.draw_offer.is_none();
+        // TO §14/§15: compare the stated dates with the relay's.
+        let notes_for = |lang: Lang| {
+            let mut notes = stated_differences(c, own.received, now, own.days_used, s, lang);
+            if let Some(prev) = previous_form
+                && prev != new_form
+            {
+                // TO §3: a switch of notation form is accepted but noted.
+                notes.push(match lang {
+                    Lang::De => format!(
+                        "Hinweis (TO §3): Sie haben bisher {} geschrieben, jetzt {}. Bitte bleiben Sie bei einer Notation.",
+                        prev.name(lang),
+                        new_form.name(lang)
+                    ),
+                    Lang::En => format!(
+                        "Note (TO §3): you wrote {} so far, now {}. Please keep to one notation.",
+                        prev.name(lang),
+                        new_form.name(lang)
+                    ),
+                });
+            }
+            if offer_lapsed {
+                notes.push(match lang {
+                    Lang::De => "Das Remisangebot ist erloschen: auf den Zug folgte sofort ein Eventualzug (TO §2, §6).".to_string(),
+                    Lang::En => "The draw offer lapsed: the move was answered at once by a conditional move (TO §2, §6).".to_string(),
+                });
+            }
+            notes
+        };
+        let facts = |lang: Lang| {
+            json!({
+                "received": view::date_time(played.received, s.tz, lang),
+                "sent": view::date_time(played.sent, s.tz, lang),
+                "days_used": played.days_used,
+                "charged": played.charged,
+                "penalty": played.charged > played.days_used,
+                "draw_offer": game.draw_offer.map(Color::from) == Some(last_by),
+                "announcement": c.announce_long_think && last_by == sender,
+                "reminder_open": reminded,
+                // The game ended or stopped with this mail (TO §31): nobody is asked to move.
+                "stopped": match run.ending {
+                    Some(Ending::Over { .. }) => Some("over"),
+                    Some(Ending::Adjourn) => Some("adjourned"),
+                    None => None,
+                },
+            })
+        };
+        let several = game.moves.len() - first_ply > 1;
+        let mut mails = Vec::new();
+        for rc in [!last_by, last_by] {
+            let email = game.players.get(rc).clone();
+            let lang = t.lang_of(&email, s.default_lang);
+            let form = view::form_for(game, rc, lang);
+            let plies: Vec<serde_json::Value> = if several {
+                (first_ply..game.moves.len())
+                    .map(|i| {
+                        let by = conditional::color_of_ply(i);
+                        json!({
+                            "text": view::ply_text(game, i, form),
+                            "by": t.recipient(game.players.get(by)).name,
+                            "own": by == rc,
+                            "conditional": run.conditional.get(i - first_ply).copied().unwrap_or(false),
+                        })
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let data = view::merge(
+                view::merge(
+                    view::game_context(game, t, Some(rc), lang, now, s.tz),
+                    facts(lang),
+                ),
+                json!({
+                    "recipient": t.recipient(&email).name,
+                    "mover": t.recipient(game.players.get(last_by)).name,
+                    "partner_name": t.recipient(game.players.get(!rc)).name,
+                    "move": view::ply_text(game, last, form),
+                    "plies": plies,
+                    "lines": conditional::line_texts(game, form),
+                    "lines_by": t.recipient(game.players.get(last_by)).name,
+                    "lines_dropped": run.dropped.contains(&rc),
+                    "notes": notes_for(lang),
+                }),
+            );
+            let kind = if rc == last_by {
+                MailKind::Receipt
+            } else {
+                MailKind::Move
+            };
+            let mut cc = Vec::new();
+            if reminded && rc != sender {
+                cc.push(t.director_recipient());
+            }
+            let in_reply_to = if rc == sender {
+                Some(letter.message_id.clone())
+            } else {
+                game.last_forward.clone()
+            };
+            mails.push((kind, rc, email, lang, cc, in_reply_to, data));
+        }
+        let fen = game.fen();
+        let keys = game.keys.clone();
+        for (kind, rc, email, lang, cc, in_reply_to, data) in mails {
+            let message_id = self.next_message_id(s, kind.name());
+            if kind == MailKind::Move
+                && let Some(g) = self.games.get_mut(game_ref)
+            {
+                g.last_forward = Some(message_id.clone());
+            }
+            out.mails.push(Mail {
+                cc,
+                game: Some(game_ref.clone()),
+                reply_key: Some(keys.get(rc).clone()),
+                fen: Some(fen.clone()),
+                in_reply_to,
+                ..Mail::new(kind, vec![t.recipient(&email)], lang, message_id, data)
+            });
+        }
+    }
+
+    /// TO §13: an announcement without a move is for the move being thought on; the partner is told.
+    pub(crate) fn announce(
+        &mut self,
+        out: &mut Output,
+        letter: &Letter,
+        game_ref: &GameRef,
+        color: Color,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        let Some(t) = self.tournament_of(game_ref).cloned() else {
+            return;
+        };
+        if let Some(g) = self.games.get_mut(game_ref) {
+            g.turn.announced = true;
+        }
+        self.log_event(
+            out,
+            game_ref,
+            Event::Announced {
+                at: now,
+                color: color.into(),
+            },
+        );
+        let game = &self.games[game_ref];
+        let partner = game.players.get(!color).clone();
+        let mut mails = Vec::new();
+        for (c, email, kind) in [
+            (!color, partner, MailKind::Status),
+            (color, letter.from.clone(), MailKind::Receipt),
+        ] {
+            let lang = t.lang_of(&email, s.default_lang);
+            let data = view::merge(
+                view::game_context(game, &t, Some(c), lang, now, s.tz),
+                json!({
+                    "recipient": t.recipient(&email).name,
+                    "announcer": t.recipient(&letter.from).name,
+                    "announcement": true,
+                    "own": c == color,
+                }),
+            );
+            mails.push((kind, c, email, lang, data));
+        }
+        let fen = game.fen();
+        let keys = game.keys.clone();
+        for (kind, c, email, lang, data) in mails {
+            let message_id = self.next_message_id(s, kind.name());
+            out.mails.push(Mail {
+                game: Some(game_ref.clone()),
+                reply_key: Some(keys.get(c).clone()),
+                fen: Some(fen.clone()),
+                in_reply_to: Some(letter.message_id.clone()),
+                ..Mail::new(kind, vec![t.recipient(&email)], lang, message_id, data)
+            });
+        }
+        out.log.push(format!(
+            "{game_ref}: {} announced more than 10 days (TO §13)",
+            letter.from
+        ));
+    }
+}
+
+/// Reads a move as the player usually writes (TO §3). Interpretation (TO §2, §3, §8): a text that
+/// reads as two different legal moves is doubtful — except that a player who writes English letters
+/// means the bishop by `B`, never the German "Bauer"; for everybody else `Bc4` that could be a bishop
+/// or a pawn stays doubtful and is queried.
+pub(super) fn read_in_usual_form(
+    text: &str,
+    pos: &Chess,
+    usual: Form,
+) -> Result<notation::Reading, notation::NotationError> {
+    match usual {
+        Form::SanEnglish | Form::LongEnglish => notation::read_move_in(text, pos, usual),
+        _ => notation::read_move(text, pos).map(|mut r| {
+            // `e4` fits German and English alike: it is no switch of form (TO §3).
+            if notation::fits_form(text, pos, usual) {
+                r.form = usual;
+            }
+            r
+        }),
+    }
+}
+
+/// Completes a stated date without a year: the year that puts it nearest to `near`.
+fn complete(d: StatedDate, near: NaiveDate) -> Option<NaiveDate> {
+    match d.year {
+        Some(y) => NaiveDate::from_ymd_opt(y, d.month, d.day),
+        None => [near.year() - 1, near.year(), near.year() + 1]
+            .into_iter()
+            .filter_map(|y| NaiveDate::from_ymd_opt(y, d.month, d.day))
+            .min_by_key(|c| (*c - near).num_days().abs()),
+    }
+}
+
+/// TO §14/§15: each stated value that differs from the relay's own, as a sentence.
+fn stated_differences(
+    c: &Content,
+    received: DateTime<Utc>,
+    sent: DateTime<Utc>,
+    days: u32,
+    s: &Settings,
+    lang: Lang,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    let rec = view::local_date(received, s.tz);
+    let snt = view::local_date(sent, s.tz);
+    let pairs = [
+        (c.received, rec, ("Erhalten", "received")),
+        (c.sent, snt, ("Abgesandt", "sent")),
+    ];
+    for (stated, own, (de, en)) in pairs {
+        if let Some(st) = stated
+            && let Some(d) = complete(st, own)
+            && d != own
+        {
+            notes.push(match lang {
+                Lang::De => format!(
+                    "Abweichung (TO §15): angegeben „{de}: {}“, laut Relais {}.",
+                    view::date(d, lang),
+                    view::date(own, lang)
+                ),
+                Lang::En => format!(
+                    "Difference (TO §15): stated \"{en}: {}\", the relay's date is {}.",
+                    view::date(d, lang),
+                    view::date(own, lang)
+                ),
+            });
+        }
+    }
+    if let Some(st) = c.days_used
+        && st != days
+    {
+        notes.push(match lang {
+            Lang::De => {
+                format!(
+                    "Abweichung (TO §15): angegeben {} Bedenkzeit, laut Relais {}.",
+                    tage(st),
+                    tage(days)
+                )
+            }
+            Lang::En => {
+                format!(
+                    "Difference (TO §15): stated {} used, the relay counts {}.",
+                    days_en(st),
+                    days_en(days)
+                )
+            }
+        });
+    }
+    notes
+}
+
+/// `1 Tag`, `2 Tage`.
+fn tage(n: u32) -> String {
+    if n == 1 {
+        "1 Tag".into()
+    } else {
+        format!("{n} Tage")
+    }
+}
+
+/// `1 day`, `2 days`.
+fn days_en(n: u32) -> String {
+    if n == 1 {
+        "1 day".into()
+    } else {
+        format!("{n} days")
+    }
+}

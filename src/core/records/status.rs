@@ -1,0 +1,235 @@
+//! `Status`: a player (or a director) asks for his games — CONTRACT kind `status`, to the asker.
+//!
+//! Interpretation, fixed here once:
+//! - A mail whose own text has a line `Status` (or whose subject is `Status`) is answered with all
+//!   the asker's games in every tournament he plays: the position (whose move, since when, the last
+//!   move in his notation), both clocks (TO §12–§17: days used in the period with the running move,
+//!   the limit, the days left, time forfeits) and the crosstable of each tournament. No game needs to
+//!   be named; if one is, the answer is still about all his games, and it is threaded into (and
+//!   archived with, TO §11) the named game when he plays it.
+//! - A director asking gets every game of every tournament he directs, with the crosstable.
+//! - The request changes nothing: no clock, no deadline, no event. A mail that says more than
+//!   `Status` (a move, an offer, a resignation, …) is then handled as every mail is.
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+use shakmaty::Color;
+
+use crate::core::model::{Game, GameStatus, color_name};
+use crate::core::model::{Mail, Recipient};
+use crate::core::model::{Output, Settings, State, Tournament};
+use crate::core::records::crosstable;
+use crate::core::view;
+use crate::game_ref::GameRef;
+use crate::lang::Lang;
+use crate::letter::{Content, Letter};
+use crate::mail_kind::MailKind;
+
+/// Whether a letter that asks for `Status` also says something else the game must act on.
+pub fn says_more_than_status(c: &Content) -> bool {
+    !c.moves.is_empty()
+        || c.draw_offer
+        || c.draw_accept
+        || c.resign
+        || c.claim_repetition
+        || c.announce_long_think
+        || !c.conditional.is_empty()
+        || c.leave.is_some()
+        || c.take_back
+        || c.bare_result.is_some()
+        || !c.director.is_empty()
+}
+
+/// The state of a game in the reader's words.
+fn state_text(g: &Game, lang: Lang) -> String {
+    let result = g.result.clone().unwrap_or_else(|| "*".into());
+    match (g.status, lang) {
+        (GameStatus::WaitingStart, Lang::De) => "noch nicht begonnen".into(),
+        (GameStatus::WaitingStart, Lang::En) => "not yet started".into(),
+        (GameStatus::Running, Lang::De) => "läuft".into(),
+        (GameStatus::Running, Lang::En) => "running".into(),
+        (GameStatus::Suspended, Lang::De) => {
+            "ausgesetzt bis zur Entscheidung des TL (TO §21)".into()
+        }
+        (GameStatus::Suspended, Lang::En) => "suspended until the director decides (TO §21)".into(),
+        (GameStatus::Adjourned, Lang::De) => "abgebrochen zur Abschätzung (TO §31)".into(),
+        (GameStatus::Adjourned, Lang::En) => "stopped for adjudication (TO §31)".into(),
+        (GameStatus::Finished, Lang::De) => format!("beendet: {result}"),
+        (GameStatus::Finished, Lang::En) => format!("over: {result}"),
+    }
+}
+
+/// One game as the status mail shows it to `reader` (his colour, or `None` for a director).
+pub fn game_report(
+    g: &Game,
+    t: &Tournament,
+    reader: Option<Color>,
+    lang: Lang,
+    now: DateTime<Utc>,
+    s: &Settings,
+) -> Value {
+    let to_move = g.to_move();
+    let running = g.status == GameStatus::Running && now >= t.clock_start;
+    // The reader's own notation; a director's is his language's default.
+    let form = match reader {
+        Some(c) => view::form_for(g, c, lang),
+        None => crate::notation::Form::default_for(lang),
+    };
+    let last_move = g
+        .moves
+        .len()
+        .checked_sub(1)
+        .and_then(|p| view::ply_text(g, p, form));
+    let clock = |c: Color| view::clock_figures(g, t, c, now, s.tz).json();
+    json!({
+        "game": g.id.to_string(),
+        "white": t.recipient(&g.players.white).name,
+        "black": t.recipient(&g.players.black).name,
+        "color": reader.map(|c| view::color_word(c, lang)),
+        "partner": reader.map(|c| t.recipient(g.players.get(!c)).name),
+        "state": g.status.name(),
+        "state_text": state_text(g, lang),
+        "running": running,
+        "result": g.result.clone().unwrap_or_else(|| "*".into()),
+        "to_move": view::color_word(to_move, lang),
+        "to_move_name": t.recipient(g.players.get(to_move)).name,
+        "to_move_color": color_name(to_move),
+        "your_move": running && reader == Some(to_move),
+        "next_number": view::number_prefix(Game::number_of_ply(g.moves.len()), to_move),
+        "since": view::date_time(g.turn.since.max(t.clock_start), s.tz, lang),
+        "running_days": if running { view::running_charged(g, t, now, s.tz) } else { 0 },
+        "last_move": last_move,
+        "moves": g.moves.len(),
+        "fen": g.fen(),
+        "clock_white": clock(Color::White),
+        "clock_black": clock(Color::Black),
+        "clock_you": reader.map(clock),
+        "clock_partner": reader.map(|c| clock(!c)),
+    })
+}
+
+impl State {
+    /// The language to write to `email` in: his own in any of his tournaments, else the default.
+    fn status_lang(&self, email: &str, s: &Settings) -> Lang {
+        self.tournaments
+            .values()
+            .find_map(|t| t.player(email).and_then(|p| p.lang))
+            .unwrap_or(s.default_lang)
+    }
+
+    /// The game a letter names (by its reply key, else by its subject) when the sender plays it.
+    fn named_game_of(&self, letter: &Letter) -> Option<GameRef> {
+        letter
+            .reply_keys
+            .iter()
+            .filter_map(|k| self.keys.get(k))
+            .find(|kb| kb.email == letter.from)
+            .map(|kb| kb.game.clone())
+            .or_else(|| letter.game_ref.clone())
+            .filter(|g| self.color_in(g, &letter.from).is_some())
+    }
+
+    /// The status report's data for `email` as of `now`: every tournament he plays in or directs,
+    /// with its games and crosstable.
+    pub fn status_report(
+        &self,
+        email: &str,
+        lang: Lang,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) -> Value {
+        let mut tournaments = Vec::new();
+        for t in self.tournaments.values() {
+            let plays = t.player(email).is_some();
+            let directs = t.director.email == email;
+            if !plays && !directs {
+                continue;
+            }
+            let games: Vec<&Game> = self
+                .games
+                .values()
+                .filter(|g| g.id.tournament == t.id)
+                .collect();
+            let shown: Vec<Value> = games
+                .iter()
+                .filter_map(|g| {
+                    let reader = g.color_of(email);
+                    (reader.is_some() || directs).then(|| game_report(g, t, reader, lang, now, s))
+                })
+                .collect();
+            let table = crosstable::crosstable(t, games.iter().copied());
+            tournaments.push(json!({
+                "id": t.id,
+                "name": t.name,
+                "director": t.director.name,
+                "role": if plays { "player" } else { "director" },
+                "games": shown,
+                "your_moves": shown.iter().filter(|g| g["your_move"] == true).count(),
+                "crosstable": table.text(lang),
+                "table": table.json(lang),
+            }));
+        }
+        json!({
+            "report": true,
+            "tournaments": tournaments,
+            "now": view::date_time(now, s.tz, lang),
+            "today": view::date(view::local_date(now, s.tz), lang),
+        })
+    }
+
+    /// Answers a `Status` mail with a `status` mail to the asker. Changes no game.
+    pub(crate) fn answer_status(
+        &mut self,
+        out: &mut Output,
+        letter: &Letter,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        let lang = self.status_lang(&letter.from, s);
+        let named = self.named_game_of(letter);
+        let name = self
+            .tournaments
+            .values()
+            .find_map(|t| t.player(&letter.from).map(|p| p.name.clone()))
+            .or_else(|| {
+                self.tournaments
+                    .values()
+                    .find(|t| t.director.email == letter.from)
+                    .map(|t| t.director.name.clone())
+            })
+            .or_else(|| letter.from_name.clone())
+            .unwrap_or_else(|| letter.from.clone());
+        let data = view::merge(
+            self.status_report(&letter.from, lang, now, s),
+            json!({ "recipient": name, "announcement": false }),
+        );
+        let reply_key = named.as_ref().and_then(|g| {
+            let game = self.games.get(g)?;
+            let c = game.color_of(&letter.from)?;
+            Some(game.keys.get(c).clone())
+        });
+        if let Some(g) = &named {
+            out.letter_games.insert(g.clone());
+        }
+        let message_id = self.next_message_id(s, MailKind::Status.name());
+        out.mails.push(Mail {
+            game: named,
+            reply_key,
+            in_reply_to: Some(letter.message_id.clone()),
+            ..Mail::new(
+                MailKind::Status,
+                vec![Recipient {
+                    name,
+                    email: letter.from.clone(),
+                }],
+                lang,
+                message_id,
+                data,
+            )
+        });
+        out.log.push(format!(
+            "status report to {} (asked in {})",
+            letter.from, letter.message_id
+        ));
+    }
+}

@@ -1,0 +1,326 @@
+//! Tests of the records: the game-end PGN (TO §27, §28), the crosstable and the `Status` answer.
+
+use crate::core::testkit::{self, ANNA, BERT, CARL, DORA, TL, at, step};
+use chrono::{DateTime, Utc};
+use chrono_tz::Europe::Berlin;
+use shakmaty::Color;
+
+use crate::core::model::GameStatus;
+use crate::core::records::crosstable::{crosstable, points_text, quarters_text};
+use crate::core::{Output, State};
+use crate::game_ref::GameRef;
+use crate::lang::Lang;
+use crate::letter::{Content, Letter};
+use crate::mail_kind::MailKind;
+use crate::render::Templates;
+use crate::rules::RuleSet;
+
+use Color::{Black as B, White as W};
+
+fn state_with(players: &[(&str, &str, Option<Lang>)], games: &[(usize, usize)]) -> State {
+    testkit::registered(&testkit::tournament(
+        "T-1",
+        "Testturnier \"Nord\"",
+        RuleSet::Fax,
+        players,
+        games,
+    ))
+}
+
+fn duel() -> State {
+    state_with(
+        &[
+            ("Anna Adler", ANNA, None),
+            ("Bert Berger", BERT, Some(Lang::En)),
+        ],
+        &[(0, 1)],
+    )
+}
+
+fn letter(from: &str, game: Option<u32>, moves: &[(u32, Color, &str)], c: Content) -> Letter {
+    let content = Content {
+        moves: testkit::moves(moves),
+        ..c
+    };
+    Letter {
+        subject: "Re: Zug".into(),
+        ..testkit::letter(from, game.map(|n| GameRef::new("T-1", n)), content)
+    }
+}
+
+fn status_request() -> Content {
+    Content {
+        status_request: true,
+        ..Content::default()
+    }
+}
+
+#[test]
+fn s27_game_end_pgn_names_the_tournament() {
+    let mut st = duel();
+    type Ply<'a> = (&'a str, &'a [(u32, Color, &'a str)], DateTime<Utc>);
+    let plies: &[Ply] = &[
+        (ANNA, &[(1, W, "f3")], at(2026, 12, 1, 10, 0)),
+        (BERT, &[(1, W, "f3"), (1, B, "e5")], at(2026, 12, 2, 11, 30)),
+        (ANNA, &[(1, B, "e5"), (2, W, "g4")], at(2026, 12, 4, 9, 15)),
+        (
+            BERT,
+            &[(2, W, "g4"), (2, B, "Qh4#")],
+            at(2026, 12, 4, 20, 0),
+        ),
+    ];
+    let mut last = Output::default();
+    for (from, moves, now) in plies {
+        last = step(
+            &mut st,
+            &letter(from, Some(1), moves, Content::default()),
+            *now,
+        );
+    }
+    let ends: Vec<_> = last
+        .mails
+        .iter()
+        .filter(|m| m.kind == MailKind::GameEnd)
+        .collect();
+    let to: Vec<&str> = ends.iter().map(|m| m.to[0].email.as_str()).collect();
+    assert_eq!(to, vec![ANNA, BERT, TL], "both players and TL");
+    let pgn = &ends[2].attachments[0].body;
+    assert_eq!(ends[2].attachments[0].filename, "T-1-1.pgn");
+    assert_eq!(
+        ends[2].attachments[0].content_type,
+        "application/vnd.chess-pgn"
+    );
+    // The Seven Tag Roster first and in order, the tournament named (TO §28).
+    let tags: Vec<&str> = pgn.lines().take(7).collect();
+    assert_eq!(
+        tags,
+        vec![
+            "[Event \"Testturnier \\\"Nord\\\"\"]",
+            "[Site \"Fernschach T-1 (fax)\"]",
+            "[Date \"2026.12.01\"]",
+            "[Round \"1\"]",
+            "[White \"Anna Adler\"]",
+            "[Black \"Bert Berger\"]",
+            "[Result \"0-1\"]",
+        ],
+        "{pgn}"
+    );
+    for want in [
+        "[Mode \"EM\"]",
+        "[TimeControl \"10/3456000\"]",
+        "[PlyCount \"4\"]",
+        "[Termination \"normal\"]",
+        // Each move: received, sent (the relay's postmark), days used (TO §14), local time.
+        "1. f3 {[%ccrt 2026.12.01,00:00] [%ccsnt 2026.12.01,10:00] days 0}",
+        "1... e5 {[%ccrt 2026.12.01,10:00] [%ccsnt 2026.12.02,11:30] days 1}",
+        "2. g4 {[%ccrt 2026.12.02,11:30] [%ccsnt 2026.12.04,09:15] days 2}",
+        "2... Qh4# {[%ccrt 2026.12.04,09:15] [%ccsnt 2026.12.04,20:00] days 0}",
+        "{checkmate} 0-1",
+    ] {
+        let flat = pgn.replace('\n', " ");
+        assert!(flat.contains(want), "missing {want:?} in\n{pgn}");
+    }
+    assert!(pgn.lines().all(|l| l.len() < 80), "{pgn}");
+    // The report says how it ended and the time used; the same PGN is in the text.
+    assert_eq!(ends[0].data["result"], "0-1");
+    assert_eq!(ends[0].data["reason"], "Matt");
+    assert_eq!(ends[1].data["reason"], "checkmate");
+    assert_eq!(ends[0].data["record"]["white"]["days_used"], 2);
+    assert_eq!(ends[0].data["record"]["black"]["days_used"], 1);
+    let t = Templates::load(None).unwrap();
+    let (subject, body) = t.text(MailKind::GameEnd, Lang::De, &ends[0].data).unwrap();
+    assert!(subject.contains("0-1"), "{subject}");
+    assert!(body.contains("Bedenkzeit Weiß:    2 Tage\n"), "{body}");
+    assert!(body.contains("Bedenkzeit Schwarz: 1 Tag\n"), "{body}");
+    assert!(body.contains("[Event \"Testturnier"), "{body}");
+    assert_eq!(
+        st.games[&GameRef::new("T-1", 1)].status,
+        GameStatus::Finished
+    );
+}
+
+#[test]
+fn s28_pgn_of_a_running_game_is_unterminated() {
+    let mut st = duel();
+    step(
+        &mut st,
+        &letter(ANNA, Some(1), &[(1, W, "e4")], Content::default()),
+        at(2026, 12, 1, 10, 0),
+    );
+    let g = &st.games[&GameRef::new("T-1", 1)];
+    let pgn = crate::core::pgn::game_pgn(g, &st.tournaments["T-1"], Berlin);
+    assert!(pgn.contains("[Result \"*\"]"), "{pgn}");
+    assert!(!pgn.contains("Termination"), "{pgn}");
+    assert!(pgn.trim_end().ends_with("days 0} *"), "{pgn}");
+}
+
+#[test]
+fn crosstable_points_and_sonneborn_berger() {
+    let mut st = state_with(
+        &[
+            ("Anna Adler", ANNA, None),
+            ("Bert Berger", BERT, None),
+            ("Carl Cäsar", CARL, None),
+            ("Dora Dahl", DORA, None),
+        ],
+        &[(0, 1), (2, 3), (0, 2), (1, 3), (0, 3), (1, 2)],
+    );
+    // 1: Anna–Bert 1-0; 2: Carl–Dora 0-1; 3: Anna–Carl ½; 4: Bert–Dora 1-0; 5: Anna–Dora open;
+    // 6: Bert–Carl ½.
+    for (n, r) in [
+        (1, "1-0"),
+        (2, "0-1"),
+        (3, "1/2-1/2"),
+        (4, "1-0"),
+        (6, "1/2-1/2"),
+    ] {
+        let g = st.games.get_mut(&GameRef::new("T-1", n)).unwrap();
+        g.status = GameStatus::Finished;
+        g.result = Some(r.into());
+    }
+    // By hand: Anna 1 + ½ = 1½; Bert 0 + 1 + ½ = 1½; Carl 0 + ½ + ½ = 1; Dora 1 + 0 = 1.
+    // SB: Anna 1×Bert(1½) + ½×Carl(1) = 2; Bert 1×Dora(1) + ½×Carl(1) = 1½;
+    //     Carl ½×Anna(1½) + ½×Bert(1½) = 1½; Dora 1×Carl(1) = 1.
+    let t = &st.tournaments["T-1"];
+    let table = crosstable(t, st.games.values());
+    let got: Vec<(usize, &str, u32, u32, u32)> = table
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                r.rank,
+                r.email.as_str(),
+                r.half_points,
+                r.sb_quarters,
+                r.open,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (1, ANNA, 3, 8, 1),
+            (2, BERT, 3, 6, 0),
+            (3, CARL, 2, 6, 0),
+            (4, DORA, 2, 4, 1),
+        ]
+    );
+    // Cells in ranking order: Anna against Anna, Bert, Carl, Dora.
+    assert_eq!(table.rows[0].cells, vec!["×", "1", "½", "*"]);
+    assert_eq!(table.rows[3].cells, vec!["*", "0", "1", "×"]);
+    assert_eq!(points_text(3), "1½");
+    assert_eq!(points_text(1), "½");
+    assert_eq!(quarters_text(6, Lang::De), "1,5");
+    assert_eq!(quarters_text(9, Lang::En), "2.25");
+    assert_eq!(quarters_text(8, Lang::En), "2");
+    let text = table.text(Lang::De);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "Pl. Name        1 2 3 4  Pkt.   SB  offen");
+    assert_eq!(lines[1], " 1. Anna Adler  × 1 ½ *    1½    2      1");
+    assert_eq!(lines[3], " 3. Carl Cäsar  ½ ½ × 0     1  1,5      0");
+    // Equal on points and SB share the rank.
+    let g = st.games.get_mut(&GameRef::new("T-1", 4)).unwrap();
+    g.result = Some("1/2-1/2".into());
+    let t = &st.tournaments["T-1"];
+    let table = crosstable(t, st.games.values());
+    let ranks: Vec<(usize, u32, u32)> = table
+        .rows
+        .iter()
+        .map(|r| (r.rank, r.half_points, r.sb_quarters))
+        .collect();
+    // Anna 1½ (SB 1×Bert(1) + ½×Carl(1) = 1½), Bert 1 (½×Dora(1½) + ½×Carl(1) = 1¼),
+    // Dora 1½ (1×Carl + ½×Bert = 1½), Carl 1 (½×Anna + ½×Bert = 1¼).
+    assert_eq!(ranks, vec![(1, 3, 6), (1, 3, 6), (3, 2, 5), (3, 2, 5)]);
+}
+
+#[test]
+fn status_mail_lists_games_and_clocks() {
+    let mut st = duel();
+    step(
+        &mut st,
+        &letter(ANNA, Some(1), &[(1, W, "e4")], Content::default()),
+        at(2026, 12, 1, 10, 0),
+    );
+    let before = st.games.clone();
+    // Bert asks without naming a game, two days later.
+    let out = step(
+        &mut st,
+        &letter(BERT, None, &[], status_request()),
+        at(2026, 12, 3, 10, 0),
+    );
+    assert_eq!(st.games, before, "a status request changes no game");
+    assert_eq!(out.mails.len(), 1, "{:?}", out.log);
+    let m = &out.mails[0];
+    assert_eq!(m.kind, MailKind::Status);
+    assert_eq!(m.to[0].email, BERT);
+    assert_eq!(m.lang, Lang::En);
+    assert_eq!(m.game, None);
+    let t = &m.data["tournaments"][0];
+    let g = &t["games"][0];
+    assert_eq!(g["game"], "T-1/1");
+    assert_eq!(g["your_move"], true);
+    assert_eq!(g["running_days"], 2);
+    assert_eq!(g["last_move"], "1. e4");
+    assert_eq!(g["clock_you"]["used"], 2);
+    assert_eq!(g["clock_you"]["allowed"], 40);
+    assert_eq!(g["clock_partner"]["used"], 0);
+    assert_eq!(t["table"]["rows"][0]["open"], 1);
+    let templates = Templates::load(None).unwrap();
+    let (subject, body) = templates.text(MailKind::Status, Lang::En, &m.data).unwrap();
+    assert_eq!(subject, "Status on 2026-12-03");
+    for want in [
+        "[T-1/1] Anna Adler – Bert Berger (you: Black): running",
+        "  Your move (1...) since 2026-12-01 10:00, 2 days so far\n  last move: 1. e4\n",
+        "Your time: 2 of 40 days used, 38 days left\n",
+        "Anna Adler: 0 of 40 days used, 40 days left\n",
+        "No. Name        1 2  Pts  SB  open\n 1. Anna Adler  × *    0   0     1\n 1. Bert Berger * ×    0   0     1\n",
+    ] {
+        assert!(body.contains(want), "missing {want:?} in\n{body}");
+    }
+    // Naming a game threads the answer into it; a move in the same mail is still played.
+    let out = step(
+        &mut st,
+        &letter(
+            BERT,
+            Some(1),
+            &[(1, W, "e4"), (1, B, "e5")],
+            status_request(),
+        ),
+        at(2026, 12, 3, 11, 0),
+    );
+    let kinds: Vec<MailKind> = out.mails.iter().map(|m| m.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![MailKind::Status, MailKind::Move, MailKind::Receipt]
+    );
+    assert_eq!(out.mails[0].game, Some(GameRef::new("T-1", 1)));
+    assert!(out.mails[0].reply_key.is_some());
+    assert!(out.letter_games.contains(&GameRef::new("T-1", 1)));
+    // The director gets every game of his tournament.
+    let out = step(
+        &mut st,
+        &letter(TL, None, &[], status_request()),
+        at(2026, 12, 3, 12, 0),
+    );
+    assert_eq!(out.mails.len(), 1);
+    let (_, body) = templates
+        .text(MailKind::Status, Lang::De, &out.mails[0].data)
+        .unwrap();
+    assert!(body.contains("Turnierleitung"), "{body}");
+    assert!(
+        body.contains(
+            "\n  Weiß (Anna Adler) ist am Zug (2.) seit 03.12.2026 11:00, bisher 0 Tage\n  letzter Zug: 1... e5\n"
+        ),
+        "{body}"
+    );
+    // The announcement notice (TO §13) still renders from the same template.
+    let (subject, body) = templates
+        .text(
+            MailKind::Status,
+            Lang::De,
+            &serde_json::json!({"game": "T-1/1", "announcement": true, "announcer": "Anna", "recipient": "Bert"}),
+        )
+        .unwrap();
+    assert!(subject.contains("Ankündigung"), "{subject}");
+    assert!(body.contains("26 Tagen"), "{body}");
+}

@@ -1,0 +1,278 @@
+//! What time alone makes happen (TO §16–§21): reminders through the director, silence reports,
+//! time forfeits — each the moment it is due, each exactly once — and the start of a tournament.
+//! [`State::next_deadline`] tells the shell when to wake the core next.
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use shakmaty::Color;
+
+use crate::core::clock;
+use crate::core::model::Event;
+use crate::core::model::Mail;
+use crate::core::model::{Due, Game, GameStatus};
+use crate::core::model::{Output, Settings, State, Tournament};
+use crate::core::view;
+use crate::game_ref::GameRef;
+use crate::mail_kind::MailKind;
+
+impl State {
+    /// Every pending deadline of one game: (instant, what).
+    fn game_deadlines(
+        &self,
+        game: &Game,
+        t: &Tournament,
+        s: &Settings,
+    ) -> Vec<(DateTime<Utc>, Due)> {
+        let mut due = Vec::new();
+        match game.status {
+            GameStatus::WaitingStart => due.push((t.clock_start, Due::Start)),
+            GameStatus::Running => {
+                let c = game.to_move();
+                let rest = t.rest_of(game.players.get(c));
+                let turn = &game.turn;
+                if turn.reminded.is_none() {
+                    due.push((
+                        clock::reminder_instant(turn.since, turn.announced, s.tz, &rest),
+                        Due::Reminder,
+                    ));
+                } else if turn.silence_reported.is_none() {
+                    due.push((
+                        clock::silence_report_instant(turn.since, turn.announced, s.tz, &rest),
+                        Due::SilenceReport,
+                    ));
+                }
+                let pc = game.clocks.get(c);
+                // TO §17/§21: a first forfeit, or a second one once the period has restarted (§20).
+                let possible = pc.forfeits == 0 || (pc.forfeits == 1 && !pc.restart_pending);
+                if !turn.forfeit_claimed && possible {
+                    let at = clock::forfeit_instant(
+                        t.rules,
+                        pc,
+                        turn.since,
+                        turn.announced,
+                        s.tz,
+                        &rest,
+                    );
+                    if at < DateTime::<Utc>::MAX_UTC {
+                        due.push((at, Due::Forfeit));
+                    }
+                }
+            }
+            GameStatus::Suspended | GameStatus::Adjourned | GameStatus::Finished => {}
+        }
+        due
+    }
+
+    /// Every pending deadline, earliest first.
+    pub fn deadlines(&self, s: &Settings) -> Vec<(DateTime<Utc>, GameRef, Due)> {
+        let mut all: Vec<(DateTime<Utc>, GameRef, Due)> = self
+            .games
+            .values()
+            .filter_map(|g| self.tournament_of(&g.id).map(|t| (g, t)))
+            .flat_map(|(g, t)| {
+                self.game_deadlines(g, t, s)
+                    .into_iter()
+                    .map(|(at, d)| (at, g.id.clone(), d))
+            })
+            .collect();
+        all.extend(self.digest_deadlines(s));
+        all.sort();
+        all
+    }
+
+    /// When the core next needs a tick: the earliest pending deadline.
+    pub fn next_deadline(&self, s: &Settings) -> Option<DateTime<Utc>> {
+        self.deadlines(s).first().map(|(at, _, _)| *at)
+    }
+
+    /// Fires every deadline due by `now`, in time order (a reminder on day 16 goes out before a
+    /// forfeit on day 31 even if both are due at `now`). Each fires once.
+    pub fn tick(&mut self, now: DateTime<Utc>, s: &Settings) -> Output {
+        let mut out = Output::default();
+        // Each firing removes its deadline or moves it later; the bound only guards against a bug.
+        for _ in 0..100_000 {
+            let Some((at, game, due)) = self.deadlines(s).into_iter().next() else {
+                break;
+            };
+            if at > now {
+                break;
+            }
+            self.fire(&mut out, &game, due, at, now, s);
+        }
+        out
+    }
+
+    fn fire(
+        &mut self,
+        out: &mut Output,
+        game_ref: &GameRef,
+        due: Due,
+        at: DateTime<Utc>,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        if due == Due::Digest {
+            self.fire_digest(out, &game_ref.tournament, now, s);
+            return;
+        }
+        let Some(t) = self.tournament_of(game_ref).cloned() else {
+            return;
+        };
+        let Some(game) = self.games.get_mut(game_ref) else {
+            return;
+        };
+        let c = game.to_move();
+        match due {
+            Due::Start => {
+                game.status = GameStatus::Running;
+                out.games.insert(game_ref.clone());
+                out.log.push(format!("{game_ref}: clocks started"));
+            }
+            Due::Reminder => {
+                game.turn.reminded = Some(at);
+                self.log_event(
+                    out,
+                    game_ref,
+                    Event::Reminded {
+                        at,
+                        color: c.into(),
+                    },
+                );
+                self.reminder_mail(out, game_ref, &t, c, at, now, s);
+            }
+            Due::SilenceReport => {
+                game.turn.silence_reported = Some(at);
+                self.log_event(
+                    out,
+                    game_ref,
+                    Event::SilenceReported {
+                        at,
+                        color: c.into(),
+                    },
+                );
+                self.silence_mail(out, game_ref, &t, c, at, now, s);
+            }
+            Due::Forfeit => {
+                let rest = t.rest_of(game.players.get(c));
+                let days = clock::days_used(t.rules, game.turn.since, at, s.tz, &rest);
+                let charged = clock::charged(days, game.turn.announced);
+                let pc = game.clocks.get_mut(c);
+                let used = pc.used_with(charged);
+                let allowed = pc.allowed(t.rules);
+                // TO §20: after the first, the offender's period restarts with the move after this one.
+                let nth = match pc.register_forfeit() {
+                    clock::Forfeit::First => 1,
+                    clock::Forfeit::Second => 2,
+                };
+                game.turn.forfeit_claimed = true;
+                self.claim_forfeit(out, game_ref, c, nth, used, allowed, at, s);
+            }
+            // Fired above, before the game lookup.
+            Due::Digest => {}
+        }
+    }
+
+    /// TO §16: the last move repeated to the silent player, the director in copy.
+    #[allow(clippy::too_many_arguments)]
+    fn reminder_mail(
+        &mut self,
+        out: &mut Output,
+        game_ref: &GameRef,
+        t: &Tournament,
+        silent: Color,
+        at: DateTime<Utc>,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        let game = &self.games[game_ref];
+        let email = game.players.get(silent).clone();
+        let lang = t.lang_of(&email, s.default_lang);
+        let form = view::form_for(game, silent, lang);
+        let last = game
+            .moves
+            .len()
+            .checked_sub(1)
+            .and_then(|p| view::ply_text(game, p, form));
+        let rest = t.rest_of(&email);
+        let silence_at =
+            clock::silence_report_instant(game.turn.since, game.turn.announced, s.tz, &rest);
+        let data = view::merge(
+            view::game_context(game, t, Some(silent), lang, now, s.tz),
+            json!({
+                "recipient": t.recipient(&email).name,
+                "last_move": last,
+                "since": view::date_time(game.turn.since, s.tz, lang),
+                "days_waited": if game.turn.announced { 26 } else { 16 },
+                "at": view::date_time(at, s.tz, lang),
+                "silence_report_at": view::date_time(silence_at, s.tz, lang),
+                // TO §13: the count shown includes 5 extra days after 10 days without announcement.
+                "penalty": !game.turn.announced,
+            }),
+        );
+        let fen = game.fen();
+        let key = game.keys.get(silent).clone();
+        let in_reply_to = game.last_forward.clone();
+        let message_id = self.next_message_id(s, "reminder");
+        out.mails.push(Mail {
+            cc: vec![t.director_recipient()],
+            game: Some(game_ref.clone()),
+            reply_key: Some(key),
+            fen: Some(fen),
+            in_reply_to,
+            ..Mail::new(
+                MailKind::Reminder,
+                vec![t.recipient(&email)],
+                lang,
+                message_id,
+                data,
+            )
+        });
+        out.log
+            .push(format!("{game_ref}: reminder to {email} (TO §16)"));
+    }
+
+    /// TO §16: 14 further days of silence are reported to the director.
+    #[allow(clippy::too_many_arguments)]
+    fn silence_mail(
+        &mut self,
+        out: &mut Output,
+        game_ref: &GameRef,
+        t: &Tournament,
+        silent: Color,
+        at: DateTime<Utc>,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        let game = &self.games[game_ref];
+        let email = game.players.get(silent).clone();
+        let lang = s.default_lang;
+        let data = view::merge(
+            view::game_context(game, t, None, lang, now, s.tz),
+            json!({
+                "silent": t.recipient(&email).name,
+                "silent_email": email,
+                "silent_color": view::color_word(silent, lang),
+                "since": view::date_time(game.turn.since, s.tz, lang),
+                "reminded": game.turn.reminded.map(|r| view::date_time(r, s.tz, lang)),
+                "at": view::date_time(at, s.tz, lang),
+            }),
+        );
+        let in_reply_to = game.last_forward.clone();
+        let message_id = self.next_message_id(s, "silence-report");
+        let reply_key = self.director_key(game_ref);
+        out.mails.push(Mail {
+            game: Some(game_ref.clone()),
+            reply_key,
+            in_reply_to,
+            ..Mail::new(
+                MailKind::SilenceReport,
+                vec![t.director_recipient()],
+                lang,
+                message_id,
+                data,
+            )
+        });
+        out.log
+            .push(format!("{game_ref}: silence of {email} reported (TO §16)"));
+    }
+}

@@ -1,0 +1,252 @@
+//! The weekly director digest: once a week, to each director, what needs his eye — games silent for
+//! more than 10 days, time limits running out within 7 days, leaves starting or ending within 7
+//! days, open suspensions (TO §21) and adjudications (TO §31).
+//!
+//! Fixed here, once:
+//!
+//! * **When.** At 00:00 local time of the configured weekday (`[relay] digest_day`, Monday unless
+//!   set; `"off"` sends none). One per tournament that wants it (`digest`, default true) and
+//!   still has a game that is not finished, the first on the first such day after registration.
+//! * **Never twice.** The digest day of the last digest is kept per tournament
+//!   (`Meta::digests`); the next one is due 7 days later. A relay that was down for weeks sends one
+//!   digest when it comes back, not one per missed week.
+//! * **Deadline.** A digest is a [`Due::Digest`] of the pseudo game `TOURNAMENT/0`: deadlines are
+//!   keyed by game, and no real game has number 0.
+//! * **Silent.** The player on move in a running game whose move has taken more than 10 days
+//!   (calendar days, his leave not counted).
+//! * **Controls due.** A running game whose player on move exceeds his limit (TO §17) within the
+//!   next 7 days if he does not move.
+
+use chrono::{DateTime, Datelike, Days, NaiveDate, TimeDelta, TimeZone, Utc, Weekday};
+use chrono_tz::Tz;
+use serde_json::{Value, json};
+
+use crate::core::clock;
+use crate::core::model::Due;
+use crate::core::model::GameStatus;
+use crate::core::model::Mail;
+use crate::core::model::{Output, Settings, State, Tournament};
+use crate::core::view;
+use crate::game_ref::GameRef;
+use crate::lang::Lang;
+use crate::mail_kind::MailKind;
+use crate::rules::RuleSet;
+
+/// Days of silence after which a game is listed.
+const SILENT_AFTER_DAYS: u32 = 10;
+/// How far ahead controls and leaves are listed.
+const AHEAD_DAYS: u64 = 7;
+
+/// 00:00 local of `day` in `tz`.
+fn start_of(day: NaiveDate, tz: Tz) -> Option<DateTime<Utc>> {
+    (0..=180).find_map(|m| {
+        let local = day.and_hms_opt(0, 0, 0)? + TimeDelta::minutes(m);
+        tz.from_local_datetime(&local)
+            .earliest()
+            .map(|t| t.with_timezone(&Utc))
+    })
+}
+
+/// The first date on or after `from` that falls on `day`.
+fn on_or_after(from: NaiveDate, day: Weekday) -> NaiveDate {
+    let ahead = (7 + day.num_days_from_monday() - from.weekday().num_days_from_monday()) % 7;
+    from.checked_add_days(Days::new(u64::from(ahead)))
+        .unwrap_or(from)
+}
+
+/// The latest date on or before `to` that falls on `day`.
+fn on_or_before(to: NaiveDate, day: Weekday) -> NaiveDate {
+    let back = (7 + to.weekday().num_days_from_monday() - day.num_days_from_monday()) % 7;
+    to.checked_sub_days(Days::new(u64::from(back)))
+        .unwrap_or(to)
+}
+
+/// When the next digest of `t` is due: 7 days after the last one, or the first digest day after
+/// registration.
+pub fn next_digest(
+    t: &Tournament,
+    last: Option<NaiveDate>,
+    day: Weekday,
+    tz: Tz,
+) -> Option<DateTime<Utc>> {
+    let date = match last {
+        Some(d) => d.checked_add_days(Days::new(7))?,
+        None => {
+            let d = on_or_after(view::local_date(t.registered, tz), day);
+            if start_of(d, tz)? < t.registered {
+                d.checked_add_days(Days::new(7))?
+            } else {
+                d
+            }
+        }
+    };
+    start_of(date, tz)
+}
+
+impl State {
+    /// The pending digests, as deadlines of the pseudo game `TOURNAMENT/0`.
+    pub(crate) fn digest_deadlines(&self, s: &Settings) -> Vec<(DateTime<Utc>, GameRef, Due)> {
+        let Some(day) = s.digest_day else {
+            return Vec::new();
+        };
+        self.tournaments
+            .values()
+            .filter(|t| t.digest)
+            .filter(|t| {
+                t.games
+                    .iter()
+                    .filter_map(|g| self.games.get(g))
+                    .any(|g| g.status != GameStatus::Finished)
+            })
+            .filter_map(|t| {
+                let last = self.meta.digests.get(&t.id).copied();
+                next_digest(t, last, day, s.tz)
+                    .map(|at| (at, GameRef::new(t.id.clone(), 0), Due::Digest))
+            })
+            .collect()
+    }
+
+    /// Sends the digest of tournament `tid` and records it for the week of `now`.
+    pub(crate) fn fire_digest(
+        &mut self,
+        out: &mut Output,
+        tid: &str,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        let Some(day) = s.digest_day else {
+            return;
+        };
+        let Some(t) = self.tournaments.get(tid).cloned() else {
+            return;
+        };
+        let today = view::local_date(now, s.tz);
+        self.meta
+            .digests
+            .insert(tid.to_string(), on_or_before(today, day));
+        let lang = s.default_lang;
+        let data = view::merge(
+            self.digest_data(&t, now, lang, s),
+            json!({
+                "recipient": t.director.name,
+                "tournament_id": t.id,
+                "tournament": t.name,
+                "today": view::date(today, lang),
+                "now": view::date_time(now, s.tz, lang),
+            }),
+        );
+        let message_id = self.next_message_id(s, "digest");
+        out.mails.push(Mail::new(
+            MailKind::Digest,
+            vec![t.director_recipient()],
+            lang,
+            message_id,
+            data,
+        ));
+        out.log
+            .push(format!("{tid}: weekly digest to {}", t.director.email));
+    }
+
+    /// What the digest of `t` lists as of `now`.
+    fn digest_data(&self, t: &Tournament, now: DateTime<Utc>, lang: Lang, s: &Settings) -> Value {
+        let today = view::local_date(now, s.tz);
+        let horizon = today
+            .checked_add_days(Days::new(AHEAD_DAYS))
+            .unwrap_or(today);
+        let until = now + TimeDelta::days(AHEAD_DAYS as i64);
+        let mut silent = Vec::new();
+        let mut controls = Vec::new();
+        let mut suspended = Vec::new();
+        let mut adjourned = Vec::new();
+        for g in t.games.iter().filter_map(|g| self.games.get(g)) {
+            let names = format!(
+                "{} – {}",
+                t.recipient(&g.players.white).name,
+                t.recipient(&g.players.black).name
+            );
+            match g.status {
+                GameStatus::Running => {
+                    let c = g.to_move();
+                    let email = g.players.get(c);
+                    let rest = t.rest_of(email);
+                    let waited = clock::days_used(RuleSet::Post, g.turn.since, now, s.tz, &rest);
+                    if waited > SILENT_AFTER_DAYS {
+                        silent.push(json!({
+                            "game": g.id.to_string(),
+                            "players": names,
+                            "silent": t.recipient(email).name,
+                            "days": waited,
+                            "since": view::date(view::local_date(g.turn.since, s.tz), lang),
+                        }));
+                    }
+                    let pc = g.clocks.get(c);
+                    let possible = pc.forfeits == 0 || (pc.forfeits == 1 && !pc.restart_pending);
+                    if possible && !g.turn.forfeit_claimed {
+                        let at = clock::forfeit_instant(
+                            t.rules,
+                            pc,
+                            g.turn.since,
+                            g.turn.announced,
+                            s.tz,
+                            &rest,
+                        );
+                        if at > now && at <= until {
+                            controls.push(json!({
+                                "game": g.id.to_string(),
+                                "players": names,
+                                "player": t.recipient(email).name,
+                                "allowed": pc.allowed(t.rules),
+                                "at": view::date_time(at, s.tz, lang),
+                            }));
+                        }
+                    }
+                }
+                GameStatus::Suspended => suspended.push(json!({
+                    "game": g.id.to_string(),
+                    "players": names,
+                })),
+                GameStatus::Adjourned => adjourned.push(json!({
+                    "game": g.id.to_string(),
+                    "players": names,
+                })),
+                GameStatus::WaitingStart | GameStatus::Finished => {}
+            }
+        }
+        let mut leaves = Vec::new();
+        for p in &t.players {
+            for (r, special) in p
+                .leaves
+                .iter()
+                .map(|r| (r, false))
+                .chain(p.special_leaves.iter().map(|r| (r, true)))
+            {
+                let starts = today <= r.from && r.from <= horizon;
+                let ends = today <= r.to && r.to <= horizon;
+                if starts || ends {
+                    leaves.push(json!({
+                        "player": p.name,
+                        "from": view::date(r.from, lang),
+                        "to": view::date(r.to, lang),
+                        "starts": starts,
+                        "ends": ends,
+                        "special": special,
+                    }));
+                }
+            }
+        }
+        let quiet = silent.is_empty()
+            && controls.is_empty()
+            && leaves.is_empty()
+            && suspended.is_empty()
+            && adjourned.is_empty();
+        json!({
+            "silent": silent,
+            "controls": controls,
+            "leaves": leaves,
+            "suspended": suspended,
+            "adjourned": adjourned,
+            "quiet": quiet,
+            "horizon": view::date(horizon, lang),
+        })
+    }
+}

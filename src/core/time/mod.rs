@@ -1,0 +1,9 @@
+//! What time alone makes happen (TO §16–§21): the deadlines of every game — reminder, silence
+//! report, time forfeit — fired in time order by [`State::tick`](crate::core::State::tick), and the
+//! weekly director digest.
+
+pub mod deadlines;
+pub mod digest;
+
+#[cfg(test)]
+mod props;

@@ -1,0 +1,153 @@
+//! Players who cannot be reached (Fax 2.2): a relay mail to a player that came back undelivered —
+//! refused permanently by the SMTP server, or reported failed by a delivery-status notification
+//! (RFC 3464) — goes to the director as a `bounce-report`, with the undelivered text, and the
+//! director decides the time used by command (`crate::core::director`).
+//!
+//! Fixed here, once:
+//!
+//! * **Nothing is lost.** A bounce changes no game: the move counts as forwarded at the instant the
+//!   relay sent it (TO §24's "received" is the relay's forward), and the clocks run as they did.
+//! * **Exactly once.** One report per undelivered mail and recipient (`Meta::bounces_reported`),
+//!   however many ways the failure is learnt (SMTP refusal, then a DSN; a DSN sent twice).
+//! * **No loops.** A bounce is never answered. Only mails to a *player* are reported: a director's
+//!   or a stranger's address that refuses mail is logged, nothing is sent (a report about a report
+//!   could never arrive either).
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+
+use crate::core::model::Event;
+use crate::core::model::Mail;
+use crate::core::model::{Output, Settings, State};
+use crate::core::view;
+use crate::game_ref::GameRef;
+use crate::mail_kind::MailKind;
+
+/// How much of the undelivered mail's text the report repeats.
+const MAX_TEXT_CHARS: usize = 8000;
+
+/// An undelivered relay mail, as the shell learnt it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bounce {
+    /// The Message-ID (without brackets) of the relay's mail that was not delivered.
+    pub message_id: String,
+    /// The recipient that could not be reached.
+    pub recipient: String,
+    /// `X-Fernzug-Kind` of the undelivered mail, if known.
+    pub kind: Option<String>,
+    /// The game of the undelivered mail, if known.
+    pub game: Option<GameRef>,
+    /// The server's words (SMTP reply or DSN status and diagnostic).
+    pub error: String,
+    /// The text of the undelivered mail, if known.
+    pub text: Option<String>,
+}
+
+impl State {
+    /// Fax 2.2: reports an undelivered mail to a player to the director(s), once.
+    pub fn handle_bounce(&mut self, b: &Bounce, now: DateTime<Utc>, s: &Settings) -> Output {
+        let mut out = Output::default();
+        let recipient = b.recipient.trim().to_lowercase();
+        let key = format!("{}|{recipient}", b.message_id);
+        if self.meta.bounces_reported.contains(&key) {
+            out.log.push(format!(
+                "bounce of {} to {recipient}: already reported, not again",
+                b.message_id
+            ));
+            return out;
+        }
+        // The tournaments to report to: the game's, else every one the recipient plays in.
+        let game = b
+            .game
+            .clone()
+            .filter(|g| self.color_in(g, &recipient).is_some());
+        let tournaments: Vec<String> = match &game {
+            Some(g) => vec![g.tournament.clone()],
+            None => self
+                .tournaments
+                .values()
+                .filter(|t| t.player(&recipient).is_some())
+                .map(|t| t.id.clone())
+                .collect(),
+        };
+        if tournaments.is_empty() {
+            out.log.push(format!(
+                "bounce of {} to {recipient} ({}): not a player, not reported (Fax 2.2)",
+                b.message_id, b.error
+            ));
+            return out;
+        }
+        self.meta.bounces_reported.insert(key);
+        if let Some(g) = &game {
+            out.letter_games.insert(g.clone());
+            self.log_event(
+                &mut out,
+                g,
+                Event::Bounced {
+                    at: now,
+                    recipient: recipient.clone(),
+                    message_id: b.message_id.clone(),
+                    error: b.error.clone(),
+                },
+            );
+        }
+        let text: Option<String> = b
+            .text
+            .as_ref()
+            .map(|t| t.chars().take(MAX_TEXT_CHARS).collect());
+        let mut directors: Vec<String> = Vec::new();
+        for tid in tournaments {
+            let Some(t) = self.tournaments.get(&tid).cloned() else {
+                continue;
+            };
+            if directors.contains(&t.director.email) {
+                continue;
+            }
+            directors.push(t.director.email.clone());
+            let lang = s.default_lang;
+            let player = t.recipient(&recipient);
+            let mut data = json!({
+                "recipient": t.director.name,
+                "tournament_id": t.id,
+                "tournament": t.name,
+                "player": player.name,
+                "player_email": player.email,
+                "kind": b.kind,
+                "undelivered_id": b.message_id,
+                "error": b.error,
+                "text": text,
+                "now": view::date_time(now, s.tz, lang),
+            });
+            let mut fen = None;
+            if let Some(g) = &game
+                && let Some(gm) = self.games.get(g)
+            {
+                data = view::merge(view::game_context(gm, &t, None, lang, now, s.tz), data);
+                fen = Some(gm.fen());
+            }
+            let reply_key = game.as_ref().and_then(|g| self.director_key(g));
+            let message_id = self.next_message_id(s, "bounce-report");
+            out.mails.push(Mail {
+                game: game.clone(),
+                reply_key,
+                fen,
+                in_reply_to: Some(b.message_id.clone()),
+                ..Mail::new(
+                    MailKind::BounceReport,
+                    vec![t.director_recipient()],
+                    lang,
+                    message_id,
+                    data,
+                )
+            });
+            out.log.push(format!(
+                "bounce of {} ({}) to {recipient} reported to {} (Fax 2.2): {}",
+                b.message_id,
+                b.kind.as_deref().unwrap_or("?"),
+                t.director.email,
+                b.error
+            ));
+        }
+        out
+    }
+}

@@ -1,0 +1,9 @@
+//! Unreachable players (Fax 2.2): a delivery-status report of a mail the relay sent
+//! (`bounce`), and a mail the SMTP server refused outright (`undeliverable`); both go to the
+//! director, once per mail and recipient.
+
+pub mod bounce;
+pub mod undeliverable;
+
+pub use bounce::Bounce;
+pub use undeliverable::Undelivered;

@@ -1,0 +1,111 @@
+//! A mail the relay could not deliver for `[limits] outbox_max_age_days` (temporary failures
+//! only: 4xx, no connection) is given up and reported to the director of its game, who can pass
+//! it on another way (Fax 2.2/2.3). Permanent refusals (5xx) take the bounce path, not this one.
+//!
+//! Interpretation, once: the report goes to the director of the game the mail belonged to, as a
+//! `bounce-report`. A mail without a game, or one that was itself addressed to that director, is
+//! only logged (a report about an unreachable director to the same director would fail too).
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+
+use crate::core::model::Mail;
+use crate::core::model::{Output, Settings, State};
+use crate::core::view;
+use crate::game_ref::GameRef;
+use crate::lang::Lang;
+use crate::mail_kind::MailKind;
+
+/// The outbox entry that is given up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undelivered {
+    pub message_id: String,
+    pub recipient: String,
+    pub kind: String,
+    pub game: Option<GameRef>,
+    pub created: DateTime<Utc>,
+    pub attempts: u32,
+    pub last_error: Option<String>,
+}
+
+impl State {
+    /// Reports `u` to the director of its game (see the module text).
+    pub fn report_undeliverable(
+        &mut self,
+        u: &Undelivered,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) -> Output {
+        let mut out = Output::default();
+        let days = (now - u.created).num_days();
+        let line = format!(
+            "{} ({}) to {} given up after {days} days and {} attempts (last: {})",
+            u.message_id,
+            u.kind,
+            u.recipient,
+            u.attempts,
+            u.last_error.as_deref().unwrap_or("-")
+        );
+        let Some(game) = &u.game else {
+            out.log.push(format!("{line}; no game, nobody to tell"));
+            return out;
+        };
+        let Some(t) = self.tournament_of(game) else {
+            out.log.push(format!("{line}; unknown game {game}"));
+            return out;
+        };
+        let director = t.director_recipient();
+        if director.email == u.recipient {
+            out.log
+                .push(format!("{line}; it was for the director himself"));
+            return out;
+        }
+        let lang = s.default_lang;
+        let created = view::date_time(u.created, s.tz, lang);
+        let err = u.last_error.clone().unwrap_or_else(|| "-".into());
+        let (title, text) = if lang == Lang::De {
+            (
+                format!("Unzustellbar: {} an {}", u.kind, u.recipient),
+                format!(
+                    "Die Mail ({}) des Relais an {} vom {created} konnte in {days} Tagen und {} Versuchen nicht zugestellt werden (letzter Fehler: {err}). Das Relais hat sie aufgegeben. Bitte übermitteln Sie den Inhalt auf anderem Weg (Fax 2.2); Message-ID: <{}>.",
+                    u.kind, u.recipient, u.attempts, u.message_id
+                ),
+            )
+        } else {
+            (
+                format!("Undeliverable: {} to {}", u.kind, u.recipient),
+                format!(
+                    "The relay's mail ({}) to {} of {created} could not be delivered in {days} days and {} attempts (last error: {err}). The relay has given it up. Please pass its content on another way (Fax 2.2); Message-ID: <{}>.",
+                    u.kind, u.recipient, u.attempts, u.message_id
+                ),
+            )
+        };
+        let message_id = self.next_message_id(s, "bounce-report");
+        out.mails.push(Mail {
+            game: Some(game.clone()),
+            in_reply_to: Some(u.message_id.clone()),
+            ..Mail::new(
+                MailKind::BounceReport,
+                vec![director.clone()],
+                lang,
+                message_id,
+                json!({
+                    "recipient": director.name,
+                    "game": game.to_string(),
+                    "title": title,
+                    "text": text,
+                    "undelivered": {
+                        "message_id": u.message_id,
+                        "recipient": u.recipient,
+                        "kind": u.kind,
+                        "attempts": u.attempts,
+                        "last_error": err,
+                    },
+                }),
+            )
+        });
+        out.log
+            .push(format!("{line}; reported to {}", director.email));
+        out
+    }
+}

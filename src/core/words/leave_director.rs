@@ -1,0 +1,255 @@
+//! The words of a [`LeaveRefusal`] (TO §24/§25) and a [`DirectorRefusal`], in both languages.
+
+use chrono::NaiveDate;
+
+use crate::core::director::leave::{BUDGET_DAYS, MIN_LEAVE_DAYS};
+use crate::core::model::{DirectorRefusal, LeaveRefusal};
+use crate::core::view;
+use crate::lang::Lang;
+
+impl LeaveRefusal {
+    /// One or two sentences in `lang`.
+    pub fn message(&self, lang: Lang) -> String {
+        let d = |x: &NaiveDate| view::date(*x, lang);
+        let de = lang == Lang::De;
+        match self {
+            LeaveRefusal::BadSpan => {
+                if de {
+                    "Der Urlaub kann nicht gelesen werden: Bitte schreiben Sie Beginn und Ende, z. B. „Urlaub: 20.12.2026 – 03.01.2027“ (das Ende nicht vor dem Beginn).".into()
+                } else {
+                    "The leave cannot be read: please write its first and last day, e.g. \"leave 2026-12-20 to 2027-01-03\" (the end not before the beginning).".into()
+                }
+            }
+            LeaveRefusal::TooShort { from, to, days } => {
+                if de {
+                    format!(
+                        "Der Urlaub vom {} bis {} umfasst nur {days} Tage; ein Urlaub dauert mindestens {MIN_LEAVE_DAYS} zusammenhängende Tage (TO §24).",
+                        d(from),
+                        d(to)
+                    )
+                } else {
+                    format!(
+                        "The leave from {} to {} has only {days} days; a leave lasts at least {MIN_LEAVE_DAYS} consecutive days (TO §24).",
+                        d(from),
+                        d(to)
+                    )
+                }
+            }
+            LeaveRefusal::InThePast { from, today } => {
+                if de {
+                    format!(
+                        "Der Urlaub beginnt am {}, vor dem heutigen Tag ({}). Urlaub muss vor Beginn gemeldet werden; eine nachträgliche Meldung kann nur der Turnierleiter anerkennen (TO §25).",
+                        d(from),
+                        d(today)
+                    )
+                } else {
+                    format!(
+                        "The leave begins on {}, before today ({}). Leave must be announced before it begins; only the tournament director can accept a late notice (TO §25).",
+                        d(from),
+                        d(today)
+                    )
+                }
+            }
+            LeaveRefusal::Overlap {
+                from,
+                to,
+                other_from,
+                other_to,
+            } => {
+                if de {
+                    format!(
+                        "Der Urlaub vom {} bis {} überschneidet sich mit Ihrem Urlaub vom {} bis {}.",
+                        d(from),
+                        d(to),
+                        d(other_from),
+                        d(other_to)
+                    )
+                } else {
+                    format!(
+                        "The leave from {} to {} overlaps your leave from {} to {}.",
+                        d(from),
+                        d(to),
+                        d(other_from),
+                        d(other_to)
+                    )
+                }
+            }
+            LeaveRefusal::OverBudget {
+                tournament,
+                year_from,
+                year_to,
+                taken,
+                asked,
+            } => {
+                let left = (BUDGET_DAYS - taken).max(0);
+                if de {
+                    format!(
+                        "Im Turnierjahr {} – {} des Turniers {tournament} haben Sie schon {taken} Urlaubstage; mit diesem Urlaub ({asked} Tage in diesem Jahr) wären es {}. Erlaubt sind {BUDGET_DAYS} Tage (TO §24), es bleiben {left}. Sonderurlaub kann nur der Turnierleiter gewähren.",
+                        d(year_from),
+                        d(year_to),
+                        taken + asked
+                    )
+                } else {
+                    format!(
+                        "In the tournament year {} – {} of tournament {tournament} you already have {taken} days of leave; with this leave ({asked} days in that year) it would be {}. {BUDGET_DAYS} days are allowed (TO §24), {left} are left. Only the tournament director can grant special leave.",
+                        d(year_from),
+                        d(year_to),
+                        taken + asked
+                    )
+                }
+            }
+            LeaveRefusal::NoTournament => {
+                if de {
+                    "Sie haben keine laufende Partie, für die ein Urlaub gelten könnte.".into()
+                } else {
+                    "You have no running game a leave could apply to.".into()
+                }
+            }
+            LeaveRefusal::NotInTournament { tournament } => {
+                if de {
+                    format!("Sie spielen nicht im Turnier {tournament}.")
+                } else {
+                    format!("You do not play in tournament {tournament}.")
+                }
+            }
+        }
+    }
+}
+
+/// Every command form, German (the forms in English follow in [`FORMS_EN`]).
+pub const FORMS_DE: &str = "\
+ZÜ bestätigt                                   – zweite Zeitüberschreitung bestätigen: Partie verloren (TO §22)
+Ergebnis: 1-0   (oder 0-1, 1/2-1/2)            – Ergebnis festsetzen (TO §26, §31, Streitfälle)
+Sonderurlaub: 01.02.2027 – 14.02.2027 für spieler@…   – Sonderurlaub über das Urlaubskonto hinaus (TO §24)
+Bedenkzeit: +3 Tage für spieler@…, Grund: …    – Bedenkzeit gutschreiben (+) oder abziehen (-) (TO §8, §30, Fax 2.2)
+Urlaub nachträglich anerkannt 20.12.2026 – 03.01.2027 für spieler@…   – verspätete Urlaubsmeldung anerkennen (TO §25)
+fortsetzen                                     – angehaltene oder zur Abschätzung gestellte Partie fortsetzen";
+
+/// Every command form, English.
+pub const FORMS_EN: &str = "\
+confirm time forfeit                           – confirm a second time forfeit: the game is lost (TO §22)
+result: 1-0   (or 0-1, 1/2-1/2)                – set the result (TO §26, §31, disputes)
+special leave 2027-02-01 to 2027-02-14 for player@…   – special leave beyond the budget (TO §24)
+time: +3 days for player@…, reason: …          – add (+) or remove (-) thinking time (TO §8, §30, Fax 2.2)
+accept late leave 2026-12-20 to 2027-01-03 for player@…   – accept a late leave notice (TO §25)
+resume                                         – resume a suspended or adjourned game";
+
+impl DirectorRefusal {
+    /// What is wrong, in `lang`; malformed mails get the list of valid forms.
+    pub fn message(&self, lang: Lang) -> String {
+        let de = lang == Lang::De;
+        let forms = if de { FORMS_DE } else { FORMS_EN };
+        match self {
+            DirectorRefusal::NotDirector { tournament } => match (tournament, de) {
+                (Some(t), true) => format!(
+                    "Anweisungen des Turnierleiters nimmt das Relais für das Turnier {t} nur von dessen Turnierleiter an. Es wurde nichts geändert."
+                ),
+                (Some(t), false) => format!(
+                    "For tournament {t} the relay takes director's commands only from its tournament director. Nothing was changed."
+                ),
+                (None, true) => "Anweisungen des Turnierleiters nimmt das Relais nur vom Turnierleiter des Turniers an. Es wurde nichts geändert.".into(),
+                (None, false) => "The relay takes director's commands only from the tournament's director. Nothing was changed.".into(),
+            },
+            DirectorRefusal::Malformed { lines } => {
+                let shown = lines
+                    .iter()
+                    .map(|l| format!("  „{l}“"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                match (lines.is_empty(), de) {
+                    (true, true) => format!(
+                        "Die Mail enthält keine Anweisung. Es wurde nichts geändert. Gültige Formen (je eine Zeile; die Partie im Betreff als [TURNIER/N] oder als Antwort auf eine Mail des Relais):\n\n{forms}"
+                    ),
+                    (true, false) => format!(
+                        "The mail contains no command. Nothing was changed. Valid forms (one per line; the game in the subject as [TOURNAMENT/N] or by replying to a mail of the relay):\n\n{forms}"
+                    ),
+                    (false, true) => format!(
+                        "Diese Zeilen sind keine gültige Anweisung:\n{shown}\nEs wurde nichts geändert. Gültige Formen (je eine Zeile; die Partie im Betreff als [TURNIER/N] oder als Antwort auf eine Mail des Relais):\n\n{forms}"
+                    ),
+                    (false, false) => format!(
+                        "These lines are no valid command:\n{shown}\nNothing was changed. Valid forms (one per line; the game in the subject as [TOURNAMENT/N] or by replying to a mail of the relay):\n\n{forms}"
+                    ),
+                }
+            }
+            DirectorRefusal::NoGame { command } => {
+                if de {
+                    format!(
+                        "„{command}“ gilt einer Partie: Bitte nennen Sie sie im Betreff als [TURNIER/N] oder antworten Sie auf eine Mail des Relais zu dieser Partie."
+                    )
+                } else {
+                    format!(
+                        "\"{command}\" applies to a game: please name it in the subject as [TOURNAMENT/N] or reply to a mail of the relay about that game."
+                    )
+                }
+            }
+            DirectorRefusal::NoTournament { command } => {
+                if de {
+                    format!(
+                        "„{command}“: Es ist nicht eindeutig, welches Turnier gemeint ist. Bitte nennen Sie es im Betreff als [TURNIER] oder [TURNIER/N]."
+                    )
+                } else {
+                    format!(
+                        "\"{command}\": it is not clear which tournament is meant. Please name it in the subject as [TOURNAMENT] or [TOURNAMENT/N]."
+                    )
+                }
+            }
+            DirectorRefusal::UnknownGame { game } => {
+                if de {
+                    format!("Eine Partie {game} gibt es nicht.")
+                } else {
+                    format!("There is no game {game}.")
+                }
+            }
+            DirectorRefusal::NoSecondForfeit { game } => {
+                if de {
+                    format!(
+                        "In der Partie {game} gibt es keine zweite Zeitüberschreitung, die zu bestätigen wäre (TO §21, §22)."
+                    )
+                } else {
+                    format!(
+                        "In game {game} there is no second time forfeit to confirm (TO §21, §22)."
+                    )
+                }
+            }
+            DirectorRefusal::AlreadyResult { game, result } => {
+                if de {
+                    format!("Die Partie {game} ist bereits mit {result} beendet.")
+                } else {
+                    format!("Game {game} has already ended {result}.")
+                }
+            }
+            DirectorRefusal::NotStopped { game, state } => {
+                if de {
+                    format!(
+                        "Die Partie {game} ist weder angehalten noch zur Abschätzung gestellt (Stand: {state}); „fortsetzen“ ändert nichts."
+                    )
+                } else {
+                    format!(
+                        "Game {game} is neither suspended nor adjourned (state: {state}); \"resume\" changes nothing."
+                    )
+                }
+            }
+            DirectorRefusal::GameOver { game } => {
+                if de {
+                    format!("Die Partie {game} ist beendet.")
+                } else {
+                    format!("Game {game} is over.")
+                }
+            }
+            DirectorRefusal::NotAPlayer { player, scope } => {
+                if de {
+                    format!("{player} spielt nicht in {scope}.")
+                } else {
+                    format!("{player} does not play in {scope}.")
+                }
+            }
+            DirectorRefusal::Leave { player, refusal } => {
+                if de {
+                    format!("Urlaub für {player}: {}", refusal.message(lang))
+                } else {
+                    format!("Leave for {player}: {}", refusal.message(lang))
+                }
+            }
+        }
+    }
+}
