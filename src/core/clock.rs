@@ -54,6 +54,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::rules::RuleSet;
 
+/// TO §24: a leave lasts at least 7 consecutive days.
+pub const MIN_LEAVE_DAYS: i64 = 7;
+/// TO §24: up to 6 weeks of leave per tournament year.
+pub const BUDGET_DAYS: i64 = 42;
+
 /// Days the relay does not count for a player (his leave, TO §24), both ends included, local dates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rest {

@@ -30,7 +30,7 @@
 use chrono::{DateTime, Datelike, Months, NaiveDate, Utc};
 use serde_json::json;
 
-use crate::core::clock::Rest;
+use crate::core::clock::{BUDGET_DAYS, MIN_LEAVE_DAYS, Rest};
 use crate::core::model::Event;
 use crate::core::model::Mail;
 use crate::core::model::Refusal;
@@ -40,11 +40,6 @@ use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::{DateSpan, Letter, StatedDate};
 use crate::mail_kind::MailKind;
-
-/// TO §24: a leave lasts at least 7 consecutive days.
-pub const MIN_LEAVE_DAYS: i64 = 7;
-/// TO §24: up to 6 weeks of leave per tournament year.
-pub const BUDGET_DAYS: i64 = 42;
 
 /// The dates of a span as written, completed (see the module documentation); `None` if a day does
 /// not exist or the end lies before the beginning.

@@ -2,7 +2,7 @@
 
 use chrono::NaiveDate;
 
-use crate::core::director::leave::{BUDGET_DAYS, MIN_LEAVE_DAYS};
+use crate::core::clock::{BUDGET_DAYS, MIN_LEAVE_DAYS};
 use crate::core::model::{DirectorRefusal, LeaveRefusal};
 use crate::core::view;
 use crate::lang::Lang;
