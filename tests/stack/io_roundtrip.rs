@@ -1,9 +1,7 @@
 //! The IO shell against the real loopback mail stack (`tests/mailstack/start.sh`, started by
-//! `common::stack()`): `fernzug::smtp::Sender` delivers through Postfix on 127.0.0.1:2525,
+//! `crate::common::stack()`): `fernzug::smtp::Sender` delivers through Postfix on 127.0.0.1:2525,
 //! `fernzug::imap::Inbox` reads from Dovecot on 127.0.0.1:1143. Every test uses its own fresh
 //! mailbox, so the tests run in parallel.
-
-mod common;
 
 use std::time::{Duration, Instant};
 
@@ -13,7 +11,7 @@ use fernzug::smtp::{SendError, Sender, SmtpSettings};
 use tokio::sync::watch;
 
 fn imap_settings(user: &str) -> ImapSettings {
-    let st = common::stack();
+    let st = crate::common::stack();
     ImapSettings {
         host: st.host.to_string(),
         port: st.imap_port,
@@ -27,7 +25,7 @@ fn imap_settings(user: &str) -> ImapSettings {
 
 fn smtp_settings(port: u16) -> SmtpSettings {
     SmtpSettings {
-        host: common::HOST.to_string(),
+        host: crate::common::HOST.to_string(),
         port,
         security: Security::None,
         user: None,
@@ -63,7 +61,7 @@ fn field_names(head: &[u8]) -> Vec<String> {
 
 /// Delivers `raw` to `to` through the stack (common's own SMTP client) and waits until it is there.
 fn deliver(raw: &[u8], from: &str, to: &str) {
-    common::send_mail(raw, from, &[to]).unwrap_or_else(|e| panic!("delivery to {to}: {e}"));
+    crate::common::send_mail(raw, from, &[to]).unwrap_or_else(|e| panic!("delivery to {to}: {e}"));
 }
 
 /// Connects and lists until `n` messages are there (the stack delivers asynchronously).
@@ -86,9 +84,13 @@ async fn inbox_with(user: &str, n: usize) -> (Inbox, Vec<fernzug::imap::Listed>)
 
 #[tokio::test]
 async fn imap_list_fetch_peek_and_mark_done() {
-    let from = common::unique_addr("io-from");
-    let user = common::unique_addr("io-imap");
-    let message_id = format!("<{}@{}>", common::unique("io-mid"), common::DOMAIN);
+    let from = crate::common::unique_addr("io-from");
+    let user = crate::common::unique_addr("io-imap");
+    let message_id = format!(
+        "<{}@{}>",
+        crate::common::unique("io-mid"),
+        crate::common::DOMAIN
+    );
     let sent = tricky_mail(&from, &user, &message_id);
     let before = Utc::now() - chrono::Duration::seconds(5);
     deliver(&sent, &from, &user);
@@ -154,8 +156,8 @@ async fn imap_list_fetch_peek_and_mark_done() {
 
 #[tokio::test]
 async fn imap_wait_wakes_on_new_mail_during_idle() {
-    let from = common::unique_addr("io-from");
-    let user = common::unique_addr("io-idle");
+    let from = crate::common::unique_addr("io-from");
+    let user = crate::common::unique_addr("io-idle");
     let (inbox, listed) = inbox_with(&user, 0).await;
     assert!(listed.is_empty());
     let (_stop_tx, mut stop_rx) = watch::channel(false);
@@ -163,7 +165,8 @@ async fn imap_wait_wakes_on_new_mail_during_idle() {
     let to = user.clone();
     let sender = tokio::task::spawn_blocking(move || {
         std::thread::sleep(Duration::from_millis(300));
-        let raw = common::text_mail(&from, &to, "wake up", "1. d4", "<wake@fernschach.test>");
+        let raw =
+            crate::common::text_mail(&from, &to, "wake up", "1. d4", "<wake@fernschach.test>");
         deliver(raw.as_bytes(), &from, &to);
         Instant::now()
     });
@@ -186,7 +189,7 @@ async fn imap_wait_wakes_on_new_mail_during_idle() {
 
 #[tokio::test]
 async fn imap_wait_times_out_when_nothing_comes() {
-    let user = common::unique_addr("io-quiet");
+    let user = crate::common::unique_addr("io-quiet");
     let (inbox, _) = inbox_with(&user, 0).await;
     let (_stop_tx, mut stop_rx) = watch::channel(false);
     let started = Instant::now();
@@ -206,7 +209,7 @@ async fn imap_wait_times_out_when_nothing_comes() {
 
 #[tokio::test]
 async fn imap_wait_ends_idle_cleanly_on_shutdown() {
-    let user = common::unique_addr("io-shutdown");
+    let user = crate::common::unique_addr("io-shutdown");
     let (inbox, _) = inbox_with(&user, 0).await;
     let (stop_tx, mut stop_rx) = watch::channel(false);
     tokio::spawn(async move {
@@ -234,15 +237,15 @@ async fn imap_wait_ends_idle_cleanly_on_shutdown() {
 
 #[tokio::test]
 async fn imap_wait_polls_with_noop_without_idle() {
-    let from = common::unique_addr("io-from");
-    let user = common::unique_addr("io-poll");
+    let from = crate::common::unique_addr("io-from");
+    let user = crate::common::unique_addr("io-poll");
     let (mut inbox, _) = inbox_with(&user, 0).await;
     inbox.set_use_idle(false);
     let (_stop_tx, mut stop_rx) = watch::channel(false);
     let to = user.clone();
     let sender = tokio::task::spawn_blocking(move || {
         std::thread::sleep(Duration::from_millis(300));
-        let raw = common::text_mail(&from, &to, "poll", "1. c4", "<poll@fernschach.test>");
+        let raw = crate::common::text_mail(&from, &to, "poll", "1. c4", "<poll@fernschach.test>");
         deliver(raw.as_bytes(), &from, &to);
     });
     let started = Instant::now();
@@ -263,7 +266,7 @@ async fn imap_wait_polls_with_noop_without_idle() {
 
 #[tokio::test]
 async fn imap_wrong_password_and_unknown_mailbox_are_named() {
-    let user = common::unique_addr("io-login");
+    let user = crate::common::unique_addr("io-login");
     let mut s = imap_settings(&user);
     s.password = "not-the-password".to_string();
     let err = Inbox::connect(s).await.unwrap_err();
@@ -283,7 +286,7 @@ async fn imap_wrong_password_and_unknown_mailbox_are_named() {
 
 #[tokio::test]
 async fn imap_tls_modes_against_a_plain_server_fail_as_tls_errors() {
-    let user = common::unique_addr("io-tls");
+    let user = crate::common::unique_addr("io-tls");
     for security in [Security::Tls, Security::Starttls] {
         let mut s = imap_settings(&user);
         s.security = security;
@@ -296,10 +299,10 @@ async fn imap_tls_modes_against_a_plain_server_fail_as_tls_errors() {
 
 #[tokio::test]
 async fn smtp_tls_modes_against_a_plain_server_are_transient() {
-    let from = common::unique_addr("io-relay");
-    let to = common::unique_addr("io-smtp-tls");
+    let from = crate::common::unique_addr("io-relay");
+    let to = crate::common::unique_addr("io-smtp-tls");
     for security in [Security::Tls, Security::Starttls] {
-        let mut s = smtp_settings(common::SMTP_PORT);
+        let mut s = smtp_settings(crate::common::SMTP_PORT);
         s.security = security;
         s.timeout = Duration::from_secs(5);
         let sender = Sender::new(s).expect("sender");
@@ -317,14 +320,18 @@ async fn smtp_tls_modes_against_a_plain_server_are_transient() {
 
 #[tokio::test]
 async fn smtp_sends_raw_bytes_unchanged() {
-    let from = common::unique_addr("io-relay");
-    let to = common::unique_addr("io-smtp");
-    let message_id = format!("<{}@{}>", common::unique("io-mid"), common::DOMAIN);
+    let from = crate::common::unique_addr("io-relay");
+    let to = crate::common::unique_addr("io-smtp");
+    let message_id = format!(
+        "<{}@{}>",
+        crate::common::unique("io-mid"),
+        crate::common::DOMAIN
+    );
     let raw = tricky_mail(&from, &to, &message_id);
-    let sender = Sender::new(smtp_settings(common::SMTP_PORT)).expect("sender");
+    let sender = Sender::new(smtp_settings(crate::common::SMTP_PORT)).expect("sender");
     sender.send(&from, &to, &raw).await.expect("send");
 
-    let got = common::wait_for(&to, 1, Duration::from_secs(15));
+    let got = crate::common::wait_for(&to, 1, Duration::from_secs(15));
     assert_eq!(got.len(), 1);
     let mail = &got[0];
     assert!(
@@ -342,7 +349,7 @@ async fn smtp_sends_raw_bytes_unchanged() {
         );
     }
     assert_eq!(
-        common::headers(mail, "Message-ID"),
+        crate::common::headers(mail, "Message-ID"),
         vec![message_id],
         "lettre added no Message-ID"
     );
@@ -350,10 +357,10 @@ async fn smtp_sends_raw_bytes_unchanged() {
 
 #[tokio::test]
 async fn smtp_dead_recipient_is_permanent_550_and_the_pool_goes_on() {
-    let from = common::unique_addr("io-relay");
-    let dead = common::unique_addr("dead-player");
-    let live = common::unique_addr("io-live");
-    let sender = Sender::new(smtp_settings(common::SMTP_PORT)).expect("sender");
+    let from = crate::common::unique_addr("io-relay");
+    let dead = crate::common::unique_addr("dead-player");
+    let live = crate::common::unique_addr("io-live");
+    let sender = Sender::new(smtp_settings(crate::common::SMTP_PORT)).expect("sender");
 
     let raw = tricky_mail(&from, &dead, "<dead@fernschach.test>");
     let err = sender.send(&from, &dead, &raw).await.unwrap_err();
@@ -370,7 +377,10 @@ async fn smtp_dead_recipient_is_permanent_550_and_the_pool_goes_on() {
         .send(&from, &live, &raw)
         .await
         .expect("send after a refusal");
-    assert_eq!(common::wait_for(&live, 1, Duration::from_secs(15)).len(), 1);
+    assert_eq!(
+        crate::common::wait_for(&live, 1, Duration::from_secs(15)).len(),
+        1
+    );
 }
 
 #[tokio::test]

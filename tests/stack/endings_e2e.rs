@@ -2,13 +2,11 @@
 //! real loopback mail stack (Postfix → Dovecot), driven with `fernzug once --now …`. The PGN a
 //! director receives is checked with python-chess (`pip install chess`; scripts/test installs it).
 
-mod common;
-
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{Duel, attachments, body_text, fetch_all, header, kinds, wait_for};
+use crate::common::{Duel, attachments, body_text, fetch_all, header, kinds, wait_for};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -272,7 +270,7 @@ fn line_block(walk: &[String], from: usize, to: usize) -> String {
 #[test]
 fn s31_fifty_moves_stop_the_game_and_reach_the_director() {
     // Both players give conditional lines for the whole walk: two mails play 100 plies.
-    let walk = common::quiet_walk(100);
+    let walk = crate::quiet_walk::quiet_walk(100);
     let mut d = duel("fiftymoves");
     let (anna, bert) = (d.anna.clone(), d.bert.clone());
     d.play(

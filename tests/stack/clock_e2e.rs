@@ -1,10 +1,8 @@
 //! End-to-end: the clock (TO §12–§21, Fax 1.4) through the real mail stack, driven with `--now`.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Duel, body_text, fetch_all, header, kinds, wait_for};
+use crate::common::{Duel, body_text, fetch_all, header, kinds, wait_for};
 
 const WAIT: Duration = Duration::from_secs(20);
 

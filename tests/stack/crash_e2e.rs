@@ -8,8 +8,6 @@
 //! a game of `CRASH_PLIES` (default 24) plies. `scripts/crashtest` runs the full version
 //! (100 random kills, 120 plies).
 
-mod common;
-
 use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::os::unix::process::ExitStatusExt;
@@ -19,7 +17,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{Mailbox, Relay, body_text, fetch_all, header, send_text, unique_addr, wait_for};
+use crate::common::{
+    Mailbox, Relay, body_text, fetch_all, header, send_text, unique_addr, wait_for,
+};
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};

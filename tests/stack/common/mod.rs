@@ -11,7 +11,6 @@
 //!
 //! SMTP and IMAP are spoken over plain `std::net::TcpStream`, so every helper is synchronous and may
 //! be called from plain `#[test]`s as well as from inside a tokio runtime.
-#![allow(dead_code)]
 
 use mail_parser::MimeHeaders;
 use std::collections::hash_map::RandomState;
@@ -668,8 +667,6 @@ pub struct Relay {
     pub dir: PathBuf,
     /// `<dir>/fernzug.toml`.
     pub config: PathBuf,
-    /// `<dir>/data`, the relay's `data_dir`.
-    pub data_dir: PathBuf,
     /// The relay mailbox, `relay-<unique>@fernschach.test`.
     pub address: String,
     /// The tournament director of every tournament file written by this relay.
@@ -734,7 +731,6 @@ impl Relay {
         Relay {
             dir,
             config,
-            data_dir,
             address,
             director,
         }
@@ -829,18 +825,6 @@ impl Relay {
     /// `fernzug once --now NOW`, asserting success.
     pub fn once(&self, now: &str) -> String {
         self.run_ok(&["once", "--now", now])
-    }
-
-    /// Writes a tournament file (unique id, this relay's director, `players` as
-    /// `(name, email, language)`, no `[[games]]`, so round robin; no weekly digest, so that a director's
-    /// mailbox holds only what a test expects) and returns its path.
-    pub fn tournament_file(
-        &self,
-        players: &[(&str, &str, Option<&str>)],
-        rules: &str,
-        start: &str,
-    ) -> PathBuf {
-        self.tournament(players, rules, start).path
     }
 
     /// As [`Relay::tournament_file`], returning the id and director too.
@@ -1002,50 +986,3 @@ impl Duel {
 }
 
 // ------------------------------------------------------------------------------------------------
-// A long quiet game
-
-/// `plies` moves (SAN, English letters) without capture, pawn move or any position three times:
-/// each side walks its pieces in its own half, always to the position seen least — the way to
-/// TO §31's 50 moves without a repetition ending the game first.
-pub fn quiet_walk(plies: usize) -> Vec<String> {
-    use shakmaty::fen::Fen;
-    use shakmaty::san::San;
-    use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, Role};
-    let key = |p: &Chess| {
-        let fen = Fen::from_position(p, EnPassantMode::Legal).to_string();
-        fen.split(' ').take(4).collect::<Vec<_>>().join(" ")
-    };
-    let mut pos = Chess::default();
-    let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
-    seen.insert(key(&pos), 1);
-    let mut out = Vec::new();
-    for _ in 0..plies {
-        let white = pos.turn() == Color::White;
-        let best = pos
-            .legal_moves()
-            .into_iter()
-            .filter(|m| !m.is_capture() && m.role() != Role::Pawn)
-            .filter(|m| {
-                let rank = u32::from(m.to().rank());
-                if white { rank <= 3 } else { rank >= 4 }
-            })
-            .filter(|m| {
-                let mut p = pos.clone();
-                p.play_unchecked(*m);
-                !p.is_check()
-            })
-            .min_by_key(|m| {
-                let mut p = pos.clone();
-                p.play_unchecked(*m);
-                (
-                    seen.get(&key(&p)).copied().unwrap_or(0),
-                    m.to_uci(CastlingMode::Standard).to_string(),
-                )
-            })
-            .expect("a quiet move");
-        out.push(San::from_move(&pos, best).to_string());
-        pos.play_unchecked(best);
-        *seen.entry(key(&pos)).or_default() += 1;
-    }
-    out
-}

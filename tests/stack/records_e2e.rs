@@ -6,14 +6,12 @@
 //! (where installed) opened by mutt. `scripts/test` installs python-chess and pgn-extract; under
 //! `CI=true` a missing one fails the test, elsewhere that part is skipped with a note.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{
+use crate::common::{
     Duel, Relay, attachments, body_text, fetch_all, header, send_text, unique_addr, wait_for,
 };
 

@@ -1,11 +1,9 @@
 //! End-to-end: leave (TO §24/§25), the director's commands by mail (TO §21/§22), and players who
 //! cannot be reached (Fax 2.2), through the real mail stack, driven with `fernzug once --now`.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{
+use crate::common::{
     Relay, body_text, envelope_address, fetch_all, header, kinds, send_mail, unique_addr, wait_for,
 };
 

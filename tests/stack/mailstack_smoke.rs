@@ -1,9 +1,7 @@
 //! Proof that the loopback mail stack (tests/mailstack/start.sh) behaves as the end-to-end tests
 //! assume: plus-addresses, refused "dead" recipients, 8-bit content, arrival order, IMAP IDLE.
 
-mod common;
-
-use common::{
+use crate::common::{
     DOMAIN, HOST, IMAP_PORT, addr, body_text, fetch_all, header, send_mail, send_text, unique,
     unique_addr, wait_for,
 };
@@ -170,7 +168,7 @@ fn header_unfolds_and_decodes() {
         Some("\"Fernschach-Relais\" <relay+k3y@fernschach.test>")
     );
     assert_eq!(
-        common::envelope_address(&header(raw, "Reply-To").unwrap_or_default()),
+        crate::common::envelope_address(&header(raw, "Reply-To").unwrap_or_default()),
         "relay+k3y@fernschach.test"
     );
     assert_eq!(header(raw, "x-fernzug-kind").as_deref(), Some("move"));
@@ -178,13 +176,13 @@ fn header_unfolds_and_decodes() {
 }
 
 /// Delivery latency (SMTP accepted → visible by IMAP STATUS), median of 50 mails:
-/// `cargo test --test mailstack_smoke -- --ignored --nocapture delivery_latency`.
+/// `cargo test --test stack mailstack_smoke::delivery_latency -- --ignored --nocapture`.
 #[test]
 #[ignore = "measurement, not a check"]
 fn delivery_latency_median_of_50() {
     let user = unique_addr("latency");
     let from = unique_addr("anna");
-    let mut mailbox = common::Mailbox::open(&user).expect("IMAP login");
+    let mut mailbox = crate::common::Mailbox::open(&user).expect("IMAP login");
     let mut samples = Vec::new();
     for i in 1..=50 {
         let started = Instant::now();

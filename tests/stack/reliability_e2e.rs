@@ -3,15 +3,13 @@
 //! and outages of SMTP and IMAP simulated by a proxy the test cuts (the shared stack itself is
 //! never stopped). The crash tests are in `crash_e2e.rs`.
 
-mod common;
-#[path = "support/proxy.rs"]
-mod proxy;
+use crate::proxy;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{
+use crate::common::{
     Relay, Tournament, body_text, envelope_address, fetch_all, header, kinds, send_mail, send_text,
     unique, unique_addr, wait_for,
 };
@@ -139,7 +137,7 @@ fn rfc3834_corpus_of_auto_replies_and_bounces_gets_no_answer() {
             .replace("{{PLAYER}}", &d.anna)
             .replace("{{RELAY}}", &d.relay.address)
             .replace("{{GAME}}", &d.game)
-            .replace("{{DOMAIN}}", common::DOMAIN)
+            .replace("{{DOMAIN}}", crate::common::DOMAIN)
             .replace("{{ID}}", &id);
         let envelope = if text.contains("Return-Path: <>") {
             ""
@@ -373,8 +371,10 @@ fn a_mail_that_makes_rendering_fail_is_quarantined_and_blocks_nothing() {
 
 #[test]
 fn smtp_outage_everything_delivered_afterwards_in_order_then_given_up_after_max_age() {
-    let smtp = Proxy::new(common::SMTP_PORT);
-    let d = duel("smtp-outage", |r| through(r, common::SMTP_PORT, smtp.port));
+    let smtp = Proxy::new(crate::common::SMTP_PORT);
+    let d = duel("smtp-outage", |r| {
+        through(r, crate::common::SMTP_PORT, smtp.port)
+    });
     smtp.cut();
     // While Postfix is "away", mails keep coming in and are processed.
     d.send(&d.anna, "1. e4");
@@ -479,9 +479,9 @@ impl Drop for Daemon {
 
 #[test]
 fn imap_outage_the_daemon_keeps_running_and_catches_up_in_order() {
-    let imap = Proxy::new(common::IMAP_PORT);
+    let imap = Proxy::new(crate::common::IMAP_PORT);
     let relay = Relay::new("imap-outage");
-    through(&relay, common::IMAP_PORT, imap.port);
+    through(&relay, crate::common::IMAP_PORT, imap.port);
     let (t, anna, bert) = relay.duo_today();
     let log = relay.dir.join("run.log");
     let mut child = Daemon(
@@ -558,7 +558,7 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
     app.register(&file, at("2026-11-30T12:00:00+01:00"))
         .unwrap();
     let subject = format!("Re: [{}] Zug", t.game(1));
-    let with_id = common::text_mail(&anna, &relay.address, &subject, "1. e4", "<e4@x.test>");
+    let with_id = crate::common::text_mail(&anna, &relay.address, &subject, "1. e4", "<e4@x.test>");
     // No Message-ID: the reader names it by the hash of the raw mail.
     let without_id = format!(
         "From: {bert}\r\nTo: {}\r\nSubject: {subject}\r\n\r\n1. e4 e5\r\n",
@@ -580,7 +580,7 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
     assert_eq!(app.state.games[&g].san_moves(), vec!["e4", "e5"]);
 
     // Fax 2.8: the archive stays until four weeks after the tournament's end.
-    let resign = common::text_mail(
+    let resign = crate::common::text_mail(
         &anna,
         &relay.address,
         &subject,

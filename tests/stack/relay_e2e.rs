@@ -1,11 +1,11 @@
 //! End-to-end: the relay through the real loopback mail stack (Postfix → Dovecot), driven with
 //! `fernzug once --now …`. Players' mails go in by SMTP; every mailbox is read back by IMAP.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{Duel, Relay, body_text, fetch_all, header, kinds, send_text, unique_addr, wait_for};
+use crate::common::{
+    Duel, Relay, body_text, fetch_all, header, kinds, send_text, unique_addr, wait_for,
+};
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{Chess, EnPassantMode, Position};
@@ -255,20 +255,20 @@ fn every_query_names_what_is_wrong_and_forwards_nothing() {
 #[test]
 fn the_same_mail_delivered_twice_is_played_once() {
     let d = duel("duplicate", "fax");
-    let id = format!("<{}@fernschach.test>", common::unique("dup"));
-    let raw = common::text_mail(
+    let id = format!("<{}@fernschach.test>", crate::common::unique("dup"));
+    let raw = crate::common::text_mail(
         &d.anna,
         &d.relay.address,
         &format!("[{}]", d.game),
         "1. e4",
         &id,
     );
-    common::send_mail(raw.as_bytes(), &d.anna, &[&d.relay.address]).unwrap();
-    common::send_mail(raw.as_bytes(), &d.anna, &[&d.relay.address]).unwrap();
+    crate::common::send_mail(raw.as_bytes(), &d.anna, &[&d.relay.address]).unwrap();
+    crate::common::send_mail(raw.as_bytes(), &d.anna, &[&d.relay.address]).unwrap();
     wait_for(&d.relay.address, 2, WAIT);
     d.relay.once("2026-12-01T10:00:00+01:00");
     // and once more in a later pass
-    common::send_mail(raw.as_bytes(), &d.anna, &[&d.relay.address]).unwrap();
+    crate::common::send_mail(raw.as_bytes(), &d.anna, &[&d.relay.address]).unwrap();
     wait_for(&d.relay.address, 3, WAIT);
     d.relay.once("2026-12-01T11:00:00+01:00");
     let bert = wait_for(&d.bert, 2, WAIT);
@@ -288,7 +288,7 @@ fn a_reply_through_the_key_needs_no_game_in_the_subject() {
     let d = duel("replykey", "fax");
     let start = &fetch_all(&d.anna)[0];
     let reply_to = header(start, "Reply-To").unwrap();
-    let key_addr = common::envelope_address(&reply_to).to_string();
+    let key_addr = crate::common::envelope_address(&reply_to).to_string();
     assert!(key_addr.starts_with(d.relay.address.split('@').next().unwrap()));
     d.relay.send_to(
         &d.anna,
@@ -304,7 +304,8 @@ fn a_reply_through_the_key_needs_no_game_in_the_subject() {
     );
     // Bert's own key from another address counts for nothing.
     let bert_key =
-        common::envelope_address(&header(&fetch_all(&d.bert)[0], "Reply-To").unwrap()).to_string();
+        crate::common::envelope_address(&header(&fetch_all(&d.bert)[0], "Reply-To").unwrap())
+            .to_string();
     d.relay.send_to(&d.anna, &bert_key, "x", "1. e4 e5");
     d.relay.once("2026-12-01T11:00:00+01:00");
     let anna = wait_for(&d.anna, 3, WAIT);

@@ -1,16 +1,14 @@
 //! Load measurement (not a pass/fail test of speed): the relay daemon forwarding moves through the
 //! real mail stack, against a baseline of the bare stack measured beside it in the same run.
 //!
-//! Run: `cargo test --release --test load -- --ignored --nocapture`
+//! Run: `cargo test --release --test stack load:: -- --ignored --nocapture`
 //! It prints medians (and p90) of (a) the bare stack: SMTP → visible in IMAP, (b) the relay:
 //! a player's move sent by SMTP → the forward visible in the partner's IMAP inbox (IDLE wake, fetch,
 //! one fsynced store transaction, render, SMTP), and (c) the throughput of a burst of moves.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{Mailbox, Relay, send_text, unique_addr, wait_for};
+use crate::common::{Mailbox, Relay, send_text, unique_addr, wait_for};
 
 fn percentile(samples: &mut [Duration], p: f64) -> Duration {
     samples.sort();

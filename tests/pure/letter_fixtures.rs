@@ -391,7 +391,7 @@ fn mail_fixtures_read_as_expected() {
 }
 
 /// The corpus in figures: how many fixtures are played as moves and how many are queried.
-/// `cargo test --test letter_fixtures corpus_figures -- --nocapture` prints them.
+/// `cargo test --test pure letter_fixtures::corpus_figures -- --nocapture` prints them.
 #[test]
 fn corpus_figures() {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();

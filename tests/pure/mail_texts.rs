@@ -5,7 +5,7 @@
 //! `render::render`, and the whole message — headers except `Date`, the decoded text body, the
 //! attachments — is compared with `tests/snapshots/mail/<step>-<kind>-<recipient>.<lang>.txt`.
 //!
-//! `UPDATE_SNAPSHOTS=1 cargo test --test mail_texts` rewrites the files (and removes those no step
+//! `UPDATE_SNAPSHOTS=1 cargo test --test pure mail_texts::` rewrites the files (and removes those no step
 //! produces any more); otherwise a difference fails with a line diff. No snapshot crate: the
 //! comparison is twenty lines, and the files are plain text a reviewer reads as the player would.
 //!
@@ -16,8 +16,6 @@
 //!
 //! Besides the snapshots, each rendered text is checked for what no reader should ever see:
 //! `None`, `null`, `[]`, template braces, a doubled word, trailing blanks, runs of empty lines.
-
-mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -536,7 +534,7 @@ fn scenario(r: &mut Run) {
     // Game 3: Bert opens; Clara will stay silent.
     r.reply("bert-first-move", BERT, 3, "1. d4", at(2026, 12, 1, 10, 0));
     // Game 4: 50 moves without capture or pawn move, one mail a minute; the last one stops it.
-    let walk = common::quiet_walk(100);
+    let walk = crate::quiet_walk::quiet_walk(100);
     for i in 0..100 {
         let (who, step) = if i % 2 == 0 {
             (ANNA, "walk")
@@ -940,7 +938,7 @@ fn every_mail_text_matches_its_snapshot() {
     }
     assert!(
         failures.is_empty(),
-        "{} mail text(s) differ from tests/snapshots/mail (UPDATE_SNAPSHOTS=1 cargo test --test mail_texts rewrites them):\n\n{}",
+        "{} mail text(s) differ from tests/snapshots/mail (UPDATE_SNAPSHOTS=1 cargo test --test pure mail_texts:: rewrites them):\n\n{}",
         failures.len(),
         failures.join("\n")
     );

@@ -1,0 +1,22 @@
+//! The tests through the real loopback mail stack (Postfix and Dovecot from
+//! `tests/mailstack/start.sh`), one binary: each file is a module. The relay is driven with
+//! `fernzug once --now …`; the only waiting is for the stack's own delivery.
+//!
+//! Run one file's tests with `cargo test --test stack relay_e2e::`; the load and crash tests
+//! marked `#[ignore]` with `cargo test --release --test stack load:: -- --ignored --nocapture`.
+
+mod common;
+mod proxy;
+#[path = "../shared/quiet_walk.rs"]
+mod quiet_walk;
+
+mod clock_e2e;
+mod crash_e2e;
+mod director_e2e;
+mod endings_e2e;
+mod io_roundtrip;
+mod load;
+mod mailstack_smoke;
+mod records_e2e;
+mod relay_e2e;
+mod reliability_e2e;
