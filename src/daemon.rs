@@ -36,7 +36,7 @@ fn imap_settings(c: &Config) -> ImapSettings {
         user: c.imap.user.clone(),
         password: c.imap.password.clone(),
         mailbox: c.imap.mailbox.clone(),
-        timeout: Duration::from_secs(60),
+        timeout: crate::imap::DEFAULT_TIMEOUT,
     }
 }
 
@@ -47,7 +47,7 @@ fn smtp_settings(c: &Config) -> SmtpSettings {
         security: c.smtp.security,
         user: c.smtp.user.clone(),
         password: c.smtp.password.clone(),
-        timeout: Duration::from_secs(60),
+        timeout: crate::imap::DEFAULT_TIMEOUT,
     }
 }
 

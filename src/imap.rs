@@ -41,7 +41,7 @@ pub const MAX_IDLE: Duration = Duration::from_secs(5 * 60);
 /// How often to poll with NOOP when the server has no IDLE.
 pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
 
-/// The default time limit of one network call.
+/// The time limit of one network call, IMAP and SMTP alike.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How a connection to a mail server is secured (shared by IMAP and SMTP).

@@ -162,21 +162,16 @@ impl Templates {
                 source,
             })?;
         env.set_syntax(syntax);
+        // The built-in templates are strict: a key the core did not send is an error when printed,
+        // compared or looped over, never empty text, so a renamed key fails a test (`{% if key %}`
+        // still tests an optional key). An operator's `templates_dir` stays lenient: a sentence he
+        // wrote against an older set of keys must never stop a mail.
+        if overrides.is_none() {
+            env.set_undefined_behavior(minijinja::UndefinedBehavior::SemiStrict);
+        }
         // `{{ n|tage }}` → "1 Tag" / "2 Tage"; `{{ n|days }}` → "1 day" / "2 days".
-        env.add_filter("tage", |n: i64| {
-            if n == 1 {
-                "1 Tag".to_string()
-            } else {
-                format!("{n} Tage")
-            }
-        });
-        env.add_filter("days", |n: i64| {
-            if n == 1 {
-                "1 day".to_string()
-            } else {
-                format!("{n} days")
-            }
-        });
+        env.add_filter("tage", |n: i64| crate::core::words::days(n, Lang::De));
+        env.add_filter("days", |n: i64| crate::core::words::days(n, Lang::En));
         // `{{ text|wrap }}`, `{{ text|wrap(2) }}`: a paragraph from the core (a query's reason, a
         // director's notice) broken into lines of at most 78 characters, each indented by `indent`.
         env.add_filter("wrap", |text: String, indent: Option<usize>| {
@@ -462,6 +457,7 @@ mod tests {
             message_id: "fernzug.abc.1.query@fernschach.test".into(),
             data: serde_json::json!({
                 "recipient": "Jürgen Größ",
+                "about": "player",
                 "reason": "Ihr Zug 12... Sf6 ist unmöglich: kein Springer kann f6 erreichen.",
                 "subject": "Zug",
                 "game": "FAX-1/7",
@@ -528,7 +524,11 @@ mod tests {
             .text(
                 MailKind::Receipt,
                 Lang::De,
-                &serde_json::json!({"game": "T/1", "move": "1. e4", "recipient": "Anna",
+                &serde_json::json!({"game": "T/1", "move": "1. e4", "recipient": "Anna", "partner_name": "Bert",
+                    "received": "01.12.2026 10:00", "sent": "02.12.2026 11:00", "charged": 1,
+                    "tournament": "Test", "tournament_id": "T", "director": "Dirk", "partner": "Bert",
+                    "fen": "8/8/8/8/8/8/8/K6k w - - 0 1", "diagram": "", "notes": [], "plies": [], "lines": [],
+                    "stopped": null, "penalty": null, "announcement": null, "draw_offer": null, "leave": null,
                     "days_used": 1, "clock_you": {"used": 1, "allowed": 40, "left": 39, "next_control": 10}}),
             )
             .unwrap();

@@ -14,10 +14,7 @@ use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 
-pub use crate::imap::Security;
-
-/// The default time limit of one SMTP network operation.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+pub use crate::imap::{DEFAULT_TIMEOUT, Security};
 
 /// Where and how to send mail.
 #[derive(Clone, PartialEq, Eq)]

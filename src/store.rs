@@ -924,18 +924,6 @@ impl Store {
         Ok(all)
     }
 
-    /// The outbox entries due at `now` (`next_attempt <= now`), oldest first.
-    pub fn outbox_due(&self, now: DateTime<Utc>) -> Result<Vec<OutboxEntry>, StoreError> {
-        let mut due = self.outbox_all()?;
-        due.retain(|e| e.next_attempt <= now);
-        Ok(due)
-    }
-
-    /// The earliest `next_attempt` in the outbox, if it is not empty.
-    pub fn next_outbox_attempt(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
-        Ok(self.outbox_all()?.iter().map(|e| e.next_attempt).min())
-    }
-
     /// Every quarantined mail, in key order (UIDVALIDITY, UID).
     pub fn quarantined(&self) -> Result<Vec<QuarantineEntry>, StoreError> {
         Ok(self
@@ -1006,13 +994,6 @@ impl Store {
             .map_err(self.db_err(format!("deleting {}/{id}", Tree::Outbox)))?;
         self.db.flush().map_err(self.db_err("flush"))?;
         Ok(())
-    }
-
-    /// Delete outbox entry `id` without sending it (e.g. after a permanent failure).
-    pub fn outbox_remove(&self, id: &str) -> Result<(), StoreError> {
-        let mut batch = Batch::new();
-        batch.delete(Tree::Outbox, id.as_bytes());
-        self.commit(batch)
     }
 
     /// A delivery attempt of entry `id` failed with `error`: count it and schedule the
@@ -1390,6 +1371,25 @@ mod tests {
         assert!(s.events::<String>("T-2/1").unwrap().is_empty());
     }
 
+    /// The outbox entries due at `now`, oldest first (what `daemon` sends in a pass).
+    fn due_at(s: &Store, now: DateTime<Utc>) -> Result<Vec<OutboxEntry>, StoreError> {
+        let mut due = s.outbox_all()?;
+        due.retain(|e| e.next_attempt <= now);
+        Ok(due)
+    }
+
+    /// The earliest `next_attempt` in the outbox.
+    fn next_attempt(s: &Store) -> Option<DateTime<Utc>> {
+        s.outbox_all().unwrap().iter().map(|e| e.next_attempt).min()
+    }
+
+    /// Deletes entry `id` without sending it.
+    fn remove(s: &Store, id: &str) -> Result<(), StoreError> {
+        let mut batch = Batch::new();
+        batch.delete(Tree::Outbox, id.as_bytes());
+        s.commit(batch)
+    }
+
     #[test]
     fn outbox_due_is_oldest_first_and_retry_reschedules() {
         let dir = TempDir::new("outbox");
@@ -1399,14 +1399,13 @@ mod tests {
             .enqueue(&outbox("<a@x>", t(9, 10), t(9, 10)))
             .enqueue(&outbox("<b@x>", t(9, 20), t(11, 0)));
         s.commit(b).unwrap();
-        let due: Vec<String> = s
-            .outbox_due(t(10, 0))
+        let due: Vec<String> = due_at(&s, t(10, 0))
             .unwrap()
             .into_iter()
             .map(|e| e.message_id)
             .collect();
         assert_eq!(due, vec!["<a@x>", "<c@x>"]);
-        assert_eq!(s.next_outbox_attempt().unwrap(), Some(t(9, 10)));
+        assert_eq!(next_attempt(&s), Some(t(9, 10)));
 
         let id_a = OutboxEntry::make_id("<a@x>", "a@x.test");
         s.outbox_retry(&id_a, t(12, 0), "421 try later").unwrap();
@@ -1417,19 +1416,17 @@ mod tests {
         assert_eq!(a.attempts, 1);
         assert_eq!(a.next_attempt, t(12, 0));
         assert_eq!(a.last_error.as_deref(), Some("421 try later"));
-        let due: Vec<String> = s
-            .outbox_due(t(10, 0))
+        let due: Vec<String> = due_at(&s, t(10, 0))
             .unwrap()
             .into_iter()
             .map(|e| e.message_id)
             .collect();
         assert_eq!(due, vec!["<c@x>"]);
-        assert_eq!(s.next_outbox_attempt().unwrap(), Some(t(9, 30)));
+        assert_eq!(next_attempt(&s), Some(t(9, 30)));
 
         s.outbox_sent(&OutboxEntry::make_id("<c@x>", "a@x.test"))
             .unwrap();
-        s.outbox_remove(&OutboxEntry::make_id("<b@x>", "a@x.test"))
-            .unwrap();
+        remove(&s, &OutboxEntry::make_id("<b@x>", "a@x.test")).unwrap();
         let all: Vec<String> = s
             .outbox_all()
             .unwrap()
@@ -1437,13 +1434,13 @@ mod tests {
             .map(|e| e.message_id)
             .collect();
         assert_eq!(all, vec!["<a@x>"]);
-        assert_eq!(s.next_outbox_attempt().unwrap(), Some(t(12, 0)));
+        assert_eq!(next_attempt(&s), Some(t(12, 0)));
         assert!(matches!(
             s.outbox_retry("nope", t(12, 0), "x"),
             Err(StoreError::Missing { .. })
         ));
         s.outbox_sent(&id_a).unwrap();
-        assert_eq!(s.next_outbox_attempt().unwrap(), None);
+        assert_eq!(next_attempt(&s), None);
     }
 
     #[test]
@@ -1531,7 +1528,7 @@ mod tests {
             .unwrap();
         assert_eq!(order(&s), vec!["<9@x>", "<10@x>", "<11@x>", "<1@x>"]);
         assert_eq!(s.next_outbox_head_attempt().unwrap(), Some(t(9, 5)));
-        assert_eq!(s.next_outbox_attempt().unwrap(), Some(t(9, 0)));
+        assert_eq!(next_attempt(&s), Some(t(9, 0)));
     }
 
     #[test]

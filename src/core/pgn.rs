@@ -148,14 +148,6 @@ pub fn game_pgn(game: &Game, t: &Tournament, tz: Tz) -> String {
     out
 }
 
-/// The PGN of several games, one after the other (a tournament's export).
-pub fn games_pgn<'a>(
-    games: impl IntoIterator<Item = (&'a Game, &'a Tournament)>,
-    tz: Tz,
-) -> String {
-    games.into_iter().map(|(g, t)| game_pgn(g, t, tz)).collect()
-}
-
 /// What the `game-end` report (TO §27) says about the whole game besides the PGN: its length and
 /// each side's thinking time in days (used, and charged where TO §13 charged more), and the days
 /// of the first and the last move, in the reader's writing.

@@ -45,7 +45,7 @@ use crate::core::model::LeaveRefusal;
 use crate::core::model::Refusal;
 use crate::core::model::{DirectorRefusal, Mail, Recipient};
 use crate::core::model::{Output, Settings, State};
-use crate::core::view;
+use crate::core::{view, words};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::{DirectorCommand, Letter};
@@ -380,20 +380,8 @@ impl State {
                 } else {
                     ("gutgeschrieben", "given back to")
                 };
-                let tage = |n: u32| {
-                    if n == 1 {
-                        "1 Tag".to_string()
-                    } else {
-                        format!("{n} Tage")
-                    }
-                };
-                let days_en = |n: u32| {
-                    if n == 1 {
-                        "1 day".to_string()
-                    } else {
-                        format!("{n} days")
-                    }
-                };
+                let tage = |n: u32| words::days(n.into(), Lang::De);
+                let days_en = |n: u32| words::days(n.into(), Lang::En);
                 let (werden, are) = if n == 1 {
                     ("wird", "is")
                 } else {

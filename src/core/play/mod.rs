@@ -20,7 +20,7 @@ use crate::core::model::Mail;
 use crate::core::model::{Act, Refusal};
 use crate::core::model::{Game, GameStatus, PlayedMove, Turn};
 use crate::core::model::{Output, Settings, State};
-use crate::core::view;
+use crate::core::{view, words};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::{Content, Doubt, Letter, MoveToken, StatedDate};
@@ -913,20 +913,10 @@ fn stated_differences(
     notes
 }
 
-/// `1 Tag`, `2 Tage`.
 fn tage(n: u32) -> String {
-    if n == 1 {
-        "1 Tag".into()
-    } else {
-        format!("{n} Tage")
-    }
+    words::days(n.into(), Lang::De)
 }
 
-/// `1 day`, `2 days`.
 fn days_en(n: u32) -> String {
-    if n == 1 {
-        "1 day".into()
-    } else {
-        format!("{n} days")
-    }
+    words::days(n.into(), Lang::En)
 }
