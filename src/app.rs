@@ -140,12 +140,21 @@ impl App {
     /// The instant to act at: `--now` if given (refused if earlier than what the relay already acted
     /// on), else the system clock, never earlier than the relay's latest action.
     pub fn now(&self, given: Option<DateTime<Utc>>) -> Result<DateTime<Utc>, TimeBackwards> {
+        self.now_at(given, Utc::now())
+    }
+
+    /// [`App::now`] with the wall clock read by the caller (the daemon's clock).
+    pub fn now_at(
+        &self,
+        given: Option<DateTime<Utc>>,
+        wall: DateTime<Utc>,
+    ) -> Result<DateTime<Utc>, TimeBackwards> {
         let acted = self.state.meta.acted_until;
         match (given, acted) {
             (Some(g), Some(a)) if g < a => Err(TimeBackwards { given: g, acted: a }),
             (Some(g), _) => Ok(g),
-            (None, Some(a)) => Ok(Utc::now().max(a)),
-            (None, None) => Ok(Utc::now()),
+            (None, Some(a)) => Ok(wall.max(a)),
+            (None, None) => Ok(wall),
         }
     }
 

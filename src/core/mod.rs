@@ -44,7 +44,7 @@ pub use register::RegisterError;
 pub use unreachable::{Bounce, Undelivered};
 
 #[cfg(test)]
-mod testkit;
+pub(crate) mod testkit;
 
 impl State {
     /// Acts on one letter received at `now` (the postmark). Call [`State::tick`] with the same `now`

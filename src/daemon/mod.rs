@@ -12,8 +12,14 @@ use tracing::{info, warn};
 use crate::app::{App, AppError, Processed};
 use crate::config::Config;
 use crate::crash;
-use crate::imap::{ImapSettings, Inbox, Woke};
+use crate::imap::{ImapSettings, Woke};
 use crate::smtp::{Sender, SmtpSettings, backoff};
+
+mod seam;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use seam::{Clock, Connect, Mailbox, Outgoing, SystemClock};
 
 /// How a pass went.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -64,12 +70,13 @@ fn smtp_settings(c: &Config) -> SmtpSettings {
 /// earlier than a deadline after it).
 async fn fetch_new(
     app: &mut App,
-    inbox: &mut Inbox,
+    inbox: &mut impl Mailbox,
     now: Option<DateTime<Utc>>,
+    clock: &impl Clock,
     report: &mut PassReport,
 ) -> Result<DateTime<Utc>, AppError> {
     let uidvalidity = inbox.uid_validity();
-    let listed_at = Utc::now();
+    let listed_at = clock.now();
     let listed = inbox
         .list()
         .await
@@ -139,9 +146,9 @@ async fn fetch_new(
 /// exponential backoff and jitter ([`backoff`]) while the mail is younger than
 /// `[limits] outbox_max_age_days`, then given up and reported to the game's director
 /// ([`App::give_up`]). When the server cannot be reached at all, the pass stops there.
-pub async fn deliver(
+pub(crate) async fn deliver(
     app: &mut App,
-    sender: &Sender,
+    sender: &impl Outgoing,
     now: DateTime<Utc>,
     report: &mut PassReport,
 ) -> Result<(), AppError> {
@@ -236,7 +243,7 @@ pub fn reconnect_backoff(failures: u32, jitter_unit: f64) -> Duration {
 /// order, between the mails, once the mailbox is read again.
 async fn chores(
     app: &mut App,
-    sender: &Sender,
+    sender: &impl Outgoing,
     now: DateTime<Utc>,
     tick_to: Option<DateTime<Utc>>,
     report: &mut PassReport,
@@ -260,23 +267,38 @@ async fn chores(
 
 /// One pass: every unprocessed mail, every deadline due by now, the outbox.
 pub async fn once(app: &mut App, now: Option<DateTime<Utc>>) -> Result<PassReport, AppError> {
+    let sender =
+        Sender::new(smtp_settings(&app.config)).map_err(|e| AppError::Other(e.to_string()))?;
+    let imap = imap_settings(&app.config);
+    once_with(app, now, &imap, &sender, &SystemClock).await
+}
+
+/// [`once`] over any mailbox, sender and clock (the in-process tests use scripted ones).
+pub(crate) async fn once_with(
+    app: &mut App,
+    now: Option<DateTime<Utc>>,
+    imap: &impl Connect,
+    sender: &impl Outgoing,
+    clock: &impl Clock,
+) -> Result<PassReport, AppError> {
     let mut report = PassReport::default();
-    let mut inbox = Inbox::connect(imap_settings(&app.config))
+    let mut inbox = imap
+        .connect()
         .await
         .map_err(|e| AppError::Other(e.to_string()))?;
     let given = now;
-    let listed_at = fetch_new(app, &mut inbox, given, &mut report).await?;
+    let listed_at = fetch_new(app, &mut inbox, given, clock, &mut report).await?;
     inbox.logout().await;
-    let now = app.now(given).map_err(|e| AppError::Other(e.to_string()))?;
+    let now = app
+        .now_at(given, clock.now())
+        .map_err(|e| AppError::Other(e.to_string()))?;
     // `--now`: every mail counts as received at TIME, and deadlines are judged at TIME.
     let tick_to = if given.is_some() {
         now
     } else {
         now.min(listed_at)
     };
-    let sender =
-        Sender::new(smtp_settings(&app.config)).map_err(|e| AppError::Other(e.to_string()))?;
-    chores(app, &sender, now, Some(tick_to), &mut report).await?;
+    chores(app, sender, now, Some(tick_to), &mut report).await?;
     Ok(report)
 }
 
@@ -288,8 +310,21 @@ pub async fn once(app: &mut App, now: Option<DateTime<Utc>>) -> Result<PassRepor
 /// opened for each pass and closed while the daemon waits, so that `fernzug status`,
 /// `tournament add` and `export` work while it runs (in the manner of mini-redis:
 /// `run(config, shutdown)`).
-pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<(), AppError> {
+pub async fn run(config: Config, shutdown: watch::Receiver<bool>) -> Result<(), AppError> {
     let sender = Sender::new(smtp_settings(&config)).map_err(|e| AppError::Other(e.to_string()))?;
+    let imap = imap_settings(&config);
+    run_with(config, &imap, &sender, &SystemClock, shutdown).await
+}
+
+/// [`run`] over any mailbox, sender and clock (the in-process tests use scripted ones and
+/// tokio's paused time).
+pub(crate) async fn run_with(
+    config: Config,
+    imap: &impl Connect,
+    sender: &impl Outgoing,
+    clock: &impl Clock,
+    mut shutdown: watch::Receiver<bool>,
+) -> Result<(), AppError> {
     let idle_max = Duration::from_secs(config.imap.idle_minutes.clamp(1, 5) * 60);
     let mut failures: u32 = 0;
     while !*shutdown.borrow() {
@@ -302,13 +337,15 @@ pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<
                 let Some(mut app) = open_store(&config, &mut shutdown).await? else {
                     return Ok(());
                 };
-                let now = app.now(None).map_err(|e| AppError::Other(e.to_string()))?;
+                let now = app
+                    .now_at(None, clock.now())
+                    .map_err(|e| AppError::Other(e.to_string()))?;
                 let mut report = PassReport::default();
-                chores(&mut app, &sender, now, None, &mut report).await?;
+                chores(&mut app, sender, now, None, &mut report).await?;
                 let until = app
                     .store
                     .next_outbox_head_attempt()?
-                    .map(|at| (at - Utc::now()).to_std().unwrap_or(Duration::ZERO))
+                    .map(|at| (at - clock.now()).to_std().unwrap_or(Duration::ZERO))
                     .unwrap_or(wait)
                     .max(Duration::from_millis(50));
                 drop(app);
@@ -325,7 +362,7 @@ pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<
                 }
             }
         }
-        let mut inbox = match Inbox::connect(imap_settings(&config)).await {
+        let mut inbox = match imap.connect().await {
             Ok(i) => i,
             Err(e) => {
                 failures += 1;
@@ -340,7 +377,7 @@ pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<
                 return Ok(());
             };
             let mut report = PassReport::default();
-            let listed_at = match fetch_new(&mut app, &mut inbox, None, &mut report).await {
+            let listed_at = match fetch_new(&mut app, &mut inbox, None, clock, &mut report).await {
                 Ok(t) => t,
                 Err(e) => {
                     failures += 1;
@@ -349,19 +386,14 @@ pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<
                 }
             };
             failures = 0;
-            let now = app.now(None).map_err(|e| AppError::Other(e.to_string()))?;
-            chores(
-                &mut app,
-                &sender,
-                now,
-                Some(now.min(listed_at)),
-                &mut report,
-            )
-            .await?;
+            let now = app
+                .now_at(None, clock.now())
+                .map_err(|e| AppError::Other(e.to_string()))?;
+            chores(&mut app, sender, now, Some(now.min(listed_at)), &mut report).await?;
             // Sleep until mail arrives, the next deadline, the next outbox retry, or idle_max.
             let mut wake = idle_max;
             if let Some(at) = next_wake(&app)? {
-                let until = (at - Utc::now()).to_std().unwrap_or(Duration::ZERO);
+                let until = (at - clock.now()).to_std().unwrap_or(Duration::ZERO);
                 wake = wake.min(until.max(Duration::from_millis(50)));
             }
             // Release the store while waiting.
@@ -383,7 +415,6 @@ pub async fn run(config: Config, mut shutdown: watch::Receiver<bool>) -> Result<
     Ok(())
 }
 
-/// The next moment something is due: a deadline of the core or an outbox head's retry.
 /// Opens the store for a pass. While another fernzug command holds it (an export to a slow pipe,
 /// say), the daemon waits and tries again instead of giving up; `None` on shutdown.
 async fn open_store(
@@ -408,6 +439,7 @@ async fn open_store(
     }
 }
 
+/// The next moment something is due: a deadline of the core or an outbox head's retry.
 fn next_wake(app: &App) -> Result<Option<DateTime<Utc>>, AppError> {
     Ok([
         app.state.next_deadline(&app.settings),
@@ -416,20 +448,4 @@ fn next_wake(app: &App) -> Result<Option<DateTime<Utc>>, AppError> {
     .into_iter()
     .flatten()
     .min())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reconnect_backoff_starts_at_a_second_and_stops_at_five_minutes() {
-        let mid: Vec<u64> = (1..12)
-            .map(|n| reconnect_backoff(n, 0.5).as_secs())
-            .collect();
-        assert_eq!(mid, vec![1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300]);
-        assert_eq!(reconnect_backoff(0, 0.5).as_secs(), 1);
-        assert!((reconnect_backoff(3, 0.0).as_secs_f64() - 3.2).abs() < 1e-9);
-        assert!((reconnect_backoff(3, 1.0).as_secs_f64() - 4.8).abs() < 1e-9);
-    }
 }

@@ -1,0 +1,112 @@
+//! The seam between the daemon and the world: the mailbox it reads, the server it sends through
+//! and the clock it reads. Production uses IMAP ([`Inbox`]), SMTP ([`Sender`]) and the system
+//! clock; the in-process tests (`daemon::tests`) use a scripted mailbox, a recording sender and
+//! tokio's paused time, so `once` and `run` run in milliseconds without a mail server.
+
+use std::future::Future;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use tokio::sync::watch;
+
+use crate::imap::{Fetched, ImapError, ImapSettings, Inbox, Listed, Woke};
+use crate::smtp::{SendError, Sender};
+
+/// A connected mailbox (IMAP in production).
+pub(crate) trait Mailbox: Sized {
+    /// UIDVALIDITY of the selected mailbox.
+    fn uid_validity(&self) -> u32;
+    /// Every message: UID, size, `\Seen`, oldest first.
+    fn list(&mut self) -> impl Future<Output = Result<Vec<Listed>, ImapError>>;
+    /// The whole message.
+    fn fetch(&mut self, uid: u32) -> impl Future<Output = Result<Fetched, ImapError>>;
+    /// Only the header (a mail over `[limits] max_mail_bytes`).
+    fn fetch_header(&mut self, uid: u32) -> impl Future<Output = Result<Fetched, ImapError>>;
+    /// Flags a message as done (`\Seen`), after the store committed it.
+    fn mark_done(&mut self, uid: u32) -> impl Future<Output = Result<(), ImapError>>;
+    /// Waits for new mail, `max` or shutdown (IMAP IDLE).
+    fn wait(
+        self,
+        max: Duration,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> impl Future<Output = Result<(Self, Woke), ImapError>>;
+    /// Says goodbye; errors do not matter any more.
+    fn logout(self) -> impl Future<Output = ()>;
+}
+
+/// How to get a [`Mailbox`]: connect and select (IMAP: TCP, TLS, LOGIN, SELECT).
+pub(crate) trait Connect {
+    type Mailbox: Mailbox;
+    fn connect(&self) -> impl Future<Output = Result<Self::Mailbox, ImapError>>;
+}
+
+/// Where outgoing mail goes (SMTP in production).
+pub(crate) trait Outgoing {
+    /// Hands one mail for one recipient to the server; `Ok` once the server accepted it.
+    fn send(
+        &self,
+        envelope_from: &str,
+        recipient: &str,
+        raw: &[u8],
+    ) -> impl Future<Output = Result<(), SendError>>;
+}
+
+/// The wall clock the daemon reads (the postmark of `--now`-less passes comes from IMAP).
+pub(crate) trait Clock {
+    fn now(&self) -> DateTime<Utc>;
+}
+
+/// The system clock.
+pub(crate) struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> DateTime<Utc> {
+        Utc::now()
+    }
+}
+
+impl Connect for ImapSettings {
+    type Mailbox = Inbox;
+    async fn connect(&self) -> Result<Inbox, ImapError> {
+        Inbox::connect(self.clone()).await
+    }
+}
+
+impl Mailbox for Inbox {
+    fn uid_validity(&self) -> u32 {
+        Inbox::uid_validity(self)
+    }
+    async fn list(&mut self) -> Result<Vec<Listed>, ImapError> {
+        Inbox::list(self).await
+    }
+    async fn fetch(&mut self, uid: u32) -> Result<Fetched, ImapError> {
+        Inbox::fetch(self, uid).await
+    }
+    async fn fetch_header(&mut self, uid: u32) -> Result<Fetched, ImapError> {
+        Inbox::fetch_header(self, uid).await
+    }
+    async fn mark_done(&mut self, uid: u32) -> Result<(), ImapError> {
+        Inbox::mark_done(self, uid).await
+    }
+    async fn wait(
+        self,
+        max: Duration,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<(Inbox, Woke), ImapError> {
+        Inbox::wait(self, max, shutdown).await
+    }
+    async fn logout(self) {
+        Inbox::logout(self).await
+    }
+}
+
+impl Outgoing for Sender {
+    async fn send(
+        &self,
+        envelope_from: &str,
+        recipient: &str,
+        raw: &[u8],
+    ) -> Result<(), SendError> {
+        Sender::send(self, envelope_from, recipient, raw).await
+    }
+}

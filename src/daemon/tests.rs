@@ -1,0 +1,553 @@
+//! The shell in process: `once` and `run` against a scripted mailbox and a recording sender, on
+//! tokio's paused clock — IDLE wake-ups, reconnects, SMTP retries, a crash between the store's
+//! commit and the IMAP flag, deadline timing. No mail server; each test takes milliseconds. The
+//! store is a real one in a temporary directory.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{DateTime, TimeZone, Utc};
+use tokio::sync::{Notify, watch};
+use tokio::time::Instant;
+
+use super::*;
+use crate::core::testkit::{ANNA, BERT, TL, duel};
+use crate::imap::{Fetched, ImapError, Listed};
+use crate::rules::RuleSet;
+use crate::smtp::SendError;
+
+const RELAY: &str = "relay@fernschach.test";
+
+// --- the doubles ----------------------------------------------------------------------------------
+
+/// One message in the scripted mailbox.
+struct Stored {
+    uid: u32,
+    raw: Vec<u8>,
+    internal_date: DateTime<Utc>,
+    seen: bool,
+}
+
+#[derive(Default)]
+struct World {
+    mails: Vec<Stored>,
+    /// New mail since the last listing (what IDLE announces).
+    new_mail: bool,
+    /// Connection attempts, and how many of the next ones fail.
+    connects: u32,
+    fail_connects: u32,
+    /// How many of the next `mark_done` calls fail (a connection lost after the commit).
+    fail_mark_done: u32,
+}
+
+/// A mailbox the test fills; `deliver` wakes a waiting IDLE.
+#[derive(Clone, Default)]
+struct Script {
+    world: Arc<Mutex<World>>,
+    news: Arc<Notify>,
+}
+
+impl Script {
+    fn deliver(&self, raw: String, internal_date: DateTime<Utc>) {
+        let mut w = self.world.lock().unwrap();
+        let uid = w.mails.len() as u32 + 1;
+        w.mails.push(Stored {
+            uid,
+            raw: raw.into_bytes(),
+            internal_date,
+            seen: false,
+        });
+        w.new_mail = true;
+        drop(w);
+        self.news.notify_waiters();
+    }
+
+    fn seen(&self) -> Vec<bool> {
+        self.world
+            .lock()
+            .unwrap()
+            .mails
+            .iter()
+            .map(|m| m.seen)
+            .collect()
+    }
+
+    fn broken() -> ImapError {
+        ImapError::Connect {
+            host: "script".into(),
+            port: 0,
+            source: std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "scripted"),
+        }
+    }
+}
+
+struct ScriptBox(Script);
+
+impl Connect for Script {
+    type Mailbox = ScriptBox;
+    async fn connect(&self) -> Result<ScriptBox, ImapError> {
+        let mut w = self.world.lock().unwrap();
+        w.connects += 1;
+        if w.fail_connects > 0 {
+            w.fail_connects -= 1;
+            return Err(Script::broken());
+        }
+        Ok(ScriptBox(self.clone()))
+    }
+}
+
+impl Mailbox for ScriptBox {
+    fn uid_validity(&self) -> u32 {
+        7
+    }
+    async fn list(&mut self) -> Result<Vec<Listed>, ImapError> {
+        let mut w = self.0.world.lock().unwrap();
+        w.new_mail = false;
+        Ok(w.mails
+            .iter()
+            .map(|m| Listed {
+                uid: m.uid,
+                size: m.raw.len() as u32,
+                seen: m.seen,
+            })
+            .collect())
+    }
+    async fn fetch(&mut self, uid: u32) -> Result<Fetched, ImapError> {
+        let w = self.0.world.lock().unwrap();
+        let m = &w.mails[uid as usize - 1];
+        Ok(Fetched {
+            uid,
+            internal_date: m.internal_date,
+            raw: m.raw.clone(),
+        })
+    }
+    async fn fetch_header(&mut self, uid: u32) -> Result<Fetched, ImapError> {
+        let mut f = self.fetch(uid).await?;
+        let end = f
+            .raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .unwrap_or(f.raw.len());
+        f.raw.truncate(end + 4);
+        Ok(f)
+    }
+    async fn mark_done(&mut self, uid: u32) -> Result<(), ImapError> {
+        let mut w = self.0.world.lock().unwrap();
+        if w.fail_mark_done > 0 {
+            w.fail_mark_done -= 1;
+            return Err(Script::broken());
+        }
+        w.mails[uid as usize - 1].seen = true;
+        Ok(())
+    }
+    async fn wait(
+        self,
+        max: Duration,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<(ScriptBox, Woke), ImapError> {
+        let news = self.0.news.clone();
+        let notified = news.notified();
+        if self.0.world.lock().unwrap().new_mail {
+            return Ok((self, Woke::NewMail));
+        }
+        let woke = tokio::select! {
+            _ = notified => Woke::NewMail,
+            _ = tokio::time::sleep(max) => Woke::Timeout,
+            _ = shutdown.changed() => Woke::Shutdown,
+        };
+        Ok((self, woke))
+    }
+    async fn logout(self) {}
+}
+
+/// One mail handed to the sender, with the paused-clock instant it was handed over.
+struct Sent {
+    to: String,
+    raw: String,
+    at: Instant,
+}
+
+/// A sender that records every mail and fails the ones the test scripts to fail.
+#[derive(Clone, Default)]
+struct Recorder {
+    sent: Arc<Mutex<Vec<Sent>>>,
+    /// Failures for the next sends, in order (`None`: accept).
+    fail: Arc<Mutex<VecDeque<Option<SendError>>>>,
+    attempts: Arc<Mutex<Vec<(String, Instant)>>>,
+}
+
+impl Outgoing for Recorder {
+    async fn send(&self, _from: &str, recipient: &str, raw: &[u8]) -> Result<(), SendError> {
+        self.attempts
+            .lock()
+            .unwrap()
+            .push((recipient.to_string(), Instant::now()));
+        if let Some(Some(e)) = self.fail.lock().unwrap().pop_front() {
+            return Err(e);
+        }
+        self.sent.lock().unwrap().push(Sent {
+            to: recipient.to_string(),
+            raw: String::from_utf8_lossy(raw).into_owned(),
+            at: Instant::now(),
+        });
+        Ok(())
+    }
+}
+
+impl Recorder {
+    /// The mails of `kind` (`X-Fernzug-Kind`) handed over for `to`.
+    fn of(&self, kind: &str, to: &str) -> Vec<Instant> {
+        let header = format!("X-Fernzug-Kind: {kind}\r\n");
+        self.sent
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|s| s.to == to && s.raw.contains(&header))
+            .map(|s| s.at)
+            .collect()
+    }
+}
+
+/// Wall time that follows tokio's (paused) clock from `base` on.
+struct PausedClock {
+    base: DateTime<Utc>,
+    started: Instant,
+}
+
+impl PausedClock {
+    fn at(base: DateTime<Utc>) -> PausedClock {
+        PausedClock {
+            base,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl Clock for PausedClock {
+    fn now(&self) -> DateTime<Utc> {
+        self.base + chrono::Duration::from_std(self.started.elapsed()).unwrap()
+    }
+}
+
+// --- set-up ---------------------------------------------------------------------------------------
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("fernzug-shell-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn config(dir: &Path) -> Config {
+    let text = format!(
+        "[relay]\naddress = \"{RELAY}\"\nname = \"Fernschach-Relais\"\ndata_dir = \"{}\"\n\
+         time_zone = \"Europe/Berlin\"\nlanguage = \"de\"\n\n\
+         [imap]\nhost = \"127.0.0.1\"\nport = 1\nsecurity = \"none\"\nuser = \"{RELAY}\"\n\
+         password = \"x\"\nmailbox = \"INBOX\"\n\n\
+         [smtp]\nhost = \"127.0.0.1\"\nport = 1\nsecurity = \"none\"\n",
+        dir.join("data").display()
+    );
+    crate::config::parse(&dir.join("fernzug.toml"), &text, &|_| None, &|p| {
+        std::fs::read_to_string(p)
+    })
+    .expect("test config")
+}
+
+fn at(d: u32, h: u32, m: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 12, d, h, m, 0).unwrap()
+}
+
+/// A player's mail to the relay about game `T-1/1`.
+fn letter(from: &str, body: &str, id: &str) -> String {
+    format!(
+        "From: {from}\r\nTo: {RELAY}\r\nSubject: [T-1/1] Zug\r\nDate: Tue, 1 Dec 2026 10:00:00 +0000\r\n\
+         Message-ID: <{id}@fernschach.test>\r\nMIME-Version: 1.0\r\n\
+         Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+    )
+}
+
+/// A relay with the duel Anna (White) – Bert registered at 1 Dec 2026 09:00, start mails sent.
+async fn relay(dir: &TempDir, script: &Script, sender: &Recorder) -> Config {
+    let config = config(&dir.0);
+    let mut app = App::open(config.clone()).unwrap();
+    let mut file = duel(RuleSet::Post);
+    file.start = at(1, 0, 0).date_naive();
+    file.digest = false;
+    app.register(&file, at(1, 9, 0)).unwrap();
+    once_with(
+        &mut app,
+        None,
+        script,
+        sender,
+        &PausedClock::at(at(1, 9, 0)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(sender.of("start", ANNA).len(), 1, "Anna's start mail");
+    config
+}
+
+/// Runs `run_with` beside `script` (the test's actions) until `script` ends, then shuts it down.
+async fn beside_run<F: std::future::Future<Output = ()>>(
+    config: Config,
+    imap: &Script,
+    sender: &Recorder,
+    clock: &PausedClock,
+    script: F,
+) {
+    let (stop, shutdown) = watch::channel(false);
+    let daemon = run_with(config, imap, sender, clock, shutdown);
+    let actions = async {
+        script.await;
+        stop.send(true).unwrap();
+    };
+    let (ran, ()) = tokio::join!(daemon, actions);
+    ran.expect("run ends cleanly on shutdown");
+}
+
+/// Waits (in paused time, so instantly) until `cond` holds, at most `limit`.
+async fn until(limit: Duration, cond: impl Fn() -> bool) -> bool {
+    let end = Instant::now() + limit;
+    while Instant::now() < end {
+        if cond() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    cond()
+}
+
+// --- the tests ------------------------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn once_reads_decides_stores_then_flags_and_sends() {
+    let dir = TempDir::new("once");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay(&dir, &script, &sender).await;
+    script.deliver(letter(ANNA, "1. e4", "m1"), at(1, 10, 0));
+    let mut app = App::open(config).unwrap();
+    let report = once_with(
+        &mut app,
+        None,
+        &script,
+        &sender,
+        &PausedClock::at(at(1, 10, 1)),
+    )
+    .await
+    .unwrap();
+    assert_eq!((report.processed, report.duplicates), (1, 0));
+    assert_eq!(sender.of("move", BERT).len(), 1, "the forward to Bert");
+    assert_eq!(sender.of("receipt", ANNA).len(), 1, "the receipt to Anna");
+    assert_eq!(script.seen(), vec![true], "flagged after the commit");
+    assert!(app.store.is_uid_done(7, 1).unwrap());
+    assert!(
+        app.store.outbox_all().unwrap().is_empty(),
+        "every mail left the outbox"
+    );
+    // TO §14: the postmark is the mailbox's receipt time, not the pass's clock.
+    let game = &app.state.games.values().next().unwrap();
+    assert_eq!(game.moves[0].sent, at(1, 10, 0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn run_wakes_from_idle_when_mail_arrives() {
+    let dir = TempDir::new("idle");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay(&dir, &script, &sender).await;
+    let clock = PausedClock::at(at(1, 10, 0));
+    beside_run(config, &script, &sender, &clock, async {
+        // The daemon is asleep in IDLE (5 minutes at most) when the move arrives.
+        tokio::time::sleep(Duration::from_secs(90)).await;
+        let arrived = Instant::now();
+        script.deliver(letter(ANNA, "1. e4", "m1"), clock.now());
+        assert!(
+            until(Duration::from_secs(60), || !sender
+                .of("move", BERT)
+                .is_empty())
+            .await
+        );
+        let forwarded = sender.of("move", BERT)[0];
+        assert!(
+            forwarded - arrived < Duration::from_millis(100),
+            "forwarded {:?} after the mail arrived, not at the end of the IDLE",
+            forwarded - arrived
+        );
+    })
+    .await;
+    assert_eq!(script.seen(), vec![true]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn run_reconnects_to_imap_with_backoff() {
+    let dir = TempDir::new("reconnect");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay(&dir, &script, &sender).await;
+    script.deliver(letter(ANNA, "1. e4", "m1"), at(1, 10, 0));
+    {
+        let mut w = script.world.lock().unwrap();
+        w.fail_connects = 3;
+        w.connects = 0;
+    }
+    let clock = PausedClock::at(at(1, 10, 1));
+    let started = Instant::now();
+    beside_run(config, &script, &sender, &clock, async {
+        assert!(
+            until(Duration::from_secs(60), || !sender
+                .of("move", BERT)
+                .is_empty())
+            .await
+        );
+    })
+    .await;
+    // Three failures wait 1 s, 2 s, 4 s (±20 %) before the fourth attempt succeeds.
+    let waited = sender.of("move", BERT)[0] - started;
+    assert!(
+        waited >= Duration::from_secs_f64(7.0 * 0.8)
+            && waited <= Duration::from_secs_f64(7.0 * 1.2),
+        "{waited:?}"
+    );
+    assert_eq!(script.world.lock().unwrap().connects, 4);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_refused_send_is_retried_with_backoff_and_sent_once() {
+    let dir = TempDir::new("retry");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay(&dir, &script, &sender).await;
+    let before = sender.attempts.lock().unwrap().len();
+    sender
+        .fail
+        .lock()
+        .unwrap()
+        .push_back(Some(SendError::Transient {
+            code: Some(421),
+            message: "try again later".into(),
+        }));
+    script.deliver(letter(ANNA, "1. e4", "m1"), at(1, 10, 0));
+    let clock = PausedClock::at(at(1, 10, 1));
+    beside_run(config.clone(), &script, &sender, &clock, async {
+        assert!(
+            until(Duration::from_secs(3600), || {
+                !sender.of("move", BERT).is_empty() && !sender.of("receipt", ANNA).is_empty()
+            })
+            .await
+        );
+    })
+    .await;
+    // The first attempt after the registration's start mails is the refused one; the same
+    // recipient's next attempt waits for the backoff.
+    let attempts = sender.attempts.lock().unwrap().clone();
+    let (refused_to, refused_at) = attempts[before].clone();
+    let retried_at = attempts[before + 1..]
+        .iter()
+        .find(|(to, _)| *to == refused_to)
+        .map(|(_, t)| *t)
+        .expect("retried");
+    let least = crate::smtp::backoff(1, 0.0);
+    assert!(
+        retried_at - refused_at >= least,
+        "retried after {:?}, the backoff is at least {least:?}",
+        retried_at - refused_at
+    );
+    assert_eq!(sender.of("move", BERT).len(), 1, "sent once");
+    assert_eq!(sender.of("receipt", ANNA).len(), 1, "sent once");
+    let app = App::open(config).unwrap();
+    assert!(app.store.outbox_all().unwrap().is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_crash_between_commit_and_flag_plays_the_move_once() {
+    let dir = TempDir::new("crash");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay(&dir, &script, &sender).await;
+    // The connection breaks right after the store committed the move, before the flag.
+    script.world.lock().unwrap().fail_mark_done = 1;
+    script.deliver(letter(ANNA, "1. e4", "m1"), at(1, 10, 0));
+    let clock = PausedClock::at(at(1, 10, 1));
+    beside_run(config.clone(), &script, &sender, &clock, async {
+        assert!(until(Duration::from_secs(60), || script.seen() == vec![true]).await);
+        assert!(
+            until(Duration::from_secs(60), || !sender
+                .of("move", BERT)
+                .is_empty())
+            .await
+        );
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    })
+    .await;
+    assert_eq!(sender.of("move", BERT).len(), 1, "forwarded once");
+    let app = App::open(config).unwrap();
+    assert_eq!(app.state.games.values().next().unwrap().moves.len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn s16_reminder_fires_at_its_instant_in_run() {
+    let dir = TempDir::new("reminder");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay(&dir, &script, &sender).await;
+    script.deliver(letter(ANNA, "1. e4", "m1"), at(1, 10, 0));
+    let due = {
+        let mut app = App::open(config.clone()).unwrap();
+        once_with(
+            &mut app,
+            None,
+            &script,
+            &sender,
+            &PausedClock::at(at(1, 10, 1)),
+        )
+        .await
+        .unwrap();
+        app.state
+            .next_deadline(&app.settings)
+            .expect("the reminder is due")
+    };
+    // TO §16: Bert received the move on 1 Dec; he is reminded 16 days later, at 00:00 local.
+    assert_eq!(
+        due.with_timezone(&chrono_tz::Europe::Berlin).to_string(),
+        "2026-12-17 00:00:00 CET"
+    );
+    let clock = PausedClock::at(due - chrono::Duration::minutes(12));
+    let started = Instant::now();
+    beside_run(config, &script, &sender, &clock, async {
+        assert!(
+            until(Duration::from_secs(3600), || !sender
+                .of("reminder", BERT)
+                .is_empty())
+            .await
+        );
+    })
+    .await;
+    let fired = sender.of("reminder", BERT)[0] - started;
+    assert!(
+        fired >= Duration::from_secs(12 * 60) && fired < Duration::from_secs(12 * 60 + 1),
+        "the reminder went out {fired:?} after start, due after 12 minutes"
+    );
+    let to_director = sender.of("reminder", TL).len();
+    assert_eq!(to_director, 1, "the director in copy");
+}
+
+#[test]
+fn reconnect_backoff_starts_at_a_second_and_stops_at_five_minutes() {
+    let mid: Vec<u64> = (1..12)
+        .map(|n| reconnect_backoff(n, 0.5).as_secs())
+        .collect();
+    assert_eq!(mid, vec![1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300]);
+    assert_eq!(reconnect_backoff(0, 0.5).as_secs(), 1);
+    assert!((reconnect_backoff(3, 0.0).as_secs_f64() - 3.2).abs() < 1e-9);
+    assert!((reconnect_backoff(3, 1.0).as_secs_f64() - 4.8).abs() < 1e-9);
+}
