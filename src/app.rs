@@ -61,7 +61,7 @@ const META_STATE: &str = "state-meta";
 pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 const META_INSTANCE: &str = "instance";
 
-/// A fresh random reply key: 128 bits, hex (CONTRACT: private to the game and recipient).
+/// A fresh random reply key: 128 bits, hex (docs/contract.md: private to the game and recipient).
 pub fn new_key() -> String {
     let bytes: [u8; 16] = rand::thread_rng().r#gen();
     bytes.iter().map(|b| format!("{b:02x}")).collect()

@@ -1,8 +1,8 @@
-//! The relay's configuration file `fernzug.toml` (CONTRACT "Configuration").
+//! The relay's configuration file `fernzug.toml` (docs/contract.md "Configuration").
 //!
 //! [`load`] reads the file and the environment; [`parse`] is the pure core, given the text, an
 //! environment lookup and a file reader. Every error is one line naming the file, the key and what
-//! is wrong (CONTRACT "Exit status": bad configuration → exit 2 with that line), e.g.
+//! is wrong (docs/contract.md "Exit status": bad configuration → exit 2 with that line), e.g.
 //!
 //! ```text
 //! fernzug.toml: key `imap.port`: expected an integer from 1 to 65535, found "abc"
@@ -239,7 +239,7 @@ pub(crate) fn io_message(e: &io::Error) -> String {
 }
 
 /// The configuration file to use: `$FERNZUG_CONFIG` if set and not empty, else `fernzug.toml` in
-/// the working directory (CONTRACT "Command line"; `--config` overrides both, in the caller).
+/// the working directory (docs/contract.md "Command line"; `--config` overrides both, in the caller).
 pub fn default_path(env_config: Option<&str>) -> PathBuf {
     match env_config {
         Some(p) if !p.trim().is_empty() => PathBuf::from(p),
@@ -976,7 +976,7 @@ fn parse_security(s: &str) -> Option<Security> {
 mod tests {
     use super::*;
 
-    /// The example of CONTRACT "Configuration (`fernzug.toml`)", verbatim.
+    /// The example of docs/contract.md "Configuration (`fernzug.toml`)", verbatim.
     const CONTRACT_EXAMPLE: &str = r#"
 [relay]
 address = "relay@fernschach.test"   # the relay mailbox; plus-addresses relay+KEY@ must reach it

@@ -10,7 +10,11 @@
 //!
 //! - [`core`] — the rules. Takes the state, one input (a read letter, a tick, a tournament to
 //!   register) and `now`; returns decided mails and events as values, and says when it next needs a
-//!   tick. No IO, no clock, no randomness inside. `core::clock` holds the time rules (TO §12–§24).
+//!   tick. No IO, no clock, no randomness inside. Built in layers (`core/mod.rs`, docs/design.md,
+//!   checked by `scripts/layers`): `clock` and `model` (the vocabulary), `view`/`words`/`pgn`, the
+//!   `door` (screening, rate limit, shared replies), one room per rule area (`play`, `time`,
+//!   `director`, `unreachable`, `records`, `register`), and `route` on top. The rulebook, § by §,
+//!   with the code and tests of each: docs/rules.md.
 //! - [`letter`] — reading one incoming mail (raw bytes → [`letter::Letter`]): headers, the author's
 //!   own text without quotes and signatures, and what it says (moves, dates, offers, commands). Pure.
 //! - [`notation`] — reading and writing chess moves in every notation the rulebook allows
@@ -20,7 +24,8 @@
 //! - [`store`] — the one module that touches sled: state, event log, outbox, archive, IMAP UIDs.
 //! - [`imap`], [`smtp`] — the network: fetching with `BODY.PEEK[]` and IDLE; sending raw mail.
 //! - [`app`] — the shell's steps: load, process one mail in one transaction, tick, register.
-//! - [`daemon`] — `once` and `run` over IMAP and SMTP; [`cli`] — the command line; [`mbox`] — a
+//! - [`daemon`] — `once` and `run` over IMAP and SMTP, reached through a seam (mailbox, sender,
+//!   clock) so the in-process tests run them on paused time; [`cli`] — the command line; [`mbox`] — a
 //!   game's archive as mboxrd (TO §11).
 //! - [`unreachable`] — Fax 2.2 in the shell: SMTP refusals and delivery-status reports → the core.
 //! - [`crash`] — named crash points for the crash tests (`FERNZUG_CRASH_AT`), shell only.

@@ -1,4 +1,4 @@
-//! [`MailKind`]: the kinds of mail the relay sends (CONTRACT: `X-Fernzug-Kind`).
+//! [`MailKind`]: the kinds of mail the relay sends (docs/contract.md: `X-Fernzug-Kind`).
 
 use serde::{Deserialize, Serialize};
 
@@ -64,7 +64,7 @@ impl MailKind {
         MailKind::Director,
     ];
 
-    /// Whether the mail carries `X-Fernzug-FEN` (CONTRACT).
+    /// Whether the mail carries `X-Fernzug-FEN` (docs/contract.md).
     pub fn carries_fen(self) -> bool {
         matches!(
             self,

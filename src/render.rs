@@ -350,7 +350,7 @@ pub fn render(
 ) -> Result<Vec<u8>, RenderError> {
     let (mut subject, body) = templates.text(mail.kind, mail.lang, &mail.data)?;
     if let Some(g) = &mail.game {
-        // CONTRACT: the subject of a game mail contains `[TOURNAMENT/N]`, whatever a template says.
+        // docs/contract.md: the subject of a game mail contains `[TOURNAMENT/N]`, whatever a template says.
         let tag = format!("[{g}]");
         if !subject.contains(&tag) {
             subject = format!("{tag} {subject}");
@@ -582,7 +582,7 @@ mod tests {
         let t = Templates::load(Some(&dir)).unwrap();
         let raw = render(&mail(), &t, &settings(), chrono::Utc::now()).unwrap();
         let parsed = mail_parser::MessageParser::default().parse(&raw).unwrap();
-        // The override is used, and the subject still names the game (CONTRACT).
+        // The override is used, and the subject still names the game (docs/contract.md).
         assert_eq!(parsed.subject(), Some("[FAX-1/7] Bitte noch einmal"));
         assert!(
             parsed

@@ -1,8 +1,8 @@
-//! The tournament file (CONTRACT "Tournament file"): a tournament's id, rules, start day,
+//! The tournament file (docs/contract.md "Tournament file"): a tournament's id, rules, start day,
 //! director, players and games.
 //!
 //! [`load`] reads and checks a file; [`parse`] checks its text. Every error is one line naming
-//! the file, the key and what is wrong (CONTRACT "Exit status": bad tournament file → exit 2),
+//! the file, the key and what is wrong (docs/contract.md "Exit status": bad tournament file → exit 2),
 //! e.g.
 //!
 //! ```text
@@ -345,7 +345,7 @@ mod tests {
     use crate::lang::Lang;
     use std::collections::{BTreeMap, BTreeSet};
 
-    /// The example of CONTRACT "Tournament file", verbatim.
+    /// The example of docs/contract.md "Tournament file", verbatim.
     const CONTRACT_EXAMPLE: &str = r#"
 id = "FAX-2026-3"                   # tournament id (Turnierkennziffer); letters, digits, '-'
 name = "Telefax-Aufstiegsturnier 2026/3"

@@ -35,7 +35,7 @@ impl State {
             return Err(RegisterError::Duplicate(file.id.clone()));
         }
         let mut out = Output::default();
-        // CONTRACT: clocks of the first moves start at 00:00 of `start`, or at registration if later.
+        // docs/contract.md: clocks of the first moves start at 00:00 of `start`, or at registration if later.
         let midnight = settings
             .tz
             .from_local_datetime(&file.start.and_time(NaiveTime::MIN))

@@ -49,7 +49,7 @@ pub fn number_prefix(number: u32, color: Color) -> String {
     }
 }
 
-/// The form a player is written to in: the one he used last, else his language's default (RULES.md).
+/// The form a player is written to in: the one he used last, else his language's default (docs/rules.md).
 pub fn form_for(game: &Game, color: Color, lang: Lang) -> Form {
     game.forms
         .get(color)
@@ -99,7 +99,7 @@ pub fn running_charged(game: &Game, t: &Tournament, now: DateTime<Utc>, tz: Tz) 
     clock::charged(days, game.turn.announced)
 }
 
-/// The clock figures of one colour as of `now` (CONTRACT `status --json` `clock.*`):
+/// The clock figures of one colour as of `now` (docs/contract.md `status --json` `clock.*`):
 /// `used` includes the running move, `allowed` is the limit of the move being thought on or just made.
 pub fn clock_figures(
     game: &Game,

@@ -1,5 +1,5 @@
 //! Numbered moves as players write them (TO §2: moves are numbered; Anhang zu §2 and
-//! RULES.md "Notation forms"): `12. Lb5`, `12... a6`, `12. ... a6`, `12 … a6`,
+//! docs/rules.md "Notation forms"): `12. Lb5`, `12... a6`, `12. ... a6`, `12 … a6`,
 //! `12. Lb5 a6`, `12.Lb5`, `12 . Sf3`, `1. 5254 5755`, `1. e2-e4 e7-e5`,
 //! `5. O-O Sf6xe4`, `O - O`, `Sf 3`, several numbered moves on one line and
 //! table-like layouts with tabs.

@@ -1,4 +1,4 @@
-//! [`diagram`]: a plain-text board for mails (the relay always adds the FEN besides, RULES.md
+//! [`diagram`]: a plain-text board for mails (the relay always adds the FEN besides, docs/rules.md
 //! "Notation forms the relay reads").
 
 use shakmaty::{Chess, Color, File, Position, Rank, Square};

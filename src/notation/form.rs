@@ -38,7 +38,7 @@ impl Form {
     ];
 
     /// The form the relay writes in before a player has sent a move (TO §3 interpretation
-    /// in RULES.md): German short algebraic for `de`, English short algebraic for `en`.
+    /// in docs/rules.md): German short algebraic for `de`, English short algebraic for `en`.
     pub fn default_for(lang: Lang) -> Form {
         match lang {
             Lang::De => Form::SanGerman,

@@ -28,7 +28,7 @@ pub struct Reading {
 /// Longest text that can still be a move (with annotations and stray spaces).
 const MAX_LEN: usize = 64;
 
-/// Reads `text` as a move in `pos`, in any of the forms the relay reads (RULES.md,
+/// Reads `text` as a move in `pos`, in any of the forms the relay reads (docs/rules.md,
 /// "Notation forms the relay reads"):
 ///
 /// - short algebraic with English (`K Q R B N`) or German (`K D T L S`) letters or figurines:

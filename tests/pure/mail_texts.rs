@@ -1,4 +1,4 @@
-//! Snapshots of every mail text the relay sends (CONTRACT "Mail the relay sends"), in German and
+//! Snapshots of every mail text the relay sends (docs/contract.md "Mail the relay sends"), in German and
 //! English, in the manner of insta / mail-parser's test corpus: one scripted tournament is played
 //! through the pure core (`State::register`, `handle_letter` on real letters read by
 //! `letter::read_letter`, `tick`, `handle_bounce`), every mail it decides is rendered by
@@ -868,7 +868,7 @@ fn every_mail_text_matches_its_snapshot() {
     let mut en = Run::new(Lang::En, Some(TL), "en-default-");
     scenario(&mut en);
 
-    // Every kind of the CONTRACT in both languages, and the variants the brief names.
+    // Every kind of the docs/contract.md in both languages, and the variants the brief names.
     let seen: BTreeSet<(String, String, String)> = de.seen.union(&en.seen).cloned().collect();
     let mut missing = Vec::new();
     for kind in MailKind::ALL {
@@ -945,7 +945,7 @@ fn every_mail_text_matches_its_snapshot() {
 }
 
 /// An operator's own template (`templates_dir`), written against the data as it was before this
-/// review, still renders every mail of its kind; the subject keeps the game (CONTRACT).
+/// review, still renders every mail of its kind; the subject keeps the game (docs/contract.md).
 #[test]
 fn an_operators_template_still_renders() {
     let dir = std::env::temp_dir().join(format!("fernzug-mail-texts-{}", std::process::id()));

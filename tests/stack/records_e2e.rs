@@ -499,7 +499,7 @@ fn status_mail_and_status_command_show_the_crosstable() {
         out.contains(" 2. Carl Clausen * * ×     0   0      2\n"),
         "{out}"
     );
-    // --json stays the CONTRACT's array of games.
+    // --json stays the docs/contract.md's array of games.
     let json = relay.run_ok(&[
         "status",
         &t.id,

@@ -10,7 +10,7 @@ use crate::core::model::ConditionalLine;
 use crate::game_ref::GameRef;
 use crate::notation::Form;
 
-/// Where a game stands (CONTRACT: `status --json` `state`).
+/// Where a game stands (docs/contract.md: `status --json` `state`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GameStatus {

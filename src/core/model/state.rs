@@ -183,7 +183,7 @@ impl State {
     }
 
     /// The reply key of `email` in `game` (a player's, or the director's), if he has one:
-    /// every copy of a game mail carries its own recipient's key (CONTRACT: private to the game
+    /// every copy of a game mail carries its own recipient's key (docs/contract.md: private to the game
     /// and the recipient).
     pub fn reply_key_for(&self, game: &GameRef, email: &str) -> Option<String> {
         self.keys

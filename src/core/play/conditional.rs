@@ -2,7 +2,7 @@
 //! lines "if you play X, I play Y, …"; the relay checks them, forwards them to the partner, keeps
 //! them with the game and plays the proposer's reply at once when the partner's move matches.
 //!
-//! Interpretations (RULES.md §6/§7), written here once:
+//! Interpretations (docs/rules.md §6/§7), written here once:
 //!
 //! - A line starts with the partner's reply to the proposer's move (the ply right after the last
 //!   move of the proposer's mail) and alternates colours, every move numbered as in the game and

@@ -1,7 +1,7 @@
 //! TO §31: how a game ends by itself under the FIDE rules, the claim of a threefold repetition,
 //! and the stop after 50 moves without capture or pawn move (adjudication by the director).
 //!
-//! Interpretations (RULES.md §31), written here once:
+//! Interpretations (docs/rules.md §31), written here once:
 //!
 //! - Checkmate, stalemate, a dead position (insufficient material on both sides, FIDE 5.2.2 as
 //!   far as material decides it) and a fivefold repetition (FIDE 9.6.1) end the game the moment

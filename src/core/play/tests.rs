@@ -1,4 +1,4 @@
-//! Core rules as table tests, named after their paragraph (RULES.md), driven with explicit `now`.
+//! Core rules as table tests, named after their paragraph (docs/rules.md), driven with explicit `now`.
 
 use crate::core::testkit::{self, ANNA, BERT, TL, at, game, kinds, reason, settings, step};
 use shakmaty::Color;

@@ -1,4 +1,4 @@
-//! `Status`: a player (or a director) asks for his games — CONTRACT kind `status`, to the asker.
+//! `Status`: a player (or a director) asks for his games — docs/contract.md kind `status`, to the asker.
 //!
 //! Interpretation, fixed here once:
 //! - A mail whose own text has a line `Status` (or whose subject is `Status`) is answered with all
