@@ -1,24 +1,31 @@
-//! The pure core (sans-IO, in the manner of quinn-proto): it takes the [`State`], one input — a
-//! read [`Letter`](crate::letter::Letter), a tick, a tournament to register — and `now`, and returns
-//! what it decided as an [`Output`]: mails to send and events to log. It also says when it next needs a
-//! tick ([`State::next_deadline`]). No networking, no store, no clock, no randomness inside: the shell
-//! supplies all of them.
+//! The pure core (sans-IO, in the manner of quinn-proto): it takes the [`State`], one input and
+//! `now`, and returns what it decided as an [`Output`]: mails to send, events to log, the records it
+//! touched, the log lines. No networking, no store, no clock, no randomness inside: the shell supplies
+//! all of them.
+//!
+//! The inputs, each a method of [`State`]: a read letter ([`State::handle_letter`], here), time
+//! passing ([`State::tick`], with [`State::next_deadline`] saying when it is next needed; in
+//! `time`), a tournament to register ([`State::register`], in `register`), a delivery-status report
+//! ([`State::handle_bounce`]) and a mail the SMTP server refused ([`State::report_undeliverable`],
+//! both in `unreachable`).
 //!
 //! # Rooms
 //!
 //! The core is built in layers; a module may use the layers below it, never one beside it
 //! (`scripts/layers` checks this in the test command; docs/design.md explains it):
 //!
-//! 1. [`clock`] — thinking-time arithmetic (TO §12–§24), and [`model`] — the vocabulary: state,
-//!    games, events, mails, outputs, refusals. Types only.
-//! 2. [`words`] — the sentences of the refusals; [`view`] — how facts are shown to templates;
-//!    [`pgn`] — the game record (TO §27/§28).
-//! 3. [`door`] — screening, rate limit, and the replies every room sends the same way.
-//! 4. The rooms, one per rule area, each with its tests beside it: [`play`] (a player's letter:
-//!    TO §2–§15, conditional moves §6/§7, endings §31), [`time`] (deadlines and the digest:
-//!    TO §16–§21), [`director`] (the director's commands and leave: TO §21–§26, §30, §31),
-//!    [`unreachable`] (Fax 2.2), [`records`] (TO §11, §27, §28), `register` (a new tournament).
-//! 5. This module: the entry points, which route one input to its rooms.
+//! 1. [`clock`] — thinking-time arithmetic (TO §12–§24); [`model`] — the vocabulary: state,
+//!    games, events, mails, outputs, refusals; types only, using `clock`'s `Rest` and
+//!    `PlayerClock`.
+//! 2. [`view`] — how facts are shown to templates.
+//! 3. [`words`] — the sentences of the refusals; [`pgn`] — the game record (TO §27/§28).
+//! 4. [`door`] — screening, rate limit, and the replies every room sends the same way.
+//! 5. The rooms, one per rule area: [`play`] (a player's letter: TO §2–§15, conditional moves
+//!    §6/§7, endings §31), [`time`] (deadlines and the digest: TO §16–§21), [`director`] (the
+//!    director's commands and leave: TO §21–§26, §30, §31), [`unreachable`] (Fax 2.2), [`records`]
+//!    (TO §11, §27, §28), `register` (a new tournament). Their tests drive the core through these
+//!    entry points and live in the rooms' `tests.rs` files.
+//! 6. `route` — one letter to its room; then this module's [`State::handle_letter`].
 
 pub mod clock;
 pub mod model;

@@ -33,7 +33,7 @@ impl State {
             }
             return out;
         }
-        // `Status` needs no game (src/core/status.rs); a mail that says more goes on as usual.
+        // `Status` needs no game (src/core/records/status.rs); a mail that says more goes on as usual.
         if letter.content.status_request {
             self.answer_status(&mut out, letter, now, s);
             if !says_more_than_status(&letter.content) {

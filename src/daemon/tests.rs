@@ -197,6 +197,16 @@ impl Outgoing for Recorder {
 }
 
 impl Recorder {
+    /// Waits (paused time: instantly) until a mail of `kind` for `to` was handed over, at most
+    /// `limit`, and says when the first one was.
+    async fn first(&self, kind: &str, to: &str, limit: Duration) -> Instant {
+        assert!(
+            until(limit, || !self.of(kind, to).is_empty()).await,
+            "no {kind} mail for {to} within {limit:?}"
+        );
+        self.of(kind, to)[0]
+    }
+
     /// The mails of `kind` (`X-Fernzug-Kind`) handed over for `to`.
     fn of(&self, kind: &str, to: &str) -> Vec<Instant> {
         let header = format!("X-Fernzug-Kind: {kind}\r\n");
@@ -375,12 +385,7 @@ async fn run_wakes_from_idle_when_mail_arrives() {
         tokio::time::sleep(Duration::from_secs(90)).await;
         let arrived = Instant::now();
         script.deliver(letter(ANNA, "1. e4", "m1"), clock.now());
-        assert!(
-            until(Duration::from_secs(60), || !sender
-                .of("move", BERT)
-                .is_empty())
-            .await
-        );
+        sender.first("move", BERT, Duration::from_secs(60)).await;
         let forwarded = sender.of("move", BERT)[0];
         assert!(
             forwarded - arrived < Duration::from_millis(100),
@@ -406,12 +411,7 @@ async fn run_reconnects_to_imap_with_backoff() {
     let clock = PausedClock::at(at(1, 10, 1));
     let started = Instant::now();
     beside_run(config, &script, &sender, &clock, async {
-        assert!(
-            until(Duration::from_secs(60), || !sender
-                .of("move", BERT)
-                .is_empty())
-            .await
-        );
+        sender.first("move", BERT, Duration::from_secs(60)).await;
     })
     .await;
     // Three failures wait 1 s, 2 s, 4 s (±20 %) before the fourth attempt succeeds.
@@ -481,12 +481,7 @@ async fn a_crash_between_commit_and_flag_plays_the_move_once() {
     let clock = PausedClock::at(at(1, 10, 1));
     beside_run(config.clone(), &script, &sender, &clock, async {
         assert!(until(Duration::from_secs(60), || script.seen() == vec![true]).await);
-        assert!(
-            until(Duration::from_secs(60), || !sender
-                .of("move", BERT)
-                .is_empty())
-            .await
-        );
+        sender.first("move", BERT, Duration::from_secs(60)).await;
         tokio::time::sleep(Duration::from_secs(30)).await;
     })
     .await;
@@ -524,12 +519,9 @@ async fn s16_reminder_fires_at_its_instant_in_run() {
     let clock = PausedClock::at(due - chrono::Duration::minutes(12));
     let started = Instant::now();
     beside_run(config, &script, &sender, &clock, async {
-        assert!(
-            until(Duration::from_secs(3600), || !sender
-                .of("reminder", BERT)
-                .is_empty())
-            .await
-        );
+        sender
+            .first("reminder", BERT, Duration::from_secs(3600))
+            .await;
     })
     .await;
     let fired = sender.of("reminder", BERT)[0] - started;

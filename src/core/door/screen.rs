@@ -1,6 +1,6 @@
-//! The door of the core: every letter passes [`State::handle_letter`], which decides whether the
-//! relay may act on it and answer it at all, before `inbound` reads it as a player's letter and
-//! before `ratelimit` caps the answers it causes.
+//! The door of the core: every letter passes `State::screen` (called by
+//! [`State::handle_letter`]), which decides whether the relay may act on it and answer it at all,
+//! before `crate::core::route` hands it to a room and before `ratelimit` caps the answers it causes.
 //!
 //! In order:
 //! 1. RFC 3834: an automatic mail (the reader's `letter.automatic`: `Auto-Submitted` other than

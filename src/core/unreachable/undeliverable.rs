@@ -63,45 +63,49 @@ impl State {
         let lang = s.default_lang;
         let created = view::date_time(u.created, s.tz, lang);
         let err = u.last_error.clone().unwrap_or_else(|| "-".into());
-        let (title, text) = if lang == Lang::De {
-            (
-                format!("Unzustellbar: {} an {}", u.kind, u.recipient),
-                format!(
-                    "Die Mail ({}) des Relais an {} vom {created} konnte in {days} Tagen und {} Versuchen nicht zugestellt werden (letzter Fehler: {err}). Das Relais hat sie aufgegeben. Bitte übermitteln Sie den Inhalt auf anderem Weg (Fax 2.2); Message-ID: <{}>.",
-                    u.kind, u.recipient, u.attempts, u.message_id
-                ),
+        // The explanation of the give-up, shown as the report's text.
+        let text = if lang == Lang::De {
+            format!(
+                "Die Mail ({}) des Relais an {} vom {created} konnte in {days} Tagen und {} Versuchen nicht zugestellt werden (letzter Fehler: {err}). Das Relais hat sie aufgegeben. Bitte übermitteln Sie den Inhalt auf anderem Weg (Fax 2.2); Message-ID: <{}>.",
+                u.kind, u.recipient, u.attempts, u.message_id
             )
         } else {
-            (
-                format!("Undeliverable: {} to {}", u.kind, u.recipient),
-                format!(
-                    "The relay's mail ({}) to {} of {created} could not be delivered in {days} days and {} attempts (last error: {err}). The relay has given it up. Please pass its content on another way (Fax 2.2); Message-ID: <{}>.",
-                    u.kind, u.recipient, u.attempts, u.message_id
-                ),
+            format!(
+                "The relay's mail ({}) to {} of {created} could not be delivered in {days} days and {} attempts (last error: {err}). The relay has given it up. Please pass its content on another way (Fax 2.2); Message-ID: <{}>.",
+                u.kind, u.recipient, u.attempts, u.message_id
             )
         };
+        // The same facts as the report of a refusal (`bounce`), so the one template serves both.
+        let mut data = json!({
+            "recipient": director.name,
+            "tournament_id": t.id,
+            "tournament": t.name,
+            "player": t.recipient(&u.recipient).name,
+            "player_email": u.recipient,
+            "kind": u.kind,
+            "undelivered_id": u.message_id,
+            "error": err,
+            "text": text,
+            "now": view::date_time(now, s.tz, lang),
+        });
+        let mut fen = None;
+        if let Some(gm) = self.games.get(game) {
+            data = view::merge(view::game_context(gm, t, None, lang, now, s.tz), data);
+            fen = Some(gm.fen());
+        }
+        let reply_key = self.director_key(game);
         let message_id = self.next_message_id(s, "bounce-report");
         out.mails.push(Mail {
             game: Some(game.clone()),
+            reply_key,
+            fen,
             in_reply_to: Some(u.message_id.clone()),
             ..Mail::new(
                 MailKind::BounceReport,
                 vec![director.clone()],
                 lang,
                 message_id,
-                json!({
-                    "recipient": director.name,
-                    "game": game.to_string(),
-                    "title": title,
-                    "text": text,
-                    "undelivered": {
-                        "message_id": u.message_id,
-                        "recipient": u.recipient,
-                        "kind": u.kind,
-                        "attempts": u.attempts,
-                        "last_error": err,
-                    },
-                }),
+                data,
             )
         });
         out.log
