@@ -11,7 +11,7 @@
 //! - [`core`] — the rules. Takes the state, one input (a read letter, a tick, a tournament to
 //!   register) and `now`; returns decided mails and events as values, and says when it next needs a
 //!   tick. No IO, no clock, no randomness inside. Built in layers (`core/mod.rs`, docs/design.md,
-//!   checked by `scripts/layers`): `clock` and `model` (the vocabulary), `view`/`words`/`pgn`, the
+//!   checked by `scripts/layers`): `clock` and `model` (the vocabulary), `view`/`pgn`, the
 //!   `door` (screening, rate limit, shared replies), one room per rule area (`play`, `time`,
 //!   `director`, `unreachable`, `records`, `register`), and `route` on top. The rulebook, § by §,
 //!   with the code and tests of each: docs/rules.md.
@@ -19,7 +19,8 @@
 //!   own text without quotes and signatures, and what it says (moves, dates, offers, commands). Pure.
 //! - [`notation`] — reading and writing chess moves in every notation the rulebook allows
 //!   (German/English algebraic, long algebraic, ICCF numeric, UCI) and the text diagram. Pure.
-//! - [`render`] — a decided mail → RFC 5322 bytes, from the templates in `templates/de|en`.
+//! - [`render`] — a decided mail → RFC 5322 bytes, from the templates in `templates/de|en` (the
+//!   frames) and `render::words` (every sentence the core decides as a value).
 //! - [`config`], [`tournament_file`] — the two files an operator writes.
 //! - [`store`] — the one module that touches sled: state, event log, outbox, archive, IMAP UIDs.
 //! - [`imap`], [`smtp`] — the network: fetching with `BODY.PEEK[]` and IDLE; sending raw mail.

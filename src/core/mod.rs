@@ -1,6 +1,7 @@
 //! The pure core (sans-IO, in the manner of quinn-proto): it takes the [`State`], one input and
 //! `now`, and returns what it decided as an [`Output`]: mails to send, events to log, the records it
-//! touched, the log lines. No networking, no store, no clock, no randomness inside: the shell supplies
+//! touched, the log lines. What a mail says is decided as values ([`model::Sentence`]); its words
+//! are written by the render layer (`crate::render::words`). No networking, no store, no clock, no randomness inside: the shell supplies
 //! all of them.
 //!
 //! The inputs, each a method of [`State`]: a read letter ([`State::handle_letter`], here), time
@@ -18,7 +19,7 @@
 //!    games, events, mails, outputs, refusals; types only, using `clock`'s `Rest` and
 //!    `PlayerClock`.
 //! 2. [`view`] — how facts are shown to templates.
-//! 3. [`words`] — the sentences of the refusals; [`pgn`] — the game record (TO §27/§28).
+//! 3. [`pgn`] — the game record (TO §27/§28).
 //! 4. [`door`] — screening, rate limit, and the replies every room sends the same way.
 //! 5. The rooms, one per rule area: [`play`] (a player's letter: TO §2–§15, conditional moves
 //!    §6/§7, endings §31), [`time`] (deadlines and the digest: TO §16–§21), [`director`] (the
@@ -32,7 +33,6 @@ pub mod model;
 
 pub mod pgn;
 pub mod view;
-pub mod words;
 
 pub mod door;
 

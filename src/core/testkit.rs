@@ -179,6 +179,11 @@ pub fn reason(out: &Output) -> String {
     out.mails
         .iter()
         .find(|m| m.kind == MailKind::Query)
-        .map(|m| m.data["reason"].as_str().unwrap_or("").to_string())
+        .map(|m| {
+            crate::render::facts(m)["reason"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        })
         .unwrap_or_default()
 }

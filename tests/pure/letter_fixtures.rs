@@ -273,7 +273,7 @@ fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
     let out = state.handle_letter(letter, received, &s);
     let mail = |kind: MailKind| out.mails.iter().find(|m| m.kind == kind);
     if let Some(q) = mail(MailKind::Query) {
-        return json!({ "query": q.data["reason"] });
+        return json!({ "query": fernzug::render::facts(q)["reason"] });
     }
     let g = &state.games[&game];
     let mut o = serde_json::Map::new();
@@ -287,8 +287,11 @@ fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
             .iter()
             .find(|m| m.kind == MailKind::Receipt && !m.data["move"].is_null())
         {
-            if r.data["notes"].as_array().is_some_and(|n| !n.is_empty()) {
-                o.insert("notes".into(), r.data["notes"].clone());
+            if fernzug::render::facts(r)["notes"]
+                .as_array()
+                .is_some_and(|n| !n.is_empty())
+            {
+                o.insert("notes".into(), fernzug::render::facts(r)["notes"].clone());
             }
             for flag in ["draw_offer", "announcement"] {
                 if r.data[flag] == json!(true) {

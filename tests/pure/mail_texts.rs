@@ -199,7 +199,7 @@ impl Run {
     fn subject_of(&self, mail: &Mail) -> String {
         let (subject, _) = self
             .templates
-            .text(mail.kind, mail.lang, &mail.data)
+            .text(mail.kind, mail.lang, &fernzug::render::facts(mail))
             .expect("renders");
         match &mail.game {
             Some(g) if !subject.contains(&format!("[{g}]")) => format!("[{g}] {subject}"),
@@ -284,7 +284,7 @@ impl Run {
     fn bounce(&mut self, step: &str, mail: &Mail, recipient: &str, now: DateTime<Utc>) {
         let (_, body) = self
             .templates
-            .text(mail.kind, mail.lang, &mail.data)
+            .text(mail.kind, mail.lang, &fernzug::render::facts(mail))
             .expect("renders");
         let b = Bounce {
             message_id: mail.message_id.clone(),

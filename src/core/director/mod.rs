@@ -43,9 +43,9 @@ use crate::core::model::Event;
 use crate::core::model::GameStatus;
 use crate::core::model::LeaveRefusal;
 use crate::core::model::Refusal;
-use crate::core::model::{DirectorRefusal, Mail, Recipient};
+use crate::core::model::{DirectorRefusal, Mail, Recipient, Sentence, Told};
 use crate::core::model::{Output, Settings, State};
-use crate::core::{view, words};
+use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::{DirectorCommand, Letter};
@@ -55,17 +55,11 @@ use crate::mail_kind::MailKind;
 struct Notice {
     game: Option<GameRef>,
     tournament: String,
-    title: (String, String),
-    text: (String, String),
+    /// What was done; the render layer writes its title and text.
+    told: Told,
     reason: Option<String>,
     /// Players told with a `director` mail (those of a game that ended get `game-end` instead).
     players: Vec<String>,
-}
-
-impl Notice {
-    fn pick(pair: &(String, String), lang: Lang) -> &str {
-        if lang == Lang::De { &pair.0 } else { &pair.1 }
-    }
 }
 
 impl State {
@@ -215,18 +209,11 @@ impl State {
                 Ok(Notice {
                     game: Some(g.clone()),
                     tournament: g.tournament.clone(),
-                    title: (
-                        format!("Zeitüberschreitung bestätigt, {result}"),
-                        format!("time forfeit confirmed, {result}"),
-                    ),
-                    text: (
-                        format!(
-                            "Die zweite Zeitüberschreitung von {name} in der Partie {g} ist bestätigt (TO §22). Die Partie ist für {name} verloren: {result}."
-                        ),
-                        format!(
-                            "The second time forfeit of {name} in game {g} is confirmed (TO §22). {name} loses the game: {result}."
-                        ),
-                    ),
+                    told: Told::ForfeitConfirmed {
+                        name,
+                        game: g.clone(),
+                        result: result.to_string(),
+                    },
                     reason: None,
                     players: Vec::new(),
                 })
@@ -256,22 +243,14 @@ impl State {
                     now,
                     s,
                 );
-                let (de_was, en_was) = match before {
-                    Some(b) => (format!(" (bisher {b})"), format!(" (was {b})")),
-                    None => (String::new(), String::new()),
-                };
                 Ok(Notice {
                     game: Some(g.clone()),
                     tournament: g.tournament.clone(),
-                    title: (format!("Ergebnis {result}"), format!("result {result}")),
-                    text: (
-                        format!(
-                            "Die Partie {g} ist mit {result}{de_was} gewertet (Entscheidung des Turnierleiters, TO §26, §31)."
-                        ),
-                        format!(
-                            "Game {g} is scored {result}{en_was} (director's decision, TO §26, §31)."
-                        ),
-                    ),
+                    told: Told::Scored {
+                        game: g.clone(),
+                        result: result.clone(),
+                        was: before,
+                    },
                     reason: None,
                     players: Vec::new(),
                 })
@@ -325,20 +304,13 @@ impl State {
                     format!("resumed the game (was {})", was.name()),
                     now,
                 );
-                let to_move = view::color_word(self.games[&g].to_move(), Lang::De);
-                let to_move_en = view::color_word(self.games[&g].to_move(), Lang::En);
                 Ok(Notice {
                     game: Some(g.clone()),
                     tournament: g.tournament.clone(),
-                    title: ("Partie wird fortgesetzt".into(), "game resumed".into()),
-                    text: (
-                        format!(
-                            "Die Partie {g} wird auf Anweisung des Turnierleiters fortgesetzt. {to_move} ist am Zug; Züge werden wieder weitergeleitet."
-                        ),
-                        format!(
-                            "Game {g} is resumed on the director's instruction. {to_move_en} is to move; moves are forwarded again."
-                        ),
-                    ),
+                    told: Told::Resumed {
+                        game: g.clone(),
+                        to_move: self.games[&g].to_move(),
+                    },
                     reason: None,
                     players,
                 })
@@ -374,39 +346,15 @@ impl State {
                     now,
                 );
                 let name = self.name_of(&g.tournament, player);
-                let n = days.unsigned_abs();
-                let (de_verb, en_verb) = if *days >= 0 {
-                    ("angerechnet", "charged to")
-                } else {
-                    ("gutgeschrieben", "given back to")
-                };
-                let tage = |n: u32| words::days(n.into(), Lang::De);
-                let days_en = |n: u32| words::days(n.into(), Lang::En);
-                let (werden, are) = if n == 1 {
-                    ("wird", "is")
-                } else {
-                    ("werden", "are")
-                };
-                let sign = if *days >= 0 { "+" } else { "-" };
                 Ok(Notice {
                     game: Some(g.clone()),
                     tournament: g.tournament.clone(),
-                    title: (
-                        format!("Bedenkzeit {sign}{} für {name}", tage(n)),
-                        format!("time {sign}{} for {name}", days_en(n)),
-                    ),
-                    text: (
-                        format!(
-                            "In der Partie {g} {werden} {name} {} Bedenkzeit {de_verb} (TO §8, §30). Verbraucht im laufenden Zeitabschnitt (ohne den laufenden Zug): jetzt {}.",
-                            tage(n),
-                            tage(used)
-                        ),
-                        format!(
-                            "In game {g}, {} of thinking time {are} {en_verb} {name} (TO §8, §30). Used in the current period (without the running move): now {}.",
-                            days_en(n),
-                            days_en(used)
-                        ),
-                    ),
+                    told: Told::TimeAdjusted {
+                        game: g.clone(),
+                        name,
+                        days: *days,
+                        used,
+                    },
                     reason: Some(reason.clone()),
                     players,
                 })
@@ -452,45 +400,16 @@ impl State {
                     }
                 }
                 let name = self.name_of(&tid, player);
-                let days = (to - from).num_days() + 1;
-                let (fd, td) = (view::date(from, Lang::De), view::date(to, Lang::De));
-                let (fe, te) = (view::date(from, Lang::En), view::date(to, Lang::En));
-                let (title, text) = if special {
-                    (
-                        (
-                            format!("Sonderurlaub für {name}"),
-                            format!("special leave for {name}"),
-                        ),
-                        (
-                            format!(
-                                "Der Turnierleiter gewährt {name} Sonderurlaub vom {fd} bis {td} ({days} Tage) im Turnier {tid}, über das Urlaubskonto hinaus (TO §24). In dieser Zeit ruhen die Bedenkzeit von {name} und alle Fristen gegen {name} in allen Partien des Turniers; die Uhren der Partner laufen, bis sie gezogen haben."
-                            ),
-                            format!(
-                                "The director grants {name} special leave from {fe} to {te} ({days} days) in tournament {tid}, beyond the leave budget (TO §24). Meanwhile the thinking time of {name} and every deadline against {name} rest in all games of the tournament; the partners' clocks run until they have moved."
-                            ),
-                        ),
-                    )
-                } else {
-                    (
-                        (
-                            format!("Urlaub von {name} nachträglich anerkannt"),
-                            format!("late leave of {name} accepted"),
-                        ),
-                        (
-                            format!(
-                                "Der Turnierleiter erkennt den verspätet gemeldeten Urlaub von {name} vom {fd} bis {td} ({days} Tage) im Turnier {tid} an (TO §25). Für diese Tage ruhen die Bedenkzeit von {name} und alle Fristen gegen {name} in allen Partien des Turniers."
-                            ),
-                            format!(
-                                "The director accepts the late leave notice of {name} from {fe} to {te} ({days} days) in tournament {tid} (TO §25). For these days the thinking time of {name} and every deadline against {name} rest in all games of the tournament."
-                            ),
-                        ),
-                    )
-                };
                 Ok(Notice {
                     game: game.cloned().filter(|g| games.contains(g)),
+                    told: Told::Leave {
+                        special,
+                        name,
+                        from,
+                        to,
+                        tournament: tid.clone(),
+                    },
                     tournament: tid,
-                    title,
-                    text,
                     reason: None,
                     players,
                 })
@@ -612,14 +531,16 @@ impl State {
                 "tournament_id": t.id,
                 "tournament": t.name,
                 "game": n.game.as_ref().map(GameRef::to_string),
-                "title": Notice::pick(&n.title, lang),
-                "text": Notice::pick(&n.text, lang),
                 "reason": n.reason,
                 "for_director": for_director,
                 "now": view::date_time(now, s.tz, lang),
             });
             let message_id = self.next_message_id(s, "director");
             out.mails.push(Mail {
+                sentences: vec![
+                    ("title", Sentence::NoticeTitle(n.told.clone())),
+                    ("text", Sentence::NoticeText(n.told.clone())),
+                ],
                 game: n.game.clone(),
                 reply_key,
                 in_reply_to: Some(letter.message_id.clone()),

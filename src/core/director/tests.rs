@@ -76,7 +76,12 @@ fn queries(out: &Output) -> Vec<String> {
     out.mails
         .iter()
         .filter(|m| m.kind == MailKind::Query)
-        .map(|m| m.data["reason"].as_str().unwrap_or("").to_string())
+        .map(|m| {
+            crate::render::facts(m)["reason"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        })
         .collect()
 }
 

@@ -10,7 +10,7 @@ use serde_json::json;
 use shakmaty::Color;
 
 use crate::core::model::{
-    Attachment, Event, GameStatus, Mail, Output, Recipient, Refusal, Settings, State,
+    Attachment, Event, GameStatus, Mail, Output, Recipient, Refusal, Sentence, Settings, State,
 };
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
@@ -49,7 +49,6 @@ impl State {
         now: DateTime<Utc>,
         s: &Settings,
     ) {
-        let reason = refusal.message(lang);
         // The name he is registered with, else the one his mail gives, else his address.
         let name = self
             .tournaments
@@ -66,7 +65,6 @@ impl State {
         let mut data = json!({
             "recipient": name,
             "about": about,
-            "reason": reason,
             "subject": letter.subject,
             "now": view::date_time(now, s.tz, lang),
         });
@@ -87,13 +85,18 @@ impl State {
                 Event::Queried {
                     at: now,
                     from: letter.from.clone(),
-                    reason: refusal.message(Lang::En),
+                    reason: format!("{refusal:?}"),
                     message_id: letter.message_id.clone(),
                 },
             );
         }
+        out.log.push(format!(
+            "query to {} about {}: {refusal:?}",
+            letter.from, letter.message_id
+        ));
         let message_id = self.next_message_id(s, "query");
         out.mails.push(Mail {
+            sentences: vec![("reason", Sentence::Refusal(refusal))],
             game: game_ref.cloned(),
             reply_key,
             fen,
@@ -109,12 +112,6 @@ impl State {
                 data,
             )
         });
-        out.log.push(format!(
-            "query to {} about {}: {}",
-            letter.from,
-            letter.message_id,
-            refusal.message(Lang::En)
-        ));
     }
 
     /// Ends a game (TO §27): result, reason, `game-end` to both players and the director with the PGN.

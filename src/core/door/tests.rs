@@ -257,7 +257,10 @@ fn oversized_mail_gets_a_too_large_query_from_players_only() {
     l.trace.oversized = Some(5_000_000);
     let out = step(&mut st, &l, at(1, 10, 0), &settings());
     assert_eq!(kinds(&out), vec![MailKind::Query]);
-    let reason = out.mails[0].data["reason"].as_str().unwrap().to_string();
+    let reason = crate::render::facts(&out.mails[0])["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(
         reason.contains("5000000") && reason.contains("262144"),
         "{reason}"
@@ -269,7 +272,7 @@ fn oversized_mail_gets_a_too_large_query_from_players_only() {
     let out = step(&mut st, &l, at(1, 10, 0), &settings());
     assert_eq!(kinds(&out), vec![MailKind::Query]);
     assert!(
-        !out.mails[0].data["reason"]
+        !crate::render::facts(&out.mails[0])["reason"]
             .as_str()
             .unwrap()
             .contains("5000000")
@@ -290,7 +293,7 @@ fn rate_limit_at_most_10_answers_a_day_then_one_notice() {
             .mails
             .iter()
             .filter(|m| {
-                m.data["reason"]
+                crate::render::facts(m)["reason"]
                     .as_str()
                     .is_some_and(|r| r.contains("bis morgen"))
             })

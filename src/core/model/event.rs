@@ -25,6 +25,8 @@ pub enum Event {
     Queried {
         at: DateTime<Utc>,
         from: String,
+        /// The refusal as the code names it (`NotYourTurn { game: "T-1/1" }`); the words the
+        /// sender read are in the archived query mail.
         reason: String,
         message_id: String,
     },

@@ -3,9 +3,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use chrono::NaiveDate;
+use shakmaty::Color;
+
+use crate::core::model::Refusal;
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::mail_kind::MailKind;
+use crate::notation::Form;
 
 /// A person the relay writes to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -33,8 +38,82 @@ impl Attachment {
     }
 }
 
+/// A sentence of a mail that the core decides as a value and the render layer writes in the
+/// mail's language (`crate::render::words`): the core knows *what* to say, never the words.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sentence {
+    /// TO §8: why the mail is not acted on — the query's `reason`.
+    Refusal(Refusal),
+    /// What a forward and a receipt point out besides the move (TO §3, §6, §15), one line each.
+    Notes(Vec<Note>),
+    /// The title of a director's notice (the `director` mail's `title`).
+    NoticeTitle(Told),
+    /// The text of a director's notice (its `text`).
+    NoticeText(Told),
+}
+
+/// What a director's command did, as his notice tells it (TO §21–§26, §30, §31).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Told {
+    /// TO §22: the second time forfeit is confirmed; `name` loses.
+    ForfeitConfirmed {
+        name: String,
+        game: GameRef,
+        result: String,
+    },
+    /// TO §26, §31: the director scored the game (`was`: the result before).
+    Scored {
+        game: GameRef,
+        result: String,
+        was: Option<String>,
+    },
+    /// A stopped game goes on.
+    Resumed { game: GameRef, to_move: Color },
+    /// TO §8, §30: thinking time charged (`days` > 0) or given back; `used` in the period now.
+    TimeAdjusted {
+        game: GameRef,
+        name: String,
+        days: i32,
+        used: u32,
+    },
+    /// TO §24 special leave (`special`) or TO §25 a late leave accepted.
+    Leave {
+        special: bool,
+        name: String,
+        from: NaiveDate,
+        to: NaiveDate,
+        tournament: String,
+    },
+}
+
+/// One remark of a forward or a receipt.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Note {
+    /// TO §15: a stated date that is not the relay's.
+    DateDiffers {
+        which: Stated,
+        stated: NaiveDate,
+        relay: NaiveDate,
+    },
+    /// TO §15: stated days used that are not the relay's count.
+    DaysDiffer { stated: u32, relay: u32 },
+    /// TO §3: the player switched notation forms; accepted, but noted.
+    FormSwitch { from: Form, to: Form },
+    /// TO §2, §6: the draw offer lapsed at once: a conditional move answered the move.
+    DrawOfferLapsed,
+}
+
+/// Which date of TO §14 a player stated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stated {
+    /// (a): when he received the partner's move.
+    Received,
+    /// (b): when he sent his own.
+    Sent,
+}
+
 /// One outgoing mail, decided but not yet rendered.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Mail {
     pub kind: MailKind,
     pub to: Vec<Recipient>,
@@ -52,8 +131,10 @@ pub struct Mail {
     pub in_reply_to: Option<String>,
     /// The stable Message-ID (without brackets), fixed when the core decides the mail.
     pub message_id: String,
-    /// What the template shows.
+    /// What the template shows, besides the sentences.
     pub data: serde_json::Value,
+    /// The sentences the template shows, each under its key in the template's context.
+    pub sentences: Vec<(&'static str, Sentence)>,
     pub attachments: Vec<Attachment>,
 }
 
@@ -80,6 +161,7 @@ impl Mail {
             in_reply_to: None,
             message_id,
             data,
+            sentences: Vec::new(),
             attachments: Vec::new(),
         }
     }

@@ -25,7 +25,7 @@ pub use due::Due;
 pub use event::Event;
 pub use game::{ByColor, Game, GameStatus, PlayedMove, SerdeColor, Turn, color_name};
 pub use guard::Guard;
-pub use mail::{Attachment, Mail, Recipient};
+pub use mail::{Attachment, Mail, Note, Recipient, Sentence, Stated, Told};
 pub use new_tournament::{NewPlayer, NewTournament, Pairing};
 pub use output::Output;
 pub use refusal::{Act, DirectorRefusal, LeaveRefusal, Refusal};

@@ -812,7 +812,12 @@ fn s6_mails_render_with_lines_and_plies() {
     all.extend(o.mails);
     let texts: Vec<String> = all
         .iter()
-        .map(|m| templates.text(m.kind, m.lang, &m.data).unwrap().1)
+        .map(|m| {
+            templates
+                .text(m.kind, m.lang, &crate::render::facts(m))
+                .unwrap()
+                .1
+        })
         .collect();
     assert!(
         texts[0].contains("Anna Adler proposes conditional moves")
@@ -874,11 +879,11 @@ fn s2_s6_offer_answered_by_a_conditional_reply_lapses() {
     let fwd = mail(&out, MailKind::Move);
     assert_eq!(fwd.data["draw_offer"], false);
     assert!(
-        fwd.data["notes"]
+        crate::render::facts(fwd)["notes"]
             .to_string()
             .contains("The draw offer lapsed"),
         "{}",
-        fwd.data["notes"]
+        crate::render::facts(fwd)["notes"]
     );
     // A claim with further moves is doubtful.
     let out = send(

@@ -16,11 +16,11 @@ use shakmaty::{Chess, Color, Move, Position};
 
 use crate::core::clock;
 use crate::core::model::Event;
-use crate::core::model::Mail;
 use crate::core::model::{Act, Refusal};
 use crate::core::model::{Game, GameStatus, PlayedMove, Turn};
+use crate::core::model::{Mail, Note, Sentence, Stated};
 use crate::core::model::{Output, Settings, State};
-use crate::core::{view, words};
+use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::{Content, Doubt, Letter, MoveToken, StatedDate};
@@ -642,33 +642,19 @@ impl State {
         let played = &game.moves[last];
         let offer_lapsed = c.draw_offer && run.ending.is_none() && game.draw_offer.is_none();
         // TO §14/§15: compare the stated dates with the relay's.
-        let notes_for = |lang: Lang| {
-            let mut notes = stated_differences(c, own.received, now, own.days_used, s, lang);
-            if let Some(prev) = previous_form
-                && prev != new_form
-            {
-                // TO §3: a switch of notation form is accepted but noted.
-                notes.push(match lang {
-                    Lang::De => format!(
-                        "Hinweis (TO §3): Sie haben bisher {} geschrieben, jetzt {}. Bitte bleiben Sie bei einer Notation.",
-                        prev.name(lang),
-                        new_form.name(lang)
-                    ),
-                    Lang::En => format!(
-                        "Note (TO §3): you wrote {} so far, now {}. Please keep to one notation.",
-                        prev.name(lang),
-                        new_form.name(lang)
-                    ),
-                });
-            }
-            if offer_lapsed {
-                notes.push(match lang {
-                    Lang::De => "Das Remisangebot ist erloschen: auf den Zug folgte sofort ein Eventualzug (TO §2, §6).".to_string(),
-                    Lang::En => "The draw offer lapsed: the move was answered at once by a conditional move (TO §2, §6).".to_string(),
-                });
-            }
-            notes
-        };
+        let mut notes = stated_differences(c, own.received, now, own.days_used, s);
+        if let Some(prev) = previous_form
+            && prev != new_form
+        {
+            // TO §3: a switch of notation form is accepted but noted.
+            notes.push(Note::FormSwitch {
+                from: prev,
+                to: new_form,
+            });
+        }
+        if offer_lapsed {
+            notes.push(Note::DrawOfferLapsed);
+        }
         let facts = |lang: Lang| {
             json!({
                 "received": view::date_time(played.received, s.tz, lang),
@@ -722,7 +708,6 @@ impl State {
                     "lines": conditional::line_texts(game, form),
                     "lines_by": t.recipient(game.players.get(last_by)).name,
                     "lines_dropped": run.dropped.contains(&rc),
-                    "notes": notes_for(lang),
                 }),
             );
             let kind = if rc == last_by {
@@ -751,6 +736,7 @@ impl State {
                 g.last_forward = Some(message_id.clone());
             }
             out.mails.push(Mail {
+                sentences: vec![("notes", Sentence::Notes(notes.clone()))],
                 cc,
                 game: Some(game_ref.clone()),
                 reply_key: Some(keys.get(rc).clone()),
@@ -855,68 +841,39 @@ fn complete(d: StatedDate, near: NaiveDate) -> Option<NaiveDate> {
     }
 }
 
-/// TO §14/§15: each stated value that differs from the relay's own, as a sentence.
+/// TO §14/§15: each stated value that differs from the relay's own.
 fn stated_differences(
     c: &Content,
     received: DateTime<Utc>,
     sent: DateTime<Utc>,
     days: u32,
     s: &Settings,
-    lang: Lang,
-) -> Vec<String> {
+) -> Vec<Note> {
     let mut notes = Vec::new();
     let rec = view::local_date(received, s.tz);
     let snt = view::local_date(sent, s.tz);
-    let pairs = [
-        (c.received, rec, ("Erhalten", "received")),
-        (c.sent, snt, ("Abgesandt", "sent")),
-    ];
-    for (stated, own, (de, en)) in pairs {
+    for (stated, relay, which) in [
+        (c.received, rec, Stated::Received),
+        (c.sent, snt, Stated::Sent),
+    ] {
         if let Some(st) = stated
-            && let Some(d) = complete(st, own)
-            && d != own
+            && let Some(d) = complete(st, relay)
+            && d != relay
         {
-            notes.push(match lang {
-                Lang::De => format!(
-                    "Abweichung (TO §15): angegeben „{de}: {}“, laut Relais {}.",
-                    view::date(d, lang),
-                    view::date(own, lang)
-                ),
-                Lang::En => format!(
-                    "Difference (TO §15): stated \"{en}: {}\", the relay's date is {}.",
-                    view::date(d, lang),
-                    view::date(own, lang)
-                ),
+            notes.push(Note::DateDiffers {
+                which,
+                stated: d,
+                relay,
             });
         }
     }
     if let Some(st) = c.days_used
         && st != days
     {
-        notes.push(match lang {
-            Lang::De => {
-                format!(
-                    "Abweichung (TO §15): angegeben {} Bedenkzeit, laut Relais {}.",
-                    tage(st),
-                    tage(days)
-                )
-            }
-            Lang::En => {
-                format!(
-                    "Difference (TO §15): stated {} used, the relay counts {}.",
-                    days_en(st),
-                    days_en(days)
-                )
-            }
+        notes.push(Note::DaysDiffer {
+            stated: st,
+            relay: days,
         });
     }
     notes
-}
-
-fn tage(n: u32) -> String {
-    words::days(n.into(), Lang::De)
-}
-
-fn days_en(n: u32) -> String {
-    words::days(n.into(), Lang::En)
 }

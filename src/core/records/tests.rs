@@ -128,7 +128,9 @@ fn s27_game_end_pgn_names_the_tournament() {
     assert_eq!(ends[0].data["record"]["white"]["days_used"], 2);
     assert_eq!(ends[0].data["record"]["black"]["days_used"], 1);
     let t = Templates::load(None).unwrap();
-    let (subject, body) = t.text(MailKind::GameEnd, Lang::De, &ends[0].data).unwrap();
+    let (subject, body) = t
+        .text(MailKind::GameEnd, Lang::De, &crate::render::facts(ends[0]))
+        .unwrap();
     assert!(subject.contains("0-1"), "{subject}");
     assert!(body.contains("Bedenkzeit Weiß:    2 Tage\n"), "{body}");
     assert!(body.contains("Bedenkzeit Schwarz: 1 Tag\n"), "{body}");
@@ -266,7 +268,9 @@ fn status_mail_lists_games_and_clocks() {
     assert_eq!(g["clock_partner"]["used"], 0);
     assert_eq!(t["table"]["rows"][0]["open"], 1);
     let templates = Templates::load(None).unwrap();
-    let (subject, body) = templates.text(MailKind::Status, Lang::En, &m.data).unwrap();
+    let (subject, body) = templates
+        .text(MailKind::Status, Lang::En, &crate::render::facts(m))
+        .unwrap();
     assert_eq!(subject, "Status on 2026-12-03");
     for want in [
         "[T-1/1] Anna Adler – Bert Berger (you: Black): running",

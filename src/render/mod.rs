@@ -20,103 +20,141 @@ use crate::core::model::{Mail, Recipient};
 use crate::lang::Lang;
 use crate::mail_kind::MailKind;
 
+pub mod words;
+
 /// The built-in templates: (language, kind, source).
 const BUILTIN: &[(&str, &str, &str)] = &[
-    ("de", "start", include_str!("../templates/de/start.txt")),
-    ("de", "move", include_str!("../templates/de/move.txt")),
-    ("de", "receipt", include_str!("../templates/de/receipt.txt")),
-    ("de", "query", include_str!("../templates/de/query.txt")),
+    ("de", "start", include_str!("../../templates/de/start.txt")),
+    ("de", "move", include_str!("../../templates/de/move.txt")),
+    (
+        "de",
+        "receipt",
+        include_str!("../../templates/de/receipt.txt"),
+    ),
+    ("de", "query", include_str!("../../templates/de/query.txt")),
     (
         "de",
         "reminder",
-        include_str!("../templates/de/reminder.txt"),
+        include_str!("../../templates/de/reminder.txt"),
     ),
     (
         "de",
         "silence-report",
-        include_str!("../templates/de/silence-report.txt"),
+        include_str!("../../templates/de/silence-report.txt"),
     ),
     (
         "de",
         "time-forfeit",
-        include_str!("../templates/de/time-forfeit.txt"),
+        include_str!("../../templates/de/time-forfeit.txt"),
     ),
     (
         "de",
         "time-forfeit-2",
-        include_str!("../templates/de/time-forfeit-2.txt"),
+        include_str!("../../templates/de/time-forfeit-2.txt"),
     ),
-    ("de", "leave", include_str!("../templates/de/leave.txt")),
+    ("de", "leave", include_str!("../../templates/de/leave.txt")),
     (
         "de",
         "game-end",
-        include_str!("../templates/de/game-end.txt"),
+        include_str!("../../templates/de/game-end.txt"),
     ),
     (
         "de",
         "adjudication",
-        include_str!("../templates/de/adjudication.txt"),
+        include_str!("../../templates/de/adjudication.txt"),
     ),
     (
         "de",
         "bounce-report",
-        include_str!("../templates/de/bounce-report.txt"),
+        include_str!("../../templates/de/bounce-report.txt"),
     ),
-    ("de", "status", include_str!("../templates/de/status.txt")),
-    ("de", "digest", include_str!("../templates/de/digest.txt")),
+    (
+        "de",
+        "status",
+        include_str!("../../templates/de/status.txt"),
+    ),
+    (
+        "de",
+        "digest",
+        include_str!("../../templates/de/digest.txt"),
+    ),
     (
         "de",
         "director",
-        include_str!("../templates/de/director.txt"),
+        include_str!("../../templates/de/director.txt"),
     ),
-    ("en", "start", include_str!("../templates/en/start.txt")),
-    ("en", "move", include_str!("../templates/en/move.txt")),
-    ("en", "receipt", include_str!("../templates/en/receipt.txt")),
-    ("en", "query", include_str!("../templates/en/query.txt")),
+    ("en", "start", include_str!("../../templates/en/start.txt")),
+    ("en", "move", include_str!("../../templates/en/move.txt")),
+    (
+        "en",
+        "receipt",
+        include_str!("../../templates/en/receipt.txt"),
+    ),
+    ("en", "query", include_str!("../../templates/en/query.txt")),
     (
         "en",
         "reminder",
-        include_str!("../templates/en/reminder.txt"),
+        include_str!("../../templates/en/reminder.txt"),
     ),
     (
         "en",
         "silence-report",
-        include_str!("../templates/en/silence-report.txt"),
+        include_str!("../../templates/en/silence-report.txt"),
     ),
     (
         "en",
         "time-forfeit",
-        include_str!("../templates/en/time-forfeit.txt"),
+        include_str!("../../templates/en/time-forfeit.txt"),
     ),
     (
         "en",
         "time-forfeit-2",
-        include_str!("../templates/en/time-forfeit-2.txt"),
+        include_str!("../../templates/en/time-forfeit-2.txt"),
     ),
-    ("en", "leave", include_str!("../templates/en/leave.txt")),
+    ("en", "leave", include_str!("../../templates/en/leave.txt")),
     (
         "en",
         "game-end",
-        include_str!("../templates/en/game-end.txt"),
+        include_str!("../../templates/en/game-end.txt"),
     ),
     (
         "en",
         "adjudication",
-        include_str!("../templates/en/adjudication.txt"),
+        include_str!("../../templates/en/adjudication.txt"),
     ),
     (
         "en",
         "bounce-report",
-        include_str!("../templates/en/bounce-report.txt"),
+        include_str!("../../templates/en/bounce-report.txt"),
     ),
-    ("en", "status", include_str!("../templates/en/status.txt")),
-    ("en", "digest", include_str!("../templates/en/digest.txt")),
+    (
+        "en",
+        "status",
+        include_str!("../../templates/en/status.txt"),
+    ),
+    (
+        "en",
+        "digest",
+        include_str!("../../templates/en/digest.txt"),
+    ),
     (
         "en",
         "director",
-        include_str!("../templates/en/director.txt"),
+        include_str!("../../templates/en/director.txt"),
     ),
 ];
+
+/// The template context of a mail: the core's facts (`Mail::data`) with every sentence the core
+/// decided as a value (`Mail::sentences`) written in the mail's language under its key.
+pub fn facts(mail: &Mail) -> serde_json::Value {
+    let mut data = mail.data.clone();
+    if let serde_json::Value::Object(map) = &mut data {
+        for (key, s) in &mail.sentences {
+            map.insert((*key).to_string(), words::sentence(s, mail.lang));
+        }
+    }
+    data
+}
 
 /// Why templates could not be loaded or a mail not rendered.
 #[derive(Debug, thiserror::Error)]
@@ -171,8 +209,8 @@ impl Templates {
             env.set_undefined_behavior(minijinja::UndefinedBehavior::SemiStrict);
         }
         // `{{ n|tage }}` → "1 Tag" / "2 Tage"; `{{ n|days }}` → "1 day" / "2 days".
-        env.add_filter("tage", |n: i64| crate::core::words::days(n, Lang::De));
-        env.add_filter("days", |n: i64| crate::core::words::days(n, Lang::En));
+        env.add_filter("tage", |n: i64| words::days(n, Lang::De));
+        env.add_filter("days", |n: i64| words::days(n, Lang::En));
         // `{{ text|wrap }}`, `{{ text|wrap(2) }}`: a paragraph from the core (a query's reason, a
         // director's notice) broken into lines of at most 78 characters, each indented by `indent`.
         env.add_filter("wrap", |text: String, indent: Option<usize>| {
@@ -349,7 +387,7 @@ pub fn render(
     s: &Settings,
     date: DateTime<Utc>,
 ) -> Result<Vec<u8>, RenderError> {
-    let (mut subject, body) = templates.text(mail.kind, mail.lang, &mail.data)?;
+    let (mut subject, body) = templates.text(mail.kind, mail.lang, &facts(mail))?;
     if let Some(g) = &mail.game {
         // docs/contract.md: the subject of a game mail contains `[TOURNAMENT/N]`, whatever a template says.
         let tag = format!("[{g}]");
@@ -463,6 +501,7 @@ mod tests {
                 "subject": "Zug",
                 "game": "FAX-1/7",
             }),
+            sentences: vec![],
             attachments: vec![],
         }
     }

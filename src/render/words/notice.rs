@@ -1,0 +1,153 @@
+//! The words of a director's notice ([`Told`]): its title and its text, in both languages.
+
+use crate::core::model::Told;
+use crate::core::view;
+use crate::lang::Lang;
+use crate::render::words::days as d;
+
+/// The notice's title (the `director` mail's subject).
+pub fn title(t: &Told, lang: Lang) -> String {
+    let de = lang == Lang::De;
+    match t {
+        Told::ForfeitConfirmed { result, .. } if de => {
+            format!("Zeitüberschreitung bestätigt, {result}")
+        }
+        Told::ForfeitConfirmed { result, .. } => format!("time forfeit confirmed, {result}"),
+        Told::Scored { result, .. } if de => format!("Ergebnis {result}"),
+        Told::Scored { result, .. } => format!("result {result}"),
+        Told::Resumed { .. } if de => "Partie wird fortgesetzt".into(),
+        Told::Resumed { .. } => "game resumed".into(),
+        Told::TimeAdjusted { name, days, .. } => {
+            let sign = if *days >= 0 { "+" } else { "-" };
+            let n = d(days.unsigned_abs().into(), lang);
+            if de {
+                format!("Bedenkzeit {sign}{n} für {name}")
+            } else {
+                format!("time {sign}{n} for {name}")
+            }
+        }
+        Told::Leave {
+            special: true,
+            name,
+            ..
+        } if de => format!("Sonderurlaub für {name}"),
+        Told::Leave {
+            special: true,
+            name,
+            ..
+        } => format!("special leave for {name}"),
+        Told::Leave { name, .. } if de => format!("Urlaub von {name} nachträglich anerkannt"),
+        Told::Leave { name, .. } => format!("late leave of {name} accepted"),
+    }
+}
+
+/// The notice's text.
+pub fn text(t: &Told, lang: Lang) -> String {
+    let de = lang == Lang::De;
+    match t {
+        Told::ForfeitConfirmed {
+            name,
+            game: g,
+            result,
+        } if de => format!(
+            "Die zweite Zeitüberschreitung von {name} in der Partie {g} ist bestätigt (TO §22). Die Partie ist für {name} verloren: {result}."
+        ),
+        Told::ForfeitConfirmed {
+            name,
+            game: g,
+            result,
+        } => format!(
+            "The second time forfeit of {name} in game {g} is confirmed (TO §22). {name} loses the game: {result}."
+        ),
+        Told::Scored {
+            game: g,
+            result,
+            was,
+        } if de => {
+            let was = was
+                .as_ref()
+                .map(|b| format!(" (bisher {b})"))
+                .unwrap_or_default();
+            format!(
+                "Die Partie {g} ist mit {result}{was} gewertet (Entscheidung des Turnierleiters, TO §26, §31)."
+            )
+        }
+        Told::Scored {
+            game: g,
+            result,
+            was,
+        } => {
+            let was = was
+                .as_ref()
+                .map(|b| format!(" (was {b})"))
+                .unwrap_or_default();
+            format!("Game {g} is scored {result}{was} (director's decision, TO §26, §31).")
+        }
+        Told::Resumed { game: g, to_move } => {
+            let to_move = view::color_word(*to_move, lang);
+            if de {
+                format!(
+                    "Die Partie {g} wird auf Anweisung des Turnierleiters fortgesetzt. {to_move} ist am Zug; Züge werden wieder weitergeleitet."
+                )
+            } else {
+                format!(
+                    "Game {g} is resumed on the director's instruction. {to_move} is to move; moves are forwarded again."
+                )
+            }
+        }
+        Told::TimeAdjusted {
+            game: g,
+            name,
+            days,
+            used,
+        } => {
+            let n = days.unsigned_abs();
+            let (amount, used) = (d(n.into(), lang), d((*used).into(), lang));
+            if de {
+                let werden = if n == 1 { "wird" } else { "werden" };
+                let verb = if *days >= 0 {
+                    "angerechnet"
+                } else {
+                    "gutgeschrieben"
+                };
+                format!(
+                    "In der Partie {g} {werden} {name} {amount} Bedenkzeit {verb} (TO §8, §30). Verbraucht im laufenden Zeitabschnitt (ohne den laufenden Zug): jetzt {used}."
+                )
+            } else {
+                let are = if n == 1 { "is" } else { "are" };
+                let verb = if *days >= 0 {
+                    "charged to"
+                } else {
+                    "given back to"
+                };
+                format!(
+                    "In game {g}, {amount} of thinking time {are} {verb} {name} (TO §8, §30). Used in the current period (without the running move): now {used}."
+                )
+            }
+        }
+        Told::Leave {
+            special,
+            name,
+            from,
+            to,
+            tournament: tid,
+        } => {
+            let days = (*to - *from).num_days() + 1;
+            let (f, t) = (view::date(*from, lang), view::date(*to, lang));
+            match (special, de) {
+                (true, true) => format!(
+                    "Der Turnierleiter gewährt {name} Sonderurlaub vom {f} bis {t} ({days} Tage) im Turnier {tid}, über das Urlaubskonto hinaus (TO §24). In dieser Zeit ruhen die Bedenkzeit von {name} und alle Fristen gegen {name} in allen Partien des Turniers; die Uhren der Partner laufen, bis sie gezogen haben."
+                ),
+                (true, false) => format!(
+                    "The director grants {name} special leave from {f} to {t} ({days} days) in tournament {tid}, beyond the leave budget (TO §24). Meanwhile the thinking time of {name} and every deadline against {name} rest in all games of the tournament; the partners' clocks run until they have moved."
+                ),
+                (false, true) => format!(
+                    "Der Turnierleiter erkennt den verspätet gemeldeten Urlaub von {name} vom {f} bis {t} ({days} Tage) im Turnier {tid} an (TO §25). Für diese Tage ruhen die Bedenkzeit von {name} und alle Fristen gegen {name} in allen Partien des Turniers."
+                ),
+                (false, false) => format!(
+                    "The director accepts the late leave notice of {name} from {f} to {t} ({days} days) in tournament {tid} (TO §25). For these days the thinking time of {name} and every deadline against {name} rest in all games of the tournament."
+                ),
+            }
+        }
+    }
+}
