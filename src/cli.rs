@@ -297,7 +297,7 @@ fn status(
             "to_move": to_move,
             "fen": g.fen(),
             "moves": g.san_moves(),
-            "result": g.result.clone().unwrap_or_else(|| "*".into()),
+            "result": g.result.map_or_else(|| "*".into(), |r| r.to_string()),
             "clock": {"white": clock(Color::White), "black": clock(Color::Black)},
             "deadlines": deadlines,
         }));

@@ -23,8 +23,8 @@
 use chrono_tz::Tz;
 use shakmaty::san::SanPlus;
 
-use crate::core::model::Game;
 use crate::core::model::Tournament;
+use crate::core::model::{EndReason, Game};
 
 /// Escapes a PGN tag value: `\` and `"` get a backslash, control characters become spaces.
 fn tag(value: &str) -> String {
@@ -49,28 +49,13 @@ fn comment_text(value: &str) -> String {
         .collect()
 }
 
-/// The PGN standard's `Termination` value for the relay's reason of a game's end.
-pub fn termination(reason: &str) -> &'static str {
-    let r = reason.to_ascii_lowercase();
-    if r.contains("time") || r.contains("forfeit") {
-        "time forfeit"
-    } else if r.contains("adjudicat") || r.contains("director") || r.contains("tl ") {
-        "adjudication"
-    } else if r.contains("withdraw") || r.contains("abandon") {
-        "abandoned"
-    } else {
-        "normal"
-    }
-}
-
 /// The PGN of one game. TO §28: the tournament is always named (Event).
 pub fn game_pgn(game: &Game, t: &Tournament, tz: Tz) -> String {
     let white = t.recipient(&game.players.white).name;
     let black = t.recipient(&game.players.black).name;
-    let result = match game.result.as_deref() {
-        Some(r @ ("1-0" | "0-1" | "1/2-1/2")) => r.to_string(),
-        _ => "*".to_string(),
-    };
+    let result = game
+        .result
+        .map_or_else(|| "*".to_string(), |r| r.to_string());
     let mut out = String::new();
     let seconds = u64::from(t.rules.days_per_period()) * 86_400;
     let mut tags = vec![
@@ -92,8 +77,8 @@ pub fn game_pgn(game: &Game, t: &Tournament, tz: Tz) -> String {
         ("TimeControl", format!("10/{seconds}")),
         ("PlyCount", game.moves.len().to_string()),
     ];
-    if let Some(reason) = &game.end_reason {
-        tags.push(("Termination", termination(reason).to_string()));
+    if let Some(reason) = game.end_reason {
+        tags.push(("Termination", reason.termination().to_string()));
     }
     for (k, v) in tags {
         out.push_str(&format!("[{k} \"{}\"]\n", tag(&v)));
@@ -126,8 +111,8 @@ pub fn game_pgn(game: &Game, t: &Tournament, tz: Tz) -> String {
             }
         ));
     }
-    if let Some(reason) = &game.end_reason {
-        words.push(format!("{{{}}}", comment_text(reason)));
+    if let Some(reason) = game.end_reason {
+        words.push(format!("{{{}}}", comment_text(reason.as_str())));
     }
     words.push(result);
     // The standard wants lines under 80 characters; a move's comment (about 60) stays whole.
@@ -177,6 +162,6 @@ pub fn record(game: &Game, t: &Tournament, lang: crate::lang::Lang, tz: Tz) -> s
         "black": side(false),
         "started": day(t.clock_start),
         "last_move_at": game.moves.last().map(|m| day(m.sent)),
-        "termination": game.end_reason.as_deref().map(termination),
+        "termination": game.end_reason.map(EndReason::termination),
     })
 }

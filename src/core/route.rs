@@ -4,8 +4,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::core::door::reply::result_for_winner;
-use crate::core::model::{GameStatus, Output, Refusal, Settings, State};
+use crate::core::model::{EndReason, GameResult, GameStatus, Output, Refusal, Settings, State};
 use crate::core::records::status::says_more_than_status;
 use crate::letter::Letter;
 
@@ -121,15 +120,22 @@ impl State {
             self.finish(
                 &mut out,
                 &game_ref,
-                result_for_winner(!color),
-                "resignation",
+                GameResult::for_winner(!color),
+                EndReason::Resignation,
                 now,
                 s,
             );
             return out;
         }
         if c.draw_accept {
-            self.finish(&mut out, &game_ref, "1/2-1/2", "draw agreed", now, s);
+            self.finish(
+                &mut out,
+                &game_ref,
+                GameResult::Draw,
+                EndReason::DrawAgreed,
+                now,
+                s,
+            );
             return out;
         }
         let own_moves = c.moves.iter().any(|m| m.color == color);

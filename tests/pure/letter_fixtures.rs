@@ -305,8 +305,8 @@ fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
             "ended".into(),
             json!(format!(
                 "{} ({})",
-                g.result.clone().unwrap_or_default(),
-                g.end_reason.clone().unwrap_or_default()
+                g.result.map(|r| r.to_string()).unwrap_or_default(),
+                g.end_reason.map(|r| r.to_string()).unwrap_or_default()
             )),
         );
     }

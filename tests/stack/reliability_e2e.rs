@@ -589,7 +589,7 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
     );
     let end = at("2026-12-02T10:00:00+01:00");
     app.process(resign.as_bytes(), end, Some((7, 20))).unwrap();
-    assert_eq!(app.state.games[&g].result.as_deref(), Some("0-1"));
+    assert_eq!(app.state.games[&g].result.map(|r| r.as_str()), Some("0-1"));
     let archived = app.store.archive_for_game(&g.to_string()).unwrap().len();
     assert!(archived >= 3, "{archived}");
     for now in [

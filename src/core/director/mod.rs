@@ -38,12 +38,11 @@ use shakmaty::Color;
 
 use crate::core::clock::{self, Rest};
 use crate::core::director::leave::{check_leave, complete_span};
-use crate::core::door::reply::result_for_winner;
-use crate::core::model::Event;
 use crate::core::model::GameStatus;
 use crate::core::model::LeaveRefusal;
 use crate::core::model::Refusal;
 use crate::core::model::{DirectorRefusal, Mail, Recipient, Sentence, Told};
+use crate::core::model::{EndReason, Event, GameResult};
 use crate::core::model::{Output, Settings, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
@@ -188,7 +187,7 @@ impl State {
                     .ok_or(DirectorRefusal::NoSecondForfeit {
                         game: g.to_string(),
                     })?;
-                let result = result_for_winner(!offender);
+                let result = GameResult::for_winner(!offender);
                 let offender_email = gm.players.get(offender).clone();
                 self.director_event(
                     out,
@@ -197,14 +196,7 @@ impl State {
                     format!("confirmed the second time forfeit of {offender_email}: {result}"),
                     now,
                 );
-                self.finish(
-                    out,
-                    &g,
-                    result,
-                    "time forfeit confirmed by the director (TO §22)",
-                    now,
-                    s,
-                );
+                self.finish(out, &g, result, EndReason::ForfeitConfirmed, now, s);
                 let name = self.name_of(&g.tournament, &offender_email);
                 Ok(Notice {
                     game: Some(g.clone()),
@@ -212,22 +204,26 @@ impl State {
                     told: Told::ForfeitConfirmed {
                         name,
                         game: g.clone(),
-                        result: result.to_string(),
+                        result,
                     },
                     reason: None,
                     players: Vec::new(),
                 })
             }
-            DirectorCommand::SetResult(result) => {
+            DirectorCommand::SetResult(text) => {
                 let g = need_game("Ergebnis / result")?;
+                // The reader gives only `1-0`, `0-1`, `1/2-1/2`; anything else is no command.
+                let result: GameResult = text.parse().map_err(|_| DirectorRefusal::Malformed {
+                    lines: vec![text.clone()],
+                })?;
                 let gm = &self.games[&g];
-                if gm.status == GameStatus::Finished && gm.result.as_deref() == Some(result) {
+                if gm.status == GameStatus::Finished && gm.result == Some(result) {
                     return Err(DirectorRefusal::AlreadyResult {
                         game: g.to_string(),
-                        result: result.clone(),
+                        result: result.to_string(),
                     });
                 }
-                let before = gm.result.clone();
+                let before = gm.result;
                 self.director_event(
                     out,
                     std::slice::from_ref(&g),
@@ -235,20 +231,13 @@ impl State {
                     format!("set the result {result}"),
                     now,
                 );
-                self.finish(
-                    out,
-                    &g,
-                    result,
-                    "decision of the director (TO §26, §31)",
-                    now,
-                    s,
-                );
+                self.finish(out, &g, result, EndReason::DirectorDecision, now, s);
                 Ok(Notice {
                     game: Some(g.clone()),
                     tournament: g.tournament.clone(),
                     told: Told::Scored {
                         game: g.clone(),
-                        result: result.clone(),
+                        result,
                         was: before,
                     },
                     reason: None,

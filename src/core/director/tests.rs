@@ -514,7 +514,7 @@ fn s22_tl_confirms_second_zu() {
     );
     let game = &st.games[&g(1)];
     assert_eq!(game.status, GameStatus::Finished);
-    assert_eq!(game.result.as_deref(), Some("1-0"));
+    assert_eq!(game.result.map(|r| r.as_str()), Some("1-0"));
     assert!(out.events.iter().any(|(_, _, e)| matches!(e, Event::Director { command, .. } if command.contains("second time forfeit"))));
     assert!(out.letter_games.contains(&g(1)));
 }
@@ -529,7 +529,11 @@ fn s26_tl_sets_result() {
     for (text, want) in cases {
         let mut st = new_state(RuleSet::Post);
         let out = step(&mut st, &mail(TL, "[T-1/2]", text), at(2026, 12, 5, 10, 0));
-        assert_eq!(st.games[&g(2)].result.as_deref(), Some(want), "{text}");
+        assert_eq!(
+            st.games[&g(2)].result.map(|r| r.as_str()),
+            Some(want),
+            "{text}"
+        );
         assert_eq!(st.games[&g(2)].status, GameStatus::Finished);
         let game_ends = out
             .mails

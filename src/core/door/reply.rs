@@ -10,7 +10,8 @@ use serde_json::json;
 use shakmaty::Color;
 
 use crate::core::model::{
-    Attachment, Event, GameStatus, Mail, Output, Recipient, Refusal, Sentence, Settings, State,
+    Attachment, EndReason, Event, GameResult, GameStatus, Mail, Output, Recipient, Refusal,
+    Sentence, Settings, State,
 };
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
@@ -119,8 +120,8 @@ impl State {
         &mut self,
         out: &mut Output,
         game_ref: &GameRef,
-        result: &str,
-        reason: &str,
+        result: GameResult,
+        reason: EndReason,
         now: DateTime<Utc>,
         s: &Settings,
     ) {
@@ -128,8 +129,8 @@ impl State {
             return;
         };
         game.status = GameStatus::Finished;
-        game.result = Some(result.to_string());
-        game.end_reason = Some(reason.to_string());
+        game.result = Some(result);
+        game.end_reason = Some(reason);
         game.draw_offer = None;
         game.conditional.clear();
         self.log_event(
@@ -137,8 +138,8 @@ impl State {
             game_ref,
             Event::Ended {
                 at: now,
-                result: result.to_string(),
-                reason: reason.to_string(),
+                result,
+                reason,
             },
         );
         let game = &self.games[game_ref];
@@ -162,8 +163,7 @@ impl State {
                 view::game_context(game, &t, c, lang, now, s.tz),
                 json!({
                     "recipient": rcpt.name,
-                    "result": result,
-                    "reason": reason_text(reason, lang),
+                    "result": result.as_str(),
                     "pgn": pgn_text,
                     "record": pgn::record(game, &t, lang, s.tz),
                 }),
@@ -176,6 +176,7 @@ impl State {
         for (c, rcpt, lang, data) in mails {
             let message_id = self.next_message_id(s, "game-end");
             out.mails.push(Mail {
+                sentences: vec![("reason", Sentence::EndReason(reason))],
                 game: Some(game_ref.clone()),
                 reply_key: c.map(|c| keys.get(c).clone()),
                 fen: Some(fen.clone()),
@@ -282,38 +283,6 @@ impl State {
             .iter()
             .find(|(_, kb)| kb.game == *game && kb.email == t.director.email)
             .map(|(k, _)| k.clone())
-    }
-}
-
-/// `1-0` or `0-1`.
-pub(crate) fn result_for_winner(winner: Color) -> &'static str {
-    match winner {
-        Color::White => "1-0",
-        Color::Black => "0-1",
-    }
-}
-
-/// The ending reason in the reader's language.
-fn reason_text(reason: &str, lang: Lang) -> String {
-    // Shown in parentheses after the result: no parentheses inside.
-    if lang == Lang::En {
-        return reason.replace(" (", ", ").replace(')', "");
-    }
-    match reason {
-        "checkmate" => "Matt".into(),
-        "stalemate" => "Patt".into(),
-        "resignation" => "Aufgabe".into(),
-        "draw agreed" => "Remis vereinbart".into(),
-        "dead position (insufficient material)" => "tote Stellung, ungenügendes Material".into(),
-        "fivefold repetition" => "fünfmalige Stellungswiederholung, FIDE 9.6".into(),
-        "threefold repetition" => "dreimalige Stellungswiederholung, reklamiert, FIDE 9.2".into(),
-        "time forfeit confirmed by the director (TO §22)" => {
-            "Zeitüberschreitung, vom Turnierleiter bestätigt, TO §22".into()
-        }
-        "decision of the director (TO §26, §31)" => {
-            "Entscheidung des Turnierleiters, TO §26, §31".into()
-        }
-        other => other.to_string(),
     }
 }
 

@@ -3,7 +3,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::core::model::SerdeColor;
+use crate::core::model::{EndReason, GameResult, SerdeColor};
 
 /// Something that happened in a game; the store appends each to the game's log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,8 +70,8 @@ pub enum Event {
     /// The game ended (TO §27).
     Ended {
         at: DateTime<Utc>,
-        result: String,
-        reason: String,
+        result: GameResult,
+        reason: EndReason,
     },
     /// TO §24/§25: a leave of a player of this game: `granted`, `special` (by the director, beyond
     /// the budget), `late` (a late notice the director accepted) or `ended-early` (by a move).

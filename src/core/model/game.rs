@@ -6,7 +6,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use crate::core::clock::PlayerClock;
-use crate::core::model::ConditionalLine;
+use crate::core::model::{ConditionalLine, EndReason, GameResult};
 use crate::game_ref::GameRef;
 use crate::notation::Form;
 
@@ -124,10 +124,10 @@ pub struct Game {
     pub forms: ByColor<Option<Form>>,
     /// TO §2: a pending draw offer by this colour.
     pub draw_offer: Option<SerdeColor>,
-    /// `1-0`, `0-1`, `1/2-1/2` once finished.
-    pub result: Option<String>,
-    /// How the game ended, in English (for the log and PGN).
-    pub end_reason: Option<String>,
+    /// The result once finished.
+    pub result: Option<GameResult>,
+    /// How the game ended.
+    pub end_reason: Option<EndReason>,
     /// TO §13 announcement the player made with his last move, for his next move.
     pub announced_next: ByColor<bool>,
     /// Message-ID of the last `move` mail, to thread reminders into.

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use chrono::NaiveDate;
 use shakmaty::Color;
 
-use crate::core::model::Refusal;
+use crate::core::model::{EndReason, GameResult, Refusal};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::mail_kind::MailKind;
@@ -46,6 +46,8 @@ pub enum Sentence {
     Refusal(Refusal),
     /// What a forward and a receipt point out besides the move (TO §3, §6, §15), one line each.
     Notes(Vec<Note>),
+    /// TO §27: how the game ended — the `game-end` report's `reason`.
+    EndReason(EndReason),
     /// The title of a director's notice (the `director` mail's `title`).
     NoticeTitle(Told),
     /// The text of a director's notice (its `text`).
@@ -59,13 +61,13 @@ pub enum Told {
     ForfeitConfirmed {
         name: String,
         game: GameRef,
-        result: String,
+        result: GameResult,
     },
     /// TO §26, §31: the director scored the game (`was`: the result before).
     Scored {
         game: GameRef,
-        result: String,
-        was: Option<String>,
+        result: GameResult,
+        was: Option<GameResult>,
     },
     /// A stopped game goes on.
     Resumed { game: GameRef, to_move: Color },

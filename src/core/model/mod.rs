@@ -15,6 +15,7 @@ pub mod game;
 pub mod guard;
 pub mod mail;
 pub mod new_tournament;
+pub mod outcome;
 pub mod output;
 pub mod refusal;
 pub mod state;
@@ -27,6 +28,7 @@ pub use game::{ByColor, Game, GameStatus, PlayedMove, SerdeColor, Turn, color_na
 pub use guard::Guard;
 pub use mail::{Attachment, Mail, Note, Recipient, Sentence, Stated, Told};
 pub use new_tournament::{NewPlayer, NewTournament, Pairing};
+pub use outcome::{EndReason, GameResult, NotAResult};
 pub use output::Output;
 pub use refusal::{Act, DirectorRefusal, LeaveRefusal, Refusal};
 pub use state::{KeyBinding, Meta, Person, Player, Settings, State, Tournament};

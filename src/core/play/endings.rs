@@ -29,7 +29,7 @@ use shakmaty::{Chess, EnPassantMode, Move, Position};
 use crate::core::model::Event;
 use crate::core::model::Refusal;
 use crate::core::model::{Attachment, Mail};
-use crate::core::model::{Game, GameStatus};
+use crate::core::model::{EndReason, Game, GameResult, GameStatus};
 use crate::core::model::{Output, Settings, State};
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
@@ -37,7 +37,6 @@ use crate::letter::{Content, Letter};
 use crate::mail_kind::MailKind;
 
 use super::Resolved;
-use crate::core::door::reply::result_for_winner;
 
 /// TO §31: 50 moves without capture or pawn move.
 pub(crate) const FIFTY_MOVES_PLIES: u32 = 100;
@@ -45,10 +44,10 @@ pub(crate) const FIFTY_MOVES_PLIES: u32 = 100;
 /// How a move ended or stopped the game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Ending {
-    /// Over: the result and the reason in English.
+    /// Over: the result and why.
     Over {
-        result: &'static str,
-        reason: &'static str,
+        result: GameResult,
+        reason: EndReason,
     },
     /// TO §31: stopped for the director's adjudication.
     Adjourn,
@@ -94,27 +93,27 @@ pub(crate) fn ending_of(game: &Game) -> Option<Ending> {
 pub(crate) fn ending_in(pos: &Chess, repetitions: usize) -> Option<Ending> {
     if pos.is_checkmate() {
         return Some(Ending::Over {
-            result: result_for_winner(!pos.turn()),
-            reason: "checkmate",
+            result: GameResult::for_winner(!pos.turn()),
+            reason: EndReason::Checkmate,
         });
     }
     if pos.is_stalemate() {
         return Some(Ending::Over {
-            result: "1/2-1/2",
-            reason: "stalemate",
+            result: GameResult::Draw,
+            reason: EndReason::Stalemate,
         });
     }
     if pos.is_insufficient_material() {
         return Some(Ending::Over {
-            result: "1/2-1/2",
-            reason: "dead position (insufficient material)",
+            result: GameResult::Draw,
+            reason: EndReason::DeadPosition,
         });
     }
     // FIDE 9.6.1: a fivefold repetition ends the game by itself.
     if repetitions >= 5 {
         return Some(Ending::Over {
-            result: "1/2-1/2",
-            reason: "fivefold repetition",
+            result: GameResult::Draw,
+            reason: EndReason::FivefoldRepetition,
         });
     }
     // TO §31: the count reaches 100 plies only through moves, never in the start position.
@@ -178,7 +177,14 @@ impl State {
     ) {
         let (holds, count) = claim_holds(&self.games[game_ref], None);
         if holds {
-            self.finish(out, game_ref, "1/2-1/2", "threefold repetition", now, s);
+            self.finish(
+                out,
+                game_ref,
+                GameResult::Draw,
+                EndReason::ThreefoldRepetition,
+                now,
+                s,
+            );
         } else {
             let lang = self.lang_for(&letter.from, Some(game_ref), s);
             let r = Refusal::RepetitionClaimFalse { count };

@@ -119,7 +119,10 @@ fn s31_checkmate_reports_to_both_players_and_the_director() {
     assert_eq!(ends, vec![ANNA, BERT, TL]);
     let g = &st.games[&game()];
     assert_eq!(
-        (g.result.as_deref(), g.end_reason.as_deref()),
+        (
+            g.result.map(|r| r.as_str()),
+            g.end_reason.map(|r| r.as_str())
+        ),
         (Some("0-1"), Some("checkmate"))
     );
     let pgn = &mail(&out, MailKind::GameEnd).attachments[0].body;
@@ -139,14 +142,20 @@ fn s31_stalemate_ends_the_game() {
     );
     assert!(kinds(&out).contains(&MailKind::GameEnd));
     let g = &st.games[&game()];
-    assert_eq!(g.result.as_deref(), Some("1/2-1/2"));
-    assert_eq!(g.end_reason.as_deref(), Some("stalemate"));
+    assert_eq!(g.result.map(|r| r.as_str()), Some("1/2-1/2"));
+    assert_eq!(g.end_reason.map(|r| r.as_str()), Some("stalemate"));
 }
 
 #[test]
 fn s31_position_table() {
     // (FEN, repetitions, expected)
-    let over = |result, reason| Some(Ending::Over { result, reason });
+    // The result and the reason as the store writes them.
+    let over = |result: &str, reason: &str| {
+        Some(Ending::Over {
+            result: result.parse().unwrap(),
+            reason: serde_json::from_value(serde_json::json!(reason)).unwrap(),
+        })
+    };
     let cases: &[(&str, usize, Option<Ending>)] = &[
         (
             "8/8/8/4k3/8/8/8/4K3 w - - 0 60",
@@ -212,8 +221,11 @@ fn s31_fivefold_repetition_draws() {
         3
     );
     let g = &st.games[&game()];
-    assert_eq!(g.result.as_deref(), Some("1/2-1/2"));
-    assert_eq!(g.end_reason.as_deref(), Some("fivefold repetition"));
+    assert_eq!(g.result.map(|r| r.as_str()), Some("1/2-1/2"));
+    assert_eq!(
+        g.end_reason.map(|r| r.as_str()),
+        Some("fivefold repetition")
+    );
 }
 
 #[test]
@@ -235,8 +247,11 @@ fn s31_threefold_claim_verified() {
     );
     assert_eq!(kinds(&out), vec![MailKind::GameEnd; 3]);
     let g = &st.games[&game()];
-    assert_eq!(g.result.as_deref(), Some("1/2-1/2"));
-    assert_eq!(g.end_reason.as_deref(), Some("threefold repetition"));
+    assert_eq!(g.result.map(|r| r.as_str()), Some("1/2-1/2"));
+    assert_eq!(
+        g.end_reason.map(|r| r.as_str()),
+        Some("threefold repetition")
+    );
     assert_eq!(g.moves.len(), 8);
     // With the own move: Black's 4... Ng8 makes the start position appear the third time.
     let mut st = new_state(RuleSet::Fax);
@@ -260,7 +275,10 @@ fn s31_threefold_claim_verified() {
     );
     let g = &st.games[&game()];
     assert_eq!(g.moves.len(), 8);
-    assert_eq!(g.end_reason.as_deref(), Some("threefold repetition"));
+    assert_eq!(
+        g.end_reason.map(|r| r.as_str()),
+        Some("threefold repetition")
+    );
 }
 
 #[test]
@@ -399,7 +417,10 @@ fn s2_offer_with_move_is_forwarded_and_acceptance_ends_the_game() {
     assert_eq!(all, vec![ANNA, BERT, TL]);
     let g = &st.games[&game()];
     assert_eq!(
-        (g.result.as_deref(), g.end_reason.as_deref()),
+        (
+            g.result.map(|r| r.as_str()),
+            g.end_reason.map(|r| r.as_str())
+        ),
         (Some("1/2-1/2"), Some("draw agreed"))
     );
     assert_eq!(g.moves.len(), 2, "the acceptance replaces the move");
@@ -442,8 +463,11 @@ fn s2_every_listed_form_is_read() {
         let (now, _) = play_all(&mut st, &["e4", "e5"]);
         let out = send(&mut st, ANNA, &format!("1... e5\n{resign}"), now);
         assert_eq!(kinds(&out), vec![MailKind::GameEnd; 3], "{resign}");
-        assert_eq!(st.games[&game()].result.as_deref(), Some(result));
-        assert_eq!(st.games[&game()].end_reason.as_deref(), Some("resignation"));
+        assert_eq!(st.games[&game()].result.map(|r| r.as_str()), Some(result));
+        assert_eq!(
+            st.games[&game()].end_reason.map(|r| r.as_str()),
+            Some("resignation")
+        );
     }
 }
 
@@ -510,7 +534,7 @@ fn s4_take_back_after_resignation_changes_nothing() {
     let mut st = new_state(RuleSet::Fax);
     let (now, _) = play_all(&mut st, &["e4", "e5"]);
     send(&mut st, ANNA, "Ich gebe auf.", now);
-    assert_eq!(st.games[&game()].result.as_deref(), Some("0-1"));
+    assert_eq!(st.games[&game()].result.map(|r| r.as_str()), Some("0-1"));
     let before = st.games[&game()].clone();
     for (who, text) in [
         (ANNA, "Ich nehme meine Aufgabe zurück!"),
@@ -527,7 +551,7 @@ fn s4_take_back_after_resignation_changes_nothing() {
     }
     let after = &st.games[&game()];
     assert_eq!(
-        (after.result.clone(), after.moves.len(), after.status),
+        (after.result, after.moves.len(), after.status),
         (before.result, 2, GameStatus::Finished)
     );
 }

@@ -16,7 +16,7 @@ use shakmaty::{Chess, Color, Move, Position};
 
 use crate::core::clock;
 use crate::core::model::Event;
-use crate::core::model::{Act, Refusal};
+use crate::core::model::{Act, EndReason, GameResult, Refusal};
 use crate::core::model::{Game, GameStatus, PlayedMove, Turn};
 use crate::core::model::{Mail, Note, Sentence, Stated};
 use crate::core::model::{Output, Settings, State};
@@ -106,7 +106,7 @@ impl State {
             GameStatus::Finished => {
                 return Err(Refusal::GameOver {
                     game: name,
-                    result: game.result.clone().unwrap_or_else(|| "*".into()),
+                    result: game.result.map_or_else(|| "*".into(), |r| r.to_string()),
                 });
             }
             GameStatus::Suspended => return Err(Refusal::Suspended { game: name }),
@@ -438,8 +438,8 @@ impl State {
             // FIDE 9.2: a claim that holds ends the game with the own move.
             if i == 0 && resolved.claim && run.ending.is_none() {
                 run.ending = Some(Ending::Over {
-                    result: "1/2-1/2",
-                    reason: "threefold repetition",
+                    result: GameResult::Draw,
+                    reason: EndReason::ThreefoldRepetition,
                 });
             }
             if run.ending.is_some() {

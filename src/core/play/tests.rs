@@ -227,7 +227,10 @@ fn s2_draw_offer_only_with_a_move_and_acceptance_only_of_an_offer() {
         at(2026, 12, 1, 14, 0),
     );
     assert_eq!(kinds(&out), vec![MailKind::GameEnd; 3]);
-    assert_eq!(st.games[&game()].result.as_deref(), Some("1/2-1/2"));
+    assert_eq!(
+        st.games[&game()].result.map(|r| r.as_str()),
+        Some("1/2-1/2")
+    );
 }
 
 #[test]
@@ -514,7 +517,7 @@ fn s31_checkmate_ends_the_game() {
     }
     assert!(kinds(&last).contains(&MailKind::GameEnd));
     let g = &st.games[&game()];
-    assert_eq!(g.result.as_deref(), Some("0-1"));
+    assert_eq!(g.result.map(|r| r.as_str()), Some("0-1"));
     assert_eq!(g.status, GameStatus::Finished);
     assert!(
         st.next_deadline(&settings()).is_none(),

@@ -16,8 +16,8 @@
 use serde_json::{Value, json};
 use shakmaty::Color;
 
-use crate::core::model::Game;
 use crate::core::model::Tournament;
+use crate::core::model::{Game, GameResult};
 use crate::lang::Lang;
 
 /// One player's line of the table.
@@ -51,17 +51,8 @@ pub struct Crosstable {
 }
 
 /// The half points `color` made with `result`, if the result scores.
-pub fn half_points(result: Option<&str>, color: Color) -> Option<u32> {
-    let (white, black) = match result? {
-        "1-0" => (2, 0),
-        "0-1" => (0, 2),
-        "1/2-1/2" => (1, 1),
-        _ => return None,
-    };
-    Some(match color {
-        Color::White => white,
-        Color::Black => black,
-    })
+pub fn half_points(result: Option<GameResult>, color: Color) -> Option<u32> {
+    result.map(|r| r.half_points(color))
 }
 
 /// `2½`, `½`, `3`.
@@ -104,8 +95,8 @@ pub fn crosstable<'a>(t: &Tournament, games: impl IntoIterator<Item = &'a Game>)
         let (Some(w), Some(b)) = (index(&g.players.white), index(&g.players.black)) else {
             continue;
         };
-        let ws = half_points(g.result.as_deref(), Color::White);
-        let bs = half_points(g.result.as_deref(), Color::Black);
+        let ws = half_points(g.result, Color::White);
+        let bs = half_points(g.result, Color::Black);
         results[w][b].push(ws);
         results[b][w].push(bs);
         for (p, s) in [(w, ws), (b, bs)] {

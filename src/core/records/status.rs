@@ -42,7 +42,7 @@ pub fn says_more_than_status(c: &Content) -> bool {
 
 /// The state of a game in the reader's words.
 fn state_text(g: &Game, lang: Lang) -> String {
-    let result = g.result.clone().unwrap_or_else(|| "*".into());
+    let result = g.result.map_or_else(|| "*".into(), |r| r.to_string());
     match (g.status, lang) {
         (GameStatus::WaitingStart, Lang::De) => "noch nicht begonnen".into(),
         (GameStatus::WaitingStart, Lang::En) => "not yet started".into(),
@@ -90,7 +90,7 @@ pub fn game_report(
         "state": g.status.name(),
         "state_text": state_text(g, lang),
         "running": running,
-        "result": g.result.clone().unwrap_or_else(|| "*".into()),
+        "result": g.result.map_or_else(|| "*".into(), |r| r.to_string()),
         "to_move": view::color_word(to_move, lang),
         "to_move_name": t.recipient(g.players.get(to_move)).name,
         "to_move_color": color_name(to_move),

@@ -123,8 +123,8 @@ fn s27_game_end_pgn_names_the_tournament() {
     assert!(pgn.lines().all(|l| l.len() < 80), "{pgn}");
     // The report says how it ended and the time used; the same PGN is in the text.
     assert_eq!(ends[0].data["result"], "0-1");
-    assert_eq!(ends[0].data["reason"], "Matt");
-    assert_eq!(ends[1].data["reason"], "checkmate");
+    assert_eq!(crate::render::facts(ends[0])["reason"], "Matt");
+    assert_eq!(crate::render::facts(ends[1])["reason"], "checkmate");
     assert_eq!(ends[0].data["record"]["white"]["days_used"], 2);
     assert_eq!(ends[0].data["record"]["black"]["days_used"], 1);
     let t = Templates::load(None).unwrap();
@@ -178,7 +178,7 @@ fn crosstable_points_and_sonneborn_berger() {
     ] {
         let g = st.games.get_mut(&GameRef::new("T-1", n)).unwrap();
         g.status = GameStatus::Finished;
-        g.result = Some(r.into());
+        g.result = Some(r.parse().unwrap());
     }
     // By hand: Anna 1 + ½ = 1½; Bert 0 + 1 + ½ = 1½; Carl 0 + ½ + ½ = 1; Dora 1 + 0 = 1.
     // SB: Anna 1×Bert(1½) + ½×Carl(1) = 2; Bert 1×Dora(1) + ½×Carl(1) = 1½;
@@ -222,7 +222,7 @@ fn crosstable_points_and_sonneborn_berger() {
     assert_eq!(lines[3], " 3. Carl Cäsar  ½ ½ × 0     1  1,5      0");
     // Equal on points and SB share the rank.
     let g = st.games.get_mut(&GameRef::new("T-1", 4)).unwrap();
-    g.result = Some("1/2-1/2".into());
+    g.result = Some("1/2-1/2".parse().unwrap());
     let t = &st.tournaments["T-1"];
     let table = crosstable(t, st.games.values());
     let ranks: Vec<(usize, u32, u32)> = table

@@ -10,7 +10,7 @@ pub use leave_director::{FORMS_DE, FORMS_EN};
 
 use serde_json::Value;
 
-use crate::core::model::{Note, Sentence, Stated};
+use crate::core::model::{EndReason, Note, Sentence, Stated};
 use crate::core::view;
 use crate::lang::Lang;
 
@@ -19,8 +19,37 @@ pub fn sentence(sentence: &Sentence, lang: Lang) -> Value {
     match sentence {
         Sentence::Refusal(r) => r.message(lang).into(),
         Sentence::Notes(notes) => notes.iter().map(|n| note(n, lang)).collect(),
+        Sentence::EndReason(r) => end_reason(*r, lang).into(),
         Sentence::NoticeTitle(t) => notice::title(t, lang).into(),
         Sentence::NoticeText(t) => notice::text(t, lang).into(),
+    }
+}
+
+/// How a game ended (TO §27), shown in parentheses after the result: no parentheses inside.
+fn end_reason(r: EndReason, lang: Lang) -> &'static str {
+    match (r, lang) {
+        (EndReason::Checkmate, Lang::De) => "Matt",
+        (EndReason::Checkmate, Lang::En) => "checkmate",
+        (EndReason::Stalemate, Lang::De) => "Patt",
+        (EndReason::Stalemate, Lang::En) => "stalemate",
+        (EndReason::Resignation, Lang::De) => "Aufgabe",
+        (EndReason::Resignation, Lang::En) => "resignation",
+        (EndReason::DrawAgreed, Lang::De) => "Remis vereinbart",
+        (EndReason::DrawAgreed, Lang::En) => "draw agreed",
+        (EndReason::DeadPosition, Lang::De) => "tote Stellung, ungenügendes Material",
+        (EndReason::DeadPosition, Lang::En) => "dead position, insufficient material",
+        (EndReason::FivefoldRepetition, Lang::De) => "fünfmalige Stellungswiederholung, FIDE 9.6",
+        (EndReason::FivefoldRepetition, Lang::En) => "fivefold repetition",
+        (EndReason::ThreefoldRepetition, Lang::De) => {
+            "dreimalige Stellungswiederholung, reklamiert, FIDE 9.2"
+        }
+        (EndReason::ThreefoldRepetition, Lang::En) => "threefold repetition",
+        (EndReason::ForfeitConfirmed, Lang::De) => {
+            "Zeitüberschreitung, vom Turnierleiter bestätigt, TO §22"
+        }
+        (EndReason::ForfeitConfirmed, Lang::En) => "time forfeit confirmed by the director, TO §22",
+        (EndReason::DirectorDecision, Lang::De) => "Entscheidung des Turnierleiters, TO §26, §31",
+        (EndReason::DirectorDecision, Lang::En) => "decision of the director, TO §26, §31",
     }
 }
 
