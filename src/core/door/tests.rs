@@ -352,7 +352,10 @@ fn fax_2_3_undeliverable_mail_is_reported_to_the_director() {
     assert_eq!(kinds(&out), vec![MailKind::BounceReport]);
     let m = &out.mails[0];
     assert_eq!(m.to[0].email, TL);
-    let text = m.data["text"].as_str().unwrap();
+    let text = crate::render::facts(m)["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(
         text.contains(BERT) && text.contains("5 Tagen") && text.contains("451"),
         "{text}"

@@ -48,6 +48,17 @@ pub enum Sentence {
     Notes(Vec<Note>),
     /// TO §27: how the game ended — the `game-end` report's `reason`.
     EndReason(EndReason),
+    /// Fax 2.2: the relay gave a mail up after retrying it for days (the report's `text`).
+    GivenUp {
+        kind: String,
+        recipient: String,
+        /// When the mail was decided, as the report shows it.
+        created: String,
+        days: i64,
+        attempts: u32,
+        last_error: String,
+        message_id: String,
+    },
     /// The title of a director's notice (the `director` mail's `title`).
     NoticeTitle(Told),
     /// The text of a director's notice (its `text`).

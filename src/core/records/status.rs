@@ -40,25 +40,6 @@ pub fn says_more_than_status(c: &Content) -> bool {
         || !c.director.is_empty()
 }
 
-/// The state of a game in the reader's words.
-fn state_text(g: &Game, lang: Lang) -> String {
-    let result = g.result.map_or_else(|| "*".into(), |r| r.to_string());
-    match (g.status, lang) {
-        (GameStatus::WaitingStart, Lang::De) => "noch nicht begonnen".into(),
-        (GameStatus::WaitingStart, Lang::En) => "not yet started".into(),
-        (GameStatus::Running, Lang::De) => "läuft".into(),
-        (GameStatus::Running, Lang::En) => "running".into(),
-        (GameStatus::Suspended, Lang::De) => {
-            "ausgesetzt bis zur Entscheidung des TL (TO §21)".into()
-        }
-        (GameStatus::Suspended, Lang::En) => "suspended until the director decides (TO §21)".into(),
-        (GameStatus::Adjourned, Lang::De) => "abgebrochen zur Abschätzung (TO §31)".into(),
-        (GameStatus::Adjourned, Lang::En) => "stopped for adjudication (TO §31)".into(),
-        (GameStatus::Finished, Lang::De) => format!("beendet: {result}"),
-        (GameStatus::Finished, Lang::En) => format!("over: {result}"),
-    }
-}
-
 /// One game as the status mail shows it to `reader` (his colour, or `None` for a director).
 pub fn game_report(
     g: &Game,
@@ -88,7 +69,6 @@ pub fn game_report(
         "color": reader.map(|c| view::color_word(c, lang)),
         "partner": reader.map(|c| t.recipient(g.players.get(!c)).name),
         "state": g.status.name(),
-        "state_text": state_text(g, lang),
         "running": running,
         "result": g.result.map_or_else(|| "*".into(), |r| r.to_string()),
         "to_move": view::color_word(to_move, lang),

@@ -9,11 +9,10 @@
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use crate::core::model::Mail;
+use crate::core::model::{Mail, Sentence};
 use crate::core::model::{Output, Settings, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
-use crate::lang::Lang;
 use crate::mail_kind::MailKind;
 
 /// The outbox entry that is given up.
@@ -63,18 +62,6 @@ impl State {
         let lang = s.default_lang;
         let created = view::date_time(u.created, s.tz, lang);
         let err = u.last_error.clone().unwrap_or_else(|| "-".into());
-        // The explanation of the give-up, shown as the report's text.
-        let text = if lang == Lang::De {
-            format!(
-                "Die Mail ({}) des Relais an {} vom {created} konnte in {days} Tagen und {} Versuchen nicht zugestellt werden (letzter Fehler: {err}). Das Relais hat sie aufgegeben. Bitte übermitteln Sie den Inhalt auf anderem Weg (Fax 2.2); Message-ID: <{}>.",
-                u.kind, u.recipient, u.attempts, u.message_id
-            )
-        } else {
-            format!(
-                "The relay's mail ({}) to {} of {created} could not be delivered in {days} days and {} attempts (last error: {err}). The relay has given it up. Please pass its content on another way (Fax 2.2); Message-ID: <{}>.",
-                u.kind, u.recipient, u.attempts, u.message_id
-            )
-        };
         // The same facts as the report of a refusal (`bounce`), so the one template serves both.
         let mut data = json!({
             "recipient": director.name,
@@ -85,7 +72,6 @@ impl State {
             "kind": u.kind,
             "undelivered_id": u.message_id,
             "error": err,
-            "text": text,
             "now": view::date_time(now, s.tz, lang),
         });
         let mut fen = None;
@@ -96,6 +82,18 @@ impl State {
         let reply_key = self.director_key(game);
         let message_id = self.next_message_id(s, "bounce-report");
         out.mails.push(Mail {
+            sentences: vec![(
+                "text",
+                Sentence::GivenUp {
+                    kind: u.kind.clone(),
+                    recipient: u.recipient.clone(),
+                    created,
+                    days,
+                    attempts: u.attempts,
+                    last_error: err.clone(),
+                    message_id: u.message_id.clone(),
+                },
+            )],
             game: Some(game.clone()),
             reply_key,
             fen,

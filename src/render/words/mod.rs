@@ -20,6 +20,23 @@ pub fn sentence(sentence: &Sentence, lang: Lang) -> Value {
         Sentence::Refusal(r) => r.message(lang).into(),
         Sentence::Notes(notes) => notes.iter().map(|n| note(n, lang)).collect(),
         Sentence::EndReason(r) => end_reason(*r, lang).into(),
+        Sentence::GivenUp {
+            kind,
+            recipient,
+            created,
+            days,
+            attempts,
+            last_error: err,
+            message_id,
+        } => match lang {
+            Lang::De => format!(
+                "Die Mail ({kind}) des Relais an {recipient} vom {created} konnte in {days} Tagen und {attempts} Versuchen nicht zugestellt werden (letzter Fehler: {err}). Das Relais hat sie aufgegeben. Bitte übermitteln Sie den Inhalt auf anderem Weg (Fax 2.2); Message-ID: <{message_id}>."
+            ),
+            Lang::En => format!(
+                "The relay's mail ({kind}) to {recipient} of {created} could not be delivered in {days} days and {attempts} attempts (last error: {err}). The relay has given it up. Please pass its content on another way (Fax 2.2); Message-ID: <{message_id}>."
+            ),
+        }
+        .into(),
         Sentence::NoticeTitle(t) => notice::title(t, lang).into(),
         Sentence::NoticeText(t) => notice::text(t, lang).into(),
     }
