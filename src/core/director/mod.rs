@@ -41,7 +41,7 @@ use crate::core::director::leave::{check_leave, complete_span};
 use crate::core::model::GameStatus;
 use crate::core::model::LeaveRefusal;
 use crate::core::model::Refusal;
-use crate::core::model::{DirectorRefusal, Mail, Recipient, Sentence, Told};
+use crate::core::model::{Command, DirectorRefusal, Mail, Recipient, Sentence, Told};
 use crate::core::model::{EndReason, Event, GameResult};
 use crate::core::model::{Output, Settings, State};
 use crate::core::view;
@@ -171,14 +171,10 @@ impl State {
         now: DateTime<Utc>,
         s: &Settings,
     ) -> Result<Notice, DirectorRefusal> {
-        let need_game = |command: &str| {
-            game.cloned().ok_or(DirectorRefusal::NoGame {
-                command: command.to_string(),
-            })
-        };
+        let need_game = |command: Command| game.cloned().ok_or(DirectorRefusal::NoGame { command });
         match cmd {
             DirectorCommand::ConfirmForfeit => {
-                let g = need_game("ZÜ bestätigt / confirm time forfeit")?;
+                let g = need_game(Command::ConfirmForfeit)?;
                 let gm = &self.games[&g];
                 let offender = [Color::White, Color::Black]
                     .into_iter()
@@ -211,7 +207,7 @@ impl State {
                 })
             }
             DirectorCommand::SetResult(text) => {
-                let g = need_game("Ergebnis / result")?;
+                let g = need_game(Command::SetResult)?;
                 // The reader gives only `1-0`, `0-1`, `1/2-1/2`; anything else is no command.
                 let result: GameResult = text.parse().map_err(|_| DirectorRefusal::Malformed {
                     lines: vec![text.clone()],
@@ -245,7 +241,7 @@ impl State {
                 })
             }
             DirectorCommand::Resume => {
-                let g = need_game("fortsetzen / resume")?;
+                let g = need_game(Command::Resume)?;
                 let gm = self.games.get_mut(&g).ok_or(DirectorRefusal::UnknownGame {
                     game: g.to_string(),
                 })?;
@@ -309,7 +305,7 @@ impl State {
                 player,
                 reason,
             } => {
-                let g = need_game("Bedenkzeit / time")?;
+                let g = need_game(Command::AdjustTime)?;
                 let gm = self.games.get_mut(&g).ok_or(DirectorRefusal::UnknownGame {
                     game: g.to_string(),
                 })?;
@@ -352,9 +348,9 @@ impl State {
             | DirectorCommand::AcceptLateLeave { span, player } => {
                 let special = matches!(cmd, DirectorCommand::SpecialLeave { .. });
                 let command = if special {
-                    "Sonderurlaub / special leave"
+                    Command::SpecialLeave
                 } else {
-                    "Urlaub nachträglich anerkannt / accept late leave"
+                    Command::AcceptLateLeave
                 };
                 let tid = self.leave_tournament(tid, directs, player, command)?;
                 let today = view::local_date(now, s.tz);
@@ -416,7 +412,7 @@ impl State {
         tid: Option<&str>,
         directs: &[String],
         player: &str,
-        command: &str,
+        command: Command,
     ) -> Result<String, DirectorRefusal> {
         let plays = |t: &str| {
             self.tournaments
@@ -440,9 +436,7 @@ impl State {
                 player: player.to_string(),
                 scope: directs.join(", "),
             }),
-            _ => Err(DirectorRefusal::NoTournament {
-                command: command.to_string(),
-            }),
+            _ => Err(DirectorRefusal::NoTournament { command }),
         }
     }
 

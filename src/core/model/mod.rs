@@ -30,5 +30,5 @@ pub use mail::{Attachment, Mail, Note, Recipient, Sentence, Stated, Told};
 pub use new_tournament::{NewPlayer, NewTournament, Pairing};
 pub use outcome::{EndReason, GameResult, NotAResult};
 pub use output::Output;
-pub use refusal::{Act, DirectorRefusal, LeaveRefusal, Refusal};
+pub use refusal::{Act, Command, DirectorRefusal, LeaveRefusal, Refusal};
 pub use state::{KeyBinding, Meta, Person, Player, Settings, State, Tournament};

@@ -154,9 +154,9 @@ pub enum DirectorRefusal {
     /// No command, or lines that look like one but cannot be read.
     Malformed { lines: Vec<String> },
     /// The command needs a game and the mail names none.
-    NoGame { command: String },
+    NoGame { command: Command },
     /// The command needs a tournament and it is not clear which.
-    NoTournament { command: String },
+    NoTournament { command: Command },
     /// The named game does not exist.
     UnknownGame { game: String },
     /// TO §22: there is no second ZÜ to confirm.
@@ -174,4 +174,15 @@ pub enum DirectorRefusal {
         player: String,
         refusal: LeaveRefusal,
     },
+}
+
+/// A director's command, as a refusal names it (TO §21–§26, §30, §31).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    ConfirmForfeit,
+    SetResult,
+    Resume,
+    AdjustTime,
+    SpecialLeave,
+    AcceptLateLeave,
 }

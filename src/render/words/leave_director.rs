@@ -3,7 +3,7 @@
 use chrono::NaiveDate;
 
 use crate::core::clock::{BUDGET_DAYS, MIN_LEAVE_DAYS};
-use crate::core::model::{DirectorRefusal, LeaveRefusal};
+use crate::core::model::{Command, DirectorRefusal, LeaveRefusal};
 use crate::core::view;
 use crate::lang::Lang;
 
@@ -172,6 +172,7 @@ impl DirectorRefusal {
                 }
             }
             DirectorRefusal::NoGame { command } => {
+                let command = command_name(*command);
                 if de {
                     format!(
                         "„{command}“ gilt einer Partie: Bitte nennen Sie sie im Betreff als [TURNIER/N] oder antworten Sie auf eine Mail des Relais zu dieser Partie."
@@ -183,6 +184,7 @@ impl DirectorRefusal {
                 }
             }
             DirectorRefusal::NoTournament { command } => {
+                let command = command_name(*command);
                 if de {
                     format!(
                         "„{command}“: Es ist nicht eindeutig, welches Turnier gemeint ist. Bitte nennen Sie es im Betreff als [TURNIER] oder [TURNIER/N]."
@@ -251,5 +253,17 @@ impl DirectorRefusal {
                 }
             }
         }
+    }
+}
+
+/// A command's name as the forms above spell it, German and English at once.
+fn command_name(c: Command) -> &'static str {
+    match c {
+        Command::ConfirmForfeit => "ZÜ bestätigt / confirm time forfeit",
+        Command::SetResult => "Ergebnis / result",
+        Command::Resume => "fortsetzen / resume",
+        Command::AdjustTime => "Bedenkzeit / time",
+        Command::SpecialLeave => "Sonderurlaub / special leave",
+        Command::AcceptLateLeave => "Urlaub nachträglich anerkannt / accept late leave",
     }
 }
