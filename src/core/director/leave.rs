@@ -31,9 +31,9 @@ use chrono::{DateTime, Datelike, Months, NaiveDate, Utc};
 use serde_json::json;
 
 use crate::core::clock::{BUDGET_DAYS, MIN_LEAVE_DAYS, Rest};
-use crate::core::model::Event;
 use crate::core::model::Mail;
 use crate::core::model::Refusal;
+use crate::core::model::{Event, LeaveHow};
 use crate::core::model::{LeaveRefusal, Output, Settings, State, Tournament};
 use crate::core::view;
 use crate::game_ref::GameRef;
@@ -204,7 +204,7 @@ impl State {
                 });
             match checked {
                 Ok((from, to)) => {
-                    self.add_leave(out, &tid, &email, Rest { from, to }, false, "granted", now);
+                    self.add_leave(out, &tid, &email, Rest { from, to }, LeaveHow::Granted, now);
                     self.leave_notices(out, &tid, &email, Rest { from, to }, None, letter, now, s);
                     self.leave_receipt(out, &tid, &email, Rest { from, to }, letter, now, s);
                 }
@@ -216,17 +216,16 @@ impl State {
     }
 
     /// Records a leave (`special`: beyond the budget) and logs it in each open game of the player.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn add_leave(
         &mut self,
         out: &mut Output,
         tid: &str,
         email: &str,
         rest: Rest,
-        special: bool,
-        how: &str,
+        how: LeaveHow,
         now: DateTime<Utc>,
     ) {
+        let special = how == LeaveHow::Special;
         let Some(p) = self
             .tournaments
             .get_mut(tid)
@@ -242,8 +241,10 @@ impl State {
         out.tournaments.insert(tid.to_string());
         self.log_leave(out, tid, email, rest, how, now);
         out.log.push(format!(
-            "{tid}: leave of {email} {} to {} ({how}, TO §24)",
-            rest.from, rest.to
+            "{tid}: leave of {email} {} to {} ({}, TO §24)",
+            rest.from,
+            rest.to,
+            how.name()
         ));
     }
 
@@ -255,7 +256,7 @@ impl State {
         tid: &str,
         email: &str,
         rest: Rest,
-        how: &str,
+        how: LeaveHow,
         now: DateTime<Utc>,
     ) {
         for g in self.open_games_in(tid, email) {
@@ -267,7 +268,7 @@ impl State {
                     player: email.to_string(),
                     from: rest.from,
                     to: rest.to,
-                    how: how.to_string(),
+                    how,
                 },
             );
         }
@@ -312,7 +313,7 @@ impl State {
         }
         out.tournaments.insert(tid.clone());
         for (before, after) in ended {
-            self.log_leave(out, &tid, email, after, "ended-early", now);
+            self.log_leave(out, &tid, email, after, LeaveHow::EndedEarly, now);
             out.log.push(format!(
                 "{tid}: leave of {email} {} to {} ended early by a move on {today} (TO §24)",
                 before.from, before.to

@@ -41,7 +41,7 @@ use crate::core::director::leave::{check_leave, complete_span};
 use crate::core::model::GameStatus;
 use crate::core::model::LeaveRefusal;
 use crate::core::model::Refusal;
-use crate::core::model::{Command, DirectorRefusal, Mail, Recipient, Sentence, Told};
+use crate::core::model::{Command, DirectorRefusal, LeaveHow, Mail, Recipient, Sentence, Told};
 use crate::core::model::{EndReason, Event, GameResult};
 use crate::core::model::{Output, Settings, State};
 use crate::core::view;
@@ -364,17 +364,21 @@ impl State {
                     check_leave(&self.tournaments[&tid], player, from, to, today, true)
                         .map_err(leave_err)?;
                 }
-                let how = if special { "special" } else { "late" };
+                let how = if special {
+                    LeaveHow::Special
+                } else {
+                    LeaveHow::Late
+                };
                 let rest = Rest { from, to };
                 let games = self.open_games_in(&tid, player);
                 self.director_event(
                     out,
                     &games,
                     letter,
-                    format!("{how} leave {from} to {to} for {player}"),
+                    format!("{} leave {from} to {to} for {player}", how.name()),
                     now,
                 );
-                self.add_leave(out, &tid, player, rest, special, how, now);
+                self.add_leave(out, &tid, player, rest, how, now);
                 out.letter_games.extend(games.iter().cloned());
                 let mut players = vec![player.clone()];
                 for g in &games {

@@ -73,14 +73,13 @@ pub enum Event {
         result: GameResult,
         reason: EndReason,
     },
-    /// TO §24/§25: a leave of a player of this game: `granted`, `special` (by the director, beyond
-    /// the budget), `late` (a late notice the director accepted) or `ended-early` (by a move).
+    /// TO §24/§25: a leave of a player of this game.
     Leave {
         at: DateTime<Utc>,
         player: String,
         from: NaiveDate,
         to: NaiveDate,
-        how: String,
+        how: LeaveHow,
     },
     /// A director's command carried out (TO §21–§26, §30, §31; Fax 2.2), in English, with the
     /// Message-ID of the director's mail (archived under this game, TO §11).
@@ -97,4 +96,30 @@ pub enum Event {
         message_id: String,
         error: String,
     },
+}
+
+/// How a leave came about (TO §24/§25); serialised as `granted`, `special`, `late`, `ended-early`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LeaveHow {
+    /// Asked for by the player and within the budget.
+    Granted,
+    /// Special leave the director granted beyond the budget.
+    Special,
+    /// A late notice the director accepted (TO §25).
+    Late,
+    /// Ended early by a move of the player (the leave as it now stands).
+    EndedEarly,
+}
+
+impl LeaveHow {
+    /// The serialised name (`ended-early`), for the log.
+    pub fn name(self) -> &'static str {
+        match self {
+            LeaveHow::Granted => "granted",
+            LeaveHow::Special => "special",
+            LeaveHow::Late => "late",
+            LeaveHow::EndedEarly => "ended-early",
+        }
+    }
 }

@@ -23,7 +23,7 @@ pub mod state;
 pub use answer_day::AnswerDay;
 pub use conditional_line::ConditionalLine;
 pub use due::Due;
-pub use event::Event;
+pub use event::{Event, LeaveHow};
 pub use game::{ByColor, Game, GameStatus, PlayedMove, SerdeColor, Turn, color_name};
 pub use guard::Guard;
 pub use mail::{Attachment, Mail, Note, Recipient, Sentence, Stated, Told};
