@@ -446,7 +446,7 @@ impl App {
     }
 
     /// Puts what the core decided into `batch`: changed state, events, rendered mails (outbox and
-    /// archive), and the relay's clock.
+    /// archive), the counters (`Meta`, with the relay's clock the core moved on).
     pub(crate) fn stage(
         &mut self,
         batch: &mut Batch,
@@ -472,53 +472,30 @@ impl App {
             batch.append_event(&g.to_string(), *seq, e);
         }
         for mail in &out.mails {
-            // One copy per reply key: each recipient of a game mail gets his own key; a mail
-            // without a game keeps the key it was decided with.
-            let mut copies: Vec<(Option<String>, Vec<&crate::core::model::Recipient>)> = Vec::new();
-            for r in mail.to.iter().chain(mail.cc.iter()) {
-                let key = match &mail.game {
-                    Some(g) => self
-                        .state
-                        .reply_key_for(g, &r.email)
-                        .or_else(|| mail.reply_key.clone()),
-                    None => mail.reply_key.clone(),
-                };
-                match copies.iter_mut().find(|(k, _)| *k == key) {
-                    Some((_, rs)) => rs.push(r),
-                    None => copies.push((key, vec![r])),
-                }
-            }
-            for (key, recipients) in copies {
-                let mut copy = mail.clone();
-                copy.reply_key = key;
-                let raw = render::render(&copy, &self.templates, &self.settings, now)?;
-                batch.archive(&ArchiveEntry {
-                    direction: Direction::Out,
-                    at: now,
-                    games: mail.game.iter().map(GameRef::to_string).collect(),
+            let raw = render::render(mail, &self.templates, &self.settings, now)?;
+            batch.archive(&ArchiveEntry {
+                direction: Direction::Out,
+                at: now,
+                games: mail.game.iter().map(GameRef::to_string).collect(),
+                message_id: mail.message_id.clone(),
+                raw: raw.clone(),
+            });
+            for recipient in &mail.envelope {
+                batch.enqueue(&OutboxEntry {
+                    id: OutboxEntry::make_id(&mail.message_id, recipient),
                     message_id: mail.message_id.clone(),
+                    envelope_from: self.settings.relay_address.clone(),
+                    recipient: recipient.clone(),
                     raw: raw.clone(),
+                    kind: mail.kind.name().to_string(),
+                    game: mail.game.as_ref().map(GameRef::to_string),
+                    created: now,
+                    attempts: 0,
+                    next_attempt: now,
+                    last_error: None,
+                    seq: 0,
                 });
-                for r in recipients {
-                    batch.enqueue(&OutboxEntry {
-                        id: format!("{}|{}", mail.message_id, r.email),
-                        message_id: mail.message_id.clone(),
-                        envelope_from: self.settings.relay_address.clone(),
-                        recipient: r.email.clone(),
-                        raw: raw.clone(),
-                        kind: mail.kind.name().to_string(),
-                        game: mail.game.as_ref().map(GameRef::to_string),
-                        created: now,
-                        attempts: 0,
-                        next_attempt: now,
-                        last_error: None,
-                        seq: 0,
-                    });
-                }
             }
-        }
-        if self.state.meta.acted_until.is_none_or(|a| a < now) {
-            self.state.meta.acted_until = Some(now);
         }
         batch.put(Tree::Meta, META_STATE.as_bytes(), &self.state.meta);
         Ok(())

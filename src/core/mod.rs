@@ -44,6 +44,10 @@ mod route;
 pub mod time;
 pub mod unreachable;
 
+use chrono::{DateTime, Utc};
+
+use crate::letter::Letter;
+
 pub use model::{
     Due, KeyBinding, Meta, NewTournament, Output, Person, Player, Settings, State, Tournament,
 };
@@ -53,20 +57,79 @@ pub use unreachable::{Bounce, Undelivered};
 #[cfg(test)]
 pub(crate) mod testkit;
 
+/// The core's entry points, one per input, in the manner of quinn-proto's `Connection`: each
+/// takes `now` and the relay's [`Settings`] and returns the complete [`Output`] of that step —
+/// one mail per recipient and reply key, the relay's clock (`Meta::acted_until`) moved on — so
+/// the shell only persists and sends.
 impl State {
     /// Acts on one letter received at `now` (the postmark). Call [`State::tick`] with the same `now`
     /// first, so that what time alone made happen comes before the letter.
-    pub fn handle_letter(
+    pub fn handle_letter(&mut self, letter: &Letter, now: DateTime<Utc>, s: &Settings) -> Output {
+        let out = match self.screen(letter, now, s) {
+            Some(out) => out,
+            None => {
+                let mut out = self.answer_letter(letter, now, s);
+                self.limit_answers(&mut out, letter, now, s);
+                out
+            }
+        };
+        self.complete(out, now)
+    }
+
+    /// Fires every deadline due by `now` (TO §16–§21, the digest), in time order, each once.
+    pub fn tick(&mut self, now: DateTime<Utc>, s: &Settings) -> Output {
+        let out = self.fire_due(now, s);
+        self.complete(out, now)
+    }
+
+    /// When the core next needs a [`State::tick`]: the earliest pending deadline.
+    pub fn next_deadline(&self, s: &Settings) -> Option<DateTime<Utc>> {
+        self.earliest_deadline(s)
+    }
+
+    /// Registers a tournament: creates its games and queues one `start` mail per player per game
+    /// (White's asks for the first move). `new_key` supplies fresh random reply keys.
+    pub fn register(
         &mut self,
-        letter: &crate::letter::Letter,
-        now: chrono::DateTime<chrono::Utc>,
+        file: &NewTournament,
+        now: DateTime<Utc>,
+        s: &Settings,
+        new_key: &mut dyn FnMut() -> String,
+    ) -> Result<Output, RegisterError> {
+        let out = self.register_tournament(file, now, s, new_key)?;
+        Ok(self.complete(out, now))
+    }
+
+    /// Fax 2.2: a delivery-status report says a mail to a player was not delivered; the director
+    /// is told, once per mail and recipient.
+    pub fn handle_bounce(&mut self, b: &Bounce, now: DateTime<Utc>, s: &Settings) -> Output {
+        let out = self.bounce(b, now, s);
+        self.complete(out, now)
+    }
+
+    /// Fax 2.2: the relay gave up a mail after retrying it for days; the director is told.
+    pub fn report_undeliverable(
+        &mut self,
+        u: &Undelivered,
+        now: DateTime<Utc>,
         s: &Settings,
     ) -> Output {
-        if let Some(out) = self.screen(letter, now, s) {
-            return out;
+        let out = self.undeliverable(u, now, s);
+        self.complete(out, now)
+    }
+
+    /// What every step ends with: each mail split into one copy per reply key (every recipient of
+    /// a game mail gets his own, docs/contract.md: private to the game and the recipient), and the
+    /// relay's clock moved to `now` (time never runs backwards).
+    fn complete(&mut self, mut out: Output, now: DateTime<Utc>) -> Output {
+        out.mails = out
+            .mails
+            .into_iter()
+            .flat_map(|m| self.copies_per_key(m))
+            .collect();
+        if self.meta.acted_until.is_none_or(|a| a < now) {
+            self.meta.acted_until = Some(now);
         }
-        let mut out = self.answer_letter(letter, now, s);
-        self.limit_answers(&mut out, letter, now, s);
         out
     }
 }

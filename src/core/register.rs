@@ -24,7 +24,7 @@ pub enum RegisterError {
 impl State {
     /// Registers a tournament from its file: creates its games and queues one `start` mail per player
     /// per game (White's asks for the first move). `new_key` supplies fresh random reply keys.
-    pub fn register(
+    pub(crate) fn register_tournament(
         &mut self,
         file: &NewTournament,
         now: DateTime<Utc>,

@@ -43,7 +43,7 @@ impl State {
         if self.is_director_letter(letter) {
             self.handle_director(&mut out, letter, now, s);
             // A change of time may make a forfeit due at once (TO §17).
-            out.absorb(self.tick(now, s));
+            out.absorb(self.fire_due(now, s));
             return out;
         }
         if let Some(span) = letter.content.leave {

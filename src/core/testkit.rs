@@ -169,9 +169,15 @@ pub fn step(st: &mut State, l: &Letter, now: DateTime<Utc>) -> Output {
     step_with(st, l, now, &settings())
 }
 
-/// The kind of every mail, in order.
+/// The kind of every mail decided, in order: the copies of one mail (one per reply key, see
+/// `State::copies_per_key`) share its Message-ID and count once.
 pub fn kinds(out: &Output) -> Vec<MailKind> {
-    out.mails.iter().map(|m| m.kind).collect()
+    let mut seen = std::collections::BTreeSet::new();
+    out.mails
+        .iter()
+        .filter(|m| seen.insert(m.message_id.clone()))
+        .map(|m| m.kind)
+        .collect()
 }
 
 /// The reason of the first query (`""` without one).

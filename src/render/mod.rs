@@ -502,6 +502,7 @@ mod tests {
                 "game": "FAX-1/7",
             }),
             sentences: vec![],
+            envelope: vec![],
             attachments: vec![],
         }
     }

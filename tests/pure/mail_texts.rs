@@ -215,7 +215,11 @@ impl Run {
             .sent
             .iter()
             .rev()
-            .find(|m| m.game.as_ref() == Some(&g) && m.to[0].email == from)
+            .find(|m| {
+                m.game.as_ref() == Some(&g)
+                    && m.to[0].email == from
+                    && m.envelope.iter().any(|e| e == from)
+            })
             .cloned();
         let (to, subject, irt) = match last {
             Some(m) => (
@@ -305,7 +309,7 @@ impl Run {
         self.sent
             .iter()
             .rev()
-            .find(|m| m.kind == kind && m.to.iter().any(|r| r.email == to))
+            .find(|m| m.kind == kind && m.envelope.iter().any(|e| e == to))
             .cloned()
             .unwrap_or_else(|| panic!("no {kind:?} to {to}"))
     }
@@ -319,7 +323,9 @@ impl Run {
         for mail in out.mails {
             self.sent.push(mail.clone());
             let to = mail.to[0].email.clone();
-            if self.only_to.is_some_and(|o| o != to) {
+            // One snapshot per decided mail: the copy its first recipient gets (the copies of
+            // a mail differ only in their reply key).
+            if self.only_to.is_some_and(|o| o != to) || !mail.envelope.contains(&to) {
                 continue;
             }
             let who = to.split('@').next().unwrap_or("x").to_string();

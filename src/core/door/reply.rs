@@ -317,3 +317,34 @@ impl State {
             .collect()
     }
 }
+
+impl State {
+    /// One copy of `mail` per reply key among its recipients (docs/contract.md: every copy of a
+    /// game mail carries its own recipient's key, private to the game and the recipient). Each
+    /// copy keeps the whole To and Cc and is delivered to the recipients of its key; a mail
+    /// without a game keeps the key it was decided with. Splitting a split mail again changes
+    /// nothing.
+    pub(crate) fn copies_per_key(&self, mail: Mail) -> Vec<Mail> {
+        let mut copies: Vec<(Option<String>, Vec<String>)> = Vec::new();
+        for r in mail.to.iter().chain(mail.cc.iter()) {
+            let key = match &mail.game {
+                Some(g) => self
+                    .reply_key_for(g, &r.email)
+                    .or_else(|| mail.reply_key.clone()),
+                None => mail.reply_key.clone(),
+            };
+            match copies.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, envelope)) => envelope.push(r.email.clone()),
+                None => copies.push((key, vec![r.email.clone()])),
+            }
+        }
+        copies
+            .into_iter()
+            .map(|(reply_key, envelope)| Mail {
+                reply_key,
+                envelope,
+                ..mail.clone()
+            })
+            .collect()
+    }
+}

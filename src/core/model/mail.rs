@@ -148,6 +148,9 @@ pub struct Mail {
     pub data: serde_json::Value,
     /// The sentences the template shows, each under its key in the template's context.
     pub sentences: Vec<(&'static str, Sentence)>,
+    /// The addresses this copy is delivered to (the SMTP envelope): those of `to` and `cc` whose
+    /// reply key is this copy's. The core's entry points set it (`State::handle_letter` & co.).
+    pub envelope: Vec<String>,
     pub attachments: Vec<Attachment>,
 }
 
@@ -175,6 +178,7 @@ impl Mail {
             message_id,
             data,
             sentences: Vec::new(),
+            envelope: Vec::new(),
             attachments: Vec::new(),
         }
     }

@@ -80,14 +80,14 @@ impl State {
         all
     }
 
-    /// When the core next needs a tick: the earliest pending deadline.
-    pub fn next_deadline(&self, s: &Settings) -> Option<DateTime<Utc>> {
+    /// The earliest pending deadline.
+    pub(crate) fn earliest_deadline(&self, s: &Settings) -> Option<DateTime<Utc>> {
         self.deadlines(s).first().map(|(at, _, _)| *at)
     }
 
     /// Fires every deadline due by `now`, in time order (a reminder on day 16 goes out before a
     /// forfeit on day 31 even if both are due at `now`). Each fires once.
-    pub fn tick(&mut self, now: DateTime<Utc>, s: &Settings) -> Output {
+    pub(crate) fn fire_due(&mut self, now: DateTime<Utc>, s: &Settings) -> Output {
         let mut out = Output::default();
         // Each firing removes its deadline or moves it later; the bound only guards against a bug.
         for _ in 0..100_000 {

@@ -45,7 +45,7 @@ pub struct Bounce {
 
 impl State {
     /// Fax 2.2: reports an undelivered mail to a player to the director(s), once.
-    pub fn handle_bounce(&mut self, b: &Bounce, now: DateTime<Utc>, s: &Settings) -> Output {
+    pub(crate) fn bounce(&mut self, b: &Bounce, now: DateTime<Utc>, s: &Settings) -> Output {
         let mut out = Output::default();
         let recipient = b.recipient.trim().to_lowercase();
         let key = format!("{}|{recipient}", b.message_id);

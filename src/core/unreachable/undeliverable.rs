@@ -29,7 +29,7 @@ pub struct Undelivered {
 
 impl State {
     /// Reports `u` to the director of its game (see the module text).
-    pub fn report_undeliverable(
+    pub(crate) fn undeliverable(
         &mut self,
         u: &Undelivered,
         now: DateTime<Utc>,
