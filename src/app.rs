@@ -111,6 +111,7 @@ impl App {
         if let Some(meta) = store.get(Tree::Meta, META_STATE.as_bytes())? {
             state.meta = meta;
         }
+        migrate_ends(&store, &mut state)?;
         let settings = Settings {
             relay_address: config.relay.address.clone(),
             relay_name: config.relay.name.clone(),
@@ -401,46 +402,35 @@ impl App {
         Ok(out.log)
     }
 
-    /// Fax 2.8: removes the archive of every tournament whose games all ended at least four
-    /// weeks ago (`crate::core::records::retention`). Returns the log lines.
+    /// Fax 2.8: removes the archive of every tournament the core says may be rotated
+    /// (`crate::core::records::retention`). The mails go first, then the core's mark: a crash in
+    /// between removes nothing twice and leaves nothing behind. Returns the log lines.
     pub fn rotate_archive(&mut self, now: DateTime<Utc>) -> Result<Vec<String>, AppError> {
+        let before = self.state.clone();
+        let out = self.state.rotate_archives(now);
         let mut log = Vec::new();
-        for t in self.state.tournaments.values() {
-            let done_key = format!("rotated:{}", t.id);
-            if self.store.get::<bool>(Tree::Meta, done_key.as_bytes())? == Some(true) {
-                continue;
-            }
-            let mut ends = Vec::new();
-            for g in &t.games {
-                let finished = self
-                    .state
-                    .games
-                    .get(g)
-                    .is_some_and(|g| g.status == crate::core::model::GameStatus::Finished);
-                let end = if finished {
-                    self.store
-                        .events::<serde_json::Value>(&g.to_string())?
-                        .into_iter()
-                        .filter(|(_, e)| e["event"] == "ended")
-                        .filter_map(|(_, e)| e["at"].as_str().and_then(|a| a.parse().ok()))
-                        .max()
-                } else {
-                    None
-                };
-                ends.push(end);
-            }
-            if !crate::core::records::retention::may_rotate(&ends, now) {
-                continue;
-            }
-            let games = t.games.iter().map(|g| g.to_string()).collect();
-            let n = self.store.rotate_archive(&games)?;
-            let mut b = Batch::default();
-            b.put(Tree::Meta, done_key.as_bytes(), &true);
-            self.store.commit(b)?;
+        for (id, games) in &out.rotate {
+            let games = games.iter().map(GameRef::to_string).collect();
+            let n = match self.store.rotate_archive(&games) {
+                Ok(n) => n,
+                Err(e) => {
+                    self.state = before;
+                    return Err(e.into());
+                }
+            };
             log.push(format!(
-                "archive of tournament {} rotated: {n} mails removed (Fax 2.8)",
-                t.id
+                "archive of tournament {id} rotated: {n} mails removed (Fax 2.8)"
             ));
+        }
+        if !out.rotate.is_empty() {
+            let mut batch = Batch::default();
+            if let Err(e) = self
+                .stage(&mut batch, &out, now)
+                .and_then(|()| Ok(self.store.commit(batch)?))
+            {
+                self.state = before;
+                return Err(e);
+            }
         }
         Ok(log)
     }
@@ -500,6 +490,43 @@ impl App {
         batch.put(Tree::Meta, META_STATE.as_bytes(), &self.state.meta);
         Ok(())
     }
+}
+
+/// Stores written before games knew when they ended (`Game::ended_at`) and tournaments that
+/// their archive was rotated (`Tournament::rotated`): both are read once from what those
+/// versions kept — the `ended` event of the game's log and the `rotated:ID` meta key — and
+/// written back, so the core decides rotation (Fax 2.8) from its own state.
+fn migrate_ends(store: &Store, state: &mut State) -> Result<(), AppError> {
+    let mut batch = Batch::default();
+    let mut changed = false;
+    for g in state.games.values_mut() {
+        if g.status != crate::core::model::GameStatus::Finished || g.ended_at.is_some() {
+            continue;
+        }
+        // Read as plain JSON: an event of an older shape must not stop the relay here.
+        g.ended_at = store
+            .events::<serde_json::Value>(&g.id.to_string())?
+            .into_iter()
+            .filter(|(_, e)| e["event"] == "ended")
+            .filter_map(|(_, e)| e["at"].as_str().and_then(|a| a.parse().ok()))
+            .max();
+        if g.ended_at.is_some() {
+            batch.put(Tree::Games, g.id.to_string().as_bytes(), &*g);
+            changed = true;
+        }
+    }
+    for t in state.tournaments.values_mut() {
+        let key = format!("rotated:{}", t.id);
+        if !t.rotated && store.get::<bool>(Tree::Meta, key.as_bytes())? == Some(true) {
+            t.rotated = true;
+            batch.put(Tree::Tournaments, t.id.as_bytes(), &*t);
+            changed = true;
+        }
+    }
+    if changed {
+        store.commit(batch)?;
+    }
+    Ok(())
 }
 
 /// The message of a panic payload.

@@ -118,6 +118,12 @@ impl State {
         self.complete(out, now)
     }
 
+    /// Fax 2.8: the tournaments whose archive may be rotated away at `now` (four weeks after
+    /// their last game ended), marked as rotated; the shell removes their mails.
+    pub fn rotate_archives(&mut self, now: DateTime<Utc>) -> Output {
+        self.rotate_due(now)
+    }
+
     /// What every step ends with: each mail split into one copy per reply key (every recipient of
     /// a game mail gets his own, docs/contract.md: private to the game and the recipient), and the
     /// relay's clock moved to `now` (time never runs backwards).

@@ -66,6 +66,7 @@ impl State {
                 })
                 .collect(),
             digest: file.digest,
+            rotated: false,
             games: Vec::new(),
         };
         let status = if clock_start > now {
@@ -101,6 +102,7 @@ impl State {
                 draw_offer: None,
                 result: None,
                 end_reason: None,
+                ended_at: None,
                 announced_next: ByColor::default(),
                 last_forward: None,
                 events: 0,

@@ -131,6 +131,7 @@ impl State {
         game.status = GameStatus::Finished;
         game.result = Some(result);
         game.end_reason = Some(reason);
+        game.ended_at = Some(now);
         game.draw_offer = None;
         game.conditional.clear();
         self.log_event(

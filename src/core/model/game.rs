@@ -128,6 +128,9 @@ pub struct Game {
     pub result: Option<GameResult>,
     /// How the game ended.
     pub end_reason: Option<EndReason>,
+    /// When the game ended (TO §27; Fax 2.8 counts the archive's four weeks from the last end).
+    #[serde(default)]
+    pub ended_at: Option<DateTime<Utc>>,
     /// TO §13 announcement the player made with his last move, for his next move.
     pub announced_next: ByColor<bool>,
     /// Message-ID of the last `move` mail, to thread reminders into.

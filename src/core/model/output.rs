@@ -23,6 +23,8 @@ pub struct Output {
     pub letter_games: BTreeSet<GameRef>,
     /// One line for the log: what was done.
     pub log: Vec<String>,
+    /// Fax 2.8: tournaments whose archive is to be rotated away now, with their games.
+    pub rotate: Vec<(String, BTreeSet<GameRef>)>,
     /// The letter was not acted on for a reason the operator must see: the shell keeps it in
     /// quarantine with this reason (e.g. no DMARC pass, `crate::core::door::screen`).
     pub quarantine: Option<String>,
@@ -37,6 +39,7 @@ impl Output {
         self.tournaments.extend(other.tournaments);
         self.keys.extend(other.keys);
         self.letter_games.extend(other.letter_games);
+        self.rotate.extend(other.rotate);
         self.log.extend(other.log);
         self.quarantine = self.quarantine.take().or(other.quarantine);
     }

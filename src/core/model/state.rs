@@ -81,6 +81,9 @@ pub struct Tournament {
     pub players: Vec<Player>,
     /// The weekly director digest is wanted.
     pub digest: bool,
+    /// Fax 2.8: the archive of its mails was rotated away (four weeks after its end).
+    #[serde(default)]
+    pub rotated: bool,
     pub games: Vec<GameRef>,
 }
 

@@ -8,6 +8,8 @@
 
 use chrono::{DateTime, Duration, Utc};
 
+use crate::core::model::{GameStatus, Output, State};
+
 /// Days the archive is kept after the tournament's end (Fax 2.8: four weeks).
 pub const KEEP_DAYS: i64 = 28;
 
@@ -25,6 +27,36 @@ pub fn may_rotate(ends: &[Option<DateTime<Utc>>], now: DateTime<Utc>) -> bool {
         }
     }
     last.is_some_and(|end| now >= end + Duration::days(KEEP_DAYS))
+}
+
+impl State {
+    /// Fax 2.8: marks every tournament whose archive may be rotated at `now` as rotated, and says
+    /// which in `Output::rotate`; the shell removes their archived mails.
+    pub(crate) fn rotate_due(&mut self, now: DateTime<Utc>) -> Output {
+        let mut out = Output::default();
+        for t in self.tournaments.values_mut() {
+            if t.rotated {
+                continue;
+            }
+            let ends: Vec<Option<DateTime<Utc>>> = t
+                .games
+                .iter()
+                .map(|g| {
+                    self.games
+                        .get(g)
+                        .filter(|g| g.status == GameStatus::Finished)
+                        .and_then(|g| g.ended_at)
+                })
+                .collect();
+            if may_rotate(&ends, now) {
+                t.rotated = true;
+                out.tournaments.insert(t.id.clone());
+                out.rotate
+                    .push((t.id.clone(), t.games.iter().cloned().collect()));
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]

@@ -328,3 +328,38 @@ fn status_mail_lists_games_and_clocks() {
     assert!(subject.contains("Ankündigung"), "{subject}");
     assert!(body.contains("26 Tagen"), "{body}");
 }
+
+#[test]
+fn fax_2_8_archive_rotates_four_weeks_after_the_last_game_ended() {
+    let mut st = duel();
+    step(
+        &mut st,
+        &letter(ANNA, Some(1), &[(1, W, "e4")], Content::default()),
+        at(2026, 12, 1, 10, 0),
+    );
+    let resign = Content {
+        resign: true,
+        ..Content::default()
+    };
+    step(
+        &mut st,
+        &letter(BERT, Some(1), &[], resign),
+        at(2026, 12, 2, 10, 0),
+    );
+    let g = &st.games[&GameRef::new("T-1", 1)];
+    assert_eq!(g.ended_at, Some(at(2026, 12, 2, 10, 0)));
+    assert!(
+        st.rotate_archives(at(2026, 12, 30, 9, 59))
+            .rotate
+            .is_empty(),
+        "27 days"
+    );
+    let out = st.rotate_archives(at(2026, 12, 30, 10, 0));
+    assert_eq!(out.rotate.len(), 1, "28 days after the end");
+    assert_eq!(out.rotate[0].0, "T-1");
+    assert!(out.tournaments.contains("T-1"), "the mark is stored");
+    assert!(
+        st.rotate_archives(at(2027, 3, 1, 0, 0)).rotate.is_empty(),
+        "once"
+    );
+}
