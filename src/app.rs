@@ -265,9 +265,9 @@ impl App {
             return Err(e);
         }
         let after_tick = self.state.clone();
-        // Fax 2.2: a delivery-status report becomes bounce reports; any other letter goes to the core.
+        self.with_archived_text(&mut letter);
         let decided = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.letter_or_bounces(&letter, raw, now)
+            self.state.handle_letter(&letter, now, &self.settings)
         }));
         let failure = match decided {
             Err(panic) => Err(format!("core failure: {}", panic_text(&panic))),

@@ -1,6 +1,7 @@
 //! The shell's side of Fax 2.2 (players who cannot be reached): an outbox entry the SMTP server
-//! refused permanently, and a delivery-status notification about a relay mail, each become a
-//! [`Bounce`] for the core (`crate::core::unreachable::bounce`), committed in one store transaction.
+//! refused permanently becomes a [`Bounce`] for the core (`crate::core::unreachable::bounce`),
+//! committed in one store transaction; a delivery-status report gets the archived text of the
+//! mail it is about, when it did not bring it back.
 
 use chrono::{DateTime, Utc};
 
@@ -40,44 +41,16 @@ impl App {
         Ok(out)
     }
 
-    /// A letter that is a delivery-status notification about a relay mail (RFC 3464) becomes one
-    /// bounce per failed recipient; any other letter goes to the core as it is.
-    pub(crate) fn letter_or_bounces(
-        &mut self,
-        letter: &Letter,
-        raw: &[u8],
-        now: DateTime<Utc>,
-    ) -> Output {
-        let report = letter.automatic.is_some()
-            && letter.from != self.settings.relay_address
-            && !letter.from.is_empty();
-        if let Some(d) = report.then(|| dsn::read_dsn(raw)).flatten()
-            && let Some(original) = d.original_id.clone()
-            && !d.failed.is_empty()
+    /// Fax 2.2: a delivery-status report that did not bring the original's text back gets it
+    /// from the archive, so the director's report can show what did not arrive. The core decides
+    /// the rest (`State::handle_letter`).
+    pub(crate) fn with_archived_text(&self, letter: &mut Letter) {
+        if let Some(d) = letter.dsn.as_mut()
+            && d.text.is_none()
+            && let Some(original) = d.original_id.as_deref()
         {
-            let text = d
-                .text
-                .clone()
-                .or_else(|| self.archived_text(d.game.as_ref(), &original));
-            let mut out = Output::default();
-            out.log.push(format!(
-                "delivery-status report {} from {} about {original}: not answered, reported (Fax 2.2)",
-                letter.message_id, letter.from
-            ));
-            for f in &d.failed {
-                let b = Bounce {
-                    message_id: original.clone(),
-                    recipient: f.recipient.clone(),
-                    kind: d.kind.clone(),
-                    game: d.game.clone(),
-                    error: f.error.clone(),
-                    text: text.clone(),
-                };
-                out.absorb(self.state.handle_bounce(&b, now, &self.settings));
-            }
-            return out;
+            d.text = self.archived_text(d.game.as_ref(), original);
         }
-        self.state.handle_letter(letter, now, &self.settings)
     }
 
     /// The text of a mail the relay sent, from the archive of its game.

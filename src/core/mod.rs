@@ -64,8 +64,13 @@ pub(crate) mod testkit;
 impl State {
     /// Acts on one letter received at `now` (the postmark). Call [`State::tick`] with the same `now`
     /// first, so that what time alone made happen comes before the letter.
+    /// A delivery-status report about a relay mail (`Letter::dsn`) is no letter to answer: it
+    /// becomes bounce reports to the director (Fax 2.2).
     pub fn handle_letter(&mut self, letter: &Letter, now: DateTime<Utc>, s: &Settings) -> Output {
-        let out = match self.screen(letter, now, s) {
+        let out = match self
+            .bounces_of(letter, now, s)
+            .or_else(|| self.screen(letter, now, s))
+        {
             Some(out) => out,
             None => {
                 let mut out = self.answer_letter(letter, now, s);

@@ -142,6 +142,7 @@ pub fn letter(from: &str, game: Option<GameRef>, content: Content) -> Letter {
         text: String::new(),
         content,
         trace: Default::default(),
+        dsn: None,
     }
 }
 

@@ -38,7 +38,12 @@ pub struct Failed {
 
 /// Reads a delivery-status notification; `None` if the mail is none.
 pub fn read_dsn(raw: &[u8]) -> Option<Dsn> {
-    let message = MessageParser::default().parse(raw)?;
+    dsn_of(&MessageParser::default().parse(raw)?)
+}
+
+/// The delivery-status notification a parsed mail is, if it is one (the letter reader's one
+/// parse, `crate::letter::read_letter`).
+pub fn dsn_of(message: &Message<'_>) -> Option<Dsn> {
     let mut dsn = Dsn::default();
     let mut is_report = false;
     for part in message.parts.iter().take(100) {

@@ -96,6 +96,7 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
         text,
         content,
         trace: auth::read_trace(&message),
+        dsn: dsn::dsn_of(&message),
     })
 }
 

@@ -37,6 +37,10 @@ pub struct Letter {
     /// X-Loop, Authentication-Results, size (`crate::letter::auth`).
     #[serde(default, skip_serializing_if = "crate::letter::auth::Trace::is_empty")]
     pub trace: crate::letter::auth::Trace,
+    /// Fax 2.2: the delivery-status notification (RFC 3464) the mail is, if it is one. Not part
+    /// of the serialised reading (the corpus' `.expected.json`); the core's answer shows it.
+    #[serde(skip)]
+    pub dsn: Option<crate::letter::dsn::Dsn>,
 }
 
 /// Why a mail counts as automatic (RFC 3834 and common practice).

@@ -123,6 +123,7 @@ fn setup_letter(
         date_header: None,
         text: String::new(),
         trace: Default::default(),
+        dsn: None,
         content: Content {
             moves,
             draw_offer: offer,

@@ -21,6 +21,7 @@ use crate::core::model::Mail;
 use crate::core::model::{Output, Settings, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
+use crate::letter::Letter;
 use crate::mail_kind::MailKind;
 
 /// How much of the undelivered mail's text the report repeats.
@@ -149,5 +150,44 @@ impl State {
             ));
         }
         out
+    }
+}
+
+impl State {
+    /// Fax 2.2: a letter that is a delivery-status report about a relay mail (RFC 3464, read by
+    /// `crate::letter::dsn`) becomes one bounce per failed recipient; `None` for any other letter.
+    /// A report from the relay itself, or with an empty sender, is not one.
+    pub(crate) fn bounces_of(
+        &mut self,
+        letter: &Letter,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) -> Option<Output> {
+        let d = letter.dsn.as_ref()?;
+        let original = d.original_id.clone()?;
+        if letter.automatic.is_none()
+            || letter.from == s.relay_address
+            || letter.from.is_empty()
+            || d.failed.is_empty()
+        {
+            return None;
+        }
+        let mut out = Output::default();
+        out.log.push(format!(
+            "delivery-status report {} from {} about {original}: not answered, reported (Fax 2.2)",
+            letter.message_id, letter.from
+        ));
+        for f in &d.failed {
+            let b = Bounce {
+                message_id: original.clone(),
+                recipient: f.recipient.clone(),
+                kind: d.kind.clone(),
+                game: d.game.clone(),
+                error: f.error.clone(),
+                text: d.text.clone(),
+            };
+            out.absorb(self.bounce(&b, now, s));
+        }
+        Some(out)
     }
 }
