@@ -21,8 +21,25 @@ pub enum AppError {
     Store(#[from] crate::store::StoreError),
     #[error(transparent)]
     Render(#[from] render::RenderError),
-    #[error("{0}")]
-    Other(String),
+    /// The IMAP server could not be reached, or failed a command.
+    #[error(transparent)]
+    Imap(#[from] crate::imap::ImapError),
+    /// A mail was fetched and committed, but the server did not take its `\Seen` flag.
+    #[error("uid {uid}: could not flag as done: {source}")]
+    Flag {
+        uid: u32,
+        #[source]
+        source: crate::imap::ImapError,
+    },
+    /// The SMTP sender could not be set up.
+    #[error(transparent)]
+    Smtp(#[from] crate::smtp::SmtpError),
+    /// The tournament cannot be registered.
+    #[error(transparent)]
+    Register(#[from] crate::core::RegisterError),
+    /// `--now` earlier than what the relay already acted on.
+    #[error(transparent)]
+    TimeBackwards(#[from] TimeBackwards),
 }
 
 /// Why a `--now` cannot be used.
@@ -166,10 +183,7 @@ impl App {
         now: DateTime<Utc>,
     ) -> Result<Output, AppError> {
         let mut key = new_key;
-        let out = self
-            .state
-            .register(file, now, &self.settings, &mut key)
-            .map_err(|e| AppError::Other(e.to_string()))?;
+        let out = self.state.register(file, now, &self.settings, &mut key)?;
         let mut batch = Batch::default();
         self.stage(&mut batch, &out, now)?;
         self.store.commit(batch)?;

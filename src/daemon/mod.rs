@@ -77,19 +77,13 @@ async fn fetch_new(
 ) -> Result<DateTime<Utc>, AppError> {
     let uidvalidity = inbox.uid_validity();
     let listed_at = clock.now();
-    let listed = inbox
-        .list()
-        .await
-        .map_err(|e| AppError::Other(e.to_string()))?;
+    let listed = inbox.list().await?;
     let max = app.config.limits.max_mail_bytes;
     for l in listed {
         if app.store.is_uid_done(uidvalidity, l.uid)? {
             if !l.seen {
                 // Done before a crash between commit and flag: flag it now.
-                inbox
-                    .mark_done(l.uid)
-                    .await
-                    .map_err(|e| AppError::Other(e.to_string()))?;
+                inbox.mark_done(l.uid).await?;
             }
             continue;
         }
@@ -99,8 +93,7 @@ async fn fetch_new(
             inbox.fetch_header(l.uid).await
         } else {
             inbox.fetch(l.uid).await
-        }
-        .map_err(|e| AppError::Other(e.to_string()))?;
+        }?;
         crash::point(crash::AFTER_READ);
         let postmark = now.unwrap_or(fetched.internal_date);
         let uid = Some((uidvalidity, l.uid));
@@ -132,7 +125,7 @@ async fn fetch_new(
         inbox
             .mark_done(l.uid)
             .await
-            .map_err(|e| AppError::Other(format!("uid {}: could not flag as done: {e}", l.uid)))?;
+            .map_err(|source| AppError::Flag { uid: l.uid, source })?;
         crash::point(crash::AFTER_IMAP_FLAG);
     }
     Ok(listed_at)
@@ -267,8 +260,7 @@ async fn chores(
 
 /// One pass: every unprocessed mail, every deadline due by now, the outbox.
 pub async fn once(app: &mut App, now: Option<DateTime<Utc>>) -> Result<PassReport, AppError> {
-    let sender =
-        Sender::new(smtp_settings(&app.config)).map_err(|e| AppError::Other(e.to_string()))?;
+    let sender = Sender::new(smtp_settings(&app.config))?;
     let imap = imap_settings(&app.config);
     once_with(app, now, &imap, &sender, &SystemClock).await
 }
@@ -282,16 +274,11 @@ pub(crate) async fn once_with(
     clock: &impl Clock,
 ) -> Result<PassReport, AppError> {
     let mut report = PassReport::default();
-    let mut inbox = imap
-        .connect()
-        .await
-        .map_err(|e| AppError::Other(e.to_string()))?;
+    let mut inbox = imap.connect().await?;
     let given = now;
     let listed_at = fetch_new(app, &mut inbox, given, clock, &mut report).await?;
     inbox.logout().await;
-    let now = app
-        .now_at(given, clock.now())
-        .map_err(|e| AppError::Other(e.to_string()))?;
+    let now = app.now_at(given, clock.now())?;
     // `--now`: every mail counts as received at TIME, and deadlines are judged at TIME.
     let tick_to = if given.is_some() {
         now
@@ -311,7 +298,7 @@ pub(crate) async fn once_with(
 /// `tournament add` and `export` work while it runs (in the manner of mini-redis:
 /// `run(config, shutdown)`).
 pub async fn run(config: Config, shutdown: watch::Receiver<bool>) -> Result<(), AppError> {
-    let sender = Sender::new(smtp_settings(&config)).map_err(|e| AppError::Other(e.to_string()))?;
+    let sender = Sender::new(smtp_settings(&config))?;
     let imap = imap_settings(&config);
     run_with(config, &imap, &sender, &SystemClock, shutdown).await
 }
@@ -337,9 +324,7 @@ pub(crate) async fn run_with(
                 let Some(mut app) = open_store(&config, &mut shutdown).await? else {
                     return Ok(());
                 };
-                let now = app
-                    .now_at(None, clock.now())
-                    .map_err(|e| AppError::Other(e.to_string()))?;
+                let now = app.now_at(None, clock.now())?;
                 let mut report = PassReport::default();
                 chores(&mut app, sender, now, None, &mut report).await?;
                 let until = app
@@ -386,9 +371,7 @@ pub(crate) async fn run_with(
                 }
             };
             failures = 0;
-            let now = app
-                .now_at(None, clock.now())
-                .map_err(|e| AppError::Other(e.to_string()))?;
+            let now = app.now_at(None, clock.now())?;
             chores(&mut app, sender, now, Some(now.min(listed_at)), &mut report).await?;
             // Sleep until mail arrives, the next deadline, the next outbox retry, or idle_max.
             let mut wake = idle_max;
