@@ -148,7 +148,7 @@ impl State {
             return out;
         }
         let resolved = self
-            .resolve(&game_ref, color, &c.moves)
+            .resolve(&game_ref, color, &c.moves, s)
             .and_then(|r| self.check_claim(&game_ref, r, c))
             .and_then(|r| self.check_lines(&game_ref, color, r, c));
         match resolved {

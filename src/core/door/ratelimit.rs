@@ -78,11 +78,7 @@ impl State {
             }
         }
         if notice_needed {
-            let lang = self
-                .tournaments
-                .values()
-                .find_map(|t| t.player(sender).and_then(|p| p.lang))
-                .unwrap_or(s.default_lang);
+            let lang = self.lang_for(sender, None, s);
             self.query(
                 out,
                 letter,

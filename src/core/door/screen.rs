@@ -75,11 +75,7 @@ impl State {
                 .as_ref()
                 .filter(|g| self.color_in(g, &letter.from).is_some())
                 .cloned();
-            let lang = self
-                .tournaments
-                .values()
-                .find_map(|t| t.player(&letter.from).and_then(|p| p.lang))
-                .unwrap_or(s.default_lang);
+            let lang = self.lang_for(&letter.from, None, s);
             let r = Refusal::TooLarge {
                 size,
                 limit: s.guard.max_mail_bytes,

@@ -182,29 +182,26 @@ impl State {
             && !c.claim_repetition
             && c.moves.is_empty()
         {
-            let expected = self.expected_text(game_ref, color);
+            let expected = self.expected_text(game_ref, color, s);
             return Err(Refusal::NoMove { expected });
         }
         Ok(())
     }
 
     /// What a valid mail must contain, e.g. `12. Lb5 12... <Ihr Zug>`.
-    fn expected_text(&self, game_ref: &GameRef, color: Color) -> String {
+    fn expected_text(&self, game_ref: &GameRef, color: Color, s: &Settings) -> String {
         let game = &self.games[game_ref];
         let n = game.moves.len();
-        let form = view::form_for(game, color, self.lang_of_color(game_ref, color));
+        let form = view::form_for(
+            game,
+            color,
+            self.lang_for(self.games[game_ref].players.get(color), Some(game_ref), s),
+        );
         let own = view::number_prefix(Game::number_of_ply(n), color);
         match n.checked_sub(1).and_then(|p| view::ply_text(game, p, form)) {
             Some(rep) => format!("{rep} {own} …"),
             None => format!("{own} …"),
         }
-    }
-
-    fn lang_of_color(&self, game_ref: &GameRef, color: Color) -> Lang {
-        let email = self.games[game_ref].players.get(color).clone();
-        self.tournament_of(game_ref)
-            .and_then(|t| t.player(&email).and_then(|p| p.lang))
-            .unwrap_or_default()
     }
 
     /// TO §2: the partner's last move repeated (not for White's first move) and the own move, both
@@ -214,6 +211,7 @@ impl State {
         game_ref: &GameRef,
         color: Color,
         tokens: &[MoveToken],
+        s: &Settings,
     ) -> Result<Resolved, Refusal> {
         let game = &self.games[game_ref];
         let n = game.moves.len();
@@ -237,7 +235,11 @@ impl State {
             .iter()
             .filter(|t| Some((t.number, t.color)) == rep_key)
             .collect();
-        let form = view::form_for(game, color, self.lang_of_color(game_ref, color));
+        let form = view::form_for(
+            game,
+            color,
+            self.lang_for(self.games[game_ref].players.get(color), Some(game_ref), s),
+        );
         let read = |text: &str, pos: &Chess| read_in_usual_form(text, pos, form);
         // Interpretation (TO §2): players often copy more of the game than the repetition
         // (`21. Sh4 Ld7 22. Df3`, a whole table). An earlier move that reads as the move played at
@@ -271,7 +273,7 @@ impl State {
         let own_prefix = view::number_prefix(own_number, color);
         if tokens.is_empty() {
             return Err(Refusal::NoMove {
-                expected: self.expected_text(game_ref, color),
+                expected: self.expected_text(game_ref, color, s),
             });
         }
         if let Some(first_other) = others.first() {

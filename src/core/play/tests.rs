@@ -544,3 +544,37 @@ fn deadlines_replay_gives_the_same_state() {
     assert_eq!(n_a, n_b);
     assert_eq!(a.games, b.games);
 }
+
+/// TO §3, §8: a player without a language of his own is written to in the relay's: with
+/// `language = "en"` the query's hint shows the partner's move with English letters.
+#[test]
+fn s8_query_hint_uses_the_relays_language_for_a_player_without_one() {
+    let s = crate::core::Settings {
+        default_lang: Lang::En,
+        ..settings()
+    };
+    let file = testkit::tournament(
+        "T-1",
+        "Testturnier",
+        RuleSet::Fax,
+        &[("Anna Adler", ANNA, None), ("Bert Berger", BERT, None)],
+        &[(0, 1)],
+    );
+    let mut st = State::default();
+    let mut k = 0;
+    st.register(&file, at(2026, 11, 30, 12, 0), &s, &mut || {
+        k += 1;
+        format!("k{k}")
+    })
+    .unwrap();
+    testkit::step_with(
+        &mut st,
+        &letter(ANNA, &[(1, W, "Nf3")]),
+        at(2026, 12, 1, 10, 0),
+        &s,
+    );
+    let out = testkit::step_with(&mut st, &letter(BERT, &[]), at(2026, 12, 1, 11, 0), &s);
+    assert_eq!(kinds(&out), vec![MailKind::Query]);
+    let text = reason(&out);
+    assert!(text.contains("1. Nf3 1... …"), "{text}");
+}

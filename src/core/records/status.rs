@@ -89,14 +89,6 @@ pub fn game_report(
 }
 
 impl State {
-    /// The language to write to `email` in: his own in any of his tournaments, else the default.
-    fn status_lang(&self, email: &str, s: &Settings) -> Lang {
-        self.tournaments
-            .values()
-            .find_map(|t| t.player(email).and_then(|p| p.lang))
-            .unwrap_or(s.default_lang)
-    }
-
     /// The game a letter names (by its reply key, else by its subject) when the sender plays it.
     fn named_game_of(&self, letter: &Letter) -> Option<GameRef> {
         letter
@@ -165,7 +157,7 @@ impl State {
         now: DateTime<Utc>,
         s: &Settings,
     ) {
-        let lang = self.status_lang(&letter.from, s);
+        let lang = self.lang_for(&letter.from, None, s);
         let named = self.named_game_of(letter);
         let name = self
             .tournaments
