@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::core::model::{EndReason, GameResult, GameStatus, Output, Refusal, Settings, State};
+use crate::core::model::{EndReason, GameResult, Output, Refusal, Settings, State};
 use crate::core::records::status::says_more_than_status;
 use crate::letter::Letter;
 
@@ -53,44 +53,11 @@ impl State {
                 return out;
             }
         }
-        let by_key = letter
-            .reply_keys
-            .iter()
-            .find_map(|k| self.keys.get(k).cloned());
-        let game_ref = match (by_key, &letter.game_ref) {
-            (Some(kb), _) if kb.email != letter.from => {
+        let game_ref = match self.game_of_letter(letter) {
+            Ok(g) => g,
+            Err(r) => {
                 let lang = self.lang_for(&letter.from, None, s);
-                self.query(&mut out, letter, None, lang, Refusal::ForeignKey, now, s);
-                return out;
-            }
-            (Some(kb), Some(g)) if kb.game != *g => {
-                let lang = self.lang_for(&letter.from, None, s);
-                let r = Refusal::GameMismatch {
-                    subject: g.to_string(),
-                    key: kb.game.to_string(),
-                };
                 self.query(&mut out, letter, None, lang, r, now, s);
-                return out;
-            }
-            (Some(kb), _) => kb.game,
-            (None, Some(g)) => g.clone(),
-            (None, None) => {
-                let lang = self.lang_for(&letter.from, None, s);
-                let open_games = self
-                    .games_of(&letter.from)
-                    .iter()
-                    .filter(|g| g.status != GameStatus::Finished)
-                    .map(|g| format!("[{}]", g.id))
-                    .collect();
-                self.query(
-                    &mut out,
-                    letter,
-                    None,
-                    lang,
-                    Refusal::NoGameNamed { open_games },
-                    now,
-                    s,
-                );
                 return out;
             }
         };

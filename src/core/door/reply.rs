@@ -288,6 +288,31 @@ impl State {
 }
 
 impl State {
+    /// The game a player's letter is about (TO §2): by the reply key it was sent to, else by the
+    /// subject's `[ID/N]`. A key given to someone else, a key and a subject naming different
+    /// games, or neither, is a query. (For leave and the director's commands, which may name a
+    /// tournament only, see [`State::letter_context`].)
+    pub(crate) fn game_of_letter(&self, letter: &Letter) -> Result<GameRef, Refusal> {
+        let by_key = letter.reply_keys.iter().find_map(|k| self.keys.get(k));
+        match (by_key, &letter.game_ref) {
+            (Some(kb), _) if kb.email != letter.from => Err(Refusal::ForeignKey),
+            (Some(kb), Some(g)) if kb.game != *g => Err(Refusal::GameMismatch {
+                subject: g.to_string(),
+                key: kb.game.to_string(),
+            }),
+            (Some(kb), _) => Ok(kb.game.clone()),
+            (None, Some(g)) => Ok(g.clone()),
+            (None, None) => Err(Refusal::NoGameNamed {
+                open_games: self
+                    .games_of(&letter.from)
+                    .iter()
+                    .filter(|g| g.status != GameStatus::Finished)
+                    .map(|g| format!("[{}]", g.id))
+                    .collect(),
+            }),
+        }
+    }
+
     /// What a letter names: the game (by a reply key given to the sender, or the subject's
     /// `[ID/N]`) and the tournament (the game's, or the subject's `[ID]`).
     pub(crate) fn letter_context(&self, letter: &Letter) -> (Option<GameRef>, Option<String>) {

@@ -91,13 +91,8 @@ pub fn game_report(
 impl State {
     /// The game a letter names (by its reply key, else by its subject) when the sender plays it.
     fn named_game_of(&self, letter: &Letter) -> Option<GameRef> {
-        letter
-            .reply_keys
-            .iter()
-            .filter_map(|k| self.keys.get(k))
-            .find(|kb| kb.email == letter.from)
-            .map(|kb| kb.game.clone())
-            .or_else(|| letter.game_ref.clone())
+        self.letter_context(letter)
+            .0
             .filter(|g| self.color_in(g, &letter.from).is_some())
     }
 
