@@ -188,9 +188,10 @@ impl fmt::Display for KeyProblem {
     }
 }
 
-/// Why the configuration could not be loaded. Display is one line naming the file.
+/// Why a file an operator writes (the configuration, a tournament file) could not be loaded.
+/// Display is one line naming the file, and the key where there is one.
 #[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
+pub enum FileError {
     /// The file itself could not be read.
     #[error("{}: cannot read: {}", file.display(), io_message(error))]
     Read { file: PathBuf, error: io::Error },
@@ -208,15 +209,18 @@ pub enum ConfigError {
     #[error("{}: key `{key}`: {problem}", file.display())]
     Key {
         file: PathBuf,
-        /// Dotted key path, e.g. `imap.port`.
+        /// The key path, e.g. `imap.port`, `players[2].email`.
         key: String,
         problem: KeyProblem,
     },
 }
 
-impl ConfigError {
-    fn key(file: &Path, e: KeyErr) -> ConfigError {
-        ConfigError::Key {
+/// Why the configuration could not be loaded.
+pub type ConfigError = FileError;
+
+impl FileError {
+    pub(crate) fn key(file: &Path, e: KeyErr) -> FileError {
+        FileError::Key {
             file: file.to_path_buf(),
             key: e.key,
             problem: e.problem,

@@ -13,12 +13,12 @@
 //! them in the file. Without `[[games]]` every player meets every other once, paired by the
 //! Berger tables ([`berger`]).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use chrono::NaiveDate;
 
+use crate::config::KeyProblem;
 use crate::config::fields::{self, Fields, KeyErr};
-use crate::config::{KeyProblem, io_message, key_hint};
 use crate::core::model::{NewPlayer, NewTournament, Pairing, Person};
 use crate::game_ref::valid_tournament_id;
 use crate::rules::RuleSet;
@@ -29,34 +29,8 @@ pub const MAX_PLAYERS: usize = 1000;
 /// At most this many explicit `[[games]]`.
 pub const MAX_GAMES: usize = 100_000;
 
-/// Why a tournament file was refused. Display is one line naming the file.
-#[derive(Debug, thiserror::Error)]
-pub enum TournamentFileError {
-    /// The file itself could not be read.
-    #[error("{}: cannot read: {}", file.display(), io_message(error))]
-    Read {
-        file: PathBuf,
-        error: std::io::Error,
-    },
-    /// The file is not valid TOML.
-    #[error("{}: line {line}, column {column}{}: not valid TOML: {message}", file.display(), key_hint(key.as_deref()))]
-    Syntax {
-        file: PathBuf,
-        line: usize,
-        column: usize,
-        /// The key written on that line, if the line has one (a hint).
-        key: Option<String>,
-        message: String,
-    },
-    /// One key is missing, unknown or has a bad value.
-    #[error("{}: key `{key}`: {problem}", file.display())]
-    Key {
-        file: PathBuf,
-        /// Key path, e.g. `players[2].email`.
-        key: String,
-        problem: KeyProblem,
-    },
-}
+/// Why a tournament file was refused: one line naming the file (and the key).
+pub type TournamentFileError = crate::config::FileError;
 
 /// Reads and checks the tournament file at `path`.
 pub fn load(path: &Path) -> Result<NewTournament, TournamentFileError> {

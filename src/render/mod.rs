@@ -22,126 +22,34 @@ use crate::mail_kind::MailKind;
 
 pub mod words;
 
-/// The built-in templates: (language, kind, source).
-const BUILTIN: &[(&str, &str, &str)] = &[
-    ("de", "start", include_str!("../../templates/de/start.txt")),
-    ("de", "move", include_str!("../../templates/de/move.txt")),
-    (
-        "de",
-        "receipt",
-        include_str!("../../templates/de/receipt.txt"),
-    ),
-    ("de", "query", include_str!("../../templates/de/query.txt")),
-    (
-        "de",
-        "reminder",
-        include_str!("../../templates/de/reminder.txt"),
-    ),
-    (
-        "de",
-        "silence-report",
-        include_str!("../../templates/de/silence-report.txt"),
-    ),
-    (
-        "de",
-        "time-forfeit",
-        include_str!("../../templates/de/time-forfeit.txt"),
-    ),
-    (
-        "de",
-        "time-forfeit-2",
-        include_str!("../../templates/de/time-forfeit-2.txt"),
-    ),
-    ("de", "leave", include_str!("../../templates/de/leave.txt")),
-    (
-        "de",
-        "game-end",
-        include_str!("../../templates/de/game-end.txt"),
-    ),
-    (
-        "de",
-        "adjudication",
-        include_str!("../../templates/de/adjudication.txt"),
-    ),
-    (
-        "de",
-        "bounce-report",
-        include_str!("../../templates/de/bounce-report.txt"),
-    ),
-    (
-        "de",
-        "status",
-        include_str!("../../templates/de/status.txt"),
-    ),
-    (
-        "de",
-        "digest",
-        include_str!("../../templates/de/digest.txt"),
-    ),
-    (
-        "de",
-        "director",
-        include_str!("../../templates/de/director.txt"),
-    ),
-    ("en", "start", include_str!("../../templates/en/start.txt")),
-    ("en", "move", include_str!("../../templates/en/move.txt")),
-    (
-        "en",
-        "receipt",
-        include_str!("../../templates/en/receipt.txt"),
-    ),
-    ("en", "query", include_str!("../../templates/en/query.txt")),
-    (
-        "en",
-        "reminder",
-        include_str!("../../templates/en/reminder.txt"),
-    ),
-    (
-        "en",
-        "silence-report",
-        include_str!("../../templates/en/silence-report.txt"),
-    ),
-    (
-        "en",
-        "time-forfeit",
-        include_str!("../../templates/en/time-forfeit.txt"),
-    ),
-    (
-        "en",
-        "time-forfeit-2",
-        include_str!("../../templates/en/time-forfeit-2.txt"),
-    ),
-    ("en", "leave", include_str!("../../templates/en/leave.txt")),
-    (
-        "en",
-        "game-end",
-        include_str!("../../templates/en/game-end.txt"),
-    ),
-    (
-        "en",
-        "adjudication",
-        include_str!("../../templates/en/adjudication.txt"),
-    ),
-    (
-        "en",
-        "bounce-report",
-        include_str!("../../templates/en/bounce-report.txt"),
-    ),
-    (
-        "en",
-        "status",
-        include_str!("../../templates/en/status.txt"),
-    ),
-    (
-        "en",
-        "digest",
-        include_str!("../../templates/en/digest.txt"),
-    ),
-    (
-        "en",
-        "director",
-        include_str!("../../templates/en/director.txt"),
-    ),
+/// The built-in templates of `kinds` in both languages: (language, kind, source).
+macro_rules! builtin {
+    ($($kind:literal),* $(,)?) => {
+        &[$(
+            ("de", $kind, include_str!(concat!("../../templates/de/", $kind, ".txt"))),
+            ("en", $kind, include_str!(concat!("../../templates/en/", $kind, ".txt"))),
+        )*]
+    };
+}
+
+/// The built-in templates, one per [`MailKind`] and language (the test
+/// `every_builtin_template_loads_with_a_subject_line` checks that none is missing).
+const BUILTIN: &[(&str, &str, &str)] = builtin![
+    "start",
+    "move",
+    "receipt",
+    "query",
+    "reminder",
+    "silence-report",
+    "time-forfeit",
+    "time-forfeit-2",
+    "leave",
+    "game-end",
+    "adjudication",
+    "bounce-report",
+    "status",
+    "digest",
+    "director",
 ];
 
 /// The template context of a mail: the core's facts (`Mail::data`) with every sentence the core
