@@ -219,6 +219,18 @@ pub enum FileError {
 pub type ConfigError = FileError;
 
 impl FileError {
+    /// The file `file` is not valid TOML.
+    pub(crate) fn syntax(file: &Path, e: fields::SyntaxErr) -> FileError {
+        FileError::Syntax {
+            file: file.to_path_buf(),
+            line: e.line,
+            column: e.column,
+            key: e.key,
+            message: e.message,
+        }
+    }
+
+    /// Key `e.key` of `file` is missing, unknown or has a bad value.
     pub(crate) fn key(file: &Path, e: KeyErr) -> FileError {
         FileError::Key {
             file: file.to_path_buf(),
@@ -271,13 +283,7 @@ pub fn parse(
     env: &dyn Fn(&str) -> Option<String>,
     read_file: &dyn Fn(&Path) -> io::Result<String>,
 ) -> Result<Config, ConfigError> {
-    let table = fields::parse_toml(text).map_err(|e| ConfigError::Syntax {
-        file: path.to_path_buf(),
-        line: e.line,
-        column: e.column,
-        key: e.key,
-        message: e.message,
-    })?;
+    let table = fields::parse_toml(text).map_err(|e| FileError::syntax(path, e))?;
     let base = path.parent().unwrap_or(Path::new(""));
     let ctx = Ctx {
         base,

@@ -43,18 +43,8 @@ pub fn load(path: &Path) -> Result<NewTournament, TournamentFileError> {
 
 /// Checks the text of the tournament file `path` (named in errors only).
 pub fn parse(path: &Path, text: &str) -> Result<NewTournament, TournamentFileError> {
-    let table = fields::parse_toml(text).map_err(|e| TournamentFileError::Syntax {
-        file: path.to_path_buf(),
-        line: e.line,
-        column: e.column,
-        key: e.key,
-        message: e.message,
-    })?;
-    tournament(&table).map_err(|e| TournamentFileError::Key {
-        file: path.to_path_buf(),
-        key: e.key,
-        problem: e.problem,
-    })
+    let table = fields::parse_toml(text).map_err(|e| TournamentFileError::syntax(path, e))?;
+    tournament(&table).map_err(|e| TournamentFileError::key(path, e))
 }
 
 fn tournament(table: &toml::Table) -> Result<NewTournament, KeyErr> {
