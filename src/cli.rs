@@ -334,11 +334,14 @@ fn status(
             );
         }
     }
-    // The crosstable of a tournament (src/core/crosstable.rs) below its games.
+    // The crosstable of a tournament (src/core/records/crosstable.rs) below its games.
     if let Some(t) = target.and_then(|t| app.state.tournaments.get(t)) {
         let table = crate::core::records::crosstable::crosstable(t, app.state.games.values());
         println!("\n{} ({})\n", t.name, t.id);
-        print!("{}", table.text(app.settings.default_lang));
+        print!(
+            "{}",
+            crate::render::words::crosstable::text(&table, app.settings.default_lang)
+        );
     }
     Ok(())
 }

@@ -56,9 +56,15 @@ const BUILTIN: &[(&str, &str, &str)] = builtin![
 /// decided as a value (`Mail::sentences`) written in the mail's language under its key.
 pub fn facts(mail: &Mail) -> serde_json::Value {
     let mut data = mail.data.clone();
-    if let serde_json::Value::Object(map) = &mut data {
-        for (key, s) in &mail.sentences {
-            map.insert((*key).to_string(), words::sentence(s, mail.lang));
+    for (key, s) in &mail.sentences {
+        let words = words::sentence(s, mail.lang);
+        // `reason`, or a JSON pointer into the data: `/tournaments/0/crosstable`.
+        let (parent, name) = match key.rsplit_once('/') {
+            Some((parent, name)) if key.starts_with('/') => (parent, name),
+            _ => ("", key.as_str()),
+        };
+        if let Some(serde_json::Value::Object(map)) = data.pointer_mut(parent) {
+            map.insert(name.to_string(), words);
         }
     }
     data

@@ -525,8 +525,8 @@ impl State {
             let message_id = self.next_message_id(s, "director");
             out.mails.push(Mail {
                 sentences: vec![
-                    ("title", Sentence::NoticeTitle(n.told.clone())),
-                    ("text", Sentence::NoticeText(n.told.clone())),
+                    ("title".into(), Sentence::NoticeTitle(n.told.clone())),
+                    ("text".into(), Sentence::NoticeText(n.told.clone())),
                 ],
                 game: n.game.clone(),
                 reply_key,

@@ -97,7 +97,7 @@ impl State {
         ));
         let message_id = self.next_message_id(s, "query");
         out.mails.push(Mail {
-            sentences: vec![("reason", Sentence::Refusal(refusal))],
+            sentences: vec![("reason".into(), Sentence::Refusal(refusal))],
             game: game_ref.cloned(),
             reply_key,
             fen,
@@ -177,7 +177,7 @@ impl State {
         for (c, rcpt, lang, data) in mails {
             let message_id = self.next_message_id(s, "game-end");
             out.mails.push(Mail {
-                sentences: vec![("reason", Sentence::EndReason(reason))],
+                sentences: vec![("reason".into(), Sentence::EndReason(reason))],
                 game: Some(game_ref.clone()),
                 reply_key: c.map(|c| keys.get(c).clone()),
                 fen: Some(fen.clone()),

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use chrono::NaiveDate;
 use shakmaty::Color;
 
-use crate::core::model::{EndReason, GameResult, Refusal};
+use crate::core::model::{Crosstable, EndReason, GameResult, Refusal};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::mail_kind::MailKind;
@@ -59,6 +59,10 @@ pub enum Sentence {
         last_error: String,
         message_id: String,
     },
+    /// A tournament's crosstable as monospaced text, headed in the mail's language.
+    CrosstableText(Crosstable),
+    /// A tournament's crosstable as data for templates (with its text).
+    CrosstableData(Crosstable),
     /// The title of a director's notice (the `director` mail's `title`).
     NoticeTitle(Told),
     /// The text of a director's notice (its `text`).
@@ -146,8 +150,9 @@ pub struct Mail {
     pub message_id: String,
     /// What the template shows, besides the sentences.
     pub data: serde_json::Value,
-    /// The sentences the template shows, each under its key in the template's context.
-    pub sentences: Vec<(&'static str, Sentence)>,
+    /// The sentences the template shows, each under its key in the template's context: a
+    /// top-level key (`reason`), or a JSON pointer into `data` (`/tournaments/0/crosstable`).
+    pub sentences: Vec<(String, Sentence)>,
     /// The addresses this copy is delivered to (the SMTP envelope): those of `to` and `cc` whose
     /// reply key is this copy's. The core's entry points set it (`State::handle_letter` & co.).
     pub envelope: Vec<String>,

@@ -9,6 +9,7 @@
 
 pub mod answer_day;
 pub mod conditional_line;
+pub mod crosstable;
 pub mod due;
 pub mod event;
 pub mod game;
@@ -22,6 +23,7 @@ pub mod state;
 
 pub use answer_day::AnswerDay;
 pub use conditional_line::ConditionalLine;
+pub use crosstable::{Crosstable, Row};
 pub use due::Due;
 pub use event::{Event, LeaveHow};
 pub use game::{ByColor, Game, GameStatus, PlayedMove, SerdeColor, Turn, color_name};

@@ -738,7 +738,7 @@ impl State {
                 g.last_forward = Some(message_id.clone());
             }
             out.mails.push(Mail {
-                sentences: vec![("notes", Sentence::Notes(notes.clone()))],
+                sentences: vec![("notes".into(), Sentence::Notes(notes.clone()))],
                 cc,
                 game: Some(game_ref.clone()),
                 reply_key: Some(keys.get(rc).clone()),

@@ -13,68 +13,13 @@
 //!   player, in game order (two games between the same pair show as `1½`).
 //! - Points are counted in half points and Sonneborn-Berger in quarter points, so nothing is rounded.
 
-use serde_json::{Value, json};
 use shakmaty::Color;
 
-use crate::core::model::Tournament;
-use crate::core::model::{Game, GameResult};
-use crate::lang::Lang;
-
-/// One player's line of the table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Row {
-    /// The rank; players equal on points and Sonneborn-Berger share it.
-    pub rank: usize,
-    /// Position in the tournament file (0-based): the starting number minus one.
-    pub start: usize,
-    pub name: String,
-    pub email: String,
-    /// Points in half points (3 = 1½).
-    pub half_points: u32,
-    /// Sonneborn-Berger in quarter points (9 = 2¼).
-    pub sb_quarters: u32,
-    /// Games finished with a result.
-    pub played: u32,
-    /// Games not finished (or finished without a result).
-    pub open: u32,
-    /// Per column (ranking order): the row player's results against that player, e.g. `1½`, `*`,
-    /// `×` on the diagonal, empty where they do not meet.
-    pub cells: Vec<String>,
-}
-
-/// A tournament's crosstable, rows in ranking order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Crosstable {
-    pub tournament: String,
-    pub name: String,
-    pub rows: Vec<Row>,
-}
+use crate::core::model::{Crosstable, Game, GameResult, Row, Tournament};
 
 /// The half points `color` made with `result`, if the result scores.
 pub fn half_points(result: Option<GameResult>, color: Color) -> Option<u32> {
     result.map(|r| r.half_points(color))
-}
-
-/// `2½`, `½`, `3`.
-pub fn points_text(half: u32) -> String {
-    match (half / 2, half % 2) {
-        (0, 1) => "½".into(),
-        (n, 1) => format!("{n}½"),
-        (n, _) => n.to_string(),
-    }
-}
-
-/// `2.25` (en) or `2,25` (de); whole numbers without decimals.
-pub fn quarters_text(q: u32, lang: Lang) -> String {
-    let whole = q / 4;
-    let frac = match q % 4 {
-        0 => return whole.to_string(),
-        1 => "25",
-        2 => "5",
-        _ => "75",
-    };
-    let sep = if lang == Lang::De { ',' } else { '.' };
-    format!("{whole}{sep}{frac}")
 }
 
 /// The crosstable of `t` from its games (games of other tournaments are ignored).
@@ -175,118 +120,5 @@ pub fn crosstable<'a>(t: &Tournament, games: impl IntoIterator<Item = &'a Game>)
         tournament: t.id.clone(),
         name: t.name.clone(),
         rows,
-    }
-}
-
-/// Pads `s` to `width` characters (not bytes: names carry umlauts).
-fn pad(s: &str, width: usize) -> String {
-    let len = s.chars().count();
-    format!("{s}{}", " ".repeat(width.saturating_sub(len)))
-}
-
-fn pad_left(s: &str, width: usize) -> String {
-    let len = s.chars().count();
-    format!("{}{s}", " ".repeat(width.saturating_sub(len)))
-}
-
-impl Crosstable {
-    /// The table as monospaced text, headed in `lang`, one line per player, ending in a newline.
-    pub fn text(&self, lang: Lang) -> String {
-        let (h_rank, h_name, h_pts, h_sb, h_open) = match lang {
-            Lang::De => ("Pl.", "Name", "Pkt.", "SB", "offen"),
-            Lang::En => ("No.", "Name", "Pts", "SB", "open"),
-        };
-        let name_w = self
-            .rows
-            .iter()
-            .map(|r| r.name.chars().count())
-            .max()
-            .unwrap_or(0)
-            .max(h_name.len());
-        let cell_w = self
-            .rows
-            .iter()
-            .flat_map(|r| r.cells.iter().map(|c| c.chars().count()))
-            .max()
-            .unwrap_or(1)
-            .max(self.rows.len().to_string().len());
-        let pts: Vec<String> = self
-            .rows
-            .iter()
-            .map(|r| points_text(r.half_points))
-            .collect();
-        let sbs: Vec<String> = self
-            .rows
-            .iter()
-            .map(|r| quarters_text(r.sb_quarters, lang))
-            .collect();
-        let pts_w = pts
-            .iter()
-            .map(|p| p.chars().count())
-            .max()
-            .unwrap_or(0)
-            .max(h_pts.len());
-        let sb_w = sbs
-            .iter()
-            .map(|p| p.chars().count())
-            .max()
-            .unwrap_or(0)
-            .max(h_sb.len());
-        let mut out = String::new();
-        let mut head = format!("{} {}", pad(h_rank, 3), pad(h_name, name_w));
-        for k in 1..=self.rows.len() {
-            head.push(' ');
-            head.push_str(&pad_left(&k.to_string(), cell_w));
-        }
-        head.push_str(&format!(
-            "  {}  {}  {}",
-            pad_left(h_pts, pts_w),
-            pad_left(h_sb, sb_w),
-            h_open
-        ));
-        out.push_str(head.trim_end());
-        out.push('\n');
-        for (i, r) in self.rows.iter().enumerate() {
-            let mut line = format!(
-                "{} {}",
-                pad_left(&format!("{}.", r.rank), 3),
-                pad(&r.name, name_w)
-            );
-            for c in &r.cells {
-                line.push(' ');
-                line.push_str(&pad_left(if c.is_empty() { "-" } else { c }, cell_w));
-            }
-            line.push_str(&format!(
-                "  {}  {}  {}",
-                pad_left(&pts[i], pts_w),
-                pad_left(&sbs[i], sb_w),
-                pad_left(&r.open.to_string(), h_open.len())
-            ));
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
-        out
-    }
-
-    /// The table as JSON (for templates and tools).
-    pub fn json(&self, lang: Lang) -> Value {
-        json!({
-            "tournament": self.tournament,
-            "name": self.name,
-            "text": self.text(lang),
-            "rows": self.rows.iter().map(|r| json!({
-                "rank": r.rank,
-                "start": r.start + 1,
-                "name": r.name,
-                "email": r.email,
-                "points": r.half_points as f64 / 2.0,
-                "points_text": points_text(r.half_points),
-                "sonneborn_berger": r.sb_quarters as f64 / 4.0,
-                "sonneborn_berger_text": quarters_text(r.sb_quarters, lang),
-                "played": r.played,
-                "open": r.open,
-                "cells": r.cells,
-            })).collect::<Vec<_>>(),
-        })
     }
 }

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use shakmaty::Color;
 
 use crate::core::model::{Game, GameStatus, color_name};
-use crate::core::model::{Mail, Recipient};
+use crate::core::model::{Mail, Recipient, Sentence};
 use crate::core::model::{Output, Settings, State, Tournament};
 use crate::core::records::crosstable;
 use crate::core::view;
@@ -104,8 +104,9 @@ impl State {
         lang: Lang,
         now: DateTime<Utc>,
         s: &Settings,
-    ) -> Value {
+    ) -> (Value, Vec<(String, Sentence)>) {
         let mut tournaments = Vec::new();
+        let mut sentences = Vec::new();
         for t in self.tournaments.values() {
             let plays = t.player(email).is_some();
             let directs = t.director.email == email;
@@ -132,16 +133,21 @@ impl State {
                 "role": if plays { "player" } else { "director" },
                 "games": shown,
                 "your_moves": shown.iter().filter(|g| g["your_move"] == true).count(),
-                "crosstable": table.text(lang),
-                "table": table.json(lang),
             }));
+            let at = format!("/tournaments/{}", tournaments.len() - 1);
+            sentences.push((
+                format!("{at}/crosstable"),
+                Sentence::CrosstableText(table.clone()),
+            ));
+            sentences.push((format!("{at}/table"), Sentence::CrosstableData(table)));
         }
-        json!({
+        let data = json!({
             "report": true,
             "tournaments": tournaments,
             "now": view::date_time(now, s.tz, lang),
             "today": view::date(view::local_date(now, s.tz), lang),
-        })
+        });
+        (data, sentences)
     }
 
     /// Answers a `Status` mail with a `status` mail to the asker. Changes no game.
@@ -166,10 +172,8 @@ impl State {
             })
             .or_else(|| letter.from_name.clone())
             .unwrap_or_else(|| letter.from.clone());
-        let data = view::merge(
-            self.status_report(&letter.from, lang, now, s),
-            json!({ "recipient": name, "announcement": false }),
-        );
+        let (report, sentences) = self.status_report(&letter.from, lang, now, s);
+        let data = view::merge(report, json!({ "recipient": name, "announcement": false }));
         let reply_key = named.as_ref().and_then(|g| {
             let game = self.games.get(g)?;
             let c = game.color_of(&letter.from)?;
@@ -180,6 +184,7 @@ impl State {
         }
         let message_id = self.next_message_id(s, MailKind::Status.name());
         out.mails.push(Mail {
+            sentences,
             game: named,
             reply_key,
             in_reply_to: Some(letter.message_id.clone()),

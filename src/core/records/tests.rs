@@ -6,13 +6,14 @@ use chrono_tz::Europe::Berlin;
 use shakmaty::Color;
 
 use crate::core::model::GameStatus;
-use crate::core::records::crosstable::{crosstable, points_text, quarters_text};
+use crate::core::records::crosstable::crosstable;
 use crate::core::{Output, State};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::{Content, Letter};
 use crate::mail_kind::MailKind;
 use crate::render::Templates;
+use crate::render::words::crosstable::{points_text, quarters_text};
 use crate::rules::RuleSet;
 
 use Color::{Black as B, White as W};
@@ -215,7 +216,7 @@ fn crosstable_points_and_sonneborn_berger() {
     assert_eq!(quarters_text(6, Lang::De), "1,5");
     assert_eq!(quarters_text(9, Lang::En), "2.25");
     assert_eq!(quarters_text(8, Lang::En), "2");
-    let text = table.text(Lang::De);
+    let text = crate::render::words::crosstable::text(&table, Lang::De);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "Pl. Name        1 2 3 4  Pkt.   SB  offen");
     assert_eq!(lines[1], " 1. Anna Adler  × 1 ½ *    1½    2      1");
@@ -257,7 +258,8 @@ fn status_mail_lists_games_and_clocks() {
     assert_eq!(m.to[0].email, BERT);
     assert_eq!(m.lang, Lang::En);
     assert_eq!(m.game, None);
-    let t = &m.data["tournaments"][0];
+    let facts = crate::render::facts(m);
+    let t = &facts["tournaments"][0];
     let g = &t["games"][0];
     assert_eq!(g["game"], "T-1/1");
     assert_eq!(g["your_move"], true);
@@ -308,7 +310,11 @@ fn status_mail_lists_games_and_clocks() {
     );
     assert_eq!(out.mails.len(), 1);
     let (_, body) = templates
-        .text(MailKind::Status, Lang::De, &out.mails[0].data)
+        .text(
+            MailKind::Status,
+            Lang::De,
+            &crate::render::facts(&out.mails[0]),
+        )
         .unwrap();
     assert!(body.contains("Turnierleitung"), "{body}");
     assert!(

@@ -83,7 +83,7 @@ impl State {
         let message_id = self.next_message_id(s, "bounce-report");
         out.mails.push(Mail {
             sentences: vec![(
-                "text",
+                "text".into(),
                 Sentence::GivenUp {
                     kind: u.kind.clone(),
                     recipient: u.recipient.clone(),

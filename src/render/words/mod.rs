@@ -2,6 +2,7 @@
 //! exhaustive `match` per type, so the compiler checks that every reason has its words. The
 //! templates (`templates/de|en`) hold the frame of each mail; these are the sentences inside it.
 
+pub mod crosstable;
 mod leave_director;
 mod notice;
 mod refusal;
@@ -37,6 +38,8 @@ pub fn sentence(sentence: &Sentence, lang: Lang) -> Value {
             ),
         }
         .into(),
+        Sentence::CrosstableText(t) => crosstable::text(t, lang).into(),
+        Sentence::CrosstableData(t) => crosstable::data(t, lang),
         Sentence::NoticeTitle(t) => notice::title(t, lang).into(),
         Sentence::NoticeText(t) => notice::text(t, lang).into(),
     }
