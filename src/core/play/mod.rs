@@ -112,9 +112,11 @@ impl State {
             GameStatus::Suspended => return Err(Refusal::Suspended { game: name }),
             GameStatus::Adjourned => return Err(Refusal::Adjourned { game: name }),
             GameStatus::WaitingStart => {
+                // In the sender's own way of writing dates (the query is in his language).
+                let lang = self.lang_for(game.players.get(color), Some(game_ref), s);
                 let start = self
                     .tournament_of(game_ref)
-                    .map(|t| view::date_time(t.clock_start, s.tz, Lang::De))
+                    .map(|t| view::date_time(t.clock_start, s.tz, lang))
                     .unwrap_or_default();
                 return Err(Refusal::NotStarted { start });
             }

@@ -578,3 +578,17 @@ fn s8_query_hint_uses_the_relays_language_for_a_player_without_one() {
     let text = reason(&out);
     assert!(text.contains("1. Nf3 1... …"), "{text}");
 }
+
+/// A mail before the start is queried with the start written as its sender writes dates.
+#[test]
+fn s8_not_started_names_the_start_in_the_senders_way() {
+    let mut st = new_state(RuleSet::Fax);
+    let out = step(
+        &mut st,
+        &letter(BERT, &[(1, B, "e5")]),
+        at(2026, 11, 30, 13, 0),
+    );
+    assert_eq!(kinds(&out), vec![MailKind::Query]);
+    let text = reason(&out);
+    assert!(text.contains("2026-12-01 00:00"), "{text}");
+}
