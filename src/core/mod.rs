@@ -1,14 +1,15 @@
 //! The pure core (sans-IO, in the manner of quinn-proto): it takes the [`State`], one input and
 //! `now`, and returns what it decided as an [`Output`]: mails to send, events to log, the records it
 //! touched, the log lines. What a mail says is decided as values ([`model::Sentence`]); its words
-//! are written by the render layer (`crate::render::words`). No networking, no store, no clock, no randomness inside: the shell supplies
-//! all of them.
+//! are written by the render layer (`crate::render::words`). No networking, no store, no clock, no
+//! randomness inside: the shell supplies all of them.
 //!
-//! The inputs, each a method of [`State`]: a read letter ([`State::handle_letter`], here), time
-//! passing ([`State::tick`], with [`State::next_deadline`] saying when it is next needed; in
-//! `time`), a tournament to register ([`State::register`], in `register`), a delivery-status report
-//! ([`State::handle_bounce`]) and a mail the SMTP server refused ([`State::report_undeliverable`],
-//! both in `unreachable`).
+//! The entry points are all in this module, one per input: a read letter
+//! ([`State::handle_letter`]), time passing ([`State::tick`], with [`State::next_deadline`] saying
+//! when it is next needed), a tournament to register ([`State::register`]), a delivery-status
+//! report ([`State::handle_bounce`]), a mail the SMTP server refused or the relay gave up
+//! ([`State::report_undeliverable`]), and the archive's rotation ([`State::rotate_archives`]).
+//! Each hands its input to the room that decides it and completes the output the same way.
 //!
 //! # Rooms
 //!
@@ -26,7 +27,7 @@
 //!    director's commands and leave: TO §21–§26, §30, §31), [`unreachable`] (Fax 2.2), [`records`]
 //!    (TO §11, §27, §28), `register` (a new tournament). Their tests drive the core through these
 //!    entry points and live in the rooms' `tests.rs` files.
-//! 6. `route` — one letter to its room; then this module's [`State::handle_letter`].
+//! 6. `route` — one letter to its room; then this module, the entry points.
 
 pub mod clock;
 pub mod model;
