@@ -176,7 +176,7 @@ impl State {
         let to = vec![t.recipient(&email)];
         let key = game.keys.get(c).clone();
         let fen = game.fen();
-        let message_id = self.next_message_id(settings, "start");
+        let message_id = self.meta.next_message_id(settings, "start");
         Some(Mail {
             game: Some(id.clone()),
             reply_key: Some(key),

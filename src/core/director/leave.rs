@@ -345,7 +345,7 @@ impl State {
         now: DateTime<Utc>,
         s: &Settings,
     ) {
-        let Some(t) = self.tournaments.get(tid).cloned() else {
+        let Some(t) = self.tournaments.get(tid) else {
             return;
         };
         let player = t.recipient(email);
@@ -404,7 +404,7 @@ impl State {
         );
         mails.push((t.director_recipient(), None, None, lang, data));
         for (to, game, reply_key, lang, data) in mails {
-            let message_id = self.next_message_id(s, "leave");
+            let message_id = self.meta.next_message_id(s, "leave");
             out.mails.push(Mail {
                 game,
                 reply_key,
@@ -426,7 +426,7 @@ impl State {
         now: DateTime<Utc>,
         s: &Settings,
     ) {
-        let Some(t) = self.tournaments.get(tid).cloned() else {
+        let Some(t) = self.tournaments.get(tid) else {
             return;
         };
         let lang = t.lang_of(email, s.default_lang);
@@ -468,7 +468,7 @@ impl State {
             },
             "now": view::date_time(now, s.tz, lang),
         });
-        let message_id = self.next_message_id(s, "receipt");
+        let message_id = self.meta.next_message_id(s, "receipt");
         out.mails.push(Mail {
             in_reply_to: Some(letter.message_id.clone()),
             ..Mail::new(

@@ -492,7 +492,7 @@ impl State {
         now: DateTime<Utc>,
         s: &Settings,
     ) {
-        let Some(t) = self.tournaments.get(&n.tournament).cloned() else {
+        let Some(t) = self.tournaments.get(&n.tournament) else {
             return;
         };
         let mut mails: Vec<(Recipient, Option<String>, Lang, bool)> = Vec::new();
@@ -522,7 +522,7 @@ impl State {
                 "for_director": for_director,
                 "now": view::date_time(now, s.tz, lang),
             });
-            let message_id = self.next_message_id(s, "director");
+            let message_id = self.meta.next_message_id(s, "director");
             out.mails.push(Mail {
                 sentences: vec![
                     ("title".into(), Sentence::NoticeTitle(n.told.clone())),

@@ -95,7 +95,7 @@ impl State {
             "query to {} about {}: {refusal:?}",
             letter.from, letter.message_id
         ));
-        let message_id = self.next_message_id(s, "query");
+        let message_id = self.meta.next_message_id(s, "query");
         out.mails.push(Mail {
             sentences: vec![("reason".into(), Sentence::Refusal(refusal))],
             game: game_ref.cloned(),
@@ -144,7 +144,7 @@ impl State {
             },
         );
         let game = &self.games[game_ref];
-        let Some(t) = self.tournament_of(game_ref).cloned() else {
+        let Some(t) = self.tournaments.get(&game_ref.tournament) else {
             return;
         };
         let pgn_text = pgn::game_pgn(game, &t, s.tz);
@@ -175,7 +175,7 @@ impl State {
         let keys = game.keys.clone();
         let in_reply_to = game.last_forward.clone();
         for (c, rcpt, lang, data) in mails {
-            let message_id = self.next_message_id(s, "game-end");
+            let message_id = self.meta.next_message_id(s, "game-end");
             out.mails.push(Mail {
                 sentences: vec![("reason".into(), Sentence::EndReason(reason))],
                 game: Some(game_ref.clone()),
@@ -257,7 +257,7 @@ impl State {
         );
         let fen = game.fen();
         let in_reply_to = game.last_forward.clone();
-        let message_id = self.next_message_id(s, kind.name());
+        let message_id = self.meta.next_message_id(s, kind.name());
         // The director answers a second ZÜ (TO §22) with his own key of the game.
         let reply_key = if nth >= 2 {
             self.director_key(game_ref)

@@ -159,6 +159,21 @@ pub struct Meta {
     pub answers: BTreeMap<String, crate::core::model::AnswerDay>,
 }
 
+impl Meta {
+    /// Allocates the next stable Message-ID. (On `Meta`, so a rule may hold a `&Tournament` of
+    /// the state while it numbers its mails.)
+    pub(crate) fn next_message_id(&mut self, settings: &Settings, kind: &str) -> String {
+        self.mail_seq += 1;
+        format!(
+            "fernzug.{}.{}.{}@{}",
+            settings.instance,
+            self.mail_seq,
+            kind,
+            settings.domain()
+        )
+    }
+}
+
 impl State {
     /// The tournament of a game.
     pub fn tournament_of(&self, game: &GameRef) -> Option<&Tournament> {
@@ -193,18 +208,6 @@ impl State {
             .iter()
             .find(|(_, kb)| kb.game == *game && kb.email == email)
             .map(|(k, _)| k.clone())
-    }
-
-    /// Allocates the next stable Message-ID.
-    pub(crate) fn next_message_id(&mut self, settings: &Settings, kind: &str) -> String {
-        self.meta.mail_seq += 1;
-        format!(
-            "fernzug.{}.{}.{}@{}",
-            settings.instance,
-            self.meta.mail_seq,
-            kind,
-            settings.domain()
-        )
     }
 
     /// Appends an event to a game's log.

@@ -245,7 +245,7 @@ impl State {
         let in_reply_to = game.last_forward.clone();
         let white = t.recipient(&game.players.white);
         let black = t.recipient(&game.players.black);
-        let message_id = self.next_message_id(s, "adjudication");
+        let message_id = self.meta.next_message_id(s, "adjudication");
         out.mails.push(Mail {
             cc: vec![white, black],
             game: Some(game_ref.clone()),

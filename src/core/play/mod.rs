@@ -733,7 +733,7 @@ impl State {
         let fen = game.fen();
         let keys = game.keys.clone();
         for (kind, rc, email, lang, cc, in_reply_to, data) in mails {
-            let message_id = self.next_message_id(s, kind.name());
+            let message_id = self.meta.next_message_id(s, kind.name());
             if kind == MailKind::Move
                 && let Some(g) = self.games.get_mut(game_ref)
             {
@@ -797,7 +797,7 @@ impl State {
         let fen = game.fen();
         let keys = game.keys.clone();
         for (kind, c, email, lang, data) in mails {
-            let message_id = self.next_message_id(s, kind.name());
+            let message_id = self.meta.next_message_id(s, kind.name());
             out.mails.push(Mail {
                 game: Some(game_ref.clone()),
                 reply_key: Some(keys.get(c).clone()),

@@ -182,7 +182,7 @@ impl State {
         if let Some(g) = &named {
             out.letter_games.insert(g.clone());
         }
-        let message_id = self.next_message_id(s, MailKind::Status.name());
+        let message_id = self.meta.next_message_id(s, MailKind::Status.name());
         out.mails.push(Mail {
             sentences,
             game: named,

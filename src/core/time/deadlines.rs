@@ -212,7 +212,7 @@ impl State {
         let fen = game.fen();
         let key = game.keys.get(silent).clone();
         let in_reply_to = game.last_forward.clone();
-        let message_id = self.next_message_id(s, "reminder");
+        let message_id = self.meta.next_message_id(s, "reminder");
         out.mails.push(Mail {
             cc: vec![t.director_recipient()],
             game: Some(game_ref.clone()),
@@ -258,7 +258,7 @@ impl State {
             }),
         );
         let in_reply_to = game.last_forward.clone();
-        let message_id = self.next_message_id(s, "silence-report");
+        let message_id = self.meta.next_message_id(s, "silence-report");
         let reply_key = self.director_key(game_ref);
         out.mails.push(Mail {
             game: Some(game_ref.clone()),

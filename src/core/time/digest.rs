@@ -117,7 +117,7 @@ impl State {
         let Some(day) = s.digest_day else {
             return;
         };
-        let Some(t) = self.tournaments.get(tid).cloned() else {
+        let Some(t) = self.tournaments.get(tid) else {
             return;
         };
         let today = view::local_date(now, s.tz);
@@ -135,7 +135,7 @@ impl State {
                 "now": view::date_time(now, s.tz, lang),
             }),
         );
-        let message_id = self.next_message_id(s, "digest");
+        let message_id = self.meta.next_message_id(s, "digest");
         out.mails.push(Mail::new(
             MailKind::Digest,
             vec![t.director_recipient()],

@@ -98,7 +98,7 @@ impl State {
             .map(|t| t.chars().take(MAX_TEXT_CHARS).collect());
         let mut directors: Vec<String> = Vec::new();
         for tid in tournaments {
-            let Some(t) = self.tournaments.get(&tid).cloned() else {
+            let Some(t) = self.tournaments.get(&tid) else {
                 continue;
             };
             if directors.contains(&t.director.email) {
@@ -127,7 +127,7 @@ impl State {
                 fen = Some(gm.fen());
             }
             let reply_key = game.as_ref().and_then(|g| self.director_key(g));
-            let message_id = self.next_message_id(s, "bounce-report");
+            let message_id = self.meta.next_message_id(s, "bounce-report");
             out.mails.push(Mail {
                 game: game.clone(),
                 reply_key,

@@ -80,7 +80,7 @@ impl State {
             fen = Some(gm.fen());
         }
         let reply_key = self.director_key(game);
-        let message_id = self.next_message_id(s, "bounce-report");
+        let message_id = self.meta.next_message_id(s, "bounce-report");
         out.mails.push(Mail {
             sentences: vec![(
                 "text".into(),
