@@ -147,7 +147,7 @@ impl State {
         let Some(t) = self.tournaments.get(&game_ref.tournament) else {
             return;
         };
-        let pgn_text = pgn::game_pgn(game, &t, s.tz);
+        let pgn_text = pgn::game_pgn(game, t, s.tz);
         let mut mails = Vec::new();
         let white = t.recipient(&game.players.white);
         let black = t.recipient(&game.players.black);
@@ -161,12 +161,12 @@ impl State {
                 None => s.default_lang,
             };
             let data = view::merge(
-                view::game_context(game, &t, c, lang, now, s.tz),
+                view::game_context(game, t, c, lang, now, s.tz),
                 json!({
                     "recipient": rcpt.name,
                     "result": result.as_str(),
                     "pgn": pgn_text,
-                    "record": pgn::record(game, &t, lang, s.tz),
+                    "record": pgn::record(game, t, lang, s.tz),
                 }),
             );
             mails.push((c, rcpt, lang, data));
@@ -204,9 +204,9 @@ impl State {
         at: DateTime<Utc>,
         s: &Settings,
     ) {
-        let Some(t) = self.tournament_of(game_ref).cloned() else {
+        if !self.tournaments.contains_key(&game_ref.tournament) {
             return;
-        };
+        }
         if let Some(g) = self.games.get_mut(game_ref) {
             g.turn.forfeit_claimed = g.turn.forfeit_claimed || g.to_move() == offender;
             if nth >= 2 {
@@ -224,6 +224,7 @@ impl State {
                 allowed,
             },
         );
+        let t = &self.tournaments[&game_ref.tournament];
         let game = &self.games[game_ref];
         let offender_email = game.players.get(offender).clone();
         let white = t.recipient(&game.players.white);
@@ -245,7 +246,7 @@ impl State {
             )
         };
         let data = view::merge(
-            view::game_context(game, &t, None, lang, at, s.tz),
+            view::game_context(game, t, None, lang, at, s.tz),
             json!({
                 "offender": t.recipient(&offender_email).name,
                 "offender_color": view::color_word(offender, lang),

@@ -201,9 +201,9 @@ impl State {
         now: DateTime<Utc>,
         s: &Settings,
     ) {
-        let Some(t) = self.tournament_of(game_ref).cloned() else {
+        if !self.tournaments.contains_key(&game_ref.tournament) {
             return;
-        };
+        }
         let Some(game) = self.games.get_mut(game_ref) else {
             return;
         };
@@ -219,16 +219,17 @@ impl State {
                 reason: reason.to_string(),
             },
         );
+        let t = &self.tournaments[&game_ref.tournament];
         let game = &self.games[game_ref];
         let lang = s.default_lang;
-        let pgn_text = pgn::game_pgn(game, &t, s.tz);
+        let pgn_text = pgn::game_pgn(game, t, s.tz);
         let plies = game.moves.len();
         let since = plies.saturating_sub(FIFTY_MOVES_PLIES as usize);
         let last_irreversible = since
             .checked_sub(1)
             .and_then(|p| view::ply_text(game, p, crate::notation::Form::default_for(lang)));
         let data = view::merge(
-            view::game_context(game, &t, None, lang, now, s.tz),
+            view::game_context(game, t, None, lang, now, s.tz),
             json!({
                 "recipient": t.director.name,
                 "pgn": pgn_text,

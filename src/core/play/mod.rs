@@ -761,9 +761,9 @@ impl State {
         now: DateTime<Utc>,
         s: &Settings,
     ) {
-        let Some(t) = self.tournament_of(game_ref).cloned() else {
+        if !self.tournaments.contains_key(&game_ref.tournament) {
             return;
-        };
+        }
         if let Some(g) = self.games.get_mut(game_ref) {
             g.turn.announced = true;
         }
@@ -775,6 +775,7 @@ impl State {
                 color: color.into(),
             },
         );
+        let t = &self.tournaments[&game_ref.tournament];
         let game = &self.games[game_ref];
         let partner = game.players.get(!color).clone();
         let mut mails = Vec::new();
@@ -784,7 +785,7 @@ impl State {
         ] {
             let lang = t.lang_of(&email, s.default_lang);
             let data = view::merge(
-                view::game_context(game, &t, Some(c), lang, now, s.tz),
+                view::game_context(game, t, Some(c), lang, now, s.tz),
                 json!({
                     "recipient": t.recipient(&email).name,
                     "announcer": t.recipient(&letter.from).name,

@@ -126,7 +126,7 @@ impl State {
             .insert(tid.to_string(), on_or_before(today, day));
         let lang = s.default_lang;
         let data = view::merge(
-            self.digest_data(&t, now, lang, s),
+            self.digest_data(t, now, lang, s),
             json!({
                 "recipient": t.director.name,
                 "tournament_id": t.id,

@@ -123,7 +123,7 @@ impl State {
             if let Some(g) = &game
                 && let Some(gm) = self.games.get(g)
             {
-                data = view::merge(view::game_context(gm, &t, None, lang, now, s.tz), data);
+                data = view::merge(view::game_context(gm, t, None, lang, now, s.tz), data);
                 fen = Some(gm.fen());
             }
             let reply_key = game.as_ref().and_then(|g| self.director_key(g));
