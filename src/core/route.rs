@@ -4,6 +4,7 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::core::model::Step;
 use crate::core::model::{EndReason, GameResult, Output, Refusal, Settings, State};
 use crate::core::records::status::says_more_than_status;
 use crate::letter::Letter;
@@ -23,7 +24,14 @@ impl State {
             // A stranger's mail changes nothing and gets at most one polite answer.
             if self.meta.strangers_answered.insert(letter.from.clone()) {
                 let lang = s.default_lang;
-                self.query(&mut out, letter, None, lang, Refusal::Stranger, now, s);
+                self.query(
+                    &mut out,
+                    letter,
+                    None,
+                    lang,
+                    Refusal::Stranger,
+                    Step { now, s },
+                );
             } else {
                 out.log.push(format!(
                     "mail {} from stranger {}: already answered once, ignored",
@@ -57,7 +65,7 @@ impl State {
             Ok(g) => g,
             Err(r) => {
                 let lang = self.lang_for(&letter.from, None, s);
-                self.query(&mut out, letter, None, lang, r, now, s);
+                self.query(&mut out, letter, None, lang, r, Step { now, s });
                 return out;
             }
         };
@@ -66,7 +74,7 @@ impl State {
             let r = Refusal::UnknownGame {
                 game: game_ref.to_string(),
             };
-            self.query(&mut out, letter, None, lang, r, now, s);
+            self.query(&mut out, letter, None, lang, r, Step { now, s });
             return out;
         };
         out.letter_games.insert(game_ref.clone());
@@ -75,11 +83,11 @@ impl State {
             let r = Refusal::NotAPlayer {
                 game: game_ref.to_string(),
             };
-            self.query(&mut out, letter, Some(&game_ref), lang, r, now, s);
+            self.query(&mut out, letter, Some(&game_ref), lang, r, Step { now, s });
             return out;
         };
         if let Err(r) = self.check_letter(&game_ref, color, &letter.content, s, now) {
-            self.query(&mut out, letter, Some(&game_ref), lang, r, now, s);
+            self.query(&mut out, letter, Some(&game_ref), lang, r, Step { now, s });
             return out;
         }
         let c = &letter.content;
@@ -122,9 +130,16 @@ impl State {
             Ok(resolved) => {
                 // TO §24: a move sent during leave ends it the day before.
                 self.end_leave_on_move(&mut out, &game_ref, &letter.from, letter, now, s);
-                self.play(&mut out, letter, &game_ref, color, resolved, now, s)
+                self.play(
+                    &mut out,
+                    letter,
+                    &game_ref,
+                    color,
+                    resolved,
+                    Step { now, s },
+                )
             }
-            Err(r) => self.query(&mut out, letter, Some(&game_ref), lang, r, now, s),
+            Err(r) => self.query(&mut out, letter, Some(&game_ref), lang, r, Step { now, s }),
         }
         out
     }

@@ -33,6 +33,7 @@ use serde_json::json;
 use crate::core::clock::{BUDGET_DAYS, MIN_LEAVE_DAYS, Rest};
 use crate::core::model::Mail;
 use crate::core::model::Refusal;
+use crate::core::model::Step;
 use crate::core::model::{Event, LeaveHow};
 use crate::core::model::{LeaveRefusal, Output, Settings, State, Tournament};
 use crate::core::view;
@@ -177,7 +178,7 @@ impl State {
                     .is_none_or(|t| t.player(&email).is_none())
                 {
                     let r = Refusal::Leave(LeaveRefusal::NotInTournament { tournament: tid });
-                    self.query(out, letter, None, lang, r, now, s);
+                    self.query(out, letter, None, lang, r, Step { now, s });
                     return;
                 }
                 vec![tid]
@@ -191,7 +192,7 @@ impl State {
         };
         if targets.is_empty() {
             let r = Refusal::Leave(LeaveRefusal::NoTournament);
-            self.query(out, letter, None, lang, r, now, s);
+            self.query(out, letter, None, lang, r, Step { now, s });
             return;
         }
         for tid in targets {
@@ -205,11 +206,26 @@ impl State {
             match checked {
                 Ok((from, to)) => {
                     self.add_leave(out, &tid, &email, Rest { from, to }, LeaveHow::Granted, now);
-                    self.leave_notices(out, &tid, &email, Rest { from, to }, None, letter, now, s);
-                    self.leave_receipt(out, &tid, &email, Rest { from, to }, letter, now, s);
+                    self.leave_notices(
+                        out,
+                        &tid,
+                        &email,
+                        Rest { from, to },
+                        None,
+                        letter,
+                        Step { now, s },
+                    );
+                    self.leave_receipt(
+                        out,
+                        &tid,
+                        &email,
+                        Rest { from, to },
+                        letter,
+                        Step { now, s },
+                    );
                 }
                 Err(r) => {
-                    self.query(out, letter, None, lang, Refusal::Leave(r), now, s);
+                    self.query(out, letter, None, lang, Refusal::Leave(r), Step { now, s });
                 }
             }
         }
@@ -325,8 +341,7 @@ impl State {
                 after,
                 Some((before, today)),
                 letter,
-                now,
-                s,
+                Step { now, s },
             );
         }
     }
@@ -342,9 +357,9 @@ impl State {
         rest: Rest,
         ended: Option<(Rest, NaiveDate)>,
         letter: &Letter,
-        now: DateTime<Utc>,
-        s: &Settings,
+        at: Step<'_>,
     ) {
+        let (now, s) = (at.now, at.s);
         let Some(t) = self.tournaments.get(tid) else {
             return;
         };
@@ -415,7 +430,6 @@ impl State {
     }
 
     /// The receipt of an accepted leave to the player.
-    #[allow(clippy::too_many_arguments)]
     fn leave_receipt(
         &mut self,
         out: &mut Output,
@@ -423,9 +437,9 @@ impl State {
         email: &str,
         rest: Rest,
         letter: &Letter,
-        now: DateTime<Utc>,
-        s: &Settings,
+        at: Step<'_>,
     ) {
+        let (now, s) = (at.now, at.s);
         let Some(t) = self.tournaments.get(tid) else {
             return;
         };

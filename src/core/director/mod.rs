@@ -41,6 +41,7 @@ use crate::core::director::leave::{check_leave, complete_span};
 use crate::core::model::GameStatus;
 use crate::core::model::LeaveRefusal;
 use crate::core::model::Refusal;
+use crate::core::model::Step;
 use crate::core::model::{Command, DirectorRefusal, LeaveHow, Mail, Recipient, Sentence, Told};
 use crate::core::model::{EndReason, Event, GameResult};
 use crate::core::model::{Output, Settings, State};
@@ -106,7 +107,7 @@ impl State {
             } else {
                 lang
             };
-            st.query(out, letter, g, lang, Refusal::Director(r), now, s);
+            st.query(out, letter, g, lang, Refusal::Director(r), Step { now, s });
         };
         if directs.is_empty() || tid.as_ref().is_some_and(|t| !directs.contains(t)) {
             let r = DirectorRefusal::NotDirector {
@@ -149,8 +150,7 @@ impl State {
                 game.as_ref(),
                 tid.as_deref(),
                 &directs,
-                now,
-                s,
+                Step { now, s },
             ) {
                 Ok(notice) => self.director_mails(out, letter, &notice, now, s),
                 Err(r) => refuse(self, out, game.as_ref(), r),
@@ -168,9 +168,9 @@ impl State {
         game: Option<&GameRef>,
         tid: Option<&str>,
         directs: &[String],
-        now: DateTime<Utc>,
-        s: &Settings,
+        at: Step<'_>,
     ) -> Result<Notice, DirectorRefusal> {
+        let (now, s) = (at.now, at.s);
         let need_game = |command: Command| game.cloned().ok_or(DirectorRefusal::NoGame { command });
         match cmd {
             DirectorCommand::ConfirmForfeit => {

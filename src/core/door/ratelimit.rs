@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::core::model::Refusal;
+use crate::core::model::Step;
 use crate::core::model::{AnswerDay, Output, Settings, State};
 use crate::letter::Letter;
 
@@ -85,8 +86,7 @@ impl State {
                 None,
                 lang,
                 Refusal::AnswerLimit { limit },
-                now,
-                s,
+                Step { now, s },
             );
         }
     }

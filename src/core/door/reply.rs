@@ -9,6 +9,7 @@ use regex::Regex;
 use serde_json::json;
 use shakmaty::Color;
 
+use crate::core::model::Step;
 use crate::core::model::{
     Attachment, EndReason, Event, GameResult, GameStatus, Mail, Output, Recipient, Refusal,
     Sentence, Settings, State,
@@ -39,7 +40,6 @@ impl State {
     }
 
     /// Sends a query (TO §8) to the letter's sender and records it; nothing else changes.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn query(
         &mut self,
         out: &mut Output,
@@ -47,9 +47,9 @@ impl State {
         game_ref: Option<&GameRef>,
         lang: Lang,
         refusal: Refusal,
-        now: DateTime<Utc>,
-        s: &Settings,
+        at: Step<'_>,
     ) {
+        let (now, s) = (at.now, at.s);
         // The name he is registered with, else the one his mail gives, else his address.
         let name = self
             .tournaments
@@ -192,18 +192,20 @@ impl State {
 
     /// TO §18 (first forfeit: notice to both players, director in copy; the game goes on) and
     /// TO §21 (second: notice to the director, players in copy; the game is suspended).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn claim_forfeit(
         &mut self,
         out: &mut Output,
         game_ref: &GameRef,
-        offender: Color,
-        nth: u8,
-        used: u32,
-        allowed: u32,
-        at: DateTime<Utc>,
-        s: &Settings,
+        f: Forfeited,
+        at: Step<'_>,
     ) {
+        let (at, s) = (at.now, at.s);
+        let Forfeited {
+            offender,
+            nth,
+            used,
+            allowed,
+        } = f;
         if !self.tournaments.contains_key(&game_ref.tournament) {
             return;
         }
@@ -374,4 +376,13 @@ impl State {
             })
             .collect()
     }
+}
+
+/// A time forfeit to claim (TO §18, §21): who, the first or the second, the days used and allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Forfeited {
+    pub offender: Color,
+    pub nth: u8,
+    pub used: u32,
+    pub allowed: u32,
 }

@@ -21,6 +21,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::core::model::Refusal;
+use crate::core::model::Step;
 use crate::core::model::{Output, Settings, State};
 use crate::letter::Letter;
 use crate::letter::auth::{DmarcVerdict, dmarc_verdict};
@@ -80,7 +81,7 @@ impl State {
                 size,
                 limit: s.guard.max_mail_bytes,
             };
-            self.query(&mut out, letter, game.as_ref(), lang, r, now, s);
+            self.query(&mut out, letter, game.as_ref(), lang, r, Step { now, s });
             self.limit_answers(&mut out, letter, now, s);
             return Some(out);
         }

@@ -20,6 +20,7 @@ pub mod outcome;
 pub mod output;
 pub mod refusal;
 pub mod state;
+pub mod step;
 
 pub use answer_day::AnswerDay;
 pub use conditional_line::ConditionalLine;
@@ -34,3 +35,4 @@ pub use outcome::{EndReason, GameResult, NotAResult};
 pub use output::Output;
 pub use refusal::{Act, Command, DirectorRefusal, LeaveRefusal, Refusal};
 pub use state::{KeyBinding, Meta, Person, Player, Settings, State, Tournament};
+pub use step::Step;

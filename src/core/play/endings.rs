@@ -28,6 +28,7 @@ use shakmaty::{Chess, EnPassantMode, Move, Position};
 
 use crate::core::model::Event;
 use crate::core::model::Refusal;
+use crate::core::model::Step;
 use crate::core::model::{Attachment, Mail};
 use crate::core::model::{EndReason, Game, GameResult, GameStatus};
 use crate::core::model::{Output, Settings, State};
@@ -188,7 +189,7 @@ impl State {
         } else {
             let lang = self.lang_for(&letter.from, Some(game_ref), s);
             let r = Refusal::RepetitionClaimFalse { count };
-            self.query(out, letter, Some(game_ref), lang, r, now, s);
+            self.query(out, letter, Some(game_ref), lang, r, Step { now, s });
         }
     }
 

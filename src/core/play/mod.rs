@@ -15,7 +15,9 @@ use serde_json::json;
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::core::clock;
+use crate::core::door::reply::Forfeited;
 use crate::core::model::Event;
+use crate::core::model::Step;
 use crate::core::model::{Act, EndReason, GameResult, Refusal};
 use crate::core::model::{Game, GameStatus, PlayedMove, Turn};
 use crate::core::model::{Mail, Note, Sentence, Stated};
@@ -76,8 +78,8 @@ impl Ply {
 struct Run {
     /// The index of the sender's highest-numbered move of the mail (TO §7: it carries the time).
     sender_ply: usize,
-    /// Time forfeits to claim: offender, 1st/2nd, used, allowed.
-    forfeits: Vec<(Color, u8, u32, u32)>,
+    /// Time forfeits to claim.
+    forfeits: Vec<Forfeited>,
     /// Proposers all of whose conditional lines a move left (TO §6).
     dropped: Vec<Color>,
     /// Per ply played: whether it was a conditional move.
@@ -381,7 +383,6 @@ impl State {
     /// clocks (TO §12–§13, §20), §3 memory, §14/§15 comparison; then the `move` to the player now
     /// on move and the `receipt` to the other; and the end or the stop of the game if the position
     /// makes one (TO §31).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn play(
         &mut self,
         out: &mut Output,
@@ -389,9 +390,9 @@ impl State {
         game_ref: &GameRef,
         color: Color,
         resolved: Resolved,
-        now: DateTime<Utc>,
-        s: &Settings,
+        at: Step<'_>,
     ) {
+        let (now, s) = (at.now, at.s);
         let t = self.tournaments[&game_ref.tournament].clone();
         let c = &letter.content;
         let game = &self.games[game_ref];
@@ -509,8 +510,8 @@ impl State {
             s,
             &t,
         );
-        for (offender, nth, used, allowed) in std::mem::take(&mut run.forfeits) {
-            self.claim_forfeit(out, game_ref, offender, nth, used, allowed, now, s);
+        for f in std::mem::take(&mut run.forfeits) {
+            self.claim_forfeit(out, game_ref, f, Step { now, s });
         }
         match run.ending {
             Some(Ending::Over { result, reason }) => {
@@ -550,7 +551,12 @@ impl State {
                     clock::Forfeit::First => 1,
                     clock::Forfeit::Second => 2,
                 };
-                run.forfeits.push((by, nth, used, allowed));
+                run.forfeits.push(Forfeited {
+                    offender: by,
+                    nth,
+                    used,
+                    allowed,
+                });
             }
         }
         let recorded = game.clocks.get_mut(by).record_move(t.rules, ply.charged);

@@ -7,8 +7,10 @@ use serde_json::json;
 use shakmaty::Color;
 
 use crate::core::clock;
+use crate::core::door::reply::Forfeited;
 use crate::core::model::Event;
 use crate::core::model::Mail;
+use crate::core::model::Step;
 use crate::core::model::{Due, Game, GameStatus};
 use crate::core::model::{Output, Settings, State, Tournament};
 use crate::core::view;
@@ -138,7 +140,7 @@ impl State {
                         color: c.into(),
                     },
                 );
-                self.reminder_mail(out, game_ref, &t, c, at, now, s);
+                self.reminder_mail(out, game_ref, &t, c, at, Step { now, s });
             }
             Due::SilenceReport => {
                 game.turn.silence_reported = Some(at);
@@ -150,7 +152,7 @@ impl State {
                         color: c.into(),
                     },
                 );
-                self.silence_mail(out, game_ref, &t, c, at, now, s);
+                self.silence_mail(out, game_ref, &t, c, at, Step { now, s });
             }
             Due::Forfeit => {
                 let rest = t.rest_of(game.players.get(c));
@@ -165,7 +167,13 @@ impl State {
                     clock::Forfeit::Second => 2,
                 };
                 game.turn.forfeit_claimed = true;
-                self.claim_forfeit(out, game_ref, c, nth, used, allowed, at, s);
+                let f = Forfeited {
+                    offender: c,
+                    nth,
+                    used,
+                    allowed,
+                };
+                self.claim_forfeit(out, game_ref, f, Step { now: at, s });
             }
             // Fired above, before the game lookup.
             Due::Digest => {}
@@ -173,7 +181,6 @@ impl State {
     }
 
     /// TO §16: the last move repeated to the silent player, the director in copy.
-    #[allow(clippy::too_many_arguments)]
     fn reminder_mail(
         &mut self,
         out: &mut Output,
@@ -181,9 +188,9 @@ impl State {
         t: &Tournament,
         silent: Color,
         at: DateTime<Utc>,
-        now: DateTime<Utc>,
-        s: &Settings,
+        step: Step<'_>,
     ) {
+        let (now, s) = (step.now, step.s);
         let game = &self.games[game_ref];
         let email = game.players.get(silent).clone();
         let lang = t.lang_of(&email, s.default_lang);
@@ -232,7 +239,6 @@ impl State {
     }
 
     /// TO §16: 14 further days of silence are reported to the director.
-    #[allow(clippy::too_many_arguments)]
     fn silence_mail(
         &mut self,
         out: &mut Output,
@@ -240,9 +246,9 @@ impl State {
         t: &Tournament,
         silent: Color,
         at: DateTime<Utc>,
-        now: DateTime<Utc>,
-        s: &Settings,
+        step: Step<'_>,
     ) {
+        let (now, s) = (step.now, step.s);
         let game = &self.games[game_ref];
         let email = game.players.get(silent).clone();
         let lang = s.default_lang;
