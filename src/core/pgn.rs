@@ -136,7 +136,7 @@ pub fn game_pgn(game: &Game, t: &Tournament, tz: Tz) -> String {
 /// What the `game-end` report (TO §27) says about the whole game besides the PGN: its length and
 /// each side's thinking time in days (used, and charged where TO §13 charged more), and the days
 /// of the first and the last move, in the reader's writing.
-pub fn record(game: &Game, t: &Tournament, lang: crate::lang::Lang, tz: Tz) -> serde_json::Value {
+pub fn record(game: &Game, t: &Tournament, tz: Tz) -> serde_json::Value {
     let side = |white: bool| {
         let moves = game
             .moves
@@ -153,7 +153,7 @@ pub fn record(game: &Game, t: &Tournament, lang: crate::lang::Lang, tz: Tz) -> s
         serde_json::json!({ "moves": count, "days_used": used, "days_charged": charged })
     };
     let day = |at: chrono::DateTime<chrono::Utc>| {
-        crate::core::view::date(crate::core::view::local_date(at, tz), lang)
+        crate::core::view::day(crate::core::view::local_date(at, tz))
     };
     serde_json::json!({
         "plies": game.moves.len(),

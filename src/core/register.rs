@@ -169,7 +169,7 @@ impl State {
             json!({
                 "recipient": t.recipient(&email).name,
                 "white_first": c == Color::White,
-                "clock_start": view::date_time(t.clock_start, settings.tz, lang),
+                "clock_start": view::when(t.clock_start, settings.tz),
                 "first_allowed": t.rules.days_per_period(),
             }),
         );

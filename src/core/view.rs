@@ -1,6 +1,6 @@
 //! What the templates show: dates, numbered moves, clocks and diagrams, written for one reader.
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Timelike, Utc};
 use chrono_tz::Tz;
 use serde_json::{Value, json};
 use shakmaty::{Chess, Color, Move};
@@ -11,12 +11,10 @@ use crate::core::model::{Game, GameStatus};
 use crate::lang::Lang;
 use crate::notation::{self, Form};
 
-/// A local date as the reader writes it: `30.11.2026` (de) or `2026-11-30` (en).
-pub fn date(d: NaiveDate, lang: Lang) -> String {
-    match lang {
-        Lang::De => d.format("%d.%m.%Y").to_string(),
-        Lang::En => d.format("%Y-%m-%d").to_string(),
-    }
+/// A calendar day as a value for the templates: `{"$day": "2026-11-30"}`; the render layer
+/// writes it as the reader writes dates (`30.11.2026`, `2026-11-30`).
+pub fn day(d: NaiveDate) -> Value {
+    json!({ "$day": d.format("%Y-%m-%d").to_string() })
 }
 
 /// The local date of an instant.
@@ -24,13 +22,20 @@ pub fn local_date(at: DateTime<Utc>, tz: Tz) -> NaiveDate {
     at.with_timezone(&tz).date_naive()
 }
 
-/// An instant as the reader writes it, with local time: `30.11.2026 10:00`.
-pub fn date_time(at: DateTime<Utc>, tz: Tz, lang: Lang) -> String {
-    let local = at.with_timezone(&tz);
-    match lang {
-        Lang::De => local.format("%d.%m.%Y %H:%M").to_string(),
-        Lang::En => local.format("%Y-%m-%d %H:%M").to_string(),
-    }
+/// An instant as a value for the templates, in local time: `{"$when": "2026-11-30T10:00"}`; the
+/// render layer writes it as the reader writes dates (`30.11.2026 10:00`).
+pub fn when(at: DateTime<Utc>, tz: Tz) -> Value {
+    json!({ "$when": local_minute(at, tz).format("%Y-%m-%dT%H:%M").to_string() })
+}
+
+/// An instant in local time, to the minute.
+pub fn local_minute(at: DateTime<Utc>, tz: Tz) -> NaiveDateTime {
+    let local = at.with_timezone(&tz).naive_local();
+    local
+        .with_second(0)
+        .unwrap_or(local)
+        .with_nanosecond(0)
+        .unwrap_or(local)
 }
 
 /// `12. Lb5` or `12... a6`.
@@ -81,14 +86,10 @@ pub fn move_of(pos: &Chess, uci: &str) -> Option<Move> {
         .ok()
 }
 
-/// Localised colour name.
-pub fn color_word(c: Color, lang: Lang) -> &'static str {
-    match (c, lang) {
-        (Color::White, Lang::De) => "Weiß",
-        (Color::Black, Lang::De) => "Schwarz",
-        (Color::White, Lang::En) => "White",
-        (Color::Black, Lang::En) => "Black",
-    }
+/// A colour as a value for the templates: `{"$colour": "white"}`; the render layer writes its
+/// name in the reader's language (`Weiß`, `White`).
+pub fn colour(c: Color) -> Value {
+    json!({ "$colour": crate::core::model::color_name(c) })
 }
 
 /// The days the running move has cost so far (charged, TO §13 included).
@@ -210,9 +211,9 @@ pub fn game_context(
         "state": game.status.name(),
         "rules": t.rules.name(),
         "days_per_period": t.rules.days_per_period(),
-        "color": reader.map(|c| color_word(c, lang)),
+        "color": reader.map(colour),
         "partner": reader.map(|c| t.recipient(game.players.get(!c)).name),
-        "to_move": color_word(to_move, lang),
+        "to_move": colour(to_move),
         "to_move_name": t.recipient(game.players.get(to_move)).name,
         "your_move": game.status == GameStatus::Running && reader == Some(to_move),
         "last_move": last_move,
@@ -224,8 +225,8 @@ pub fn game_context(
         "clock_black": clock_figures(game, t, Color::Black, now, tz).json(),
         "clock_you": reader.map(|c| clock_figures(game, t, c, now, tz).json()),
         "clock_partner": reader.map(|c| clock_figures(game, t, !c, now, tz).json()),
-        "now": date_time(now, tz, lang),
-        "today": date(local_date(now, tz), lang),
+        "now": when(now, tz),
+        "today": day(local_date(now, tz)),
     })
 }
 

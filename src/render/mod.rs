@@ -52,10 +52,12 @@ const BUILTIN: &[(&str, &str, &str)] = builtin![
     "director",
 ];
 
-/// The template context of a mail: the core's facts (`Mail::data`) with every sentence the core
-/// decided as a value (`Mail::sentences`) written in the mail's language under its key.
+/// The template context of a mail: the core's facts (`Mail::data`), its dates and colours written
+/// in the mail's language, with every sentence the core decided as a value (`Mail::sentences`)
+/// written under its key.
 pub fn facts(mail: &Mail) -> serde_json::Value {
     let mut data = mail.data.clone();
+    words::write_values(&mut data, mail.lang);
     for (key, s) in &mail.sentences {
         let words = words::sentence(s, mail.lang);
         // `reason`, or a JSON pointer into the data: `/tournaments/0/crosstable`.

@@ -1032,8 +1032,8 @@ fn the_checks_find_what_a_reader_should_not_see() {
 
 #[test]
 fn a_date_is_written_in_the_readers_form() {
-    // The dates in the snapshots come from `core::view`; this pins the two forms.
+    // The dates in the snapshots are written by `render::words`; this pins the two forms.
     let d = NaiveDate::from_ymd_opt(2026, 12, 1).unwrap();
-    assert_eq!(fernzug::core::view::date(d, Lang::De), "01.12.2026");
-    assert_eq!(fernzug::core::view::date(d, Lang::En), "2026-12-01");
+    assert_eq!(fernzug::render::words::date(d, Lang::De), "01.12.2026");
+    assert_eq!(fernzug::render::words::date(d, Lang::En), "2026-12-01");
 }

@@ -38,7 +38,6 @@ use crate::core::model::{Event, LeaveHow};
 use crate::core::model::{LeaveRefusal, Output, Settings, State, Tournament};
 use crate::core::view;
 use crate::game_ref::GameRef;
-use crate::lang::Lang;
 use crate::letter::{DateSpan, Letter, StatedDate};
 use crate::mail_kind::MailKind;
 
@@ -364,12 +363,9 @@ impl State {
             return;
         };
         let player = t.recipient(email);
-        let facts = |lang: Lang| {
+        let facts = || {
             let (move_day, days_returned) = match ended {
-                Some((before, day)) => (
-                    Some(view::date(day, lang)),
-                    (before.to - rest.to).num_days(),
-                ),
+                Some((before, day)) => (Some(view::day(day)), (before.to - rest.to).num_days()),
                 None => (None, 0),
             };
             json!({
@@ -377,15 +373,15 @@ impl State {
                 "player_email": player.email,
                 "tournament_id": t.id,
                 "tournament": t.name,
-                "from": view::date(rest.from, lang),
-                "to": view::date(rest.to, lang),
+                "from": view::day(rest.from),
+                "to": view::day(rest.to),
                 "days": (rest.to - rest.from).num_days() + 1,
                 "cancelled": rest.to < rest.from,
                 "ended_early": ended.is_some(),
                 "move_day": move_day,
-                "last_day": view::date(rest.to, lang),
+                "last_day": view::day(rest.to),
                 "days_returned": days_returned,
-                "now": view::date_time(now, s.tz, lang),
+                "now": view::when(now, s.tz),
             })
         };
         let mut mails = Vec::new();
@@ -397,7 +393,7 @@ impl State {
             let partner = game.players.get(!c).clone();
             let lang = t.lang_of(&partner, s.default_lang);
             let data = view::merge(
-                facts(lang),
+                facts(),
                 json!({
                     "recipient": t.recipient(&partner).name,
                     "game": g.to_string(),
@@ -414,7 +410,7 @@ impl State {
         }
         let lang = s.default_lang;
         let data = view::merge(
-            facts(lang),
+            facts(),
             json!({"recipient": t.director.name, "to_partner": false}),
         );
         mails.push((t.director_recipient(), None, None, lang, data));
@@ -463,11 +459,11 @@ impl State {
             "tournament_id": t.id,
             "tournament": t.name,
             "leave": {
-                "from": view::date(rest.from, lang),
-                "to": view::date(rest.to, lang),
+                "from": view::day(rest.from),
+                "to": view::day(rest.to),
                 "days": (rest.to - rest.from).num_days() + 1,
-                "year_from": view::date(year.0, lang),
-                "year_to": view::date(year.1, lang),
+                "year_from": view::day(year.0),
+                "year_to": view::day(year.1),
                 "taken": taken,
                 "left": (BUDGET_DAYS - taken).max(0),
                 "partners": games
@@ -480,7 +476,7 @@ impl State {
                     .map(|(g, partner)| json!({ "game": g, "partner": partner }))
                     .collect::<Vec<_>>(),
             },
-            "now": view::date_time(now, s.tz, lang),
+            "now": view::when(now, s.tz),
         });
         let message_id = self.meta.next_message_id(s, "receipt");
         out.mails.push(Mail {

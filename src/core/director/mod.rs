@@ -520,7 +520,7 @@ impl State {
                 "game": n.game.as_ref().map(GameRef::to_string),
                 "reason": n.reason,
                 "for_director": for_director,
-                "now": view::date_time(now, s.tz, lang),
+                "now": view::when(now, s.tz),
             });
             let message_id = self.meta.next_message_id(s, "director");
             out.mails.push(Mail {

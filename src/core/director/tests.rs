@@ -921,12 +921,12 @@ fn digest_lists_silent_games_controls_leaves_and_suspensions() {
     st.games.get_mut(&g(2)).unwrap().status = GameStatus::Adjourned;
     st.meta.digests.insert("T-1".into(), day(2026, 12, 14));
     let out = st.tick(at(2026, 12, 21, 0, 0), &s);
-    let d = &out
-        .mails
-        .iter()
-        .find(|m| m.kind == MailKind::Digest)
-        .unwrap()
-        .data;
+    let d = &crate::render::facts(
+        out.mails
+            .iter()
+            .find(|m| m.kind == MailKind::Digest)
+            .unwrap(),
+    );
     let games = |key: &str| -> Vec<String> {
         d[key]
             .as_array()

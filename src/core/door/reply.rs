@@ -67,7 +67,7 @@ impl State {
             "recipient": name,
             "about": about,
             "subject": letter.subject,
-            "now": view::date_time(now, s.tz, lang),
+            "now": view::when(now, s.tz),
         });
         let mut reply_key = None;
         let mut fen = None;
@@ -166,7 +166,7 @@ impl State {
                     "recipient": rcpt.name,
                     "result": result.as_str(),
                     "pgn": pgn_text,
-                    "record": pgn::record(game, t, lang, s.tz),
+                    "record": pgn::record(game, t, s.tz),
                 }),
             );
             mails.push((c, rcpt, lang, data));
@@ -251,11 +251,11 @@ impl State {
             view::game_context(game, t, None, lang, at, s.tz),
             json!({
                 "offender": t.recipient(&offender_email).name,
-                "offender_color": view::color_word(offender, lang),
+                "offender_color": view::colour(offender),
                 "nth": nth,
                 "used": used,
                 "allowed": allowed,
-                "at": view::date_time(at, s.tz, lang),
+                "at": view::when(at, s.tz),
             }),
         );
         let fen = game.fen();

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use chrono::NaiveDate;
+use chrono::{NaiveDate, NaiveDateTime};
 use shakmaty::Color;
 
 use crate::core::model::{Crosstable, EndReason, GameResult, Refusal};
@@ -52,8 +52,8 @@ pub enum Sentence {
     GivenUp {
         kind: String,
         recipient: String,
-        /// When the mail was decided, as the report shows it.
-        created: String,
+        /// When the mail was decided, in local time.
+        created: NaiveDateTime,
         days: i64,
         attempts: u32,
         last_error: String,

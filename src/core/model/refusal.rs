@@ -1,6 +1,6 @@
 //! [`Refusal`]: why a mail is not acted on (TO §8: the query says exactly what was wrong).
 
-use chrono::NaiveDate;
+use chrono::{NaiveDate, NaiveDateTime};
 
 use crate::notation::NotationError;
 
@@ -33,7 +33,7 @@ pub enum Refusal {
     /// TO §31: the game is stopped for adjudication.
     Adjourned { game: String },
     /// The tournament has not started yet.
-    NotStarted { start: String },
+    NotStarted { start: NaiveDateTime },
     /// No numbered move in the mail (TO §2: incomplete).
     NoMove { expected: String },
     /// TO §2: the own move is missing.

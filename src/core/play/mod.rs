@@ -24,7 +24,6 @@ use crate::core::model::{Mail, Note, Sentence, Stated};
 use crate::core::model::{Output, Settings, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
-use crate::lang::Lang;
 use crate::letter::{Content, Doubt, Letter, MoveToken, StatedDate};
 use crate::mail_kind::MailKind;
 use crate::notation::{self, Form};
@@ -114,11 +113,9 @@ impl State {
             GameStatus::Suspended => return Err(Refusal::Suspended { game: name }),
             GameStatus::Adjourned => return Err(Refusal::Adjourned { game: name }),
             GameStatus::WaitingStart => {
-                // In the sender's own way of writing dates (the query is in his language).
-                let lang = self.lang_for(game.players.get(color), Some(game_ref), s);
                 let start = self
                     .tournament_of(game_ref)
-                    .map(|t| view::date_time(t.clock_start, s.tz, lang))
+                    .map(|t| view::local_minute(t.clock_start, s.tz))
                     .unwrap_or_default();
                 return Err(Refusal::NotStarted { start });
             }
@@ -665,10 +662,10 @@ impl State {
         if offer_lapsed {
             notes.push(Note::DrawOfferLapsed);
         }
-        let facts = |lang: Lang| {
+        let facts = || {
             json!({
-                "received": view::date_time(played.received, s.tz, lang),
-                "sent": view::date_time(played.sent, s.tz, lang),
+                "received": view::when(played.received, s.tz),
+                "sent": view::when(played.sent, s.tz),
                 "days_used": played.days_used,
                 "charged": played.charged,
                 "penalty": played.charged > played.days_used,
@@ -707,7 +704,7 @@ impl State {
             let data = view::merge(
                 view::merge(
                     view::game_context(game, t, Some(rc), lang, now, s.tz),
-                    facts(lang),
+                    facts(),
                 ),
                 json!({
                     "recipient": t.recipient(&email).name,

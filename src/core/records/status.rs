@@ -66,17 +66,17 @@ pub fn game_report(
         "game": g.id.to_string(),
         "white": t.recipient(&g.players.white).name,
         "black": t.recipient(&g.players.black).name,
-        "color": reader.map(|c| view::color_word(c, lang)),
+        "color": reader.map(view::colour),
         "partner": reader.map(|c| t.recipient(g.players.get(!c)).name),
         "state": g.status.name(),
         "running": running,
         "result": g.result.map_or_else(|| "*".into(), |r| r.to_string()),
-        "to_move": view::color_word(to_move, lang),
+        "to_move": view::colour(to_move),
         "to_move_name": t.recipient(g.players.get(to_move)).name,
         "to_move_color": color_name(to_move),
         "your_move": running && reader == Some(to_move),
         "next_number": view::number_prefix(Game::number_of_ply(g.moves.len()), to_move),
-        "since": view::date_time(g.turn.since.max(t.clock_start), s.tz, lang),
+        "since": view::when(g.turn.since.max(t.clock_start), s.tz),
         "running_days": if running { view::running_charged(g, t, now, s.tz) } else { 0 },
         "last_move": last_move,
         "moves": g.moves.len(),
@@ -144,8 +144,8 @@ impl State {
         let data = json!({
             "report": true,
             "tournaments": tournaments,
-            "now": view::date_time(now, s.tz, lang),
-            "today": view::date(view::local_date(now, s.tz), lang),
+            "now": view::when(now, s.tz),
+            "today": view::day(view::local_date(now, s.tz)),
         });
         (data, sentences)
     }

@@ -208,10 +208,10 @@ impl State {
             json!({
                 "recipient": t.recipient(&email).name,
                 "last_move": last,
-                "since": view::date_time(game.turn.since, s.tz, lang),
+                "since": view::when(game.turn.since, s.tz),
                 "days_waited": if game.turn.announced { 26 } else { 16 },
-                "at": view::date_time(at, s.tz, lang),
-                "silence_report_at": view::date_time(silence_at, s.tz, lang),
+                "at": view::when(at, s.tz),
+                "silence_report_at": view::when(silence_at, s.tz),
                 // TO §13: the count shown includes 5 extra days after 10 days without announcement.
                 "penalty": !game.turn.announced,
             }),
@@ -257,10 +257,10 @@ impl State {
             json!({
                 "silent": t.recipient(&email).name,
                 "silent_email": email,
-                "silent_color": view::color_word(silent, lang),
-                "since": view::date_time(game.turn.since, s.tz, lang),
-                "reminded": game.turn.reminded.map(|r| view::date_time(r, s.tz, lang)),
-                "at": view::date_time(at, s.tz, lang),
+                "silent_color": view::colour(silent),
+                "since": view::when(game.turn.since, s.tz),
+                "reminded": game.turn.reminded.map(|r| view::when(r, s.tz)),
+                "at": view::when(at, s.tz),
             }),
         );
         let in_reply_to = game.last_forward.clone();

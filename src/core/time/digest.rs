@@ -28,7 +28,6 @@ use crate::core::model::Mail;
 use crate::core::model::{Output, Settings, State, Tournament};
 use crate::core::view;
 use crate::game_ref::GameRef;
-use crate::lang::Lang;
 use crate::mail_kind::MailKind;
 use crate::rules::RuleSet;
 
@@ -126,13 +125,13 @@ impl State {
             .insert(tid.to_string(), on_or_before(today, day));
         let lang = s.default_lang;
         let data = view::merge(
-            self.digest_data(t, now, lang, s),
+            self.digest_data(t, now, s),
             json!({
                 "recipient": t.director.name,
                 "tournament_id": t.id,
                 "tournament": t.name,
-                "today": view::date(today, lang),
-                "now": view::date_time(now, s.tz, lang),
+                "today": view::day(today),
+                "now": view::when(now, s.tz),
             }),
         );
         let message_id = self.meta.next_message_id(s, "digest");
@@ -148,7 +147,7 @@ impl State {
     }
 
     /// What the digest of `t` lists as of `now`.
-    fn digest_data(&self, t: &Tournament, now: DateTime<Utc>, lang: Lang, s: &Settings) -> Value {
+    fn digest_data(&self, t: &Tournament, now: DateTime<Utc>, s: &Settings) -> Value {
         let today = view::local_date(now, s.tz);
         let horizon = today
             .checked_add_days(Days::new(AHEAD_DAYS))
@@ -176,7 +175,7 @@ impl State {
                             "players": names,
                             "silent": t.recipient(email).name,
                             "days": waited,
-                            "since": view::date(view::local_date(g.turn.since, s.tz), lang),
+                            "since": view::day(view::local_date(g.turn.since, s.tz)),
                         }));
                     }
                     let pc = g.clocks.get(c);
@@ -196,7 +195,7 @@ impl State {
                                 "players": names,
                                 "player": t.recipient(email).name,
                                 "allowed": pc.allowed(t.rules),
-                                "at": view::date_time(at, s.tz, lang),
+                                "at": view::when(at, s.tz),
                             }));
                         }
                     }
@@ -225,8 +224,8 @@ impl State {
                 if starts || ends {
                     leaves.push(json!({
                         "player": p.name,
-                        "from": view::date(r.from, lang),
-                        "to": view::date(r.to, lang),
+                        "from": view::day(r.from),
+                        "to": view::day(r.to),
                         "starts": starts,
                         "ends": ends,
                         "special": special,
@@ -246,7 +245,7 @@ impl State {
             "suspended": suspended,
             "adjourned": adjourned,
             "quiet": quiet,
-            "horizon": view::date(horizon, lang),
+            "horizon": view::day(horizon),
         })
     }
 }

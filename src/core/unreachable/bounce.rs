@@ -117,7 +117,7 @@ impl State {
                 "undelivered_id": b.message_id,
                 "error": b.error,
                 "text": text,
-                "now": view::date_time(now, s.tz, lang),
+                "now": view::when(now, s.tz),
             });
             let mut fen = None;
             if let Some(g) = &game

@@ -60,7 +60,7 @@ impl State {
             return out;
         }
         let lang = s.default_lang;
-        let created = view::date_time(u.created, s.tz, lang);
+        let created = view::local_minute(u.created, s.tz);
         let err = u.last_error.clone().unwrap_or_else(|| "-".into());
         // The same facts as the report of a refusal (`bounce`), so the one template serves both.
         let mut data = json!({
@@ -72,7 +72,7 @@ impl State {
             "kind": u.kind,
             "undelivered_id": u.message_id,
             "error": err,
-            "now": view::date_time(now, s.tz, lang),
+            "now": view::when(now, s.tz),
         });
         let mut fen = None;
         if let Some(gm) = self.games.get(game) {

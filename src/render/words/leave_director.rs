@@ -4,13 +4,12 @@ use chrono::NaiveDate;
 
 use crate::core::clock::{BUDGET_DAYS, MIN_LEAVE_DAYS};
 use crate::core::model::{Command, DirectorRefusal, LeaveRefusal};
-use crate::core::view;
 use crate::lang::Lang;
 
 impl LeaveRefusal {
     /// One or two sentences in `lang`.
     pub fn message(&self, lang: Lang) -> String {
-        let d = |x: &NaiveDate| view::date(*x, lang);
+        let d = |x: &NaiveDate| crate::render::words::date(*x, lang);
         let de = lang == Lang::De;
         match self {
             LeaveRefusal::BadSpan => {

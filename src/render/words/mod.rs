@@ -11,9 +11,77 @@ pub use leave_director::{FORMS_DE, FORMS_EN};
 
 use serde_json::Value;
 
+use chrono::{NaiveDate, NaiveDateTime};
+use shakmaty::Color;
+
 use crate::core::model::{EndReason, Note, Sentence, Stated};
-use crate::core::view;
 use crate::lang::Lang;
+
+/// A calendar day as the reader writes it: `30.11.2026` (de) or `2026-11-30` (en).
+pub fn date(d: NaiveDate, lang: Lang) -> String {
+    match lang {
+        Lang::De => d.format("%d.%m.%Y").to_string(),
+        Lang::En => d.format("%Y-%m-%d").to_string(),
+    }
+}
+
+/// A local time as the reader writes it: `30.11.2026 10:00` (de) or `2026-11-30 10:00` (en).
+pub fn date_time(at: NaiveDateTime, lang: Lang) -> String {
+    match lang {
+        Lang::De => at.format("%d.%m.%Y %H:%M").to_string(),
+        Lang::En => at.format("%Y-%m-%d %H:%M").to_string(),
+    }
+}
+
+/// A colour's name: `Weiß`, `Schwarz`; `White`, `Black`.
+pub fn colour(c: Color, lang: Lang) -> &'static str {
+    match (c, lang) {
+        (Color::White, Lang::De) => "Weiß",
+        (Color::Black, Lang::De) => "Schwarz",
+        (Color::White, Lang::En) => "White",
+        (Color::Black, Lang::En) => "Black",
+    }
+}
+
+/// The values the core puts into a mail's data for the render layer to write — `{"$day": …}`,
+/// `{"$when": …}`, `{"$colour": …}` (`crate::core::view`) — written in `lang`, wherever they stand.
+pub fn write_values(v: &mut Value, lang: Lang) {
+    match v {
+        Value::Object(map) => {
+            if map.len() == 1
+                && let Some((k, Value::String(x))) = map.iter().next()
+            {
+                let written = match k.as_str() {
+                    "$day" => NaiveDate::parse_from_str(x, "%Y-%m-%d")
+                        .ok()
+                        .map(|d| date(d, lang)),
+                    "$when" => NaiveDateTime::parse_from_str(x, "%Y-%m-%dT%H:%M")
+                        .ok()
+                        .map(|t| date_time(t, lang)),
+                    "$colour" => match x.as_str() {
+                        "white" => Some(colour(Color::White, lang).to_string()),
+                        "black" => Some(colour(Color::Black, lang).to_string()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some(w) = written {
+                    *v = Value::String(w);
+                    return;
+                }
+            }
+            for x in map.values_mut() {
+                write_values(x, lang);
+            }
+        }
+        Value::Array(items) => {
+            for x in items {
+                write_values(x, lang);
+            }
+        }
+        _ => {}
+    }
+}
 
 /// The words of `sentence` in `lang`: a text, or a list of texts.
 pub fn sentence(sentence: &Sentence, lang: Lang) -> Value {
@@ -31,10 +99,12 @@ pub fn sentence(sentence: &Sentence, lang: Lang) -> Value {
             message_id,
         } => match lang {
             Lang::De => format!(
-                "Die Mail ({kind}) des Relais an {recipient} vom {created} konnte in {days} Tagen und {attempts} Versuchen nicht zugestellt werden (letzter Fehler: {err}). Das Relais hat sie aufgegeben. Bitte übermitteln Sie den Inhalt auf anderem Weg (Fax 2.2); Message-ID: <{message_id}>."
+                "Die Mail ({kind}) des Relais an {recipient} vom {} konnte in {days} Tagen und {attempts} Versuchen nicht zugestellt werden (letzter Fehler: {err}). Das Relais hat sie aufgegeben. Bitte übermitteln Sie den Inhalt auf anderem Weg (Fax 2.2); Message-ID: <{message_id}>.",
+                date_time(*created, lang)
             ),
             Lang::En => format!(
-                "The relay's mail ({kind}) to {recipient} of {created} could not be delivered in {days} days and {attempts} attempts (last error: {err}). The relay has given it up. Please pass its content on another way (Fax 2.2); Message-ID: <{message_id}>."
+                "The relay's mail ({kind}) to {recipient} of {} could not be delivered in {days} days and {attempts} attempts (last error: {err}). The relay has given it up. Please pass its content on another way (Fax 2.2); Message-ID: <{message_id}>.",
+                date_time(*created, lang)
             ),
         }
         .into(),
@@ -75,7 +145,7 @@ fn end_reason(r: EndReason, lang: Lang) -> &'static str {
 
 /// One remark of a forward or a receipt (TO §3, §6, §15).
 fn note(n: &Note, lang: Lang) -> Value {
-    let d = |x| view::date(x, lang);
+    let d = |x| date(x, lang);
     match (n, lang) {
         (Note::DateDiffers { which, stated, relay }, Lang::De) => {
             let what = match which {

@@ -1,7 +1,6 @@
 //! The words of a director's notice ([`Told`]): its title and its text, in both languages.
 
 use crate::core::model::Told;
-use crate::core::view;
 use crate::lang::Lang;
 use crate::render::words::days as d;
 
@@ -84,7 +83,7 @@ pub fn text(t: &Told, lang: Lang) -> String {
             format!("Game {g} is scored {result}{was} (director's decision, TO §26, §31).")
         }
         Told::Resumed { game: g, to_move } => {
-            let to_move = view::color_word(*to_move, lang);
+            let to_move = crate::render::words::colour(*to_move, lang);
             if de {
                 format!(
                     "Die Partie {g} wird auf Anweisung des Turnierleiters fortgesetzt. {to_move} ist am Zug; Züge werden wieder weitergeleitet."
@@ -133,7 +132,10 @@ pub fn text(t: &Told, lang: Lang) -> String {
             tournament: tid,
         } => {
             let days = (*to - *from).num_days() + 1;
-            let (f, t) = (view::date(*from, lang), view::date(*to, lang));
+            let (f, t) = (
+                crate::render::words::date(*from, lang),
+                crate::render::words::date(*to, lang),
+            );
             match (special, de) {
                 (true, true) => format!(
                     "Der Turnierleiter gewährt {name} Sonderurlaub vom {f} bis {t} ({days} Tage) im Turnier {tid}, über das Urlaubskonto hinaus (TO §24). In dieser Zeit ruhen die Bedenkzeit von {name} und alle Fristen gegen {name} in allen Partien des Turniers; die Uhren der Partner laufen, bis sie gezogen haben."

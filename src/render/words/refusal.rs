@@ -122,9 +122,15 @@ impl Refusal {
             }
             Refusal::NotStarted { start } => {
                 if de {
-                    format!("Das Turnier beginnt erst am {start}.")
+                    format!(
+                        "Das Turnier beginnt erst am {}.",
+                        crate::render::words::date_time(*start, lang)
+                    )
                 } else {
-                    format!("The tournament starts on {start}.")
+                    format!(
+                        "The tournament starts on {}.",
+                        crate::render::words::date_time(*start, lang)
+                    )
                 }
             }
             Refusal::NoMove { expected } => {
