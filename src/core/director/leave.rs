@@ -155,6 +155,16 @@ pub fn check_leave(
     Ok(())
 }
 
+/// A player's leave as its notices tell it (TO §25): the tournament, the player, the leave as it
+/// now stands, and, when a move ended it early, the leave as it was and the day of the move.
+#[derive(Clone, Copy)]
+struct LeaveOf<'a> {
+    tid: &'a str,
+    email: &'a str,
+    rest: Rest,
+    ended: Option<(Rest, NaiveDate)>,
+}
+
 impl State {
     /// TO §24/§25: a player's leave request (`letter.content.leave`).
     pub(crate) fn handle_leave(
@@ -205,15 +215,13 @@ impl State {
             match checked {
                 Ok((from, to)) => {
                     self.add_leave(out, &tid, &email, Rest { from, to }, LeaveHow::Granted, now);
-                    self.leave_notices(
-                        out,
-                        &tid,
-                        &email,
-                        Rest { from, to },
-                        None,
-                        letter,
-                        Step { now, s },
-                    );
+                    let leave = LeaveOf {
+                        tid: &tid,
+                        email: &email,
+                        rest: Rest { from, to },
+                        ended: None,
+                    };
+                    self.leave_notices(out, leave, letter, Step { now, s });
                     self.leave_receipt(
                         out,
                         &tid,
@@ -333,32 +341,32 @@ impl State {
                 "{tid}: leave of {email} {} to {} ended early by a move on {today} (TO §24)",
                 before.from, before.to
             ));
-            self.leave_notices(
-                out,
-                &tid,
+            let leave = LeaveOf {
+                tid: &tid,
                 email,
-                after,
-                Some((before, today)),
-                letter,
-                Step { now, s },
-            );
+                rest: after,
+                ended: Some((before, today)),
+            };
+            self.leave_notices(out, leave, letter, Step { now, s });
         }
     }
 
     /// The `leave` notice to every partner with an open game in the tournament and to the
     /// director (TO §25). `ended`: the leave as it was and the day of the move that ended it.
-    #[allow(clippy::too_many_arguments)]
     fn leave_notices(
         &mut self,
         out: &mut Output,
-        tid: &str,
-        email: &str,
-        rest: Rest,
-        ended: Option<(Rest, NaiveDate)>,
+        leave: LeaveOf<'_>,
         letter: &Letter,
         at: Step<'_>,
     ) {
         let (now, s) = (at.now, at.s);
+        let LeaveOf {
+            tid,
+            email,
+            rest,
+            ended,
+        } = leave;
         let Some(t) = self.tournaments.get(tid) else {
             return;
         };

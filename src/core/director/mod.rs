@@ -51,6 +51,15 @@ use crate::lang::Lang;
 use crate::letter::{DirectorCommand, Letter};
 use crate::mail_kind::MailKind;
 
+/// What a director's letter is about: the game it names, the tournament, and the tournaments
+/// its sender directs.
+#[derive(Clone, Copy)]
+struct Scope<'a> {
+    game: Option<&'a GameRef>,
+    tid: Option<&'a str>,
+    directs: &'a [String],
+}
+
 /// What a carried-out command tells the director and the players it touches.
 struct Notice {
     game: Option<GameRef>,
@@ -143,15 +152,12 @@ impl State {
             return;
         }
         for cmd in commands {
-            match self.director_command(
-                out,
-                letter,
-                cmd,
-                game.as_ref(),
-                tid.as_deref(),
-                &directs,
-                Step { now, s },
-            ) {
+            let scope = Scope {
+                game: game.as_ref(),
+                tid: tid.as_deref(),
+                directs: &directs,
+            };
+            match self.director_command(out, letter, cmd, scope, Step { now, s }) {
                 Ok(notice) => self.director_mails(out, letter, &notice, now, s),
                 Err(r) => refuse(self, out, game.as_ref(), r),
             }
@@ -159,18 +165,16 @@ impl State {
     }
 
     /// Carries out one command.
-    #[allow(clippy::too_many_arguments)]
     fn director_command(
         &mut self,
         out: &mut Output,
         letter: &Letter,
         cmd: &DirectorCommand,
-        game: Option<&GameRef>,
-        tid: Option<&str>,
-        directs: &[String],
+        scope: Scope<'_>,
         at: Step<'_>,
     ) -> Result<Notice, DirectorRefusal> {
         let (now, s) = (at.now, at.s);
+        let Scope { game, tid, directs } = scope;
         let need_game = |command: Command| game.cloned().ok_or(DirectorRefusal::NoGame { command });
         match cmd {
             DirectorCommand::ConfirmForfeit => {

@@ -54,6 +54,8 @@ struct Ply {
     charged: u32,
     /// The mail that carried it (for a conditional move: the one that proposed it).
     message_id: String,
+    /// TO §6/§7: a conditional move, played as the reply it foresaw.
+    conditional: bool,
 }
 
 impl Ply {
@@ -68,13 +70,22 @@ impl Ply {
             days: 0,
             charged: 0,
             message_id,
+            conditional: true,
         }
     }
 }
 
-/// What happened while the plies of one mail were played.
-#[derive(Default)]
+/// One mail's plies: who sent them and how, and what happened while they were played.
 struct Run {
+    /// The mail's sender.
+    sender: Color,
+    /// The index of the mail's first ply.
+    first_ply: usize,
+    /// TO §3: the form the sender wrote before this mail, and the one he wrote now.
+    previous_form: Option<Form>,
+    new_form: Form,
+    /// TO §16: the sender had been reminded (the answer goes with the director in copy).
+    reminded: bool,
     /// The index of the sender's highest-numbered move of the mail (TO §7: it carries the time).
     sender_ply: usize,
     /// Time forfeits to claim.
@@ -410,8 +421,16 @@ impl State {
             .find(|i| i % 2 == 0)
             .unwrap_or(0);
         let mut run = Run {
+            sender: color,
+            first_ply,
+            previous_form,
+            new_form: resolved.form,
+            reminded,
             sender_ply: first_ply + last_own,
-            ..Run::default()
+            forfeits: Vec::new(),
+            dropped: Vec::new(),
+            conditional: Vec::new(),
+            ending: None,
         };
         for (i, mv) in mail_moves.iter().enumerate() {
             if i % 2 == 0 {
@@ -428,14 +447,15 @@ impl State {
                     days: d,
                     charged: ch,
                     message_id: letter.message_id.clone(),
+                    conditional: false,
                 };
-                self.apply_ply(out, game_ref, ply, false, now, &t, &mut run);
+                self.apply_ply(out, game_ref, ply, now, &t, &mut run);
             } else {
                 // The partner's conditional reply, accepted in this mail (TO §7): 0 days.
                 let game = &self.games[game_ref];
                 let message_id = conditional::due(game).map(|(_, m)| m).unwrap_or_default();
                 let ply = Ply::conditional(!color, *mv, game.turn.since, message_id);
-                self.apply_ply(out, game_ref, ply, true, now, &t, &mut run);
+                self.apply_ply(out, game_ref, ply, now, &t, &mut run);
             }
             // FIDE 9.2: a claim that holds ends the game with the own move.
             if i == 0 && resolved.claim && run.ending.is_none() {
@@ -490,23 +510,10 @@ impl State {
                     break;
                 };
                 let ply = Ply::conditional(game.to_move(), mv, game.turn.since, message_id);
-                self.apply_ply(out, game_ref, ply, true, now, &t, &mut run);
+                self.apply_ply(out, game_ref, ply, now, &t, &mut run);
             }
         }
-        self.sequence_mails(
-            out,
-            letter,
-            game_ref,
-            color,
-            first_ply,
-            &run,
-            previous_form,
-            resolved.form,
-            reminded,
-            now,
-            s,
-            &t,
-        );
+        self.sequence_mails(out, letter, game_ref, &run, Step { now, s }, &t);
         for f in std::mem::take(&mut run.forfeits) {
             self.claim_forfeit(out, game_ref, f, Step { now, s });
         }
@@ -521,17 +528,16 @@ impl State {
 
     /// Plays one ply: clocks (TO §12–§13, §17–§20), the move, the lapse of a pending offer
     /// (TO §2), the conditional lines it keeps or drops (TO §6), the mover's partner's turn.
-    #[allow(clippy::too_many_arguments)]
     fn apply_ply(
         &mut self,
         out: &mut Output,
         game_ref: &GameRef,
         ply: Ply,
-        conditional_reply: bool,
         now: DateTime<Utc>,
         t: &crate::core::model::Tournament,
         run: &mut Run,
     ) {
+        let conditional_reply = ply.conditional;
         let game = self.games.get_mut(game_ref).expect("checked by the caller");
         let by = ply.by;
         let pos = game.position();
@@ -621,22 +627,24 @@ impl State {
     /// other (TL in copy on the one to the sender's partner while a §16 reminder is open).
     /// With one ply that is the forward to the partner and the receipt to the sender; when
     /// conditional moves were played (TO §6/§7), both mails list every ply.
-    #[allow(clippy::too_many_arguments)]
     fn sequence_mails(
         &mut self,
         out: &mut Output,
         letter: &Letter,
         game_ref: &GameRef,
-        sender: Color,
-        first_ply: usize,
         run: &Run,
-        previous_form: Option<Form>,
-        new_form: Form,
-        reminded: bool,
-        now: DateTime<Utc>,
-        s: &Settings,
+        at: Step<'_>,
         t: &crate::core::model::Tournament,
     ) {
+        let (now, s) = (at.now, at.s);
+        let Run {
+            sender,
+            first_ply,
+            previous_form,
+            new_form,
+            reminded,
+            ..
+        } = *run;
         let c = &letter.content;
         let game = &self.games[game_ref];
         let Some(last) = game.moves.len().checked_sub(1) else {
