@@ -283,10 +283,7 @@ impl State {
     /// The director's reply key for a game (bound to his address at registration).
     pub(crate) fn director_key(&self, game: &GameRef) -> Option<String> {
         let t = self.tournament_of(game)?;
-        self.keys
-            .iter()
-            .find(|(_, kb)| kb.game == *game && kb.email == t.director.email)
-            .map(|(k, _)| k.clone())
+        crate::core::model::state::director_key(&self.keys, t, game)
     }
 }
 

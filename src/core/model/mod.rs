@@ -34,5 +34,6 @@ pub use new_tournament::{NewPlayer, NewTournament, Pairing};
 pub use outcome::{EndReason, GameResult, NotAResult};
 pub use output::Output;
 pub use refusal::{Act, Command, DirectorRefusal, LeaveRefusal, Refusal};
+pub(crate) use state::Parts;
 pub use state::{KeyBinding, Meta, Person, Player, Settings, State, Tournament};
 pub use step::Step;

@@ -212,10 +212,56 @@ impl State {
 
     /// Appends an event to a game's log.
     pub(crate) fn log_event(&mut self, out: &mut Output, game: &GameRef, event: Event) {
-        if let Some(g) = self.games.get_mut(game) {
-            g.events += 1;
-            out.events.push((game.clone(), g.events, event));
-            out.games.insert(game.clone());
-        }
+        log_event(&mut self.games, out, game, event);
+    }
+
+    /// Tournament `tid` to read, beside the parts a rule changes: the games and the counters.
+    pub(crate) fn split(&mut self, tid: &str) -> Option<(&Tournament, Parts<'_>)> {
+        let t = self.tournaments.get(tid)?;
+        let parts = Parts {
+            games: &mut self.games,
+            keys: &self.keys,
+            meta: &mut self.meta,
+        };
+        Some((t, parts))
+    }
+}
+
+/// The parts of the [`State`] a rule changes while it reads one [`Tournament`] (see
+/// [`State::split`]): the games and the counters, and the reply keys to look up.
+pub(crate) struct Parts<'a> {
+    pub games: &'a mut BTreeMap<GameRef, Game>,
+    pub keys: &'a BTreeMap<String, KeyBinding>,
+    pub meta: &'a mut Meta,
+}
+
+impl Parts<'_> {
+    /// Appends an event to a game's log.
+    pub(crate) fn log_event(&mut self, out: &mut Output, game: &GameRef, event: Event) {
+        log_event(self.games, out, game, event);
+    }
+
+    /// The director's reply key for a game of `t` (bound to his address at registration).
+    pub(crate) fn director_key(&self, t: &Tournament, game: &GameRef) -> Option<String> {
+        director_key(self.keys, t, game)
+    }
+}
+
+/// The director's reply key for game `game` of `t` among `keys`.
+pub(crate) fn director_key(
+    keys: &BTreeMap<String, KeyBinding>,
+    t: &Tournament,
+    game: &GameRef,
+) -> Option<String> {
+    keys.iter()
+        .find(|(_, kb)| kb.game == *game && kb.email == t.director.email)
+        .map(|(k, _)| k.clone())
+}
+
+fn log_event(games: &mut BTreeMap<GameRef, Game>, out: &mut Output, game: &GameRef, event: Event) {
+    if let Some(g) = games.get_mut(game) {
+        g.events += 1;
+        out.events.push((game.clone(), g.events, event));
+        out.games.insert(game.clone());
     }
 }

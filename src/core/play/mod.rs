@@ -17,11 +17,11 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::core::clock;
 use crate::core::door::reply::Forfeited;
 use crate::core::model::Event;
-use crate::core::model::Step;
 use crate::core::model::{Act, EndReason, GameResult, Refusal};
 use crate::core::model::{Game, GameStatus, PlayedMove, Turn};
 use crate::core::model::{Mail, Note, Sentence, Stated};
 use crate::core::model::{Output, Settings, State};
+use crate::core::model::{Parts, Step};
 use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::letter::{Content, Doubt, Letter, MoveToken, StatedDate};
@@ -401,9 +401,12 @@ impl State {
         at: Step<'_>,
     ) {
         let (now, s) = (at.now, at.s);
-        let t = self.tournaments[&game_ref.tournament].clone();
+        // The tournament is read in place while the games and counters change (State::split).
+        let (t, mut p) = self
+            .split(&game_ref.tournament)
+            .expect("checked by the caller");
         let c = &letter.content;
-        let game = &self.games[game_ref];
+        let game = &p.games[game_ref];
         let rest = t.rest_of(game.players.get(color));
         let received = game.turn.since;
         let first_ply = game.moves.len();
@@ -449,13 +452,13 @@ impl State {
                     message_id: letter.message_id.clone(),
                     conditional: false,
                 };
-                self.apply_ply(out, game_ref, ply, now, &t, &mut run);
+                p.apply_ply(out, game_ref, ply, now, t, &mut run);
             } else {
                 // The partner's conditional reply, accepted in this mail (TO §7): 0 days.
-                let game = &self.games[game_ref];
+                let game = &p.games[game_ref];
                 let message_id = conditional::due(game).map(|(_, m)| m).unwrap_or_default();
                 let ply = Ply::conditional(!color, *mv, game.turn.since, message_id);
-                self.apply_ply(out, game_ref, ply, now, &t, &mut run);
+                p.apply_ply(out, game_ref, ply, now, t, &mut run);
             }
             // FIDE 9.2: a claim that holds ends the game with the own move.
             if i == 0 && resolved.claim && run.ending.is_none() {
@@ -469,7 +472,7 @@ impl State {
             }
         }
         if run.ending.is_none() {
-            let game = self.games.get_mut(game_ref).expect("checked by the caller");
+            let game = p.games.get_mut(game_ref).expect("checked by the caller");
             // TO §2: a new offer comes with this move (every move cleared the one pending).
             if c.draw_offer {
                 game.draw_offer = Some(color.into());
@@ -481,7 +484,7 @@ impl State {
                 *game.announced_next.get_mut(color) = c.announce_long_think;
             }
             if c.announce_long_think {
-                self.log_event(
+                p.log_event(
                     out,
                     game_ref,
                     Event::Announced {
@@ -491,9 +494,9 @@ impl State {
                 );
             }
             if !resolved.lines.is_empty() {
-                let game = self.games.get_mut(game_ref).expect("checked by the caller");
+                let game = p.games.get_mut(game_ref).expect("checked by the caller");
                 conditional::propose(game, color, &resolved.lines, &letter.message_id);
-                self.log_event(
+                p.log_event(
                     out,
                     game_ref,
                     Event::ConditionalProposed {
@@ -505,15 +508,15 @@ impl State {
             }
             // TO §6/§7: the conditional replies due now are played at once, 0 days each.
             while run.ending.is_none() {
-                let game = &self.games[game_ref];
+                let game = &p.games[game_ref];
                 let Some((mv, message_id)) = conditional::due(game) else {
                     break;
                 };
                 let ply = Ply::conditional(game.to_move(), mv, game.turn.since, message_id);
-                self.apply_ply(out, game_ref, ply, now, &t, &mut run);
+                p.apply_ply(out, game_ref, ply, now, t, &mut run);
             }
         }
-        self.sequence_mails(out, letter, game_ref, &run, Step { now, s }, &t);
+        p.sequence_mails(out, letter, game_ref, &run, Step { now, s }, t);
         for f in std::mem::take(&mut run.forfeits) {
             self.claim_forfeit(out, game_ref, f, Step { now, s });
         }
@@ -526,6 +529,71 @@ impl State {
         }
     }
 
+    /// TO §13: an announcement without a move is for the move being thought on; the partner is told.
+    pub(crate) fn announce(
+        &mut self,
+        out: &mut Output,
+        letter: &Letter,
+        game_ref: &GameRef,
+        color: Color,
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) {
+        if !self.tournaments.contains_key(&game_ref.tournament) {
+            return;
+        }
+        if let Some(g) = self.games.get_mut(game_ref) {
+            g.turn.announced = true;
+        }
+        self.log_event(
+            out,
+            game_ref,
+            Event::Announced {
+                at: now,
+                color: color.into(),
+            },
+        );
+        let t = &self.tournaments[&game_ref.tournament];
+        let game = &self.games[game_ref];
+        let partner = game.players.get(!color).clone();
+        let mut mails = Vec::new();
+        for (c, email, kind) in [
+            (!color, partner, MailKind::Status),
+            (color, letter.from.clone(), MailKind::Receipt),
+        ] {
+            let lang = t.lang_of(&email, s.default_lang);
+            let data = view::merge(
+                view::game_context(game, t, Some(c), lang, now, s.tz),
+                json!({
+                    "recipient": t.recipient(&email).name,
+                    "announcer": t.recipient(&letter.from).name,
+                    "announcement": true,
+                    "own": c == color,
+                }),
+            );
+            mails.push((kind, c, email, lang, data));
+        }
+        let fen = game.fen();
+        let keys = game.keys.clone();
+        for (kind, c, email, lang, data) in mails {
+            let message_id = self.meta.next_message_id(s, kind.name());
+            out.mails.push(Mail {
+                game: Some(game_ref.clone()),
+                reply_key: Some(keys.get(c).clone()),
+                fen: Some(fen.clone()),
+                in_reply_to: Some(letter.message_id.clone()),
+                ..Mail::new(kind, vec![t.recipient(&email)], lang, message_id, data)
+            });
+        }
+        out.log.push(format!(
+            "{game_ref}: {} announced more than 10 days (TO §13)",
+            letter.from
+        ));
+    }
+}
+
+/// The steps of [`State::play`] that change the games while the tournament is read in place.
+impl Parts<'_> {
     /// Plays one ply: clocks (TO §12–§13, §17–§20), the move, the lapse of a pending offer
     /// (TO §2), the conditional lines it keeps or drops (TO §6), the mover's partner's turn.
     fn apply_ply(
@@ -760,68 +828,6 @@ impl State {
                 ..Mail::new(kind, vec![t.recipient(&email)], lang, message_id, data)
             });
         }
-    }
-
-    /// TO §13: an announcement without a move is for the move being thought on; the partner is told.
-    pub(crate) fn announce(
-        &mut self,
-        out: &mut Output,
-        letter: &Letter,
-        game_ref: &GameRef,
-        color: Color,
-        now: DateTime<Utc>,
-        s: &Settings,
-    ) {
-        if !self.tournaments.contains_key(&game_ref.tournament) {
-            return;
-        }
-        if let Some(g) = self.games.get_mut(game_ref) {
-            g.turn.announced = true;
-        }
-        self.log_event(
-            out,
-            game_ref,
-            Event::Announced {
-                at: now,
-                color: color.into(),
-            },
-        );
-        let t = &self.tournaments[&game_ref.tournament];
-        let game = &self.games[game_ref];
-        let partner = game.players.get(!color).clone();
-        let mut mails = Vec::new();
-        for (c, email, kind) in [
-            (!color, partner, MailKind::Status),
-            (color, letter.from.clone(), MailKind::Receipt),
-        ] {
-            let lang = t.lang_of(&email, s.default_lang);
-            let data = view::merge(
-                view::game_context(game, t, Some(c), lang, now, s.tz),
-                json!({
-                    "recipient": t.recipient(&email).name,
-                    "announcer": t.recipient(&letter.from).name,
-                    "announcement": true,
-                    "own": c == color,
-                }),
-            );
-            mails.push((kind, c, email, lang, data));
-        }
-        let fen = game.fen();
-        let keys = game.keys.clone();
-        for (kind, c, email, lang, data) in mails {
-            let message_id = self.meta.next_message_id(s, kind.name());
-            out.mails.push(Mail {
-                game: Some(game_ref.clone()),
-                reply_key: Some(keys.get(c).clone()),
-                fen: Some(fen.clone()),
-                in_reply_to: Some(letter.message_id.clone()),
-                ..Mail::new(kind, vec![t.recipient(&email)], lang, message_id, data)
-            });
-        }
-        out.log.push(format!(
-            "{game_ref}: {} announced more than 10 days (TO §13)",
-            letter.from
-        ));
     }
 }
 

@@ -10,9 +10,9 @@ use crate::core::clock;
 use crate::core::door::reply::Forfeited;
 use crate::core::model::Event;
 use crate::core::model::Mail;
-use crate::core::model::Step;
 use crate::core::model::{Due, Game, GameStatus};
 use crate::core::model::{Output, Settings, State, Tournament};
+use crate::core::model::{Parts, Step};
 use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::mail_kind::MailKind;
@@ -117,10 +117,11 @@ impl State {
             self.fire_digest(out, &game_ref.tournament, now, s);
             return;
         }
-        let Some(t) = self.tournament_of(game_ref).cloned() else {
+        // The tournament is read in place while the games and counters change (State::split).
+        let Some((t, mut p)) = self.split(&game_ref.tournament) else {
             return;
         };
-        let Some(game) = self.games.get_mut(game_ref) else {
+        let Some(game) = p.games.get_mut(game_ref) else {
             return;
         };
         let c = game.to_move();
@@ -132,7 +133,7 @@ impl State {
             }
             Due::Reminder => {
                 game.turn.reminded = Some(at);
-                self.log_event(
+                p.log_event(
                     out,
                     game_ref,
                     Event::Reminded {
@@ -140,11 +141,11 @@ impl State {
                         color: c.into(),
                     },
                 );
-                self.reminder_mail(out, game_ref, &t, c, at, Step { now, s });
+                p.reminder_mail(out, game_ref, t, c, at, Step { now, s });
             }
             Due::SilenceReport => {
                 game.turn.silence_reported = Some(at);
-                self.log_event(
+                p.log_event(
                     out,
                     game_ref,
                     Event::SilenceReported {
@@ -152,7 +153,7 @@ impl State {
                         color: c.into(),
                     },
                 );
-                self.silence_mail(out, game_ref, &t, c, at, Step { now, s });
+                p.silence_mail(out, game_ref, t, c, at, Step { now, s });
             }
             Due::Forfeit => {
                 let rest = t.rest_of(game.players.get(c));
@@ -179,7 +180,10 @@ impl State {
             Due::Digest => {}
         }
     }
+}
 
+/// The mails of the deadlines, written while the tournament is read in place.
+impl Parts<'_> {
     /// TO §16: the last move repeated to the silent player, the director in copy.
     fn reminder_mail(
         &mut self,
@@ -265,7 +269,7 @@ impl State {
         );
         let in_reply_to = game.last_forward.clone();
         let message_id = self.meta.next_message_id(s, "silence-report");
-        let reply_key = self.director_key(game_ref);
+        let reply_key = self.director_key(t, game_ref);
         out.mails.push(Mail {
             game: Some(game_ref.clone()),
             reply_key,
