@@ -1,4 +1,4 @@
-//! A long quiet game, shared by both test binaries (`#[path]`-included).
+//! A long quiet game, shared by both test binaries and the core's endings tests (`#[path]`-included).
 
 /// `plies` moves (SAN, English letters) without capture, pawn move or any position three times:
 /// each side walks its pieces in its own half, always to the position seen least — the way to
@@ -43,5 +43,9 @@ pub fn quiet_walk(plies: usize) -> Vec<String> {
         pos.play_unchecked(best);
         *seen.entry(key(&pos)).or_default() += 1;
     }
+    assert!(
+        seen.values().all(|n| *n < 3),
+        "the walk repeats no position three times"
+    );
     out
 }

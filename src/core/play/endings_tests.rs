@@ -6,8 +6,7 @@ use crate::core::testkit::{self, ANNA, BERT, TL, at, game, kinds, reason, settin
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Europe::Berlin;
 use shakmaty::fen::Fen;
-use shakmaty::san::San;
-use shakmaty::{CastlingMode, Chess, Color, Position};
+use shakmaty::{CastlingMode, Chess, Color};
 
 use crate::core::model::GameStatus;
 use crate::core::model::Mail;
@@ -306,48 +305,9 @@ fn s31_threefold_claim_false_is_query() {
     }
 }
 
-/// 100 plies without capture or pawn move and without any position occurring three times:
-/// each side walks its knights, rooks and king in its own half, always to the position seen least.
-fn quiet_walk(plies: usize) -> Vec<String> {
-    let mut pos = Chess::default();
-    let mut seen: std::collections::HashMap<String, usize> = Default::default();
-    seen.insert(endings::position_key(&pos), 1);
-    let mut out = Vec::new();
-    for _ in 0..plies {
-        let white = pos.turn() == Color::White;
-        let best = pos
-            .legal_moves()
-            .into_iter()
-            .filter(|m| !m.is_capture() && m.role() != shakmaty::Role::Pawn)
-            .filter(|m| {
-                let rank = u32::from(m.to().rank());
-                if white { rank <= 3 } else { rank >= 4 }
-            })
-            .filter(|m| {
-                let mut p = pos.clone();
-                p.play_unchecked(*m);
-                !p.is_check()
-            })
-            .min_by_key(|m| {
-                let mut p = pos.clone();
-                p.play_unchecked(*m);
-                let key = endings::position_key(&p);
-                (
-                    seen.get(&key).copied().unwrap_or(0),
-                    m.to_uci(CastlingMode::Standard).to_string(),
-                )
-            })
-            .expect("a quiet move");
-        out.push(San::from_move(&pos, best).to_string());
-        pos.play_unchecked(best);
-        *seen.entry(endings::position_key(&pos)).or_default() += 1;
-    }
-    assert!(
-        seen.values().all(|n| *n < 3),
-        "the walk repeats no position three times"
-    );
-    out
-}
+#[path = "../../../tests/shared/quiet_walk.rs"]
+mod quiet_walk;
+use quiet_walk::quiet_walk;
 
 #[test]
 fn s31_fifty_moves_adjourns() {
