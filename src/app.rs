@@ -77,6 +77,8 @@ const META_STATE: &str = "state-meta";
 /// How long a command waits for the store while another fernzug process holds it.
 pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 const META_INSTANCE: &str = "instance";
+/// Set once older stores were migrated to `Game::ended_at` and `Tournament::rotated`.
+const META_ENDS_MIGRATED: &str = "migrated-ended-at";
 
 /// A fresh random reply key: 128 bits, hex (docs/contract.md: private to the game and recipient).
 pub fn new_key() -> String {
@@ -509,10 +511,13 @@ impl App {
 /// Stores written before games knew when they ended (`Game::ended_at`) and tournaments that
 /// their archive was rotated (`Tournament::rotated`): both are read once from what those
 /// versions kept — the `ended` event of the game's log and the `rotated:ID` meta key — and
-/// written back, so the core decides rotation (Fax 2.8) from its own state.
+/// written back, so the core decides rotation (Fax 2.8) from its own state. Done once per store
+/// (the daemon opens the store for every pass): `META_ENDS_MIGRATED` marks it.
 fn migrate_ends(store: &Store, state: &mut State) -> Result<(), AppError> {
+    if store.get::<bool>(Tree::Meta, META_ENDS_MIGRATED.as_bytes())? == Some(true) {
+        return Ok(());
+    }
     let mut batch = Batch::default();
-    let mut changed = false;
     for g in state.games.values_mut() {
         if g.status != crate::core::model::GameStatus::Finished || g.ended_at.is_some() {
             continue;
@@ -526,7 +531,6 @@ fn migrate_ends(store: &Store, state: &mut State) -> Result<(), AppError> {
             .max();
         if g.ended_at.is_some() {
             batch.put(Tree::Games, g.id.to_string().as_bytes(), &*g);
-            changed = true;
         }
     }
     for t in state.tournaments.values_mut() {
@@ -534,12 +538,10 @@ fn migrate_ends(store: &Store, state: &mut State) -> Result<(), AppError> {
         if !t.rotated && store.get::<bool>(Tree::Meta, key.as_bytes())? == Some(true) {
             t.rotated = true;
             batch.put(Tree::Tournaments, t.id.as_bytes(), &*t);
-            changed = true;
         }
     }
-    if changed {
-        store.commit(batch)?;
-    }
+    batch.put(Tree::Meta, META_ENDS_MIGRATED.as_bytes(), &true);
+    store.commit(batch)?;
     Ok(())
 }
 

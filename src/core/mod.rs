@@ -9,7 +9,9 @@
 //! when it is next needed), a tournament to register ([`State::register`]), a delivery-status
 //! report ([`State::handle_bounce`]), a mail the SMTP server refused or the relay gave up
 //! ([`State::report_undeliverable`]), and the archive's rotation ([`State::rotate_archives`]).
-//! Each hands its input to the room that decides it and completes the output the same way.
+//! Each hands its input to the room that decides it; those that may send mail complete the
+//! output the same way (one copy per reply key, the relay's clock moved on). Rotation sends no
+//! mail and leaves the clock alone.
 //!
 //! # Rooms
 //!

@@ -291,6 +291,18 @@ fn letter(from: &str, body: &str, id: &str) -> String {
     )
 }
 
+/// One `once` pass over `script` and `sender` with the wall clock at `wall`.
+async fn pass(
+    app: &mut App,
+    script: &Script,
+    sender: &Recorder,
+    wall: DateTime<Utc>,
+) -> PassReport {
+    once_with(app, None, script, sender, &PausedClock::at(wall))
+        .await
+        .expect("the pass runs")
+}
+
 /// A relay with the duel Anna (White) – Bert registered at 1 Dec 2026 09:00, start mails sent.
 async fn relay(dir: &TempDir, script: &Script, sender: &Recorder) -> Config {
     let config = config(&dir.0);
@@ -299,15 +311,7 @@ async fn relay(dir: &TempDir, script: &Script, sender: &Recorder) -> Config {
     file.start = at(1, 0, 0).date_naive();
     file.digest = false;
     app.register(&file, at(1, 9, 0)).unwrap();
-    once_with(
-        &mut app,
-        None,
-        script,
-        sender,
-        &PausedClock::at(at(1, 9, 0)),
-    )
-    .await
-    .unwrap();
+    pass(&mut app, script, sender, at(1, 9, 0)).await;
     assert_eq!(sender.of("start", ANNA).len(), 1, "Anna's start mail");
     config
 }
@@ -351,15 +355,7 @@ async fn once_reads_decides_stores_then_flags_and_sends() {
     let config = relay(&dir, &script, &sender).await;
     script.deliver(letter(ANNA, "1. e4", "m1"), at(1, 10, 0));
     let mut app = App::open(config).unwrap();
-    let report = once_with(
-        &mut app,
-        None,
-        &script,
-        &sender,
-        &PausedClock::at(at(1, 10, 1)),
-    )
-    .await
-    .unwrap();
+    let report = pass(&mut app, &script, &sender, at(1, 10, 1)).await;
     assert_eq!((report.processed, report.duplicates), (1, 0));
     assert_eq!(sender.of("move", BERT).len(), 1, "the forward to Bert");
     assert_eq!(sender.of("receipt", ANNA).len(), 1, "the receipt to Anna");
@@ -498,15 +494,7 @@ async fn s16_reminder_fires_at_its_instant_in_run() {
     script.deliver(letter(ANNA, "1. e4", "m1"), at(1, 10, 0));
     let due = {
         let mut app = App::open(config.clone()).unwrap();
-        once_with(
-            &mut app,
-            None,
-            &script,
-            &sender,
-            &PausedClock::at(at(1, 10, 1)),
-        )
-        .await
-        .unwrap();
+        pass(&mut app, &script, &sender, at(1, 10, 1)).await;
         app.state
             .next_deadline(&app.settings)
             .expect("the reminder is due")
