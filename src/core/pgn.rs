@@ -24,7 +24,7 @@ use chrono_tz::Tz;
 use shakmaty::san::SanPlus;
 
 use crate::core::model::Tournament;
-use crate::core::model::{EndReason, Game};
+use crate::core::model::{EndReason, Game, Record, SideRecord};
 
 /// Escapes a PGN tag value: `\` and `"` get a backslash, control characters become spaces.
 fn tag(value: &str) -> String {
@@ -136,7 +136,7 @@ pub fn game_pgn(game: &Game, t: &Tournament, tz: Tz) -> String {
 /// What the `game-end` report (TO §27) says about the whole game besides the PGN: its length and
 /// each side's thinking time in days (used, and charged where TO §13 charged more), and the days
 /// of the first and the last move, in the reader's writing.
-pub fn record(game: &Game, t: &Tournament, tz: Tz) -> serde_json::Value {
+pub fn record(game: &Game, t: &Tournament, tz: Tz) -> Record {
     let side = |white: bool| {
         let moves = game
             .moves
@@ -150,18 +150,22 @@ pub fn record(game: &Game, t: &Tournament, tz: Tz) -> serde_json::Value {
             charged += m.charged;
             count += 1;
         }
-        serde_json::json!({ "moves": count, "days_used": used, "days_charged": charged })
+        SideRecord {
+            moves: count,
+            days_used: used,
+            days_charged: charged,
+        }
     };
     let day = |at: chrono::DateTime<chrono::Utc>| {
         crate::core::view::day(crate::core::view::local_date(at, tz))
     };
-    serde_json::json!({
-        "plies": game.moves.len(),
-        "full_moves": game.moves.len().div_ceil(2),
-        "white": side(true),
-        "black": side(false),
-        "started": day(t.clock_start),
-        "last_move_at": game.moves.last().map(|m| day(m.sent)),
-        "termination": game.end_reason.map(EndReason::termination),
-    })
+    Record {
+        plies: game.moves.len(),
+        full_moves: game.moves.len().div_ceil(2),
+        white: side(true),
+        black: side(false),
+        started: day(t.clock_start),
+        last_move_at: game.moves.last().map(|m| day(m.sent)),
+        termination: game.end_reason.map(EndReason::termination),
+    }
 }

@@ -1,15 +1,15 @@
 //! Registering a tournament: its games (Fax 1.2: round robin or explicit) and the `start` mails.
 
 use chrono::{DateTime, NaiveTime, TimeZone, Utc};
-use serde_json::json;
+
 use shakmaty::Color;
 
 use crate::core::NewTournament;
 use crate::core::clock::PlayerClock;
 use crate::core::model::Event;
-use crate::core::model::Mail;
 use crate::core::model::{ByColor, Game, GameStatus, Turn, color_name};
 use crate::core::model::{KeyBinding, Output, Person, Player, Settings, State, Tournament};
+use crate::core::model::{Mail, StartFacts};
 use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::mail_kind::MailKind;
@@ -163,16 +163,13 @@ impl State {
         let t = self.tournaments.get(&id.tournament)?;
         let email = game.players.get(c).clone();
         let lang = t.lang_of(&email, settings.default_lang);
-        let base = view::game_context(game, t, Some(c), lang, now, settings.tz);
-        let data = view::merge(
-            base,
-            json!({
-                "recipient": t.recipient(&email).name,
-                "white_first": c == Color::White,
-                "clock_start": view::when(t.clock_start, settings.tz),
-                "first_allowed": t.rules.days_per_period(),
-            }),
-        );
+        let data = StartFacts {
+            context: view::game_context(game, t, Some(c), lang, now, settings.tz),
+            recipient: t.recipient(&email).name,
+            white_first: c == Color::White,
+            clock_start: view::when(t.clock_start, settings.tz),
+            first_allowed: t.rules.days_per_period(),
+        };
         let to = vec![t.recipient(&email)];
         let key = game.keys.get(c).clone();
         let fen = game.fen();

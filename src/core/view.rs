@@ -2,19 +2,18 @@
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Timelike, Utc};
 use chrono_tz::Tz;
-use serde_json::{Value, json};
 use shakmaty::{Chess, Color, Move};
 
 use crate::core::clock::{self, PlayerClock};
-use crate::core::model::Tournament;
+use crate::core::model::{ClockFigures, Colour, Day, GameContext, Tournament, When};
 use crate::core::model::{Game, GameStatus};
 use crate::lang::Lang;
 use crate::notation::{self, Form};
 
 /// A calendar day as a value for the templates: `{"$day": "2026-11-30"}`; the render layer
 /// writes it as the reader writes dates (`30.11.2026`, `2026-11-30`).
-pub fn day(d: NaiveDate) -> Value {
-    json!({ "$day": d.format("%Y-%m-%d").to_string() })
+pub fn day(d: NaiveDate) -> Day {
+    Day(d)
 }
 
 /// The local date of an instant.
@@ -24,8 +23,8 @@ pub fn local_date(at: DateTime<Utc>, tz: Tz) -> NaiveDate {
 
 /// An instant as a value for the templates, in local time: `{"$when": "2026-11-30T10:00"}`; the
 /// render layer writes it as the reader writes dates (`30.11.2026 10:00`).
-pub fn when(at: DateTime<Utc>, tz: Tz) -> Value {
-    json!({ "$when": local_minute(at, tz).format("%Y-%m-%dT%H:%M").to_string() })
+pub fn when(at: DateTime<Utc>, tz: Tz) -> When {
+    When(local_minute(at, tz))
 }
 
 /// An instant in local time, to the minute.
@@ -88,8 +87,8 @@ pub fn move_of(pos: &Chess, uci: &str) -> Option<Move> {
 
 /// A colour as a value for the templates: `{"$colour": "white"}`; the render layer writes its
 /// name in the reader's language (`Weiß`, `White`).
-pub fn colour(c: Color) -> Value {
-    json!({ "$colour": crate::core::model::color_name(c) })
+pub fn colour(c: Color) -> Colour {
+    Colour(c)
 }
 
 /// The days the running move has cost so far (charged, TO §13 included).
@@ -150,31 +149,6 @@ pub fn clock_figures(
     }
 }
 
-/// One colour's clock as shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClockFigures {
-    pub used: u32,
-    pub allowed: u32,
-    pub left: u32,
-    /// The move number after which the current limit is checked.
-    pub next_control: u32,
-    pub time_forfeits: u8,
-    pub on_leave: bool,
-}
-
-impl ClockFigures {
-    pub fn json(&self) -> Value {
-        json!({
-            "used": self.used,
-            "allowed": self.allowed,
-            "left": self.left,
-            "next_control": self.next_control,
-            "time_forfeits": self.time_forfeits,
-            "on_leave": self.on_leave,
-        })
-    }
-}
-
 /// The facts every game mail shows, for the reader playing `reader` (or a director: `None`).
 pub fn game_context(
     game: &Game,
@@ -183,7 +157,7 @@ pub fn game_context(
     lang: Lang,
     now: DateTime<Utc>,
     tz: Tz,
-) -> Value {
+) -> GameContext {
     let white = t.recipient(&game.players.white).name;
     let black = t.recipient(&game.players.black).name;
     let viewer = reader.unwrap_or(Color::White);
@@ -199,43 +173,34 @@ pub fn game_context(
         .len()
         .checked_sub(1)
         .and_then(|p| ply_text(game, p, form));
-    json!({
-        "game": game.id.to_string(),
-        "tournament_id": t.id,
-        "tournament": t.name,
-        "round": game.round,
-        "white": white,
-        "black": black,
-        "director": t.director.name,
-        "director_email": t.director.email,
-        "state": game.status.name(),
-        "rules": t.rules.name(),
-        "days_per_period": t.rules.days_per_period(),
-        "color": reader.map(colour),
-        "partner": reader.map(|c| t.recipient(game.players.get(!c)).name),
-        "to_move": colour(to_move),
-        "to_move_name": t.recipient(game.players.get(to_move)).name,
-        "your_move": game.status == GameStatus::Running && reader == Some(to_move),
-        "last_move": last_move,
-        "next_number": number_prefix(Game::number_of_ply(game.moves.len()), to_move),
-        "fen": game.fen(),
+    let clock = |c: Color| clock_figures(game, t, c, now, tz);
+    GameContext {
+        game: game.id.to_string(),
+        tournament_id: t.id.clone(),
+        tournament: t.name.clone(),
+        round: game.round,
+        white,
+        black,
+        director: t.director.name.clone(),
+        director_email: t.director.email.clone(),
+        state: game.status.name(),
+        rules: t.rules.name(),
+        days_per_period: t.rules.days_per_period(),
+        color: reader.map(colour),
+        partner: reader.map(|c| t.recipient(game.players.get(!c)).name),
+        to_move: colour(to_move),
+        to_move_name: t.recipient(game.players.get(to_move)).name,
+        your_move: game.status == GameStatus::Running && reader == Some(to_move),
+        last_move,
+        next_number: number_prefix(Game::number_of_ply(game.moves.len()), to_move),
+        fen: game.fen(),
         // Without its final line end: the template decides the empty line after it.
-        "diagram": notation::diagram(&pos, viewer, lang).trim_end(),
-        "clock_white": clock_figures(game, t, Color::White, now, tz).json(),
-        "clock_black": clock_figures(game, t, Color::Black, now, tz).json(),
-        "clock_you": reader.map(|c| clock_figures(game, t, c, now, tz).json()),
-        "clock_partner": reader.map(|c| clock_figures(game, t, !c, now, tz).json()),
-        "now": when(now, tz),
-        "today": day(local_date(now, tz)),
-    })
-}
-
-/// Merges `extra` into `base` (both objects).
-pub fn merge(mut base: Value, extra: Value) -> Value {
-    if let (Some(b), Value::Object(e)) = (base.as_object_mut(), extra) {
-        for (k, v) in e {
-            b.insert(k, v);
-        }
+        diagram: notation::diagram(&pos, viewer, lang).trim_end().to_string(),
+        clock_white: clock(Color::White),
+        clock_black: clock(Color::Black),
+        clock_you: reader.map(clock),
+        clock_partner: reader.map(|c| clock(!c)),
+        now: when(now, tz),
+        today: day(local_date(now, tz)),
     }
-    base
 }

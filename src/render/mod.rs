@@ -56,7 +56,8 @@ const BUILTIN: &[(&str, &str, &str)] = builtin![
 /// in the mail's language, with every sentence the core decided as a value (`Mail::sentences`)
 /// written under its key.
 pub fn facts(mail: &Mail) -> serde_json::Value {
-    let mut data = mail.data.clone();
+    // The typed facts as the template's context; a struct of plain fields serialises infallibly.
+    let mut data = serde_json::to_value(&mail.facts).unwrap_or_default();
     words::write_values(&mut data, mail.lang);
     for (key, s) in &mail.sentences {
         let words = words::sentence(s, mail.lang);
@@ -381,7 +382,10 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::model::{QueryAround, QueryFacts, Refusal, Sentence, When};
     use crate::game_ref::GameRef;
+    use crate::notation::{IllegalReason, NotationError};
+    use shakmaty::{Role, Square};
 
     fn settings() -> Settings {
         Settings {
@@ -410,14 +414,32 @@ mod tests {
             fen: Some("8/8/8/8/8/8/8/K6k w - - 0 1".into()),
             in_reply_to: Some("orig@x".into()),
             message_id: "fernzug.abc.1.query@fernschach.test".into(),
-            data: serde_json::json!({
-                "recipient": "Jürgen Größ",
-                "about": "player",
-                "reason": "Ihr Zug 12... Sf6 ist unmöglich: kein Springer kann f6 erreichen.",
-                "subject": "Zug",
-                "game": "FAX-1/7",
-            }),
-            sentences: vec![],
+            facts: QueryFacts {
+                recipient: "Jürgen Größ".into(),
+                about: "player",
+                subject: "Zug".into(),
+                around: QueryAround::Bare {
+                    now: When(
+                        chrono::NaiveDate::from_ymd_opt(2026, 11, 30)
+                            .and_then(|d| d.and_hms_opt(10, 0, 0))
+                            .unwrap(),
+                    ),
+                },
+            }
+            .into(),
+            sentences: vec![(
+                "reason".into(),
+                Sentence::Refusal(Refusal::BadMove {
+                    number: "12... Sf6".into(),
+                    error: NotationError::Illegal {
+                        text: "Sf6".into(),
+                        reason: IllegalReason::NoPieceCanReach {
+                            piece: Role::Knight,
+                            to: Square::F6,
+                        },
+                    },
+                }),
+            )],
             envelope: vec![],
             attachments: vec![],
         }

@@ -30,7 +30,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use fernzug::core::model::{NewPlayer, NewTournament, Pairing, Person};
+use fernzug::core::model::{Facts, NewPlayer, NewTournament, Pairing, Person};
 use fernzug::core::{Settings, State};
 use fernzug::game_ref::GameRef;
 use fernzug::lang::Lang;
@@ -283,19 +283,21 @@ fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
     {
         o.insert("played".into(), json!(mv.san));
         // The receipt of the move (a leave in the same mail has a receipt of its own).
-        if let Some(r) = out
-            .mails
-            .iter()
-            .find(|m| m.kind == MailKind::Receipt && !m.data["move"].is_null())
-        {
+        if let Some((r, f)) = out.mails.iter().find_map(|m| match &m.facts {
+            Facts::Forward(f) if m.kind == MailKind::Receipt && f.mv.is_some() => Some((m, f)),
+            _ => None,
+        }) {
             if fernzug::render::facts(r)["notes"]
                 .as_array()
                 .is_some_and(|n| !n.is_empty())
             {
                 o.insert("notes".into(), fernzug::render::facts(r)["notes"].clone());
             }
-            for flag in ["draw_offer", "announcement"] {
-                if r.data[flag] == json!(true) {
+            for (flag, set) in [
+                ("draw_offer", f.draw_offer),
+                ("announcement", f.announcement),
+            ] {
+                if set {
                     o.insert(flag.into(), json!(true));
                 }
             }
@@ -313,7 +315,7 @@ fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
     }
     // A `status` mail is either the §13 announcement to the partner or the answer to `Status`.
     if let Some(st) = mail(MailKind::Status) {
-        if st.data["announcement"] == json!(true) {
+        if matches!(st.facts, Facts::Announcement(_)) {
             o.insert("announced".into(), json!(true));
         } else {
             o.insert("status".into(), json!(true));

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use chrono_tz::Europe::Berlin;
-use fernzug::core::model::Mail;
+use fernzug::core::model::{Facts, Mail};
 use fernzug::core::{Bounce, Output, Settings, State};
 use fernzug::game_ref::GameRef;
 use fernzug::lang::Lang;
@@ -348,11 +348,11 @@ impl Run {
                 self.problems.push(format!("{name}: {p}"));
             }
             let variant = match mail.kind {
-                MailKind::Status if mail.data["announcement"] == true => "announcement",
+                MailKind::Status if matches!(mail.facts, Facts::Announcement(_)) => "announcement",
                 MailKind::Status => "report",
-                MailKind::Receipt if mail.data.get("leave").is_some() => "leave",
+                MailKind::Receipt if matches!(mail.facts, Facts::LeaveReceipt(_)) => "leave",
                 MailKind::Query if mail.game.is_none() => "no-game",
-                MailKind::Query if mail.data["color"].is_null() => "director",
+                MailKind::Query if fernzug::render::facts(&mail)["color"].is_null() => "director",
                 _ => "",
             };
             self.seen.insert((

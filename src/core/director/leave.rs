@@ -28,13 +28,12 @@
 //!   (`Tournament::rest_of`), which the clock (`crate::core::clock`) and the deadlines read.
 
 use chrono::{DateTime, Datelike, Months, NaiveDate, Utc};
-use serde_json::json;
 
 use crate::core::clock::{BUDGET_DAYS, MIN_LEAVE_DAYS, Rest};
-use crate::core::model::Mail;
 use crate::core::model::Refusal;
 use crate::core::model::Step;
 use crate::core::model::{Event, LeaveHow};
+use crate::core::model::{LeaveAccount, LeaveFacts, LeaveGame, LeaveReceiptFacts, Mail};
 use crate::core::model::{LeaveRefusal, Output, Settings, State, Tournament};
 use crate::core::view;
 use crate::game_ref::GameRef;
@@ -371,26 +370,27 @@ impl State {
             return;
         };
         let player = t.recipient(email);
-        let facts = || {
-            let (move_day, days_returned) = match ended {
-                Some((before, day)) => (Some(view::day(day)), (before.to - rest.to).num_days()),
-                None => (None, 0),
-            };
-            json!({
-                "player": player.name,
-                "player_email": player.email,
-                "tournament_id": t.id,
-                "tournament": t.name,
-                "from": view::day(rest.from),
-                "to": view::day(rest.to),
-                "days": (rest.to - rest.from).num_days() + 1,
-                "cancelled": rest.to < rest.from,
-                "ended_early": ended.is_some(),
-                "move_day": move_day,
-                "last_day": view::day(rest.to),
-                "days_returned": days_returned,
-                "now": view::when(now, s.tz),
-            })
+        let (move_day, days_returned) = match ended {
+            Some((before, day)) => (Some(view::day(day)), (before.to - rest.to).num_days()),
+            None => (None, 0),
+        };
+        let facts = |recipient: String, game: Option<String>| LeaveFacts {
+            recipient,
+            player: player.name.clone(),
+            player_email: player.email.clone(),
+            tournament_id: t.id.clone(),
+            tournament: t.name.clone(),
+            from: view::day(rest.from),
+            to: view::day(rest.to),
+            days: (rest.to - rest.from).num_days() + 1,
+            cancelled: rest.to < rest.from,
+            ended_early: ended.is_some(),
+            move_day,
+            last_day: view::day(rest.to),
+            days_returned,
+            now: view::when(now, s.tz),
+            to_partner: game.is_some(),
+            game,
         };
         let mut mails = Vec::new();
         for g in self.open_games_in(tid, email) {
@@ -400,14 +400,7 @@ impl State {
             };
             let partner = game.players.get(!c).clone();
             let lang = t.lang_of(&partner, s.default_lang);
-            let data = view::merge(
-                facts(),
-                json!({
-                    "recipient": t.recipient(&partner).name,
-                    "game": g.to_string(),
-                    "to_partner": true,
-                }),
-            );
+            let data = facts(t.recipient(&partner).name, Some(g.to_string()));
             mails.push((
                 t.recipient(&partner),
                 Some(g.clone()),
@@ -417,10 +410,7 @@ impl State {
             ));
         }
         let lang = s.default_lang;
-        let data = view::merge(
-            facts(),
-            json!({"recipient": t.director.name, "to_partner": false}),
-        );
+        let data = facts(t.director.name.clone(), None);
         mails.push((t.director_recipient(), None, None, lang, data));
         for (to, game, reply_key, lang, data) in mails {
             let message_id = self.meta.next_message_id(s, "leave");
@@ -462,30 +452,29 @@ impl State {
                 Some((g.to_string(), t.recipient(game.players.get(!c)).name))
             })
             .collect();
-        let data = json!({
-            "recipient": t.recipient(email).name,
-            "tournament_id": t.id,
-            "tournament": t.name,
-            "leave": {
-                "from": view::day(rest.from),
-                "to": view::day(rest.to),
-                "days": (rest.to - rest.from).num_days() + 1,
-                "year_from": view::day(year.0),
-                "year_to": view::day(year.1),
-                "taken": taken,
-                "left": (BUDGET_DAYS - taken).max(0),
-                "partners": games
+        let data = LeaveReceiptFacts {
+            recipient: t.recipient(email).name,
+            tournament_id: t.id.clone(),
+            tournament: t.name.clone(),
+            leave: LeaveAccount {
+                from: view::day(rest.from),
+                to: view::day(rest.to),
+                days: (rest.to - rest.from).num_days() + 1,
+                year_from: view::day(year.0),
+                year_to: view::day(year.1),
+                taken,
+                left: (BUDGET_DAYS - taken).max(0),
+                partners: games
                     .iter()
                     .map(|(g, partner)| format!("{partner} ({g})"))
-                    .collect::<Vec<_>>(),
-                // The same as game and partner apart, for the template's own wording.
-                "games": games
-                    .iter()
-                    .map(|(g, partner)| json!({ "game": g, "partner": partner }))
-                    .collect::<Vec<_>>(),
+                    .collect(),
+                games: games
+                    .into_iter()
+                    .map(|(game, partner)| LeaveGame { game, partner })
+                    .collect(),
             },
-            "now": view::when(now, s.tz),
-        });
+            now: view::when(now, s.tz),
+        };
         let message_id = self.meta.next_message_id(s, "receipt");
         out.mails.push(Mail {
             in_reply_to: Some(letter.message_id.clone()),

@@ -33,16 +33,15 @@ pub mod leave;
 mod tests;
 
 use chrono::{DateTime, Utc};
-use serde_json::json;
 use shakmaty::Color;
 
 use crate::core::clock::{self, Rest};
 use crate::core::director::leave::{check_leave, complete_span};
-use crate::core::model::GameStatus;
 use crate::core::model::LeaveRefusal;
 use crate::core::model::Refusal;
 use crate::core::model::Step;
 use crate::core::model::{Command, DirectorRefusal, LeaveHow, Mail, Recipient, Sentence, Told};
+use crate::core::model::{DirectorFacts, GameStatus};
 use crate::core::model::{EndReason, Event, GameResult};
 use crate::core::model::{Output, Settings, State};
 use crate::core::view;
@@ -516,16 +515,16 @@ impl State {
             mails.push((t.recipient(p), key, t.lang_of(p, s.default_lang), false));
         }
         for (to, reply_key, lang, for_director) in mails {
-            let data = json!({
-                "recipient": to.name,
-                "director": t.director.name,
-                "tournament_id": t.id,
-                "tournament": t.name,
-                "game": n.game.as_ref().map(GameRef::to_string),
-                "reason": n.reason,
-                "for_director": for_director,
-                "now": view::when(now, s.tz),
-            });
+            let data = DirectorFacts {
+                recipient: to.name.clone(),
+                director: t.director.name.clone(),
+                tournament_id: t.id.clone(),
+                tournament: t.name.clone(),
+                game: n.game.as_ref().map(GameRef::to_string),
+                reason: n.reason.clone(),
+                for_director,
+                now: view::when(now, s.tz),
+            };
             let message_id = self.meta.next_message_id(s, "director");
             out.mails.push(Mail {
                 sentences: vec![

@@ -10,6 +10,7 @@ use shakmaty::Color;
 
 use crate::core::NewTournament;
 use crate::core::model::Event;
+use crate::core::model::Facts;
 use crate::core::model::GameStatus;
 use crate::core::{Bounce, Output, Settings, State, view};
 use crate::game_ref::GameRef;
@@ -267,7 +268,10 @@ fn s25_leave_notice_to_every_partner_and_tl_receipt_to_him() {
     // Each partner's notice is about the game they play with him.
     assert_eq!(out.mails[0].game, Some(g(1)));
     assert_eq!(out.mails[1].game, Some(g(3)));
-    assert_eq!(out.mails[3].data["leave"]["left"], 27);
+    let Facts::LeaveReceipt(receipt) = &out.mails[3].facts else {
+        panic!("a leave receipt: {:?}", out.mails[3].facts)
+    };
+    assert_eq!(receipt.leave.left, 27);
     // Logged in each of his games; the mail is archived under them (TO §11).
     let logged: Vec<&GameRef> = out
         .events
@@ -401,7 +405,7 @@ fn s24_leave_asked_with_a_move_is_kept() {
     let ended_early = out
         .mails
         .iter()
-        .filter(|m| m.kind == MailKind::Leave && m.data["ended_early"] == true)
+        .filter(|m| matches!(&m.facts, Facts::Leave(f) if f.ended_early))
         .count();
     assert_eq!(ended_early, 0, "granted, not granted and ended");
 }
@@ -441,8 +445,11 @@ fn s24_early_end_on_move() {
         .iter()
         .find(|m| m.kind == MailKind::Leave && m.to[0].email == TL)
         .unwrap();
-    assert_eq!(tl.data["ended_early"], true);
-    assert_eq!(tl.data["days_returned"], 8);
+    let Facts::Leave(notice) = &tl.facts else {
+        panic!("a leave notice: {:?}", tl.facts)
+    };
+    assert!(notice.ended_early);
+    assert_eq!(notice.days_returned, 8);
     // 13.12. counts, 14.–19.12. rest, 20.12. counts.
     assert_eq!(st.games[&g(1)].moves[1].days_used, 2);
     // The 8 days are back in the budget: 6 + 28 + 8 = 42 fit into this tournament year.
@@ -581,7 +588,13 @@ fn s30_time_adjustment() {
     // Both players are told the reason, each in his language.
     assert_eq!(out.mails[2].lang, Lang::En);
     for m in &out.mails {
-        assert_eq!(m.data["reason"], "Zug doppelt gesandt (TO §8)");
+        let Facts::Director(notice) = &m.facts else {
+            panic!("a director's notice: {:?}", m.facts)
+        };
+        assert_eq!(
+            notice.reason.as_deref(),
+            Some("Zug doppelt gesandt (TO §8)")
+        );
     }
     let out = step(
         &mut st,
@@ -828,8 +841,11 @@ fn fax_2_2_bounce_report_once() {
     assert_eq!(sent(&out), vec![(MailKind::BounceReport, TL.to_string())]);
     let m = &out.mails[0];
     assert_eq!(m.game, Some(g(1)));
-    assert_eq!(m.data["text"], "1. e4");
-    assert_eq!(m.data["player_email"], BERT);
+    let Facts::Bounce(report) = &m.facts else {
+        panic!("a bounce report: {:?}", m.facts)
+    };
+    assert_eq!(report.text.as_deref(), Some("1. e4"));
+    assert_eq!(report.player_email, BERT);
     assert!(m.reply_key.is_some(), "TL answers with his key of the game");
     // The same failure learnt again (a DSN after the SMTP refusal): no second report.
     let again = st.handle_bounce(
@@ -886,7 +902,10 @@ fn digest_weekly_once() {
     assert_eq!(digests(&st.tick(at(2026, 12, 6, 23, 59), &s)), 0);
     let out = st.tick(at(2026, 12, 7, 0, 0), &s);
     assert_eq!(sent(&out), vec![(MailKind::Digest, TL.to_string())]);
-    assert_eq!(out.mails[0].data["tournament_id"], "T-1");
+    let Facts::Digest(digest) = &out.mails[0].facts else {
+        panic!("a digest: {:?}", out.mails[0].facts)
+    };
+    assert_eq!(digest.tournament_id, "T-1");
     assert_eq!(
         digests(&st.tick(at(2026, 12, 7, 18, 0), &s)),
         0,

@@ -6,13 +6,12 @@ use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
 use regex::Regex;
-use serde_json::json;
 use shakmaty::Color;
 
 use crate::core::model::Step;
 use crate::core::model::{
-    Attachment, EndReason, Event, GameResult, GameStatus, Mail, Output, Recipient, Refusal,
-    Sentence, Settings, State,
+    Attachment, EndReason, Event, GameEndFacts, GameResult, GameStatus, Mail, Output, QueryAround,
+    QueryFacts, Recipient, Refusal, Sentence, Settings, State, TimeForfeitFacts,
 };
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
@@ -63,22 +62,27 @@ impl State {
             Refusal::Stranger => "stranger",
             _ => "player",
         };
-        let mut data = json!({
-            "recipient": name,
-            "about": about,
-            "subject": letter.subject,
-            "now": view::when(now, s.tz),
-        });
+        let mut around = QueryAround::Bare {
+            now: view::when(now, s.tz),
+        };
         let mut reply_key = None;
         let mut fen = None;
         if let Some(g) = game_ref
             && let (Some(game), Some(t)) = (self.games.get(g), self.tournament_of(g))
         {
             let color = game.color_of(&letter.from);
-            data = view::merge(view::game_context(game, t, color, lang, now, s.tz), data);
+            around = QueryAround::Game(Box::new(view::game_context(
+                game, t, color, lang, now, s.tz,
+            )));
             reply_key = color.map(|c| game.keys.get(c).clone());
             fen = Some(game.fen());
         }
+        let facts = QueryFacts {
+            recipient: name.clone(),
+            about,
+            subject: letter.subject.clone(),
+            around,
+        };
         if let Some(g) = game_ref {
             self.log_event(
                 out,
@@ -105,12 +109,12 @@ impl State {
             ..Mail::new(
                 MailKind::Query,
                 vec![Recipient {
-                    name: data["recipient"].as_str().unwrap_or_default().to_string(),
+                    name,
                     email: letter.from.clone(),
                 }],
                 lang,
                 message_id,
-                data,
+                facts,
             )
         });
     }
@@ -160,15 +164,13 @@ impl State {
                 Some(_) => t.lang_of(&rcpt.email, s.default_lang),
                 None => s.default_lang,
             };
-            let data = view::merge(
-                view::game_context(game, t, c, lang, now, s.tz),
-                json!({
-                    "recipient": rcpt.name,
-                    "result": result.as_str(),
-                    "pgn": pgn_text,
-                    "record": pgn::record(game, t, s.tz),
-                }),
-            );
+            let data = GameEndFacts {
+                context: view::game_context(game, t, c, lang, now, s.tz),
+                recipient: rcpt.name.clone(),
+                result: result.as_str(),
+                pgn: pgn_text.clone(),
+                record: pgn::record(game, t, s.tz),
+            };
             mails.push((c, rcpt, lang, data));
         }
         let fen = game.fen();
@@ -247,17 +249,15 @@ impl State {
                 t.lang_of(&offender_email, s.default_lang),
             )
         };
-        let data = view::merge(
-            view::game_context(game, t, None, lang, at, s.tz),
-            json!({
-                "offender": t.recipient(&offender_email).name,
-                "offender_color": view::colour(offender),
-                "nth": nth,
-                "used": used,
-                "allowed": allowed,
-                "at": view::when(at, s.tz),
-            }),
-        );
+        let data = TimeForfeitFacts {
+            context: view::game_context(game, t, None, lang, at, s.tz),
+            offender: t.recipient(&offender_email).name,
+            offender_color: view::colour(offender),
+            nth,
+            used,
+            allowed,
+            at: view::when(at, s.tz),
+        };
         let fen = game.fen();
         let in_reply_to = game.last_forward.clone();
         let message_id = self.meta.next_message_id(s, kind.name());

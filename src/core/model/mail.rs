@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use chrono::{NaiveDate, NaiveDateTime};
 use shakmaty::Color;
 
-use crate::core::model::{Crosstable, EndReason, GameResult, Refusal};
+use crate::core::model::{Crosstable, EndReason, Facts, GameResult, Refusal};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::mail_kind::MailKind;
@@ -148,10 +148,11 @@ pub struct Mail {
     pub in_reply_to: Option<String>,
     /// The stable Message-ID (without brackets), fixed when the core decides the mail.
     pub message_id: String,
-    /// What the template shows, besides the sentences.
-    pub data: serde_json::Value,
+    /// What the template shows, besides the sentences: typed per kind ([`Facts`]).
+    pub facts: Facts,
     /// The sentences the template shows, each under its key in the template's context: a
-    /// top-level key (`reason`), or a JSON pointer into `data` (`/tournaments/0/crosstable`).
+    /// top-level key (`reason`), or a JSON pointer into the serialised `facts`
+    /// (`/tournaments/0/crosstable`).
     pub sentences: Vec<(String, Sentence)>,
     /// The addresses this copy is delivered to (the SMTP envelope): those of `to` and `cc` whose
     /// reply key is this copy's. The core's entry points set it (`State::handle_letter` & co.).
@@ -168,7 +169,7 @@ impl Mail {
         to: Vec<Recipient>,
         lang: Lang,
         message_id: String,
-        data: serde_json::Value,
+        facts: impl Into<Facts>,
     ) -> Mail {
         Mail {
             kind,
@@ -181,7 +182,7 @@ impl Mail {
             fen: None,
             in_reply_to: None,
             message_id,
-            data,
+            facts: facts.into(),
             sentences: Vec::new(),
             envelope: Vec::new(),
             attachments: Vec::new(),

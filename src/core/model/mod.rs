@@ -3,7 +3,7 @@
 //!
 //! One type (with its small helpers) per file: [`State`] and its parts ([`Tournament`], [`Player`],
 //! [`Person`], [`KeyBinding`], [`Meta`], [`Settings`]) in `state`, [`Game`] in `game`, [`Event`],
-//! [`Mail`], [`Output`], the refusals (TO §8) in `refusal`, [`Guard`], [`AnswerDay`],
+//! [`Mail`] and its [`Facts`] (in `facts`, one file per group of kinds), [`Output`], the refusals (TO §8) in `refusal`, [`Guard`], [`AnswerDay`],
 //! [`ConditionalLine`] (TO §6), [`Due`] (TO §16–§21) and [`NewTournament`], the core's own input type
 //! for a tournament to register.
 
@@ -12,6 +12,7 @@ pub mod conditional_line;
 pub mod crosstable;
 pub mod due;
 pub mod event;
+pub mod facts;
 pub mod game;
 pub mod guard;
 pub mod mail;
@@ -27,6 +28,7 @@ pub use conditional_line::ConditionalLine;
 pub use crosstable::{Crosstable, Row};
 pub use due::Due;
 pub use event::{Event, LeaveHow};
+pub use facts::*;
 pub use game::{ByColor, Game, GameStatus, PlayedMove, SerdeColor, Turn, color_name};
 pub use guard::Guard;
 pub use mail::{Attachment, Mail, Note, Recipient, Sentence, Stated, Told};

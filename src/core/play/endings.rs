@@ -22,14 +22,13 @@
 //!   plies; should the director let the game go on, it is not stopped again for the same stretch.
 
 use chrono::{DateTime, Utc};
-use serde_json::json;
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Move, Position};
 
 use crate::core::model::Event;
 use crate::core::model::Refusal;
 use crate::core::model::Step;
-use crate::core::model::{Attachment, Mail};
+use crate::core::model::{AdjudicationFacts, Attachment, Mail};
 use crate::core::model::{EndReason, Game, GameResult, GameStatus};
 use crate::core::model::{Output, Settings, State};
 use crate::core::{pgn, view};
@@ -229,20 +228,14 @@ impl State {
         let last_irreversible = since
             .checked_sub(1)
             .and_then(|p| view::ply_text(game, p, crate::notation::Form::default_for(lang)));
-        let data = view::merge(
-            view::game_context(game, t, None, lang, now, s.tz),
-            json!({
-                "recipient": t.director.name,
-                "pgn": pgn_text,
-                "moves_without": FIFTY_MOVES_PLIES / 2,
-                "last_irreversible": last_irreversible,
-                "last_move": plies.checked_sub(1).and_then(|p| view::ply_text(
-                    game,
-                    p,
-                    crate::notation::Form::default_for(lang)
-                )),
-            }),
-        );
+        // The last move is the context's: the director's form, as `last_irreversible`.
+        let data = AdjudicationFacts {
+            context: view::game_context(game, t, None, lang, now, s.tz),
+            recipient: t.director.name.clone(),
+            pgn: pgn_text.clone(),
+            moves_without: FIFTY_MOVES_PLIES / 2,
+            last_irreversible,
+        };
         let fen = game.fen();
         let in_reply_to = game.last_forward.clone();
         let white = t.recipient(&game.players.white);

@@ -9,7 +9,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color};
 
 use crate::core::model::GameStatus;
-use crate::core::model::Mail;
+use crate::core::model::{AdjudicationFacts, Facts, ForwardFacts, Mail};
 use crate::core::play::endings::{self, Ending};
 use crate::core::{Output, State};
 use crate::lang::Lang;
@@ -40,6 +40,22 @@ fn mail(out: &Output, kind: MailKind) -> &Mail {
         .iter()
         .find(|m| m.kind == kind)
         .unwrap_or_else(|| panic!("no {kind:?} in {:?}", kinds(out)))
+}
+
+/// The facts of a forward or a receipt of a move.
+fn forward(m: &Mail) -> &ForwardFacts {
+    match &m.facts {
+        Facts::Forward(f) => f,
+        other => panic!("not a move's mail: {other:?}"),
+    }
+}
+
+/// The facts of an adjudication.
+fn adjudication(m: &Mail) -> &AdjudicationFacts {
+    match &m.facts {
+        Facts::Adjudication(f) => f,
+        other => panic!("not an adjudication: {other:?}"),
+    }
 }
 
 fn to(m: &Mail) -> Vec<&str> {
@@ -342,7 +358,7 @@ fn s31_fifty_moves_adjourns() {
         pgn.contains("[Result \"*\"]") && pgn.contains("50."),
         "{pgn}"
     );
-    assert_eq!(adj.data["moves_without"], 50);
+    assert_eq!(adjudication(adj).moves_without, 50);
     // Stopped: no deadlines, and a move is answered with a query.
     assert!(st.next_deadline(&settings()).is_none());
     let out = send(
@@ -364,8 +380,8 @@ fn s2_offer_with_move_is_forwarded_and_acceptance_ends_the_game() {
     let (now, _) = play_all(&mut st, &["e4"]);
     let out = send(&mut st, BERT, "1. e4 e5\nI offer a draw.", now);
     assert_eq!(kinds(&out), vec![MailKind::Move, MailKind::Receipt]);
-    assert_eq!(mail(&out, MailKind::Move).data["draw_offer"], true);
-    assert_eq!(mail(&out, MailKind::Receipt).data["draw_offer"], true);
+    assert!(forward(mail(&out, MailKind::Move)).draw_offer);
+    assert!(forward(mail(&out, MailKind::Receipt)).draw_offer);
     let out = send(
         &mut st,
         ANNA,
@@ -399,11 +415,7 @@ fn s2_every_listed_form_is_read() {
         let mut st = new_state(RuleSet::Fax);
         let (now, _) = play_all(&mut st, &["e4"]);
         let out = send(&mut st, BERT, &format!("1. e4 e5\n{offer}"), now);
-        assert_eq!(
-            mail(&out, MailKind::Move).data["draw_offer"],
-            true,
-            "{offer}"
-        );
+        assert!(forward(mail(&out, MailKind::Move)).draw_offer, "{offer}");
         for accept in [
             "Remis angenommen",
             "Ich nehme das Remis an",
@@ -474,7 +486,7 @@ fn s2_offer_lapses_when_partner_moves() {
     send(&mut st, BERT, "1. e4 e5\nRemis?", now);
     assert!(st.games[&game()].draw_offer.is_some());
     let out = send(&mut st, ANNA, "1... e5\n2. Sf3", now + Duration::hours(1));
-    assert_eq!(mail(&out, MailKind::Move).data["draw_offer"], false);
+    assert!(!forward(mail(&out, MailKind::Move)).draw_offer);
     assert!(
         st.games[&game()].draw_offer.is_none(),
         "the move declined it"
@@ -557,16 +569,10 @@ fn s6_line_is_forwarded_in_the_partners_notation_and_kept() {
     assert_eq!(kinds(&out), vec![MailKind::Move, MailKind::Receipt]);
     let fwd = mail(&out, MailKind::Move);
     assert_eq!(to(fwd), vec![BERT]);
-    assert_eq!(
-        fwd.data["lines"],
-        serde_json::json!(["3... Nf6 4. Ng5 4... d5 5. exd5"])
-    );
-    assert_eq!(fwd.data["lines_by"], "Anna Adler");
+    assert_eq!(forward(fwd).lines, ["3... Nf6 4. Ng5 4... d5 5. exd5"]);
+    assert_eq!(forward(fwd).lines_by, "Anna Adler");
     let rcpt = mail(&out, MailKind::Receipt);
-    assert_eq!(
-        rcpt.data["lines"],
-        serde_json::json!(["3... Sf6 4. Sg5 4... d5 5. exd5"])
-    );
+    assert_eq!(forward(rcpt).lines, ["3... Sf6 4. Sg5 4... d5 5. exd5"]);
     let g = &st.games[&game()];
     assert_eq!(g.conditional.len(), 1);
     assert_eq!(g.conditional[0].moves, vec!["g8f6", "f3g5", "d7d5", "e4d5"]);
@@ -590,13 +596,13 @@ fn s6_conditional_line_auto_played() {
         vec![BERT],
         "the auto-played reply goes to the partner"
     );
-    assert_eq!(fwd.data["move"], "4. Ng5");
-    assert_eq!(fwd.data["plies"][0]["text"], "3... Nf6");
-    assert_eq!(fwd.data["plies"][1]["conditional"], true);
-    assert_eq!(fwd.data["lines"], serde_json::json!(["4... d5 5. exd5"]));
+    assert_eq!(forward(fwd).mv.as_deref(), Some("4. Ng5"));
+    assert_eq!(forward(fwd).plies[0].text.as_deref(), Some("3... Nf6"));
+    assert!(forward(fwd).plies[1].conditional);
+    assert_eq!(forward(fwd).lines, ["4... d5 5. exd5"]);
     let rcpt = mail(&out, MailKind::Receipt);
     assert_eq!(to(rcpt), vec![ANNA], "the proposer gets a receipt");
-    assert_eq!(rcpt.data["move"], "4. Sg5");
+    assert_eq!(forward(rcpt).mv.as_deref(), Some("4. Sg5"));
     assert_eq!(sans(&st)[5..], ["Nf6", "Ng5"]);
     let g = &st.games[&game()];
     assert_eq!(
@@ -612,7 +618,10 @@ fn s6_conditional_line_auto_played() {
     assert_eq!(g.last_forward.as_deref(), Some(fwd.message_id.as_str()));
     // Bert's 4... d5 matches again: 5. exd5, and the line is used up.
     let out = send(&mut st, BERT, "4. Ng5 d5", t1 + Duration::hours(1));
-    assert_eq!(mail(&out, MailKind::Move).data["move"], "5. exd5");
+    assert_eq!(
+        forward(mail(&out, MailKind::Move)).mv.as_deref(),
+        Some("5. exd5")
+    );
     assert_eq!(sans(&st)[5..], ["Nf6", "Ng5", "d5", "exd5"]);
     assert!(st.games[&game()].conditional.is_empty());
     // Without a line nothing is played for Anna.
@@ -628,7 +637,7 @@ fn s6_deviation_drops_the_line() {
     let out = send(&mut st, BERT, "3. Bc4 Bc5", now + Duration::hours(1));
     let fwd = mail(&out, MailKind::Move);
     assert_eq!(to(fwd), vec![ANNA]);
-    assert_eq!(fwd.data["lines_dropped"], true);
+    assert!(forward(fwd).lines_dropped);
     assert!(st.games[&game()].conditional.is_empty());
     assert_eq!(sans(&st).len(), 6);
     // Later: after 3... Nf6 4. Ng5, 4... Bc5 leaves it; 5. exd5 is not played.
@@ -636,7 +645,7 @@ fn s6_deviation_drops_the_line() {
     send(&mut st, BERT, "3. Bc4 Nf6", now + Duration::hours(1));
     let out = send(&mut st, BERT, "4. Ng5 Bc5", now + Duration::hours(2));
     assert_eq!(to(mail(&out, MailKind::Move)), vec![ANNA]);
-    assert_eq!(mail(&out, MailKind::Move).data["lines_dropped"], true);
+    assert!(forward(mail(&out, MailKind::Move)).lines_dropped);
     assert_eq!(sans(&st)[5..], ["Nf6", "Ng5", "Bc5"]);
     assert!(st.games[&game()].conditional.is_empty());
 }
@@ -695,12 +704,11 @@ fn s7_whole_line_in_one_mail_time_on_highest_move() {
     assert_eq!(g.clocks.black.moves_in_period, 4);
     let fwd = mail(&out, MailKind::Move);
     assert_eq!(to(fwd), vec![BERT]);
-    assert_eq!(fwd.data["move"], "5. exd5");
-    let texts: Vec<&str> = fwd.data["plies"]
-        .as_array()
-        .unwrap()
+    assert_eq!(forward(fwd).mv.as_deref(), Some("5. exd5"));
+    let texts: Vec<&str> = forward(fwd)
+        .plies
         .iter()
-        .map(|p| p["text"].as_str().unwrap())
+        .map(|p| p.text.as_deref().unwrap())
         .collect();
     assert_eq!(texts, vec!["3... Nf6", "4. Ng5", "4... d5", "5. exd5"]);
 }
@@ -771,7 +779,7 @@ fn s6_both_sides_lines_play_on_by_themselves() {
     assert_eq!(sans(&st)[5..], ["Nf6", "Ng5", "d5"]);
     let fwd = mail(&out, MailKind::Move);
     assert_eq!(to(fwd), vec![ANNA]);
-    assert_eq!(fwd.data["move"], "4... d5");
+    assert_eq!(forward(fwd).mv.as_deref(), Some("4... d5"));
     assert_eq!(to(mail(&out, MailKind::Receipt)), vec![BERT]);
     assert!(st.games[&game()].conditional.is_empty());
 }
@@ -841,7 +849,11 @@ fn s31_adjudication_renders_in_both_languages() {
     let adj = mail(&out, MailKind::Adjudication);
     for lang in [Lang::De, Lang::En] {
         let (subject, body) = templates
-            .text(MailKind::Adjudication, lang, &adj.data)
+            .text(
+                MailKind::Adjudication,
+                lang,
+                &serde_json::to_value(&adj.facts).unwrap(),
+            )
             .unwrap();
         assert!(
             subject.contains("[T-1/1]") && subject.contains("§31"),
@@ -861,7 +873,7 @@ fn s2_s6_offer_answered_by_a_conditional_reply_lapses() {
     assert_eq!(sans(&st)[5..], ["Nf6", "Ng5"]);
     assert!(st.games[&game()].draw_offer.is_none());
     let fwd = mail(&out, MailKind::Move);
-    assert_eq!(fwd.data["draw_offer"], false);
+    assert!(!forward(fwd).draw_offer);
     assert!(
         crate::render::facts(fwd)["notes"]
             .to_string()

@@ -11,13 +11,13 @@ mod endings_tests;
 mod tests;
 
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
-use serde_json::json;
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::core::clock;
 use crate::core::door::reply::Forfeited;
 use crate::core::model::Event;
 use crate::core::model::{Act, EndReason, GameResult, Refusal};
+use crate::core::model::{AnnouncementFacts, ForwardFacts, PlyFacts};
 use crate::core::model::{Game, GameStatus, PlayedMove, Turn};
 use crate::core::model::{Mail, Note, Sentence, Stated};
 use crate::core::model::{Output, Settings, State};
@@ -562,15 +562,13 @@ impl State {
             (color, letter.from.clone(), MailKind::Receipt),
         ] {
             let lang = t.lang_of(&email, s.default_lang);
-            let data = view::merge(
-                view::game_context(game, t, Some(c), lang, now, s.tz),
-                json!({
-                    "recipient": t.recipient(&email).name,
-                    "announcer": t.recipient(&letter.from).name,
-                    "announcement": true,
-                    "own": c == color,
-                }),
-            );
+            let data = AnnouncementFacts {
+                context: view::game_context(game, t, Some(c), lang, now, s.tz),
+                recipient: t.recipient(&email).name,
+                announcer: t.recipient(&letter.from).name,
+                announcement: true,
+                own: c == color,
+            };
             mails.push((kind, c, email, lang, data));
         }
         let fen = game.fen();
@@ -738,23 +736,12 @@ impl Parts<'_> {
         if offer_lapsed {
             notes.push(Note::DrawOfferLapsed);
         }
-        let facts = || {
-            json!({
-                "received": view::when(played.received, s.tz),
-                "sent": view::when(played.sent, s.tz),
-                "days_used": played.days_used,
-                "charged": played.charged,
-                "penalty": played.charged > played.days_used,
-                "draw_offer": game.draw_offer.map(Color::from) == Some(last_by),
-                "announcement": c.announce_long_think && last_by == sender,
-                "reminder_open": reminded,
-                // The game ended or stopped with this mail (TO §31): nobody is asked to move.
-                "stopped": match run.ending {
-                    Some(Ending::Over { .. }) => Some("over"),
-                    Some(Ending::Adjourn) => Some("adjourned"),
-                    None => None,
-                },
-            })
+        let draw_offer = game.draw_offer.map(Color::from) == Some(last_by);
+        // The game ended or stopped with this mail (TO §31): nobody is asked to move.
+        let stopped = match run.ending {
+            Some(Ending::Over { .. }) => Some("over"),
+            Some(Ending::Adjourn) => Some("adjourned"),
+            None => None,
         };
         let several = game.moves.len() - first_ply > 1;
         let mut mails = Vec::new();
@@ -762,37 +749,45 @@ impl Parts<'_> {
             let email = game.players.get(rc).clone();
             let lang = t.lang_of(&email, s.default_lang);
             let form = view::form_for(game, rc, lang);
-            let plies: Vec<serde_json::Value> = if several {
+            let plies: Vec<PlyFacts> = if several {
                 (first_ply..game.moves.len())
                     .map(|i| {
                         let by = conditional::color_of_ply(i);
-                        json!({
-                            "text": view::ply_text(game, i, form),
-                            "by": t.recipient(game.players.get(by)).name,
-                            "own": by == rc,
-                            "conditional": run.conditional.get(i - first_ply).copied().unwrap_or(false),
-                        })
+                        PlyFacts {
+                            text: view::ply_text(game, i, form),
+                            by: t.recipient(game.players.get(by)).name,
+                            own: by == rc,
+                            conditional: run
+                                .conditional
+                                .get(i - first_ply)
+                                .copied()
+                                .unwrap_or(false),
+                        }
                     })
                     .collect()
             } else {
                 Vec::new()
             };
-            let data = view::merge(
-                view::merge(
-                    view::game_context(game, t, Some(rc), lang, now, s.tz),
-                    facts(),
-                ),
-                json!({
-                    "recipient": t.recipient(&email).name,
-                    "mover": t.recipient(game.players.get(last_by)).name,
-                    "partner_name": t.recipient(game.players.get(!rc)).name,
-                    "move": view::ply_text(game, last, form),
-                    "plies": plies,
-                    "lines": conditional::line_texts(game, form),
-                    "lines_by": t.recipient(game.players.get(last_by)).name,
-                    "lines_dropped": run.dropped.contains(&rc),
-                }),
-            );
+            let data = ForwardFacts {
+                context: view::game_context(game, t, Some(rc), lang, now, s.tz),
+                received: view::when(played.received, s.tz),
+                sent: view::when(played.sent, s.tz),
+                days_used: played.days_used,
+                charged: played.charged,
+                penalty: played.charged > played.days_used,
+                draw_offer,
+                announcement: c.announce_long_think && last_by == sender,
+                reminder_open: reminded,
+                stopped,
+                recipient: t.recipient(&email).name,
+                mover: t.recipient(game.players.get(last_by)).name,
+                partner_name: t.recipient(game.players.get(!rc)).name,
+                mv: view::ply_text(game, last, form),
+                plies,
+                lines: conditional::line_texts(game, form),
+                lines_by: t.recipient(game.players.get(last_by)).name,
+                lines_dropped: run.dropped.contains(&rc),
+            };
             let kind = if rc == last_by {
                 MailKind::Receipt
             } else {

@@ -12,11 +12,10 @@
 //!   `Status` (a move, an offer, a resignation, …) is then handled as every mail is.
 
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
 use shakmaty::Color;
 
 use crate::core::model::{Game, GameStatus, color_name};
-use crate::core::model::{Mail, Recipient, Sentence};
+use crate::core::model::{GameReport, Mail, Recipient, Sentence, StatusFacts, TournamentReport};
 use crate::core::model::{Output, Settings, State, Tournament};
 use crate::core::records::crosstable;
 use crate::core::view;
@@ -48,7 +47,7 @@ pub fn game_report(
     lang: Lang,
     now: DateTime<Utc>,
     s: &Settings,
-) -> Value {
+) -> GameReport {
     let to_move = g.to_move();
     let running = g.status == GameStatus::Running && now >= t.clock_start;
     // The reader's own notation; a director's is his language's default.
@@ -61,31 +60,35 @@ pub fn game_report(
         .len()
         .checked_sub(1)
         .and_then(|p| view::ply_text(g, p, form));
-    let clock = |c: Color| view::clock_figures(g, t, c, now, s.tz).json();
-    json!({
-        "game": g.id.to_string(),
-        "white": t.recipient(&g.players.white).name,
-        "black": t.recipient(&g.players.black).name,
-        "color": reader.map(view::colour),
-        "partner": reader.map(|c| t.recipient(g.players.get(!c)).name),
-        "state": g.status.name(),
-        "running": running,
-        "result": g.result.map_or_else(|| "*".into(), |r| r.to_string()),
-        "to_move": view::colour(to_move),
-        "to_move_name": t.recipient(g.players.get(to_move)).name,
-        "to_move_color": color_name(to_move),
-        "your_move": running && reader == Some(to_move),
-        "next_number": view::number_prefix(Game::number_of_ply(g.moves.len()), to_move),
-        "since": view::when(g.turn.since.max(t.clock_start), s.tz),
-        "running_days": if running { view::running_charged(g, t, now, s.tz) } else { 0 },
-        "last_move": last_move,
-        "moves": g.moves.len(),
-        "fen": g.fen(),
-        "clock_white": clock(Color::White),
-        "clock_black": clock(Color::Black),
-        "clock_you": reader.map(clock),
-        "clock_partner": reader.map(|c| clock(!c)),
-    })
+    let clock = |c: Color| view::clock_figures(g, t, c, now, s.tz);
+    GameReport {
+        game: g.id.to_string(),
+        white: t.recipient(&g.players.white).name,
+        black: t.recipient(&g.players.black).name,
+        color: reader.map(view::colour),
+        partner: reader.map(|c| t.recipient(g.players.get(!c)).name),
+        state: g.status.name(),
+        running,
+        result: g.result.map_or_else(|| "*".into(), |r| r.to_string()),
+        to_move: view::colour(to_move),
+        to_move_name: t.recipient(g.players.get(to_move)).name,
+        to_move_color: color_name(to_move),
+        your_move: running && reader == Some(to_move),
+        next_number: view::number_prefix(Game::number_of_ply(g.moves.len()), to_move),
+        since: view::when(g.turn.since.max(t.clock_start), s.tz),
+        running_days: if running {
+            view::running_charged(g, t, now, s.tz)
+        } else {
+            0
+        },
+        last_move,
+        moves: g.moves.len(),
+        fen: g.fen(),
+        clock_white: clock(Color::White),
+        clock_black: clock(Color::Black),
+        clock_you: reader.map(clock),
+        clock_partner: reader.map(|c| clock(!c)),
+    }
 }
 
 impl State {
@@ -96,15 +99,15 @@ impl State {
             .filter(|g| self.color_in(g, &letter.from).is_some())
     }
 
-    /// The status report's data for `email` as of `now`: every tournament he plays in or directs,
-    /// with its games and crosstable.
+    /// The status report's tournaments for `email` as of `now`: every tournament he plays in or
+    /// directs, with its games, and the sentences of their crosstables.
     pub fn status_report(
         &self,
         email: &str,
         lang: Lang,
         now: DateTime<Utc>,
         s: &Settings,
-    ) -> (Value, Vec<(String, Sentence)>) {
+    ) -> (Vec<TournamentReport>, Vec<(String, Sentence)>) {
         let mut tournaments = Vec::new();
         let mut sentences = Vec::new();
         for t in self.tournaments.values() {
@@ -118,7 +121,7 @@ impl State {
                 .values()
                 .filter(|g| g.id.tournament == t.id)
                 .collect();
-            let shown: Vec<Value> = games
+            let shown: Vec<GameReport> = games
                 .iter()
                 .filter_map(|g| {
                     let reader = g.color_of(email);
@@ -126,14 +129,14 @@ impl State {
                 })
                 .collect();
             let table = crosstable::crosstable(t, games.iter().copied());
-            tournaments.push(json!({
-                "id": t.id,
-                "name": t.name,
-                "director": t.director.name,
-                "role": if plays { "player" } else { "director" },
-                "games": shown,
-                "your_moves": shown.iter().filter(|g| g["your_move"] == true).count(),
-            }));
+            tournaments.push(TournamentReport {
+                id: t.id.clone(),
+                name: t.name.clone(),
+                director: t.director.name.clone(),
+                role: if plays { "player" } else { "director" },
+                your_moves: shown.iter().filter(|g| g.your_move).count(),
+                games: shown,
+            });
             let at = format!("/tournaments/{}", tournaments.len() - 1);
             sentences.push((
                 format!("{at}/crosstable"),
@@ -141,13 +144,7 @@ impl State {
             ));
             sentences.push((format!("{at}/table"), Sentence::CrosstableData(table)));
         }
-        let data = json!({
-            "report": true,
-            "tournaments": tournaments,
-            "now": view::when(now, s.tz),
-            "today": view::day(view::local_date(now, s.tz)),
-        });
-        (data, sentences)
+        (tournaments, sentences)
     }
 
     /// Answers a `Status` mail with a `status` mail to the asker. Changes no game.
@@ -172,8 +169,15 @@ impl State {
             })
             .or_else(|| letter.from_name.clone())
             .unwrap_or_else(|| letter.from.clone());
-        let (report, sentences) = self.status_report(&letter.from, lang, now, s);
-        let data = view::merge(report, json!({ "recipient": name, "announcement": false }));
+        let (tournaments, sentences) = self.status_report(&letter.from, lang, now, s);
+        let data = StatusFacts {
+            recipient: name.clone(),
+            report: true,
+            announcement: false,
+            tournaments,
+            now: view::when(now, s.tz),
+            today: view::day(view::local_date(now, s.tz)),
+        };
         let reply_key = named.as_ref().and_then(|g| {
             let game = self.games.get(g)?;
             let c = game.color_of(&letter.from)?;

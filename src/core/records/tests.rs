@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Europe::Berlin;
 use shakmaty::Color;
 
-use crate::core::model::GameStatus;
+use crate::core::model::{Facts, GameStatus};
 use crate::core::records::crosstable::crosstable;
 use crate::core::{Output, State};
 use crate::game_ref::GameRef;
@@ -123,11 +123,14 @@ fn s27_game_end_pgn_names_the_tournament() {
     }
     assert!(pgn.lines().all(|l| l.len() < 80), "{pgn}");
     // The report says how it ended and the time used; the same PGN is in the text.
-    assert_eq!(ends[0].data["result"], "0-1");
+    let Facts::GameEnd(end) = &ends[0].facts else {
+        panic!("a game end: {:?}", ends[0].facts)
+    };
+    assert_eq!(end.result, "0-1");
     assert_eq!(crate::render::facts(ends[0])["reason"], "Matt");
     assert_eq!(crate::render::facts(ends[1])["reason"], "checkmate");
-    assert_eq!(ends[0].data["record"]["white"]["days_used"], 2);
-    assert_eq!(ends[0].data["record"]["black"]["days_used"], 1);
+    assert_eq!(end.record.white.days_used, 2);
+    assert_eq!(end.record.black.days_used, 1);
     let t = Templates::load(None).unwrap();
     let (subject, body) = t
         .text(MailKind::GameEnd, Lang::De, &crate::render::facts(ends[0]))

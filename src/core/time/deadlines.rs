@@ -3,14 +3,13 @@
 //! [`State::next_deadline`] tells the shell when to wake the core next.
 
 use chrono::{DateTime, Utc};
-use serde_json::json;
 use shakmaty::Color;
 
 use crate::core::clock;
 use crate::core::door::reply::Forfeited;
 use crate::core::model::Event;
-use crate::core::model::Mail;
 use crate::core::model::{Due, Game, GameStatus};
+use crate::core::model::{Mail, ReminderFacts, SilenceFacts};
 use crate::core::model::{Output, Settings, State, Tournament};
 use crate::core::model::{Parts, Step};
 use crate::core::view;
@@ -198,28 +197,20 @@ impl Parts<'_> {
         let game = &self.games[game_ref];
         let email = game.players.get(silent).clone();
         let lang = t.lang_of(&email, s.default_lang);
-        let form = view::form_for(game, silent, lang);
-        let last = game
-            .moves
-            .len()
-            .checked_sub(1)
-            .and_then(|p| view::ply_text(game, p, form));
         let rest = t.rest_of(&email);
         let silence_at =
             clock::silence_report_instant(game.turn.since, game.turn.announced, s.tz, &rest);
-        let data = view::merge(
-            view::game_context(game, t, Some(silent), lang, now, s.tz),
-            json!({
-                "recipient": t.recipient(&email).name,
-                "last_move": last,
-                "since": view::when(game.turn.since, s.tz),
-                "days_waited": if game.turn.announced { 26 } else { 16 },
-                "at": view::when(at, s.tz),
-                "silence_report_at": view::when(silence_at, s.tz),
-                // TO §13: the count shown includes 5 extra days after 10 days without announcement.
-                "penalty": !game.turn.announced,
-            }),
-        );
+        // The last move is the context's, in the reader's notation.
+        let data = ReminderFacts {
+            context: view::game_context(game, t, Some(silent), lang, now, s.tz),
+            recipient: t.recipient(&email).name,
+            since: view::when(game.turn.since, s.tz),
+            days_waited: if game.turn.announced { 26 } else { 16 },
+            at: view::when(at, s.tz),
+            silence_report_at: view::when(silence_at, s.tz),
+            // TO §13: the count shown includes 5 extra days after 10 days without announcement.
+            penalty: !game.turn.announced,
+        };
         let fen = game.fen();
         let key = game.keys.get(silent).clone();
         let in_reply_to = game.last_forward.clone();
@@ -256,17 +247,15 @@ impl Parts<'_> {
         let game = &self.games[game_ref];
         let email = game.players.get(silent).clone();
         let lang = s.default_lang;
-        let data = view::merge(
-            view::game_context(game, t, None, lang, now, s.tz),
-            json!({
-                "silent": t.recipient(&email).name,
-                "silent_email": email,
-                "silent_color": view::colour(silent),
-                "since": view::when(game.turn.since, s.tz),
-                "reminded": game.turn.reminded.map(|r| view::when(r, s.tz)),
-                "at": view::when(at, s.tz),
-            }),
-        );
+        let data = SilenceFacts {
+            context: view::game_context(game, t, None, lang, now, s.tz),
+            silent: t.recipient(&email).name,
+            silent_email: email.clone(),
+            silent_color: view::colour(silent),
+            since: view::when(game.turn.since, s.tz),
+            reminded: game.turn.reminded.map(|r| view::when(r, s.tz)),
+            at: view::when(at, s.tz),
+        };
         let in_reply_to = game.last_forward.clone();
         let message_id = self.meta.next_message_id(s, "silence-report");
         let reply_key = self.director_key(t, game_ref);

@@ -19,12 +19,12 @@
 
 use chrono::{DateTime, Datelike, Days, NaiveDate, TimeDelta, TimeZone, Utc, Weekday};
 use chrono_tz::Tz;
-use serde_json::{Value, json};
 
 use crate::core::clock;
 use crate::core::model::Due;
 use crate::core::model::GameStatus;
 use crate::core::model::Mail;
+use crate::core::model::{DigestControl, DigestFacts, DigestGame, DigestLeave, DigestSilent};
 use crate::core::model::{Output, Settings, State, Tournament};
 use crate::core::view;
 use crate::game_ref::GameRef;
@@ -124,16 +124,7 @@ impl State {
             .digests
             .insert(tid.to_string(), on_or_before(today, day));
         let lang = s.default_lang;
-        let data = view::merge(
-            self.digest_data(t, now, s),
-            json!({
-                "recipient": t.director.name,
-                "tournament_id": t.id,
-                "tournament": t.name,
-                "today": view::day(today),
-                "now": view::when(now, s.tz),
-            }),
-        );
+        let data = self.digest_data(t, now, s);
         let message_id = self.meta.next_message_id(s, "digest");
         out.mails.push(Mail::new(
             MailKind::Digest,
@@ -146,8 +137,8 @@ impl State {
             .push(format!("{tid}: weekly digest to {}", t.director.email));
     }
 
-    /// What the digest of `t` lists as of `now`.
-    fn digest_data(&self, t: &Tournament, now: DateTime<Utc>, s: &Settings) -> Value {
+    /// The digest of `t` as of `now`: what it lists, to its director.
+    fn digest_data(&self, t: &Tournament, now: DateTime<Utc>, s: &Settings) -> DigestFacts {
         let today = view::local_date(now, s.tz);
         let horizon = today
             .checked_add_days(Days::new(AHEAD_DAYS))
@@ -170,13 +161,13 @@ impl State {
                     let rest = t.rest_of(email);
                     let waited = clock::days_used(RuleSet::Post, g.turn.since, now, s.tz, &rest);
                     if waited > SILENT_AFTER_DAYS {
-                        silent.push(json!({
-                            "game": g.id.to_string(),
-                            "players": names,
-                            "silent": t.recipient(email).name,
-                            "days": waited,
-                            "since": view::day(view::local_date(g.turn.since, s.tz)),
-                        }));
+                        silent.push(DigestSilent {
+                            game: g.id.to_string(),
+                            players: names.clone(),
+                            silent: t.recipient(email).name,
+                            days: waited,
+                            since: view::day(view::local_date(g.turn.since, s.tz)),
+                        });
                     }
                     let pc = g.clocks.get(c);
                     let possible = pc.forfeits == 0 || (pc.forfeits == 1 && !pc.restart_pending);
@@ -190,24 +181,24 @@ impl State {
                             &rest,
                         );
                         if at > now && at <= until {
-                            controls.push(json!({
-                                "game": g.id.to_string(),
-                                "players": names,
-                                "player": t.recipient(email).name,
-                                "allowed": pc.allowed(t.rules),
-                                "at": view::when(at, s.tz),
-                            }));
+                            controls.push(DigestControl {
+                                game: g.id.to_string(),
+                                players: names,
+                                player: t.recipient(email).name,
+                                allowed: pc.allowed(t.rules),
+                                at: view::when(at, s.tz),
+                            });
                         }
                     }
                 }
-                GameStatus::Suspended => suspended.push(json!({
-                    "game": g.id.to_string(),
-                    "players": names,
-                })),
-                GameStatus::Adjourned => adjourned.push(json!({
-                    "game": g.id.to_string(),
-                    "players": names,
-                })),
+                GameStatus::Suspended => suspended.push(DigestGame {
+                    game: g.id.to_string(),
+                    players: names,
+                }),
+                GameStatus::Adjourned => adjourned.push(DigestGame {
+                    game: g.id.to_string(),
+                    players: names,
+                }),
                 GameStatus::WaitingStart | GameStatus::Finished => {}
             }
         }
@@ -222,14 +213,14 @@ impl State {
                 let starts = today <= r.from && r.from <= horizon;
                 let ends = today <= r.to && r.to <= horizon;
                 if starts || ends {
-                    leaves.push(json!({
-                        "player": p.name,
-                        "from": view::day(r.from),
-                        "to": view::day(r.to),
-                        "starts": starts,
-                        "ends": ends,
-                        "special": special,
-                    }));
+                    leaves.push(DigestLeave {
+                        player: p.name.clone(),
+                        from: view::day(r.from),
+                        to: view::day(r.to),
+                        starts,
+                        ends,
+                        special,
+                    });
                 }
             }
         }
@@ -238,14 +229,19 @@ impl State {
             && leaves.is_empty()
             && suspended.is_empty()
             && adjourned.is_empty();
-        json!({
-            "silent": silent,
-            "controls": controls,
-            "leaves": leaves,
-            "suspended": suspended,
-            "adjourned": adjourned,
-            "quiet": quiet,
-            "horizon": view::day(horizon),
-        })
+        DigestFacts {
+            recipient: t.director.name.clone(),
+            tournament_id: t.id.clone(),
+            tournament: t.name.clone(),
+            today: view::day(today),
+            now: view::when(now, s.tz),
+            silent,
+            controls,
+            leaves,
+            suspended,
+            adjourned,
+            quiet,
+            horizon: view::day(horizon),
+        }
     }
 }

@@ -14,10 +14,10 @@
 //!   could never arrive either).
 
 use chrono::{DateTime, Utc};
-use serde_json::json;
 
 use crate::core::model::Event;
 use crate::core::model::Mail;
+use crate::core::model::{BounceAround, BounceFacts};
 use crate::core::model::{Output, Settings, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
@@ -107,25 +107,29 @@ impl State {
             directors.push(t.director.email.clone());
             let lang = s.default_lang;
             let player = t.recipient(&recipient);
-            let mut data = json!({
-                "recipient": t.director.name,
-                "tournament_id": t.id,
-                "tournament": t.name,
-                "player": player.name,
-                "player_email": player.email,
-                "kind": b.kind,
-                "undelivered_id": b.message_id,
-                "error": b.error,
-                "text": text,
-                "now": view::when(now, s.tz),
-            });
+            let mut around = BounceAround::Tournament {
+                tournament_id: t.id.clone(),
+                tournament: t.name.clone(),
+                now: view::when(now, s.tz),
+            };
             let mut fen = None;
             if let Some(g) = &game
                 && let Some(gm) = self.games.get(g)
             {
-                data = view::merge(view::game_context(gm, t, None, lang, now, s.tz), data);
+                around =
+                    BounceAround::Game(Box::new(view::game_context(gm, t, None, lang, now, s.tz)));
                 fen = Some(gm.fen());
             }
+            let data = BounceFacts {
+                recipient: t.director.name.clone(),
+                player: player.name,
+                player_email: player.email,
+                kind: b.kind.clone(),
+                undelivered_id: b.message_id.clone(),
+                error: b.error.clone(),
+                text: text.clone(),
+                around,
+            };
             let reply_key = game.as_ref().and_then(|g| self.director_key(g));
             let message_id = self.meta.next_message_id(s, "bounce-report");
             out.mails.push(Mail {

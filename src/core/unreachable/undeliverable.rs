@@ -7,9 +7,8 @@
 //! only logged (a report about an unreachable director to the same director would fail too).
 
 use chrono::{DateTime, Utc};
-use serde_json::json;
 
-use crate::core::model::{Mail, Sentence};
+use crate::core::model::{BounceAround, BounceFacts, Mail, Sentence};
 use crate::core::model::{Output, Settings, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
@@ -62,23 +61,28 @@ impl State {
         let lang = s.default_lang;
         let created = view::local_minute(u.created, s.tz);
         let err = u.last_error.clone().unwrap_or_else(|| "-".into());
-        // The same facts as the report of a refusal (`bounce`), so the one template serves both.
-        let mut data = json!({
-            "recipient": director.name,
-            "tournament_id": t.id,
-            "tournament": t.name,
-            "player": t.recipient(&u.recipient).name,
-            "player_email": u.recipient,
-            "kind": u.kind,
-            "undelivered_id": u.message_id,
-            "error": err,
-            "now": view::when(now, s.tz),
-        });
+        let mut around = BounceAround::Tournament {
+            tournament_id: t.id.clone(),
+            tournament: t.name.clone(),
+            now: view::when(now, s.tz),
+        };
         let mut fen = None;
         if let Some(gm) = self.games.get(game) {
-            data = view::merge(view::game_context(gm, t, None, lang, now, s.tz), data);
+            around = BounceAround::Game(Box::new(view::game_context(gm, t, None, lang, now, s.tz)));
             fen = Some(gm.fen());
         }
+        // The same facts as the report of a refusal (`bounce`), so the one template serves both;
+        // the sentence `text` says what happened.
+        let data = BounceFacts {
+            recipient: director.name.clone(),
+            player: t.recipient(&u.recipient).name,
+            player_email: u.recipient.clone(),
+            kind: Some(u.kind.clone()),
+            undelivered_id: u.message_id.clone(),
+            error: err.clone(),
+            text: None,
+            around,
+        };
         let reply_key = self.director_key(game);
         let message_id = self.meta.next_message_id(s, "bounce-report");
         out.mails.push(Mail {

@@ -1,0 +1,77 @@
+//! The facts of the director's mails: the `leave` notice and the player's leave `receipt`
+//! (TO §24, §25) and the `director` notice of a command (TO §21–§26, §30, §31).
+
+use serde::Serialize;
+
+use crate::core::model::facts::{Day, When};
+
+/// `leave` (TO §24, §25): a player's leave, to each partner of an open game and to the director.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LeaveFacts {
+    pub recipient: String,
+    pub player: String,
+    pub player_email: String,
+    pub tournament_id: String,
+    pub tournament: String,
+    pub from: Day,
+    pub to: Day,
+    pub days: i64,
+    pub cancelled: bool,
+    /// The leave ended early with a move (TO §25).
+    pub ended_early: bool,
+    pub move_day: Option<Day>,
+    pub last_day: Day,
+    pub days_returned: i64,
+    pub now: When,
+    /// The partner's game; absent in the director's copy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
+    pub to_partner: bool,
+}
+
+/// The `receipt` of an accepted leave, to the player (TO §24).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LeaveReceiptFacts {
+    pub recipient: String,
+    pub tournament_id: String,
+    pub tournament: String,
+    pub leave: LeaveAccount,
+    pub now: When,
+}
+
+/// The leave of a [`LeaveReceiptFacts`] and the player's leave budget of its tournament year.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LeaveAccount {
+    pub from: Day,
+    pub to: Day,
+    pub days: i64,
+    pub year_from: Day,
+    pub year_to: Day,
+    pub taken: i64,
+    pub left: i64,
+    /// `Partner (GAME)`, one per open game.
+    pub partners: Vec<String>,
+    /// The same as game and partner apart, for the template's own wording.
+    pub games: Vec<LeaveGame>,
+}
+
+/// One open game of a leave receipt.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LeaveGame {
+    pub game: String,
+    pub partner: String,
+}
+
+/// `director`: the notice of what a director's command did (TO §21–§26, §30, §31), to him and
+/// the players concerned; its title and text go in the sentences `title` and `text`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DirectorFacts {
+    pub recipient: String,
+    pub director: String,
+    pub tournament_id: String,
+    pub tournament: String,
+    pub game: Option<String>,
+    pub reason: Option<String>,
+    pub for_director: bool,
+    pub now: When,
+}

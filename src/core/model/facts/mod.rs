@@ -1,0 +1,94 @@
+//! [`Facts`]: what a mail's template shows besides its sentences, typed per mail kind (or family
+//! of kinds with the same facts). The render layer serialises them into the template context
+//! (`render::facts`), writes the [`Day`], [`When`] and [`Colour`] values in the reader's language
+//! and adds the sentences. One file per group: the values (`values`), the game context every game
+//! mail embeds (`game`), the door's mails (`door`), a game's course (`play`), time (`time`), the
+//! director (`director`) and the status report (`records`).
+
+use serde::Serialize;
+
+pub mod director;
+pub mod door;
+pub mod game;
+pub mod play;
+pub mod records;
+pub mod time;
+pub mod values;
+
+pub use director::{DirectorFacts, LeaveAccount, LeaveFacts, LeaveGame, LeaveReceiptFacts};
+pub use door::{BounceAround, BounceFacts, QueryAround, QueryFacts};
+pub use game::{ClockFigures, GameContext};
+pub use play::{
+    AdjudicationFacts, AnnouncementFacts, ForwardFacts, GameEndFacts, PlyFacts, Record, SideRecord,
+    StartFacts, TimeForfeitFacts,
+};
+pub use records::{GameReport, StatusFacts, TournamentReport};
+pub use time::{
+    DigestControl, DigestFacts, DigestGame, DigestLeave, DigestSilent, ReminderFacts, SilenceFacts,
+};
+pub use values::{Colour, Day, When};
+
+/// The facts of one mail, one variant per kind or family (docs/contract.md, the mail kinds).
+/// Serialised without a tag: the template sees the fields of the variant's struct.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Facts {
+    /// `query` (TO §8).
+    Query(QueryFacts),
+    /// `bounce-report` (Fax 2.2, 2.3).
+    Bounce(BounceFacts),
+    /// `start` (Fax 1.2).
+    Start(StartFacts),
+    /// `move` and `receipt` of a move (TO §2–§15).
+    Forward(ForwardFacts),
+    /// `status` and `receipt` of a long-think announcement (TO §13).
+    Announcement(AnnouncementFacts),
+    /// `adjudication` (TO §31).
+    Adjudication(AdjudicationFacts),
+    /// `time-forfeit`, `time-forfeit-2` (TO §18, §21).
+    TimeForfeit(TimeForfeitFacts),
+    /// `game-end` (TO §27).
+    GameEnd(GameEndFacts),
+    /// `reminder` (TO §16).
+    Reminder(ReminderFacts),
+    /// `silence-report` (TO §16).
+    Silence(SilenceFacts),
+    /// `digest`.
+    Digest(DigestFacts),
+    /// `leave` (TO §24, §25).
+    Leave(LeaveFacts),
+    /// `receipt` of a leave (TO §24).
+    LeaveReceipt(LeaveReceiptFacts),
+    /// `director` (TO §21–§26, §30, §31).
+    Director(DirectorFacts),
+    /// `status` report (TO §11, §27, §28).
+    Status(StatusFacts),
+}
+
+macro_rules! into_facts {
+    ($($variant:ident($ty:ty)),* $(,)?) => {
+        $(impl From<$ty> for Facts {
+            fn from(f: $ty) -> Facts {
+                Facts::$variant(f)
+            }
+        })*
+    };
+}
+
+into_facts!(
+    Query(QueryFacts),
+    Bounce(BounceFacts),
+    Start(StartFacts),
+    Forward(ForwardFacts),
+    Announcement(AnnouncementFacts),
+    Adjudication(AdjudicationFacts),
+    TimeForfeit(TimeForfeitFacts),
+    GameEnd(GameEndFacts),
+    Reminder(ReminderFacts),
+    Silence(SilenceFacts),
+    Digest(DigestFacts),
+    Leave(LeaveFacts),
+    LeaveReceipt(LeaveReceiptFacts),
+    Director(DirectorFacts),
+    Status(StatusFacts),
+);

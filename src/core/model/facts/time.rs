@@ -1,0 +1,91 @@
+//! The facts of the mails time alone sends: `reminder` (TO §16), `silence-report` (TO §16) and
+//! the director's weekly `digest` (TO §16–§21, §24).
+
+use serde::Serialize;
+
+use crate::core::model::facts::{Colour, Day, GameContext, When};
+
+/// `reminder` (TO §16) to the silent player, director in copy. The last move is the context's
+/// (in the reader's notation).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReminderFacts {
+    #[serde(flatten)]
+    pub context: GameContext,
+    pub recipient: String,
+    pub since: When,
+    pub days_waited: u32,
+    pub at: When,
+    pub silence_report_at: When,
+    /// TO §13: the count shown includes 5 extra days after 10 days without announcement.
+    pub penalty: bool,
+}
+
+/// `silence-report` (TO §16): 14 further days of silence, to the director.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SilenceFacts {
+    #[serde(flatten)]
+    pub context: GameContext,
+    pub silent: String,
+    pub silent_email: String,
+    pub silent_color: Colour,
+    pub since: When,
+    pub reminded: Option<When>,
+    pub at: When,
+}
+
+/// `digest`: the director's weekly overview of one tournament (what is silent, which controls
+/// and leaves come within the horizon, what is stopped).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DigestFacts {
+    pub recipient: String,
+    pub tournament_id: String,
+    pub tournament: String,
+    pub today: Day,
+    pub now: When,
+    pub silent: Vec<DigestSilent>,
+    pub controls: Vec<DigestControl>,
+    pub leaves: Vec<DigestLeave>,
+    pub suspended: Vec<DigestGame>,
+    pub adjourned: Vec<DigestGame>,
+    /// Nothing to list.
+    pub quiet: bool,
+    pub horizon: Day,
+}
+
+/// A digest's game whose player to move has been silent long (TO §16).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DigestSilent {
+    pub game: String,
+    pub players: String,
+    pub silent: String,
+    pub days: u32,
+    pub since: Day,
+}
+
+/// A digest's time control that falls due within the horizon (TO §18, §21).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DigestControl {
+    pub game: String,
+    pub players: String,
+    pub player: String,
+    pub allowed: u32,
+    pub at: When,
+}
+
+/// A digest's leave that starts or ends within the horizon (TO §24, §25).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DigestLeave {
+    pub player: String,
+    pub from: Day,
+    pub to: Day,
+    pub starts: bool,
+    pub ends: bool,
+    pub special: bool,
+}
+
+/// A digest's stopped game (suspended or adjourned).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DigestGame {
+    pub game: String,
+    pub players: String,
+}
