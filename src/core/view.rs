@@ -1,4 +1,5 @@
-//! What the templates show: dates, numbered moves, clocks and diagrams, written for one reader.
+//! What the templates show: dates, numbered moves, clocks and diagrams, written for one reader
+//! (the values of `model::facts`: [`Day`], [`When`], [`Colour`], [`GameContext`]).
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Timelike, Utc};
 use chrono_tz::Tz;
@@ -149,7 +150,8 @@ pub fn clock_figures(
     }
 }
 
-/// The facts every game mail shows, for the reader playing `reader` (or a director: `None`).
+/// The facts every game mail shows ([`GameContext`]), for the reader playing `reader` (or a
+/// director: `None`).
 pub fn game_context(
     game: &Game,
     t: &Tournament,

@@ -52,7 +52,7 @@ const BUILTIN: &[(&str, &str, &str)] = builtin![
     "director",
 ];
 
-/// The template context of a mail: the core's facts (`Mail::data`), its dates and colours written
+/// The template context of a mail: the core's typed facts (`Mail::facts`) serialised, its dates and colours written
 /// in the mail's language, with every sentence the core decided as a value (`Mail::sentences`)
 /// written under its key.
 pub fn facts(mail: &Mail) -> serde_json::Value {
