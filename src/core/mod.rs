@@ -49,6 +49,7 @@ pub mod unreachable;
 
 use chrono::{DateTime, Utc};
 
+use crate::core::model::Step;
 use crate::letter::Letter;
 
 pub use model::{
@@ -71,7 +72,7 @@ impl State {
     /// becomes bounce reports to the director (Fax 2.2).
     pub fn handle_letter(&mut self, letter: &Letter, now: DateTime<Utc>, s: &Settings) -> Output {
         let out = match self
-            .bounces_of(letter, now, s)
+            .bounces_of(letter, Step { now, s })
             .or_else(|| self.screen(letter, now, s))
         {
             Some(out) => out,
@@ -86,7 +87,7 @@ impl State {
 
     /// Fires every deadline due by `now` (TO §16–§21, the digest), in time order, each once.
     pub fn tick(&mut self, now: DateTime<Utc>, s: &Settings) -> Output {
-        let out = self.fire_due(now, s);
+        let out = self.fire_due(Step { now, s });
         self.complete(out, now)
     }
 
@@ -104,14 +105,14 @@ impl State {
         s: &Settings,
         new_key: &mut dyn FnMut() -> String,
     ) -> Result<Output, RegisterError> {
-        let out = self.register_tournament(file, now, s, new_key)?;
+        let out = self.register_tournament(file, Step { now, s }, new_key)?;
         Ok(self.complete(out, now))
     }
 
     /// Fax 2.2: a delivery-status report says a mail to a player was not delivered; the director
     /// is told, once per mail and recipient.
     pub fn handle_bounce(&mut self, b: &Bounce, now: DateTime<Utc>, s: &Settings) -> Output {
-        let out = self.bounce(b, now, s);
+        let out = self.bounce(b, Step { now, s });
         self.complete(out, now)
     }
 
@@ -122,7 +123,7 @@ impl State {
         now: DateTime<Utc>,
         s: &Settings,
     ) -> Output {
-        let out = self.undeliverable(u, now, s);
+        let out = self.undeliverable(u, Step { now, s });
         self.complete(out, now)
     }
 

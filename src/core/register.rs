@@ -1,14 +1,14 @@
 //! Registering a tournament: its games (Fax 1.2: round robin or explicit) and the `start` mails.
 
-use chrono::{DateTime, NaiveTime, TimeZone, Utc};
-
+use chrono::{NaiveTime, TimeZone, Utc};
 use shakmaty::Color;
 
 use crate::core::NewTournament;
 use crate::core::clock::PlayerClock;
 use crate::core::model::Event;
+use crate::core::model::Step;
 use crate::core::model::{ByColor, Game, GameStatus, Turn, color_name};
-use crate::core::model::{KeyBinding, Output, Person, Player, Settings, State, Tournament};
+use crate::core::model::{KeyBinding, Output, Person, Player, State, Tournament};
 use crate::core::model::{Mail, StartFacts};
 use crate::core::view;
 use crate::game_ref::GameRef;
@@ -27,10 +27,10 @@ impl State {
     pub(crate) fn register_tournament(
         &mut self,
         file: &NewTournament,
-        now: DateTime<Utc>,
-        settings: &Settings,
+        at: Step<'_>,
         new_key: &mut dyn FnMut() -> String,
     ) -> Result<Output, RegisterError> {
+        let (now, settings) = (at.now, at.s);
         if self.tournaments.contains_key(&file.id) {
             return Err(RegisterError::Duplicate(file.id.clone()));
         }
@@ -137,7 +137,7 @@ impl State {
         let ids: Vec<GameRef> = self.tournaments[&file.id].games.clone();
         for id in ids {
             for c in [Color::White, Color::Black] {
-                let mail = self.start_mail(&id, c, now, settings);
+                let mail = self.start_mail(&id, c, at);
                 if let Some(m) = mail {
                     out.mails.push(m);
                 }
@@ -152,13 +152,8 @@ impl State {
         Ok(out)
     }
 
-    fn start_mail(
-        &mut self,
-        id: &GameRef,
-        c: Color,
-        now: DateTime<Utc>,
-        settings: &Settings,
-    ) -> Option<Mail> {
+    fn start_mail(&mut self, id: &GameRef, c: Color, at: Step<'_>) -> Option<Mail> {
+        let (now, settings) = (at.now, at.s);
         let game = self.games.get(id)?;
         let t = self.tournaments.get(&id.tournament)?;
         let email = game.players.get(c).clone();

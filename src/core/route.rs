@@ -42,20 +42,20 @@ impl State {
         }
         // `Status` needs no game (src/core/records/status.rs); a mail that says more goes on as usual.
         if letter.content.status_request {
-            self.answer_status(&mut out, letter, now, s);
+            self.answer_status(&mut out, letter, Step { now, s });
             if !says_more_than_status(&letter.content) {
                 return out;
             }
         }
         // The director's hand (crate::core::director) and leave (crate::core::director::leave).
         if self.is_director_letter(letter) {
-            self.handle_director(&mut out, letter, now, s);
+            self.handle_director(&mut out, letter, Step { now, s });
             // A change of time may make a forfeit due at once (TO §17).
-            out.absorb(self.fire_due(now, s));
+            out.absorb(self.fire_due(Step { now, s }));
             return out;
         }
         if let Some(span) = letter.content.leave {
-            self.handle_leave(&mut out, letter, span, now, s);
+            self.handle_leave(&mut out, letter, span, Step { now, s });
             let c = &letter.content;
             if c.moves.is_empty() && !c.resign && !c.draw_accept && !c.announce_long_think {
                 return out;
@@ -86,7 +86,7 @@ impl State {
             self.query(&mut out, letter, Some(&game_ref), lang, r, Step { now, s });
             return out;
         };
-        if let Err(r) = self.check_letter(&game_ref, color, &letter.content, s, now) {
+        if let Err(r) = self.check_letter(&game_ref, color, &letter.content, Step { now, s }) {
             self.query(&mut out, letter, Some(&game_ref), lang, r, Step { now, s });
             return out;
         }
@@ -115,11 +115,11 @@ impl State {
         }
         let own_moves = c.moves.iter().any(|m| m.color == color);
         if c.claim_repetition && !own_moves {
-            self.claim_repetition(&mut out, letter, &game_ref, now, s);
+            self.claim_repetition(&mut out, letter, &game_ref, Step { now, s });
             return out;
         }
         if c.announce_long_think && !own_moves {
-            self.announce(&mut out, letter, &game_ref, color, now, s);
+            self.announce(&mut out, letter, &game_ref, color, Step { now, s });
             return out;
         }
         let resolved = self
@@ -129,7 +129,7 @@ impl State {
         match resolved {
             Ok(resolved) => {
                 // TO §24: a move sent during leave ends it the day before.
-                self.end_leave_on_move(&mut out, &game_ref, &letter.from, letter, now, s);
+                self.end_leave_on_move(&mut out, &game_ref, &letter.from, letter, Step { now, s });
                 self.play(
                     &mut out,
                     letter,

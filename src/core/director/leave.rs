@@ -34,7 +34,7 @@ use crate::core::model::Refusal;
 use crate::core::model::Step;
 use crate::core::model::{Event, LeaveHow};
 use crate::core::model::{LeaveAccount, LeaveFacts, LeaveGame, LeaveReceiptFacts, Mail};
-use crate::core::model::{LeaveRefusal, Output, Settings, State, Tournament};
+use crate::core::model::{LeaveRefusal, Output, State, Tournament};
 use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::letter::{DateSpan, Letter, StatedDate};
@@ -171,9 +171,9 @@ impl State {
         out: &mut Output,
         letter: &Letter,
         span: DateSpan,
-        now: DateTime<Utc>,
-        s: &Settings,
+        at: Step<'_>,
     ) {
+        let (now, s) = (at.now, at.s);
         let email = letter.from.clone();
         let lang = self.lang_for(&email, None, s);
         let today = view::local_date(now, s.tz);
@@ -304,9 +304,9 @@ impl State {
         game_ref: &GameRef,
         email: &str,
         letter: &Letter,
-        now: DateTime<Utc>,
-        s: &Settings,
+        at: Step<'_>,
     ) {
+        let (now, s) = (at.now, at.s);
         let today = view::local_date(now, s.tz);
         let tid = game_ref.tournament.clone();
         let Some(p) = self

@@ -43,7 +43,7 @@ use crate::core::model::Step;
 use crate::core::model::{Command, DirectorRefusal, LeaveHow, Mail, Recipient, Sentence, Told};
 use crate::core::model::{DirectorFacts, GameStatus};
 use crate::core::model::{EndReason, Event, GameResult};
-use crate::core::model::{Output, Settings, State};
+use crate::core::model::{Output, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
@@ -89,13 +89,8 @@ impl State {
     }
 
     /// A director's mail: checks who sent it and what it says, then carries out each command.
-    pub(crate) fn handle_director(
-        &mut self,
-        out: &mut Output,
-        letter: &Letter,
-        now: DateTime<Utc>,
-        s: &Settings,
-    ) {
+    pub(crate) fn handle_director(&mut self, out: &mut Output, letter: &Letter, at: Step<'_>) {
+        let (now, s) = (at.now, at.s);
         let lang = s.default_lang;
         let (game, tid) = self.letter_context(letter);
         // TO §11: every mail about a game is archived under it, a refused one too.
@@ -157,7 +152,7 @@ impl State {
                 directs: &directs,
             };
             match self.director_command(out, letter, cmd, scope, Step { now, s }) {
-                Ok(notice) => self.director_mails(out, letter, &notice, now, s),
+                Ok(notice) => self.director_mails(out, letter, &notice, at),
                 Err(r) => refuse(self, out, game.as_ref(), r),
             }
         }
@@ -487,14 +482,8 @@ impl State {
     }
 
     /// The confirmation to the director and the announcement to each player a command touches.
-    fn director_mails(
-        &mut self,
-        out: &mut Output,
-        letter: &Letter,
-        n: &Notice,
-        now: DateTime<Utc>,
-        s: &Settings,
-    ) {
+    fn director_mails(&mut self, out: &mut Output, letter: &Letter, n: &Notice, at: Step<'_>) {
+        let (now, s) = (at.now, at.s);
         let Some(t) = self.tournaments.get(&n.tournament) else {
             return;
         };

@@ -21,7 +21,6 @@
 //!   and the FEN; the director's result ends it. The stop happens when the count reaches 100
 //!   plies; should the director let the game go on, it is not stopped again for the same stretch.
 
-use chrono::{DateTime, Utc};
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Move, Position};
 
@@ -30,7 +29,7 @@ use crate::core::model::Refusal;
 use crate::core::model::Step;
 use crate::core::model::{AdjudicationFacts, Attachment, Mail};
 use crate::core::model::{EndReason, Game, GameResult, GameStatus};
-use crate::core::model::{Output, Settings, State};
+use crate::core::model::{Output, State};
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
 use crate::letter::{Content, Letter};
@@ -172,9 +171,9 @@ impl State {
         out: &mut Output,
         letter: &Letter,
         game_ref: &GameRef,
-        now: DateTime<Utc>,
-        s: &Settings,
+        at: Step<'_>,
     ) {
+        let (now, s) = (at.now, at.s);
         let (holds, count) = claim_holds(&self.games[game_ref], None);
         if holds {
             self.finish(
@@ -194,13 +193,8 @@ impl State {
 
     /// TO §31: 50 moves without capture or pawn move. The game stops; the director gets the
     /// `adjudication` request with the PGN and the FEN, both players in copy.
-    pub(crate) fn adjourn(
-        &mut self,
-        out: &mut Output,
-        game_ref: &GameRef,
-        now: DateTime<Utc>,
-        s: &Settings,
-    ) {
+    pub(crate) fn adjourn(&mut self, out: &mut Output, game_ref: &GameRef, at: Step<'_>) {
+        let (now, s) = (at.now, at.s);
         if !self.tournaments.contains_key(&game_ref.tournament) {
             return;
         }

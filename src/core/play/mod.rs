@@ -105,9 +105,9 @@ impl State {
         game_ref: &GameRef,
         color: Color,
         c: &Content,
-        s: &Settings,
-        now: DateTime<Utc>,
+        at: Step<'_>,
     ) -> Result<(), Refusal> {
+        let (now, s) = (at.now, at.s);
         let game = &self.games[game_ref];
         let name = game_ref.to_string();
         // TO §4: nothing can be taken back — not a move, an offer, a resignation, nor the end it made.
@@ -524,7 +524,7 @@ impl State {
             Some(Ending::Over { result, reason }) => {
                 self.finish(out, game_ref, result, reason, now, s);
             }
-            Some(Ending::Adjourn) => self.adjourn(out, game_ref, now, s),
+            Some(Ending::Adjourn) => self.adjourn(out, game_ref, at),
             None => {}
         }
     }
@@ -536,9 +536,9 @@ impl State {
         letter: &Letter,
         game_ref: &GameRef,
         color: Color,
-        now: DateTime<Utc>,
-        s: &Settings,
+        at: Step<'_>,
     ) {
+        let (now, s) = (at.now, at.s);
         if !self.tournaments.contains_key(&game_ref.tournament) {
             return;
         }

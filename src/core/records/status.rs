@@ -11,12 +11,12 @@
 //! - The request changes nothing: no clock, no deadline, no event. A mail that says more than
 //!   `Status` (a move, an offer, a resignation, …) is then handled as every mail is.
 
-use chrono::{DateTime, Utc};
 use shakmaty::Color;
 
+use crate::core::model::Step;
 use crate::core::model::{Game, GameStatus, color_name};
 use crate::core::model::{GameReport, Mail, Recipient, Sentence, StatusFacts, TournamentReport};
-use crate::core::model::{Output, Settings, State, Tournament};
+use crate::core::model::{Output, State, Tournament};
 use crate::core::records::crosstable;
 use crate::core::view;
 use crate::game_ref::GameRef;
@@ -45,9 +45,9 @@ pub fn game_report(
     t: &Tournament,
     reader: Option<Color>,
     lang: Lang,
-    now: DateTime<Utc>,
-    s: &Settings,
+    at: Step<'_>,
 ) -> GameReport {
+    let (now, s) = (at.now, at.s);
     let to_move = g.to_move();
     let running = g.status == GameStatus::Running && now >= t.clock_start;
     // The reader's own notation; a director's is his language's default.
@@ -105,8 +105,7 @@ impl State {
         &self,
         email: &str,
         lang: Lang,
-        now: DateTime<Utc>,
-        s: &Settings,
+        at: Step<'_>,
     ) -> (Vec<TournamentReport>, Vec<(String, Sentence)>) {
         let mut tournaments = Vec::new();
         let mut sentences = Vec::new();
@@ -125,7 +124,7 @@ impl State {
                 .iter()
                 .filter_map(|g| {
                     let reader = g.color_of(email);
-                    (reader.is_some() || directs).then(|| game_report(g, t, reader, lang, now, s))
+                    (reader.is_some() || directs).then(|| game_report(g, t, reader, lang, at))
                 })
                 .collect();
             let table = crosstable::crosstable(t, games.iter().copied());
@@ -148,13 +147,8 @@ impl State {
     }
 
     /// Answers a `Status` mail with a `status` mail to the asker. Changes no game.
-    pub(crate) fn answer_status(
-        &mut self,
-        out: &mut Output,
-        letter: &Letter,
-        now: DateTime<Utc>,
-        s: &Settings,
-    ) {
+    pub(crate) fn answer_status(&mut self, out: &mut Output, letter: &Letter, at: Step<'_>) {
+        let (now, s) = (at.now, at.s);
         let lang = self.lang_for(&letter.from, None, s);
         let named = self.named_game_of(letter);
         let name = self
@@ -169,7 +163,7 @@ impl State {
             })
             .or_else(|| letter.from_name.clone())
             .unwrap_or_else(|| letter.from.clone());
-        let (tournaments, sentences) = self.status_report(&letter.from, lang, now, s);
+        let (tournaments, sentences) = self.status_report(&letter.from, lang, at);
         let data = StatusFacts {
             recipient: name.clone(),
             report: true,

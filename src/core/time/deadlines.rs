@@ -88,7 +88,8 @@ impl State {
 
     /// Fires every deadline due by `now`, in time order (a reminder on day 16 goes out before a
     /// forfeit on day 31 even if both are due at `now`). Each fires once.
-    pub(crate) fn fire_due(&mut self, now: DateTime<Utc>, s: &Settings) -> Output {
+    pub(crate) fn fire_due(&mut self, step: Step<'_>) -> Output {
+        let (now, s) = (step.now, step.s);
         let mut out = Output::default();
         // Each firing removes its deadline or moves it later; the bound only guards against a bug.
         for _ in 0..100_000 {
@@ -98,7 +99,7 @@ impl State {
             if at > now {
                 break;
             }
-            self.fire(&mut out, &game, due, at, now, s);
+            self.fire(&mut out, &game, due, at, step);
         }
         out
     }
@@ -109,11 +110,11 @@ impl State {
         game_ref: &GameRef,
         due: Due,
         at: DateTime<Utc>,
-        now: DateTime<Utc>,
-        s: &Settings,
+        step: Step<'_>,
     ) {
+        let (now, s) = (step.now, step.s);
         if due == Due::Digest {
-            self.fire_digest(out, &game_ref.tournament, now, s);
+            self.fire_digest(out, &game_ref.tournament, step);
             return;
         }
         // The tournament is read in place while the games and counters change (State::split).

@@ -24,6 +24,7 @@ use crate::core::clock;
 use crate::core::model::Due;
 use crate::core::model::GameStatus;
 use crate::core::model::Mail;
+use crate::core::model::Step;
 use crate::core::model::{DigestControl, DigestFacts, DigestGame, DigestLeave, DigestSilent};
 use crate::core::model::{Output, Settings, State, Tournament};
 use crate::core::view;
@@ -106,13 +107,8 @@ impl State {
     }
 
     /// Sends the digest of tournament `tid` and records it for the week of `now`.
-    pub(crate) fn fire_digest(
-        &mut self,
-        out: &mut Output,
-        tid: &str,
-        now: DateTime<Utc>,
-        s: &Settings,
-    ) {
+    pub(crate) fn fire_digest(&mut self, out: &mut Output, tid: &str, at: Step<'_>) {
+        let (now, s) = (at.now, at.s);
         let Some(day) = s.digest_day else {
             return;
         };
@@ -124,7 +120,7 @@ impl State {
             .digests
             .insert(tid.to_string(), on_or_before(today, day));
         let lang = s.default_lang;
-        let data = self.digest_data(t, now, s);
+        let data = self.digest_data(t, at);
         let message_id = self.meta.next_message_id(s, "digest");
         out.mails.push(Mail::new(
             MailKind::Digest,
@@ -138,7 +134,8 @@ impl State {
     }
 
     /// The digest of `t` as of `now`: what it lists, to its director.
-    fn digest_data(&self, t: &Tournament, now: DateTime<Utc>, s: &Settings) -> DigestFacts {
+    fn digest_data(&self, t: &Tournament, at: Step<'_>) -> DigestFacts {
+        let (now, s) = (at.now, at.s);
         let today = view::local_date(now, s.tz);
         let horizon = today
             .checked_add_days(Days::new(AHEAD_DAYS))

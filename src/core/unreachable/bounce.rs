@@ -13,12 +13,11 @@
 //!   or a stranger's address that refuses mail is logged, nothing is sent (a report about a report
 //!   could never arrive either).
 
-use chrono::{DateTime, Utc};
-
 use crate::core::model::Event;
 use crate::core::model::Mail;
+use crate::core::model::Step;
 use crate::core::model::{BounceAround, BounceFacts};
-use crate::core::model::{Output, Settings, State};
+use crate::core::model::{Output, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::letter::Letter;
@@ -46,7 +45,8 @@ pub struct Bounce {
 
 impl State {
     /// Fax 2.2: reports an undelivered mail to a player to the director(s), once.
-    pub(crate) fn bounce(&mut self, b: &Bounce, now: DateTime<Utc>, s: &Settings) -> Output {
+    pub(crate) fn bounce(&mut self, b: &Bounce, at: Step<'_>) -> Output {
+        let (now, s) = (at.now, at.s);
         let mut out = Output::default();
         let recipient = b.recipient.trim().to_lowercase();
         let key = format!("{}|{recipient}", b.message_id);
@@ -161,12 +161,8 @@ impl State {
     /// Fax 2.2: a letter that is a delivery-status report about a relay mail (RFC 3464, read by
     /// `crate::letter::dsn`) becomes one bounce per failed recipient; `None` for any other letter.
     /// A report from the relay itself, or with an empty sender, is not one.
-    pub(crate) fn bounces_of(
-        &mut self,
-        letter: &Letter,
-        now: DateTime<Utc>,
-        s: &Settings,
-    ) -> Option<Output> {
+    pub(crate) fn bounces_of(&mut self, letter: &Letter, at: Step<'_>) -> Option<Output> {
+        let s = at.s;
         let d = letter.dsn.as_ref()?;
         let original = d.original_id.clone()?;
         if letter.automatic.is_none()
@@ -190,7 +186,7 @@ impl State {
                 error: f.error.clone(),
                 text: d.text.clone(),
             };
-            out.absorb(self.bounce(&b, now, s));
+            out.absorb(self.bounce(&b, at));
         }
         Some(out)
     }

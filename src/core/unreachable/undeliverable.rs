@@ -8,8 +8,9 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::core::model::Step;
 use crate::core::model::{BounceAround, BounceFacts, Mail, Sentence};
-use crate::core::model::{Output, Settings, State};
+use crate::core::model::{Output, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::mail_kind::MailKind;
@@ -28,12 +29,8 @@ pub struct Undelivered {
 
 impl State {
     /// Reports `u` to the director of its game (see the module text).
-    pub(crate) fn undeliverable(
-        &mut self,
-        u: &Undelivered,
-        now: DateTime<Utc>,
-        s: &Settings,
-    ) -> Output {
+    pub(crate) fn undeliverable(&mut self, u: &Undelivered, at: Step<'_>) -> Output {
+        let (now, s) = (at.now, at.s);
         let mut out = Output::default();
         let days = (now - u.created).num_days();
         let line = format!(
