@@ -34,6 +34,10 @@ pub enum AppError {
     /// The SMTP sender could not be set up.
     #[error(transparent)]
     Smtp(#[from] crate::smtp::SmtpError),
+    /// The SMTP server cannot be used as configured (its certificate, STARTTLS, the login):
+    /// the mails wait in the outbox, uncounted, until the operator fixes it.
+    #[error(transparent)]
+    Send(crate::smtp::SendError),
     /// The tournament cannot be registered.
     #[error(transparent)]
     Register(#[from] crate::core::RegisterError),

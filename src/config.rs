@@ -24,6 +24,8 @@ use chrono::Weekday;
 use chrono_tz::Tz;
 
 use crate::lang::Lang;
+use crate::secret::Secret;
+use tokio_rustls::rustls;
 
 use self::fields::{Fields, KeyErr};
 
@@ -72,8 +74,10 @@ pub struct ImapConfig {
     pub port: u16,
     pub security: Security,
     pub user: String,
-    /// The password, resolved from `password_env`, `password_file` or `password`.
-    pub password: String,
+    /// The password, from `password_env`, `password_file`, `password` or `password_command`.
+    pub password: Secret,
+    /// PEM certificates trusted besides the system's store (`ca_file`).
+    pub ca_file: Option<PathBuf>,
     /// Default `INBOX`.
     pub mailbox: String,
     /// How long one IMAP IDLE waits before it is renewed (optional, default 5, 1 to 29 minutes).
@@ -89,8 +93,10 @@ pub struct SmtpConfig {
     pub security: Security,
     /// No user: no SMTP AUTH.
     pub user: Option<String>,
-    /// The password, resolved; present exactly when `user` is.
-    pub password: Option<String>,
+    /// The password; present exactly when `user` is.
+    pub password: Option<Secret>,
+    /// PEM certificates trusted besides the system's store (`ca_file`).
+    pub ca_file: Option<PathBuf>,
 }
 
 /// `[limits]` (optional section).
@@ -132,7 +138,8 @@ impl fmt::Debug for ImapConfig {
             .field("port", &self.port)
             .field("security", &self.security)
             .field("user", &self.user)
-            .field("password", &"<redacted>")
+            .field("password", &self.password)
+            .field("ca_file", &self.ca_file)
             .field("mailbox", &self.mailbox)
             .field("idle_minutes", &self.idle_minutes)
             .finish()
@@ -146,7 +153,8 @@ impl fmt::Debug for SmtpConfig {
             .field("port", &self.port)
             .field("security", &self.security)
             .field("user", &self.user)
-            .field("password", &self.password.as_ref().map(|_| "<redacted>"))
+            .field("password", &self.password)
+            .field("ca_file", &self.ca_file)
             .finish()
     }
 }
@@ -395,6 +403,8 @@ impl Ctx<'_> {
             "password_env",
             "password_file",
             "password",
+            "password_command",
+            "ca_file",
             "mailbox",
             "idle_minutes",
         ])?;
@@ -406,6 +416,7 @@ impl Ctx<'_> {
         let password = self
             .password(f)?
             .ok_or_else(|| f.err("password", KeyProblem::Invalid(NO_PASSWORD.to_string())))?;
+        let ca_file = self.ca_file(f)?;
         let mailbox = f.opt_text("mailbox")?.unwrap_or("INBOX").to_string();
         // Issue 2/7: IDLE is re-issued at least every 5 minutes (crate::imap::MAX_IDLE).
         let idle_minutes = f.opt_int("idle_minutes", 1, 5)?.unwrap_or(5);
@@ -415,6 +426,7 @@ impl Ctx<'_> {
             security,
             user,
             password,
+            ca_file,
             mailbox,
             idle_minutes,
         })
@@ -429,6 +441,8 @@ impl Ctx<'_> {
             "password_env",
             "password_file",
             "password",
+            "password_command",
+            "ca_file",
         ])?;
         let (host, security, port) = endpoint(f, |s| match s {
             Security::Tls => 465,
@@ -437,6 +451,7 @@ impl Ctx<'_> {
         })?;
         let user = f.opt_text("user")?.map(str::to_string);
         let password = self.password(f)?;
+        let ca_file = self.ca_file(f)?;
         match (&user, &password) {
             (Some(_), None) => Err(f.err(
                 "password",
@@ -455,29 +470,64 @@ impl Ctx<'_> {
                 security,
                 user,
                 password,
+                ca_file,
             }),
+        }
+    }
+
+    /// `ca_file`: a readable file with at least one PEM certificate.
+    fn ca_file(&self, f: &Fields<'_>) -> Result<Option<PathBuf>, KeyErr> {
+        let Some(file) = f.opt_text("ca_file")? else {
+            return Ok(None);
+        };
+        let p = self.path(file);
+        let bytes = (self.read_file)(&p).map_err(|e| {
+            f.invalid(
+                "ca_file",
+                format!("cannot read {}: {}", p.display(), io_message(&e)),
+            )
+        })?;
+        use rustls::pki_types::{CertificateDer, pem::PemObject};
+        match CertificateDer::pem_slice_iter(bytes.as_bytes()).collect::<Result<Vec<_>, _>>() {
+            Ok(certs) if !certs.is_empty() => Ok(Some(p)),
+            Ok(_) => Err(f.invalid(
+                "ca_file",
+                format!(
+                    "{} holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+                    p.display()
+                ),
+            )),
+            Err(e) => Err(f.invalid(
+                "ca_file",
+                format!("{} holds a broken PEM certificate: {e}", p.display()),
+            )),
         }
     }
 
     /// The password from exactly one of `password_env`, `password_file`, `password`; `None` if
     /// none of them is given.
-    fn password(&self, f: &Fields<'_>) -> Result<Option<String>, KeyErr> {
-        let sources: Vec<&str> = ["password_env", "password_file", "password"]
-            .into_iter()
-            .filter(|k| f.has(k))
-            .collect();
+    fn password(&self, f: &Fields<'_>) -> Result<Option<Secret>, KeyErr> {
+        let sources: Vec<&str> = [
+            "password_env",
+            "password_file",
+            "password",
+            "password_command",
+        ]
+        .into_iter()
+        .filter(|k| f.has(k))
+        .collect();
         if let [first, second, ..] = sources[..] {
             return Err(f.err(
                 second,
                 KeyProblem::Invalid(format!(
-                    "give only one of password_env, password_file and password (`{}` is set too)",
+                    "give only one of password_env, password_file, password and password_command (`{}` is set too)",
                     f.key(first)
                 )),
             ));
         }
         if let Some(var) = f.opt_text("password_env")? {
             return match (self.env)(var) {
-                Some(v) if !v.is_empty() => Ok(Some(v)),
+                Some(v) if !v.is_empty() => Ok(Some(Secret::Fixed(v))),
                 Some(_) => Err(f.invalid(
                     "password_env",
                     format!("the environment variable {var} is empty"),
@@ -503,18 +553,21 @@ impl Ctx<'_> {
             if pw.is_empty() {
                 return Err(f.invalid("password_file", format!("{} is empty", p.display())));
             }
-            return Ok(Some(pw.to_string()));
+            return Ok(Some(Secret::Fixed(pw.to_string())));
+        }
+        if let Some(cmd) = f.opt_text("password_command")? {
+            // Run when a connection logs in (`crate::secret`), so a fresh token each time.
+            return Ok(Some(Secret::Command(cmd.to_string())));
         }
         match f.opt_str("password")? {
             Some("") => Err(f.invalid("password", "must not be empty".to_string())),
-            Some(pw) => Ok(Some(pw.to_string())),
+            Some(pw) => Ok(Some(Secret::Fixed(pw.to_string()))),
             None => Ok(None),
         }
     }
 }
 
-const NO_PASSWORD: &str =
-    "required key is missing: give one of password_env, password_file or password";
+const NO_PASSWORD: &str = "required key is missing: give one of password_env, password_file, password or password_command";
 
 /// `host`, `security` (default `tls`) and `port` (default by security) of a server; `none` only
 /// towards a loopback host.
@@ -1083,13 +1136,13 @@ time_zone = "Europe/Berlin"
         assert_eq!(c.imap.port, 993);
         assert_eq!(c.imap.security, Security::Tls);
         assert_eq!(c.imap.user, "relay@fernschach.test");
-        assert_eq!(c.imap.password, "imap-secret");
+        assert_eq!(c.imap.password, Secret::Fixed("imap-secret".into()));
         assert_eq!(c.imap.mailbox, "INBOX");
         assert_eq!(c.imap.idle_minutes, 5);
         assert_eq!(c.smtp.port, 465);
         assert_eq!(c.smtp.security, Security::Tls);
         assert_eq!(c.smtp.user.as_deref(), Some("relay@fernschach.test"));
-        assert_eq!(c.smtp.password.as_deref(), Some("smtp-secret"));
+        assert_eq!(c.smtp.password, Some(Secret::Fixed("smtp-secret".into())));
         assert_eq!(c.limits, LimitsConfig::default());
         assert_eq!(c.limits.max_mail_bytes, 262_144);
         assert_eq!(c.limits.outbox_max_age_days, 5);
@@ -1392,14 +1445,14 @@ time_zone = "Europe/Berlin"
             SMTP,
             "",
         ));
-        assert_eq!(c.imap.password, "from-file");
+        assert_eq!(c.imap.password, Secret::Fixed("from-file".into()));
         let c = ok(&with(
             RELAY,
             &imap_with("password_file = \"/etc/fernzug/crlf.pw\"\n"),
             SMTP,
             "",
         ));
-        assert_eq!(c.imap.password, "crlf-pw");
+        assert_eq!(c.imap.password, Secret::Fixed("crlf-pw".into()));
         // Only one trailing newline is removed.
         let c = ok(&with(
             RELAY,
@@ -1407,21 +1460,21 @@ time_zone = "Europe/Berlin"
             SMTP,
             "",
         ));
-        assert_eq!(c.imap.password, "pw\n");
+        assert_eq!(c.imap.password, Secret::Fixed("pw\n".into()));
         let c = ok(&with(
             RELAY,
             &imap_with("password = \" with spaces \"\n"),
             SMTP,
             "",
         ));
-        assert_eq!(c.imap.password, " with spaces ");
+        assert_eq!(c.imap.password, Secret::Fixed(" with spaces ".into()));
         let c = ok(&with(
             RELAY,
             &imap_with("password_env = \"FERNZUG_IMAP_PASSWORD\"\n"),
             SMTP,
             "",
         ));
-        assert_eq!(c.imap.password, "imap-secret");
+        assert_eq!(c.imap.password, Secret::Fixed("imap-secret".into()));
     }
 
     #[test]
@@ -1430,7 +1483,7 @@ time_zone = "Europe/Berlin"
         assert_eq!(
             err(&with(RELAY, &imap_with(""), SMTP, "")),
             format!(
-                "{f}: key `imap.password`: required key is missing: give one of password_env, password_file or password"
+                "{f}: key `imap.password`: required key is missing: give one of password_env, password_file, password or password_command"
             )
         );
         assert_eq!(
@@ -1441,7 +1494,7 @@ time_zone = "Europe/Berlin"
                 ""
             )),
             format!(
-                "{f}: key `imap.password`: give only one of password_env, password_file and password (`imap.password_env` is set too)"
+                "{f}: key `imap.password`: give only one of password_env, password_file, password and password_command (`imap.password_env` is set too)"
             )
         );
         assert_eq!(
@@ -1496,7 +1549,7 @@ time_zone = "Europe/Berlin"
         assert_eq!(
             err(&with(RELAY, IMAP, &smtp, "")),
             "/etc/fernzug/fernzug.toml: key `smtp.password`: required key is missing: give one of \
-             password_env, password_file or password, since `smtp.user` is set"
+             password_env, password_file, password or password_command, since `smtp.user` is set"
         );
         let smtp = format!("{SMTP}password = \"x\"\n");
         assert_eq!(
@@ -1506,7 +1559,7 @@ time_zone = "Europe/Berlin"
         );
         let smtp = format!("{SMTP}user = \"relay\"\npassword_file = \"imap.pw\"\n");
         let c = ok(&with(RELAY, IMAP, &smtp, ""));
-        assert_eq!(c.smtp.password.as_deref(), Some("from-file"));
+        assert_eq!(c.smtp.password, Some(Secret::Fixed("from-file".into())));
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! The relay's inbox over IMAP (async-imap on tokio, TLS by tokio-rustls with ring and
-//! the webpki roots).
+//! The relay's inbox over IMAP (async-imap on tokio, TLS by tokio-rustls with ring, trusting
+//! what [`crate::tls::Trust`] trusts: the system's store plus `[imap] ca_file`).
 //!
 //! This module moves bytes only: it lists the messages of one mailbox, fetches them
 //! without setting `\Seen`, marks them `\Seen` once the caller has committed what it did
@@ -13,9 +13,9 @@
 
 use std::fmt;
 use std::io;
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::str::FromStr;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -32,7 +32,10 @@ use tokio::sync::watch;
 use tokio::time::{Instant, timeout};
 use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
-use tokio_rustls::rustls::{self, pki_types::ServerName};
+use tokio_rustls::rustls::pki_types::ServerName;
+
+use crate::secret::{Secret, SecretError};
+use crate::tls::Trust;
 
 /// The longest single IDLE (servers may drop clients idle for 30 min; RFC 2177 says
 /// re-issue at least every 29 min; we re-issue every 5).
@@ -101,7 +104,9 @@ pub struct ImapSettings {
     pub port: u16,
     pub security: Security,
     pub user: String,
-    pub password: String,
+    pub password: Secret,
+    /// PEM certificates trusted besides the system's store.
+    pub ca_file: Option<PathBuf>,
     /// The mailbox to watch, normally `INBOX`.
     pub mailbox: String,
     /// Time limit of every single network call (default 60 s).
@@ -115,7 +120,8 @@ impl fmt::Debug for ImapSettings {
             .field("port", &self.port)
             .field("security", &self.security)
             .field("user", &self.user)
-            .field("password", &"(hidden)")
+            .field("password", &self.password)
+            .field("ca_file", &self.ca_file)
             .field("mailbox", &self.mailbox)
             .field("timeout", &self.timeout)
             .finish()
@@ -133,12 +139,27 @@ pub enum ImapError {
         #[source]
         source: io::Error,
     },
-    /// TLS could not be set up.
-    #[error("TLS with the IMAP server {host} failed: {reason}")]
-    Tls { host: String, reason: String },
+    /// TLS could not be set up: an untrusted, expired or wrong-host certificate, no STARTTLS.
+    /// The relay stops on it: retrying cannot help until the configuration or server changes.
+    #[error("IMAP {host}:{port}: {reason}")]
+    Tls {
+        host: String,
+        port: u16,
+        reason: String,
+    },
     /// The server refused the login (the password is never shown).
-    #[error("the IMAP server refused the login of user {user}: {reason}")]
-    Login { user: String, reason: String },
+    #[error(
+        "IMAP {host}:{port}: the server refused the login of user {user}: {reason}; check [imap] user and the password"
+    )]
+    Login {
+        host: String,
+        port: u16,
+        user: String,
+        reason: String,
+    },
+    /// `password_command` gave no password.
+    #[error("IMAP: {0}; fix [imap] password_command")]
+    Secret(#[from] SecretError),
     /// The mailbox could not be selected.
     #[error("the IMAP server cannot open mailbox {mailbox}: {reason}")]
     Select { mailbox: String, reason: String },
@@ -231,22 +252,28 @@ impl AsyncWrite for Conn {
     }
 }
 
-/// A TLS connector trusting the webpki (Mozilla) roots, crypto by ring.
-fn tls_connector(host: &str) -> Result<TlsConnector, ImapError> {
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+/// A TLS connector trusting the system's store plus `ca_file`, crypto by ring.
+fn tls_connector(s: &ImapSettings) -> Result<TlsConnector, ImapError> {
+    let tls_err = |reason: String| ImapError::Tls {
+        host: s.host.clone(),
+        port: s.port,
+        reason,
     };
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .map_err(|e| ImapError::Tls {
-        host: host.to_string(),
-        reason: e.to_string(),
-    })?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    Ok(TlsConnector::from(Arc::new(config)))
+    let trust =
+        Trust::load(s.ca_file.as_deref()).map_err(|e| tls_err(format!("{e} ([imap] ca_file)")))?;
+    let config = trust.client_config().map_err(|e| tls_err(e.to_string()))?;
+    Ok(TlsConnector::from(config))
+}
+
+impl ImapError {
+    /// Whether this needs the operator (a certificate, STARTTLS, the login): retrying the same
+    /// configuration cannot help, so the relay stops with this one line.
+    pub fn needs_operator(&self) -> bool {
+        matches!(
+            self,
+            ImapError::Tls { .. } | ImapError::Login { .. } | ImapError::Secret(_)
+        )
+    }
 }
 
 /// Run `fut` under the time limit `limit`; `what` names the call for the error.
@@ -367,24 +394,31 @@ impl Inbox {
                 .await?
                 .map_err(|e| ImapError::Tls {
                     host: s.host.clone(),
-                    reason: format!("the server refused STARTTLS: {e}"),
+                    port: s.port,
+                    reason: format!(
+                        "the server does not offer STARTTLS ({e}); fernzug never falls back to plain text: use [imap] security = \"tls\" (port 993) or a server that offers STARTTLS"
+                    ),
                 })?;
                 let Conn::Plain(tcp) = client.into_inner() else {
                     return Err(ImapError::Tls {
                         host: s.host.clone(),
+                        port: s.port,
                         reason: "STARTTLS on a connection that already uses TLS".to_string(),
                     });
                 };
                 Client::new(Conn::Tls(Box::new(tls_handshake(s, tcp).await?)))
             }
         };
+        let password = s.password.reveal()?;
         let login = timed(limit, || format!("logging in as {}", s.user), async {
             client
-                .login_with_capabilities(&s.user, &s.password)
+                .login_with_capabilities(&s.user, &password)
                 .await
                 .map_err(|(e, _)| e)
         });
         let (mut session, caps) = login.await?.map_err(|e| ImapError::Login {
+            host: s.host.clone(),
+            port: s.port,
             user: s.user.clone(),
             reason: e.to_string(),
         })?;
@@ -755,9 +789,10 @@ async fn tls_handshake(
     let host = &settings.host;
     let name = ServerName::try_from(host.clone()).map_err(|e| ImapError::Tls {
         host: host.clone(),
-        reason: format!("`{host}` is not a valid server name: {e}"),
+        port: settings.port,
+        reason: format!("`{host}` is not a valid server name: {e}; fix [imap] host"),
     })?;
-    let connector = tls_connector(host)?;
+    let connector = tls_connector(settings)?;
     timed(
         settings.timeout,
         || format!("TLS handshake with {host}"),
@@ -766,7 +801,9 @@ async fn tls_handshake(
     .await?
     .map_err(|e| ImapError::Tls {
         host: host.clone(),
-        reason: e.to_string(),
+        port: settings.port,
+        reason: crate::tls::explain(&e, "imap")
+            .unwrap_or_else(|| format!("the TLS handshake failed: {e}")),
     })
 }
 
@@ -796,7 +833,8 @@ mod tests {
             port: 1,
             security: Security::None,
             user: "u".into(),
-            password: "sekrit".into(),
+            password: Secret::Fixed("sekrit".into()),
+            ca_file: None,
             mailbox: "INBOX".into(),
             timeout: DEFAULT_TIMEOUT,
         };
@@ -815,7 +853,8 @@ mod tests {
             port,
             security: Security::None,
             user: "u".into(),
-            password: "p".into(),
+            password: Secret::Fixed("p".into()),
+            ca_file: None,
             mailbox: "INBOX".into(),
             timeout: Duration::from_secs(5),
         };
@@ -842,7 +881,8 @@ mod tests {
             port,
             security: Security::None,
             user: "u".into(),
-            password: "p".into(),
+            password: Secret::Fixed("p".into()),
+            ca_file: None,
             mailbox: "INBOX".into(),
             timeout: Duration::from_millis(200),
         };
@@ -867,7 +907,8 @@ mod tests {
             port,
             security: Security::None,
             user: "u".into(),
-            password: "p".into(),
+            password: Secret::Fixed("p".into()),
+            ca_file: None,
             mailbox: "INBOX".into(),
             timeout: Duration::from_secs(5),
         };

@@ -23,7 +23,10 @@
 //!   frames) and `render::words` (every sentence the core decides as a value).
 //! - [`config`], [`tournament_file`] — the two files an operator writes.
 //! - [`store`] — the one module that touches sled: state, event log, outbox, archive, IMAP UIDs.
-//! - [`imap`], [`smtp`] — the network: fetching with `BODY.PEEK[]` and IDLE; sending raw mail.
+//! - [`imap`], [`smtp`] — the network: fetching with `BODY.PEEK[]` and IDLE; sending raw mail;
+//!   [`tls`] — whom they trust (the system store plus `ca_file`) and the one line an operator reads
+//!   when a certificate is refused; [`secret`] — passwords from the environment, a file or a
+//!   command, never shown.
 //! - [`app`] — the shell's steps: load, process one mail in one transaction, tick, register.
 //! - [`daemon`] — `once` and `run` over IMAP and SMTP, reached through a seam (mailbox, sender,
 //!   clock) so the in-process tests run them on paused time; [`cli`] — the command line; [`mbox`] — a
@@ -47,7 +50,9 @@ pub mod mbox;
 pub mod notation;
 pub mod render;
 pub mod rules;
+pub mod secret;
 pub mod smtp;
 pub mod store;
+pub mod tls;
 pub mod tournament_file;
 pub mod unreachable;

@@ -1,4 +1,6 @@
-//! Sending mail over SMTP (lettre, tokio, rustls with ring and the webpki roots).
+//! Sending mail over SMTP (lettre, tokio, rustls with ring, trusting what
+//! [`crate::tls::Trust`] trusts: the system's store plus `[smtp] ca_file`; AUTH PLAIN or LOGIN,
+//! only over TLS unless the server is on loopback).
 //!
 //! The relay renders every mail itself (with its own Message-ID) and sends the raw bytes
 //! unchanged to one envelope recipient at a time. Failures are classified so the caller
@@ -7,14 +9,17 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use lettre::address::{Address, Envelope};
 use lettre::transport::smtp::authentication::Credentials;
-use lettre::transport::smtp::client::{Tls, TlsParameters};
+use lettre::transport::smtp::client::{Certificate, CertificateStore, Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 
 pub use crate::imap::{DEFAULT_TIMEOUT, Security};
+use crate::secret::{Secret, SecretError};
+use crate::tls::Trust;
 
 /// Where and how to send mail.
 #[derive(Clone, PartialEq, Eq)]
@@ -24,7 +29,9 @@ pub struct SmtpSettings {
     pub security: Security,
     /// Login name; `None` sends without AUTH.
     pub user: Option<String>,
-    pub password: Option<String>,
+    pub password: Option<Secret>,
+    /// PEM certificates trusted besides the system's store.
+    pub ca_file: Option<PathBuf>,
     /// Time limit of one network operation (default 60 s).
     pub timeout: Duration,
 }
@@ -36,7 +43,8 @@ impl fmt::Debug for SmtpSettings {
             .field("port", &self.port)
             .field("security", &self.security)
             .field("user", &self.user)
-            .field("password", &self.password.as_ref().map(|_| "(hidden)"))
+            .field("password", &self.password)
+            .field("ca_file", &self.ca_file)
             .field("timeout", &self.timeout)
             .finish()
     }
@@ -45,9 +53,16 @@ impl fmt::Debug for SmtpSettings {
 /// Why a [`Sender`] cannot be built.
 #[derive(Debug, thiserror::Error)]
 pub enum SmtpError {
-    /// TLS parameters for the host could not be made.
-    #[error("cannot set up TLS for the SMTP server {host}: {reason}")]
-    Tls { host: String, reason: String },
+    /// TLS parameters for the host could not be made (e.g. `ca_file` unreadable).
+    #[error("SMTP {host}:{port}: cannot set up TLS: {reason}")]
+    Tls {
+        host: String,
+        port: u16,
+        reason: String,
+    },
+    /// `password_command` gave no password.
+    #[error("SMTP: {0}; fix [smtp] password_command")]
+    Secret(#[from] SecretError),
     /// A user without password or a password without user.
     #[error("SMTP login needs both a user and a password; only the {given} is set")]
     Credentials { given: &'static str },
@@ -67,6 +82,11 @@ pub enum SendError {
     /// contacting the server.
     #[error("permanent SMTP failure ({code}): {message}")]
     Permanent { code: u16, message: String },
+    /// Not the mail's fault and no use retrying it: the server's certificate is not trusted,
+    /// STARTTLS is missing, or the login was refused. The mail stays queued, uncounted, and
+    /// the relay stops with this line until the operator fixes the configuration.
+    #[error("{message}")]
+    NeedsOperator { message: String },
 }
 
 impl SendError {
@@ -75,17 +95,56 @@ impl SendError {
         matches!(self, SendError::Permanent { .. })
     }
 
+    /// Whether the operator must act (see [`SendError::NeedsOperator`]).
+    pub fn needs_operator(&self) -> bool {
+        matches!(self, SendError::NeedsOperator { .. })
+    }
+
     /// The SMTP reply code, if the server gave one.
     pub fn code(&self) -> Option<u16> {
         match self {
             SendError::Transient { code, .. } => *code,
             SendError::Permanent { code, .. } => Some(*code),
+            SendError::NeedsOperator { .. } => None,
         }
     }
 }
 
 /// Classify one of lettre's SMTP errors.
-fn classify(e: &lettre::transport::smtp::Error) -> SendError {
+fn classify(e: &lettre::transport::smtp::Error, s: &SmtpSettings) -> SendError {
+    let server = format!("SMTP {}:{}", s.host, s.port);
+    if let Some(why) = crate::tls::explain(e, "smtp") {
+        return SendError::NeedsOperator {
+            message: format!("{server}: {why}"),
+        };
+    }
+    let text = e.to_string();
+    if e.is_client() && text.contains("STARTTLS") {
+        return SendError::NeedsOperator {
+            message: format!(
+                "{server}: the server does not offer STARTTLS; fernzug never falls back to plain text: use [smtp] security = \"tls\" (port 465) or a server that offers STARTTLS"
+            ),
+        };
+    }
+    if e.is_client() && text.contains("authentication") {
+        return SendError::NeedsOperator {
+            message: format!("{server}: {text}; check [smtp] user and the password"),
+        };
+    }
+    // 530 authentication required, 534 mechanism too weak, 535 credentials invalid, 538
+    // encryption required (RFC 4954).
+    if let Some(code) = e.status().map(u16::from)
+        && matches!(code, 530 | 534 | 535 | 538)
+    {
+        let reply = std::error::Error::source(e)
+            .map(|m| m.to_string())
+            .unwrap_or(text);
+        return SendError::NeedsOperator {
+            message: format!(
+                "{server}: the server refused the login ({code} {reply}); check [smtp] user and the password"
+            ),
+        };
+    }
     // For reply errors lettre's source is the server's text; the Display adds the code.
     let message = match std::error::Error::source(e) {
         Some(src) if e.status().is_some() => src.to_string(),
@@ -129,11 +188,26 @@ impl Sender {
         if tokio::runtime::Handle::try_current().is_err() {
             return Err(SmtpError::NoRuntime);
         }
+        let tls_err = |reason: String| SmtpError::Tls {
+            host: settings.host.clone(),
+            port: settings.port,
+            reason,
+        };
         let tls_params = || {
-            TlsParameters::new(settings.host.clone()).map_err(|e| SmtpError::Tls {
-                host: settings.host.clone(),
-                reason: e.to_string(),
-            })
+            let trust = Trust::load(settings.ca_file.as_deref())
+                .map_err(|e| tls_err(format!("{e} ([smtp] ca_file)")))?;
+            let mut b =
+                TlsParameters::builder(settings.host.clone()).certificate_store(if trust.mozilla {
+                    CertificateStore::WebpkiRoots
+                } else {
+                    CertificateStore::None
+                });
+            for root in trust.roots() {
+                let cert =
+                    Certificate::from_der(root.to_vec()).map_err(|e| tls_err(e.to_string()))?;
+                b = b.add_root_certificate(cert);
+            }
+            b.build_rustls().map_err(|e| tls_err(e.to_string()))
         };
         let tls = match settings.security {
             Security::Tls => Tls::Wrapper(tls_params()?),
@@ -147,7 +221,7 @@ impl Sender {
                 .timeout(Some(settings.timeout));
         match (&settings.user, &settings.password) {
             (Some(user), Some(password)) => {
-                builder = builder.credentials(Credentials::new(user.clone(), password.clone()));
+                builder = builder.credentials(Credentials::new(user.clone(), password.reveal()?));
             }
             (Some(_), None) => return Err(SmtpError::Credentials { given: "user" }),
             (None, Some(_)) => return Err(SmtpError::Credentials { given: "password" }),
@@ -192,7 +266,7 @@ impl Sender {
         let body = data_content(raw);
         match tokio::time::timeout(whole, self.transport.send_raw(&envelope, &body)).await {
             Ok(Ok(_)) => Ok(()),
-            Ok(Err(e)) => Err(classify(&e)),
+            Ok(Err(e)) => Err(classify(&e, &self.settings)),
             Err(_) => Err(SendError::Transient {
                 code: None,
                 message: format!(
@@ -346,6 +420,7 @@ mod tests {
             security: Security::None,
             user: None,
             password: None,
+            ca_file: None,
             timeout: Duration::from_secs(5),
         }
     }

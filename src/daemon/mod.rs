@@ -41,6 +41,7 @@ fn imap_settings(c: &Config) -> ImapSettings {
         security: c.imap.security,
         user: c.imap.user.clone(),
         password: c.imap.password.clone(),
+        ca_file: c.imap.ca_file.clone(),
         mailbox: c.imap.mailbox.clone(),
         timeout: crate::imap::DEFAULT_TIMEOUT,
     }
@@ -53,6 +54,7 @@ fn smtp_settings(c: &Config) -> SmtpSettings {
         security: c.smtp.security,
         user: c.smtp.user.clone(),
         password: c.smtp.password.clone(),
+        ca_file: c.smtp.ca_file.clone(),
         timeout: crate::imap::DEFAULT_TIMEOUT,
     }
 }
@@ -168,6 +170,10 @@ pub(crate) async fn deliver(
                 crash::point(crash::BEFORE_OUTBOX_DELETE);
                 app.store.outbox_sent(&entry.id)?;
                 report.sent += 1;
+            }
+            Err(e) if e.needs_operator() => {
+                // Not this mail's fault: it stays queued as it was, and the relay stops.
+                return Err(AppError::Send(e));
             }
             Err(e) if e.is_permanent() => {
                 // Fax 2.2: the address refuses mail. The entry leaves the queue (nothing is retried
@@ -349,6 +355,8 @@ pub(crate) async fn run_with(
         }
         let mut inbox = match imap.connect().await {
             Ok(i) => i,
+            // A certificate, STARTTLS or the login: retrying cannot help; stop with the line.
+            Err(e) if e.needs_operator() => return Err(e.into()),
             Err(e) => {
                 failures += 1;
                 warn!("IMAP: {e}");

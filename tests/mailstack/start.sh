@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
 # fernzug's loopback mail stack for end-to-end tests, the demo and CI.
 #
+# It leaves the machine's own mail server alone: Postfix runs as its own instance from its own
+# config directory ($STACK_DIR/postfix, with its own queue and data directories, started with
+# `postfix -c`), Dovecot from its own config file, both on ports of their own. The system
+# instance in /etc/postfix is never stopped, reloaded or edited, except that the stack's config
+# directory is added to `alternate_config_directories` in /etc/postfix/main.cf when that file
+# exists (what Postfix requires of a second instance; it changes nothing for the first).
+#
 #   Postfix  SMTP  127.0.0.1:2525  no auth, no TLS, accepts mail from 127.0.0.1 for any domain;
 #                                  mail for fernschach.test goes over LMTP to Dovecot, everything
 #                                  else is refused by the error transport (bounces back);
@@ -10,10 +17,17 @@
 #                                  mailbox, password "test"; IDLE works.
 #   Dovecot  LMTP  127.0.0.1:2424  recipient_delimiter "+": relay+KEY@ lands in relay@'s INBOX.
 #
+# With TLS, by a test CA made with openssl at the first start ($STACK_DIR/tls/ca.pem; the server
+# certificate names IP 127.0.0.1 and mail.fernschach.test, not "localhost"):
+#   Dovecot  IMAPS       127.0.0.1:1993  implicit TLS;  IMAP on 1143 offers STARTTLS too
+#   Postfix  SMTPS       127.0.0.1:2465  implicit TLS, SASL AUTH (PLAIN, LOGIN) through Dovecot
+#   Postfix  submission  127.0.0.1:2587  STARTTLS required before AUTH; AUTH required to send
+# and, for the failure tests, $STACK_DIR/tls/expired.pem (+ .key): a certificate of the same CA
+# for 127.0.0.1 that expired in 2021.
+#
 # Idempotent: if the stack is already up and healthy, it does nothing but print the summary.
 # Installs postfix, dovecot-imapd and dovecot-lmtpd when missing (Debian/Ubuntu, needs root or sudo).
-# Dovecot runs from its own config file under $FERNZUG_STACK_DIR (default /var/tmp/fernzug-mailstack);
-# Postfix is the system instance (/etc/postfix), configured for this stack only.
+# Everything lives under $FERNZUG_STACK_DIR (default /var/tmp/fernzug-mailstack).
 # Exit 0 when SMTP and IMAP answer; otherwise the relevant log lines and exit 1.
 set -euo pipefail
 
@@ -23,14 +37,20 @@ HOST="127.0.0.1"
 SMTP_PORT=2525
 IMAP_PORT=1143
 LMTP_PORT=2424
+IMAPS_PORT=1993
+SMTPS_PORT=2465
+SUBMISSION_PORT=2587
+AUTH_PORT=2426
 PASSWORD="test"
-POSTFIX_LOG="/var/log/fernzug-mailstack-postfix.log"
+POSTFIX_DIR="$STACK_DIR/postfix"
+POSTFIX_LOG="$STACK_DIR/postfix.log"
+TLS_DIR="$STACK_DIR/tls"
 DOVECOT_CONF="$STACK_DIR/dovecot.conf"
 DOVECOT_LOG="$STACK_DIR/dovecot.log"
-DEAD_TABLE="/etc/postfix/fernzug-dead-recipients.regexp"
-MAILBOX_TABLE="/etc/postfix/fernzug-mailboxes.regexp"
+DEAD_TABLE="$POSTFIX_DIR/dead-recipients.regexp"
+MAILBOX_TABLE="$POSTFIX_DIR/mailboxes.regexp"
 SMTP_BANNER_TAG="fernzug-mailstack"
-PACKAGES=(postfix dovecot-imapd dovecot-lmtpd)
+PACKAGES=(postfix dovecot-imapd dovecot-lmtpd openssl)
 
 log() { printf 'mailstack: %s\n' "$*" >&2; }
 
@@ -49,16 +69,26 @@ greeting() {
 smtp_ok() { [[ "$(greeting "$SMTP_PORT" QUIT)" == "220 "*"$SMTP_BANNER_TAG"* ]]; }
 imap_ok() { [[ "$(greeting "$IMAP_PORT" "a LOGOUT")" == "* OK"* ]]; }
 lmtp_ok() { [[ "$(greeting "$LMTP_PORT" QUIT)" == "220 "* ]]; }
+# The TLS ports: a TLS handshake that verifies against the test CA.
+tls_ok() {
+    local port="$1"
+    [[ -f "$TLS_DIR/ca.pem" ]] || return 1
+    timeout 5 openssl s_client -connect "$HOST:$port" -CAfile "$TLS_DIR/ca.pem" \
+        -verify_return_error -verify_ip "$HOST" </dev/null >/dev/null 2>&1
+}
+submission_ok() { [[ "$(greeting "$SUBMISSION_PORT" QUIT)" == "220 "*"$SMTP_BANNER_TAG"* ]]; }
 
 summary() {
     local dv
     dv="$(dovecot --version 2>/dev/null | cut -d' ' -f1)"
-    printf 'mailstack up: smtp %s:%s (postfix %s), imap %s:%s + lmtp %s:%s (dovecot %s), domain %s, password "%s", dir %s\n' \
-        "$HOST" "$SMTP_PORT" "$(postconf -h mail_version 2>/dev/null || echo '?')" \
-        "$HOST" "$IMAP_PORT" "$HOST" "$LMTP_PORT" "$dv" "$DOMAIN" "$PASSWORD" "$STACK_DIR"
+    printf 'mailstack up: smtp %s:%s, smtps %s, submission %s (postfix %s, own instance %s), imap %s:%s, imaps %s, lmtp %s (dovecot %s), domain %s, password "%s", CA %s\n' \
+        "$HOST" "$SMTP_PORT" "$SMTPS_PORT" "$SUBMISSION_PORT" "$(postconf -h mail_version 2>/dev/null || echo '?')" "$POSTFIX_DIR" \
+        "$HOST" "$IMAP_PORT" "$IMAPS_PORT" "$LMTP_PORT" "$dv" "$DOMAIN" "$PASSWORD" "$TLS_DIR/ca.pem"
 }
 
-healthy() { smtp_ok && imap_ok && lmtp_ok; }
+postfix_ok() { smtp_ok && submission_ok && tls_ok "$SMTPS_PORT"; }
+dovecot_ok() { imap_ok && lmtp_ok && tls_ok "$IMAPS_PORT"; }
+healthy() { postfix_ok && dovecot_ok; }
 
 if healthy; then
     summary
@@ -109,24 +139,87 @@ if ((${#missing[@]})); then
 fi
 
 # ---------------------------------------------------------------------------------------------
-# Postfix.
+# The test CA and certificates (made once; kept across restarts).
+make_certs() {
+    [[ -f "$TLS_DIR/server.pem" && -f "$TLS_DIR/expired.pem" ]] && return 0
+    mkdir -p "$TLS_DIR"
+    local d="$TLS_DIR"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=fernzug mail stack test CA" \
+        -keyout "$d/ca.key" -out "$d/ca.pem" >/dev/null 2>&1 || fail "openssl: cannot make the test CA"
+    cat >"$d/server.ext" <<EXT
+basicConstraints = CA:FALSE
+keyUsage = digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = IP:$HOST, DNS:mail.$DOMAIN
+EXT
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=mail.$DOMAIN" \
+        -keyout "$d/server.key" -out "$d/server.csr" >/dev/null 2>&1 || fail "openssl: cannot make a key"
+    openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial \
+        -days 3650 -extfile "$d/server.ext" -out "$d/server.pem" >/dev/null 2>&1 ||
+        fail "openssl: cannot sign the server certificate"
+    # An expired certificate of the same CA for the same names (openssl ca sets the dates).
+    mkdir -p "$d/ca-db"
+    : >"$d/ca-db/index.txt"
+    cat >"$d/ca.cnf" <<CNF
+[ca]
+default_ca = test
+[test]
+dir = $d/ca-db
+database = \$dir/index.txt
+new_certs_dir = \$dir
+serial = \$dir/serial
+certificate = $d/ca.pem
+private_key = $d/ca.key
+default_md = sha256
+policy = any
+copy_extensions = none
+unique_subject = no
+[any]
+commonName = supplied
+CNF
+    echo 1000 >"$d/ca-db/serial"
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=mail.$DOMAIN" \
+        -keyout "$d/expired.key" -out "$d/expired.csr" >/dev/null 2>&1 || fail "openssl: cannot make a key"
+    openssl ca -batch -config "$d/ca.cnf" -startdate 20200101000000Z -enddate 20210101000000Z \
+        -extfile "$d/server.ext" -in "$d/expired.csr" -out "$d/expired.pem" -notext >/dev/null 2>&1 ||
+        fail "openssl: cannot sign the expired certificate"
+    chmod 644 "$d"/*.pem "$d"/*.key
+}
+
+# ---------------------------------------------------------------------------------------------
+# Postfix: its own instance in $POSTFIX_DIR.
+pf() { postconf -c "$POSTFIX_DIR" "$@"; }
+
 start_postfix() {
-    [[ -f /etc/postfix/main.cf ]] || cp /usr/share/postfix/main.cf.debian /etc/postfix/main.cf
-    [[ -f /etc/postfix/master.cf ]] || cp /usr/share/postfix/master.cf.dist /etc/postfix/master.cf
+    mkdir -p "$POSTFIX_DIR" "$STACK_DIR/postfix-queue" "$STACK_DIR/postfix-data"
+    [[ -s "$POSTFIX_DIR/main.cf" ]] || : >"$POSTFIX_DIR/main.cf"   # compiled-in defaults, then ours
+    [[ -f "$POSTFIX_DIR/master.cf" ]] || cp /usr/share/postfix/master.cf.dist "$POSTFIX_DIR/master.cf"
+    # Postfix wants a second instance's config directory named in the first one's main.cf.
+    if [[ -f /etc/postfix/main.cf ]]; then
+        local alt
+        alt="$(postconf -h alternate_config_directories 2>/dev/null || true)"
+        if [[ " ${alt//,/ } " != *" $POSTFIX_DIR "* ]]; then
+            postconf -e "alternate_config_directories = ${alt:+$alt, }$POSTFIX_DIR"
+        fi
+    fi
 
     # TO: "dead..." local parts are unreachable players (Fax 2.2 bounce tests).
-    cat >"$DEAD_TABLE" <<'EOF'
+    cat >"$DEAD_TABLE" <<'EOT'
 # fernzug mail stack: a local part starting with "dead" is an unreachable player.
 /^dead[^@]*@/    550 5.1.1 mailbox unavailable (fernzug mail stack: local part starts with "dead")
-EOF
+EOT
     # Every address of the domain is a mailbox (Dovecot's userdb is static).
-    cat >"$MAILBOX_TABLE" <<EOF
+    cat >"$MAILBOX_TABLE" <<EOT
 # fernzug mail stack: every address of $DOMAIN exists.
 /@${DOMAIN//./\\.}\$/    OK
-EOF
+EOT
 
-    postconf -e \
+    pf -e \
         "compatibility_level = 3.6" \
+        "queue_directory = $STACK_DIR/postfix-queue" \
+        "data_directory = $STACK_DIR/postfix-data" \
+        "multi_instance_name = postfix-fernzug" \
+        "syslog_name = postfix-fernzug" \
         "myhostname = mail.$DOMAIN" \
         "myorigin = \$myhostname" \
         "mydestination =" \
@@ -134,7 +227,7 @@ EOF
         "local_transport = error:5.1.1 local delivery is disabled in the fernzug mail stack" \
         "alias_maps =" \
         "alias_database =" \
-        "inet_interfaces = loopback-only" \
+        "inet_interfaces = $HOST" \
         "inet_protocols = ipv4" \
         "mynetworks = 127.0.0.0/8" \
         "smtpd_banner = \$myhostname ESMTP $SMTP_BANNER_TAG" \
@@ -145,6 +238,11 @@ EOF
         "smtpd_soft_error_limit = 1000" \
         "smtpd_hard_error_limit = 1000" \
         "smtpd_tls_security_level = none" \
+        "smtpd_tls_cert_file = $TLS_DIR/server.pem" \
+        "smtpd_tls_key_file = $TLS_DIR/server.key" \
+        "smtpd_sasl_type = dovecot" \
+        "smtpd_sasl_path = inet:$HOST:$AUTH_PORT" \
+        "smtpd_sasl_auth_enable = no" \
         "smtp_tls_security_level = none" \
         "lmtp_tls_security_level = none" \
         "smtputf8_enable = no" \
@@ -159,19 +257,24 @@ EOF
         "minimal_backoff_time = 2s" \
         "maximal_backoff_time = 10s" \
         "maillog_file = $POSTFIX_LOG"
-    # SMTP on 127.0.0.1:2525 instead of port 25; no chroot (the Debian init script would prepare
-    # the chroot, we start postfix directly).
-    postconf -MX smtp/inet 2>/dev/null || true
-    postconf -M "$HOST:$SMTP_PORT/inet = $HOST:$SMTP_PORT inet n - n - - smtpd"
-    postconf -F '*/*/chroot = n'
+    # Plain SMTP on 127.0.0.1:2525 instead of port 25; no chroot. SMTPS and submission: AUTH
+    # through Dovecot, and only an authenticated client may send (permit_mynetworks is not there).
+    local authed="check_recipient_access regexp:$DEAD_TABLE, permit_sasl_authenticated, reject"
+    pf -MX smtp/inet 2>/dev/null || true
+    pf -MX submission/inet 2>/dev/null || true
+    pf -MX submissions/inet 2>/dev/null || true
+    pf -M "$HOST:$SMTP_PORT/inet = $HOST:$SMTP_PORT inet n - n - - smtpd"
+    pf -M "$HOST:$SMTPS_PORT/inet = $HOST:$SMTPS_PORT inet n - n - - smtpd -o smtpd_tls_wrappermode=yes -o smtpd_tls_security_level=encrypt -o smtpd_sasl_auth_enable=yes -o smtpd_client_restrictions= -o smtpd_relay_restrictions=permit_sasl_authenticated,reject -o {smtpd_recipient_restrictions=$authed}"
+    pf -M "$HOST:$SUBMISSION_PORT/inet = $HOST:$SUBMISSION_PORT inet n - n - - smtpd -o smtpd_tls_security_level=encrypt -o smtpd_tls_auth_only=yes -o smtpd_sasl_auth_enable=yes -o smtpd_relay_restrictions=permit_sasl_authenticated,reject -o {smtpd_recipient_restrictions=$authed}"
+    pf -F '*/*/chroot = n'
 
-    postfix set-permissions >/dev/null 2>&1 || true
-    postfix check || fail "postfix check failed"
-    if postfix status >/dev/null 2>&1; then
-        postfix stop >/dev/null 2>&1 || true
-        for _ in $(seq 1 50); do postfix status >/dev/null 2>&1 || break; sleep 0.1; done
+    postfix -c "$POSTFIX_DIR" set-permissions >/dev/null 2>&1 || true
+    postfix -c "$POSTFIX_DIR" check || fail "postfix check failed"
+    if postfix -c "$POSTFIX_DIR" status >/dev/null 2>&1; then
+        postfix -c "$POSTFIX_DIR" stop >/dev/null 2>&1 || true
+        for _ in $(seq 1 50); do postfix -c "$POSTFIX_DIR" status >/dev/null 2>&1 || break; sleep 0.1; done
     fi
-    postfix start || fail "postfix start failed"
+    postfix -c "$POSTFIX_DIR" start 9>&- </dev/null >>"$STACK_DIR/start.out" 2>&1 || fail "postfix start failed (see $STACK_DIR/start.out)"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -189,7 +292,9 @@ state_dir = $STACK_DIR/state
 log_path = $DOVECOT_LOG
 protocols = imap lmtp
 listen = $HOST
-ssl = no
+ssl = yes
+ssl_cert = <$TLS_DIR/server.pem
+ssl_key = <$TLS_DIR/server.key
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 mail_location = maildir:$STACK_DIR/mail/%d/%n/Maildir
@@ -213,13 +318,21 @@ service imap-login {
     port = $IMAP_PORT
   }
   inet_listener imaps {
-    port = 0
+    address = $HOST
+    port = $IMAPS_PORT
+    ssl = yes
   }
 }
 service lmtp {
   inet_listener lmtp {
     address = $HOST
     port = $LMTP_PORT
+  }
+}
+service auth {
+  inet_listener auth-postfix {
+    address = $HOST
+    port = $AUTH_PORT
   }
 }
 EOF
@@ -235,7 +348,9 @@ state_dir = $STACK_DIR/state
 log_path = $DOVECOT_LOG
 protocols = imap lmtp
 listen = $HOST
-ssl = no
+ssl = yes
+ssl_server_cert_file = $TLS_DIR/server.pem
+ssl_server_key_file = $TLS_DIR/server.key
 auth_allow_cleartext = yes
 auth_mechanisms = plain login
 mail_driver = maildir
@@ -263,13 +378,21 @@ service imap-login {
     port = $IMAP_PORT
   }
   inet_listener imaps {
-    port = 0
+    listen = $HOST
+    port = $IMAPS_PORT
+    ssl = yes
   }
 }
 service lmtp {
   inet_listener lmtp {
     listen = $HOST
     port = $LMTP_PORT
+  }
+}
+service auth {
+  inet_listener auth-postfix {
+    listen = $HOST
+    port = $AUTH_PORT
   }
 }
 EOF
@@ -289,11 +412,13 @@ start_dovecot() {
             sleep 0.1
         done
     fi
-    dovecot -c "$DOVECOT_CONF" || fail "dovecot failed to start"
+    dovecot -c "$DOVECOT_CONF" 9>&- </dev/null >>"$STACK_DIR/start.out" 2>&1 || fail "dovecot failed to start (see $STACK_DIR/start.out)"
 }
 
-if ! smtp_ok; then start_postfix; fi
-if ! imap_ok || ! lmtp_ok; then start_dovecot; fi
+make_certs
+# Dovecot first: Postfix's SASL AUTH asks it.
+if ! dovecot_ok; then start_dovecot; fi
+if ! postfix_ok; then start_postfix; fi
 
 # Wait (bounded, 15 s) until every port answers.
 for _ in $(seq 1 150); do
@@ -303,4 +428,7 @@ done
 smtp_ok || fail "SMTP on $HOST:$SMTP_PORT does not answer"
 imap_ok || fail "IMAP on $HOST:$IMAP_PORT does not answer"
 lmtp_ok || fail "LMTP on $HOST:$LMTP_PORT does not answer"
+submission_ok || fail "submission on $HOST:$SUBMISSION_PORT does not answer"
+tls_ok "$SMTPS_PORT" || fail "SMTPS on $HOST:$SMTPS_PORT gives no TLS handshake with the test CA"
+tls_ok "$IMAPS_PORT" || fail "IMAPS on $HOST:$IMAPS_PORT gives no TLS handshake with the test CA"
 summary

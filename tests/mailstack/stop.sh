@@ -5,6 +5,7 @@ set -euo pipefail
 
 STACK_DIR="${FERNZUG_STACK_DIR:-/var/tmp/fernzug-mailstack}"
 DOVECOT_CONF="$STACK_DIR/dovecot.conf"
+POSTFIX_DIR="$STACK_DIR/postfix"   # the stack's own Postfix instance; the system one is left alone
 
 if [[ $EUID -ne 0 ]] && command -v sudo >/dev/null 2>&1; then
     exec sudo --preserve-env=FERNZUG_STACK_DIR "$0" "$@"
@@ -13,12 +14,12 @@ fi
 if [[ -f "$DOVECOT_CONF" ]] && [[ -f "$STACK_DIR/run/master.pid" ]]; then
     dovecot -c "$DOVECOT_CONF" stop >/dev/null 2>&1 || true
 fi
-if command -v postfix >/dev/null 2>&1 && postfix status >/dev/null 2>&1; then
-    postfix stop >/dev/null 2>&1 || true
+if [[ -f "$POSTFIX_DIR/main.cf" ]] && postfix -c "$POSTFIX_DIR" status >/dev/null 2>&1; then
+    postfix -c "$POSTFIX_DIR" stop >/dev/null 2>&1 || true
 fi
 for _ in $(seq 1 50); do
     running=0
-    postfix status >/dev/null 2>&1 && running=1
+    [[ -f "$POSTFIX_DIR/main.cf" ]] && postfix -c "$POSTFIX_DIR" status >/dev/null 2>&1 && running=1
     if [[ -f "$STACK_DIR/run/master.pid" ]] && kill -0 "$(cat "$STACK_DIR/run/master.pid")" 2>/dev/null; then
         running=1
     fi

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use fernzug::imap::{ImapError, ImapSettings, Inbox, Security, Woke};
+use fernzug::secret::Secret;
 use fernzug::smtp::{SendError, Sender, SmtpSettings};
 use tokio::sync::watch;
 
@@ -17,7 +18,8 @@ fn imap_settings(user: &str) -> ImapSettings {
         port: st.imap_port,
         security: Security::None,
         user: user.to_string(),
-        password: st.password.to_string(),
+        password: Secret::Fixed(st.password.to_string()),
+        ca_file: None,
         mailbox: "INBOX".to_string(),
         timeout: Duration::from_secs(20),
     }
@@ -30,6 +32,7 @@ fn smtp_settings(port: u16) -> SmtpSettings {
         security: Security::None,
         user: None,
         password: None,
+        ca_file: None,
         timeout: Duration::from_secs(20),
     }
 }
@@ -268,7 +271,7 @@ async fn imap_wait_polls_with_noop_without_idle() {
 async fn imap_wrong_password_and_unknown_mailbox_are_named() {
     let user = crate::common::unique_addr("io-login");
     let mut s = imap_settings(&user);
-    s.password = "not-the-password".to_string();
+    s.password = Secret::Fixed("not-the-password".to_string());
     let err = Inbox::connect(s).await.unwrap_err();
     assert!(matches!(err, ImapError::Login { .. }), "{err:?}");
     let msg = err.to_string();

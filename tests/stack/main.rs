@@ -20,3 +20,4 @@ mod mailstack_smoke;
 mod records_e2e;
 mod relay_e2e;
 mod reliability_e2e;
+mod tls_e2e;

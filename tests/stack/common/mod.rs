@@ -34,6 +34,13 @@ pub const SMTP_PORT: u16 = 2525;
 /// Dovecot IMAP (no TLS, plaintext login).
 pub const IMAP_PORT: u16 = 1143;
 
+/// The stack's directory (certificates in `tls/`), as `tests/mailstack/start.sh` has it.
+pub fn stack_dir() -> PathBuf {
+    std::env::var_os("FERNZUG_STACK_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/var/tmp/fernzug-mailstack"))
+}
+
 /// Network timeout of a single SMTP/IMAP read or write.
 const IO_TIMEOUT: Duration = Duration::from_secs(30);
 /// Poll interval of [`wait_for`].
@@ -734,6 +741,16 @@ impl Relay {
             address,
             director,
         }
+    }
+
+    /// Replaces the `[imap]` and `[smtp]` sections of the relay's config (`imap`, `smtp`: the
+    /// sections' keys, without the headers; the relay's address is `{address}` in them).
+    pub fn set_servers(&self, imap: &str, smtp: &str) {
+        let text = std::fs::read_to_string(&self.config).expect("config");
+        let head = &text[..text.find("[imap]").expect("[imap]")];
+        let fill = |s: &str| s.replace("{address}", &toml_str(&self.address));
+        let text = format!("{head}[imap]\n{}\n[smtp]\n{}\n", fill(imap), fill(smtp));
+        std::fs::write(&self.config, text).expect("config written");
     }
 
     /// The built `fernzug --config <config> ARGS…` in the relay's directory, not started yet

@@ -1,0 +1,308 @@
+//! TLS and AUTH end to end (issue 11): moves over IMAPS + SMTPS and over STARTTLS + submission
+//! with AUTH through the stack's test CA (`tests/mailstack/start.sh`), and every way the first
+//! contact with a real host fails — an unknown CA, an expired certificate, a wrong host name, a
+//! server that does not offer STARTTLS, a wrong password — each with its one line naming host,
+//! port, the reason and the key to change, and no move lost.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::common::{Relay, fetch_all, kinds, stack_dir, unique_addr, wait_for};
+
+const WAIT: Duration = Duration::from_secs(20);
+const NOW: &str = "2026-12-02T10:00:00+01:00";
+const LATER: &str = "2026-12-02T11:00:00+01:00";
+const LAST: &str = "2026-12-02T12:00:00+01:00";
+
+fn ca() -> String {
+    stack_dir()
+        .join("tls/ca.pem")
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn imaps() -> String {
+    format!(
+        "host = \"127.0.0.1\"\nport = 1993\nsecurity = \"tls\"\nuser = {{address}}\npassword = \"test\"\nca_file = \"{}\"\n",
+        ca()
+    )
+}
+
+fn smtps() -> String {
+    format!(
+        "host = \"127.0.0.1\"\nport = 2465\nsecurity = \"tls\"\nuser = {{address}}\npassword = \"test\"\nca_file = \"{}\"\n",
+        ca()
+    )
+}
+
+/// A relay with a fax duel of Anna and Bert registered; returns (relay, game, anna, bert).
+fn duel(name: &str, imap: &str, smtp: &str) -> (Relay, String, String, String) {
+    let relay = Relay::new(name);
+    relay.set_servers(imap, smtp);
+    let anna = unique_addr("anna");
+    let bert = unique_addr("bert");
+    let t = relay.tournament(
+        &[
+            ("Anna Adler", &anna, Some("de")),
+            ("Bert Berger", &bert, Some("en")),
+        ],
+        "fax",
+        "2026-12-01",
+    );
+    relay.add(&t);
+    (relay, t.game(1), anna, bert)
+}
+
+/// `fernzug once`, expecting exit 1 and one line on stderr; returns that line.
+fn once_fails(relay: &Relay, now: &str) -> String {
+    let out = relay.run(&["once", "--now", now]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "stderr:\n{stderr}");
+    let last = stderr
+        .lines()
+        .rfind(|l| l.starts_with("fernzug: "))
+        .unwrap_or_else(|| panic!("no `fernzug:` line in\n{stderr}"))
+        .to_string();
+    eprintln!("the operator sees: {last}");
+    last
+}
+
+fn move_travels(name: &str, imap: &str, smtp: &str) {
+    let (relay, game, anna, bert) = duel(name, imap, smtp);
+    relay.once(NOW);
+    assert_eq!(kinds(&wait_for(&anna, 1, WAIT)), ["start"]);
+    assert_eq!(kinds(&wait_for(&bert, 1, WAIT)), ["start"]);
+    relay.send(&anna, &format!("Re: [{game}] Zug"), "1. e4\n");
+    relay.once(LATER);
+    let bert_mails = wait_for(&bert, 2, WAIT);
+    assert_eq!(kinds(&bert_mails), ["start", "move"]);
+}
+
+#[test]
+fn a_move_travels_over_imaps_and_smtps_with_auth() {
+    move_travels("tls-implicit", &imaps(), &smtps());
+}
+
+#[test]
+fn a_move_travels_over_starttls_and_submission_with_auth_and_a_password_command() {
+    let imap = format!(
+        "host = \"127.0.0.1\"\nport = 1143\nsecurity = \"starttls\"\nuser = {{address}}\npassword_command = \"printf 'test\\\\n'\"\nca_file = \"{}\"\n",
+        ca()
+    );
+    let smtp = format!(
+        "host = \"127.0.0.1\"\nport = 2587\nsecurity = \"starttls\"\nuser = {{address}}\npassword_command = \"echo test\"\nca_file = \"{}\"\n",
+        ca()
+    );
+    move_travels("tls-starttls", &imap, &smtp);
+}
+
+#[test]
+fn an_unknown_ca_stops_with_one_line_and_the_waiting_move_goes_out_once_trusted() {
+    let (relay, game, anna, bert) = duel("tls-unknown-ca", &imaps(), &smtps());
+    relay.once(NOW);
+    wait_for(&bert, 1, WAIT);
+    relay.send(&anna, &format!("Re: [{game}] Zug"), "1. e4\n");
+
+    // IMAP without the CA: nothing is read, one line.
+    let no_ca = |s: String| {
+        s.lines()
+            .filter(|l| !l.starts_with("ca_file"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    relay.set_servers(&no_ca(imaps()), &smtps());
+    let line = once_fails(&relay, LATER);
+    assert!(line.contains("IMAP 127.0.0.1:1993"), "{line}");
+    assert!(line.contains("unknown issuer"), "{line}");
+    assert!(line.contains("[imap] ca_file"), "{line}");
+
+    // SMTP without the CA: the move is read and decided, its forward waits in the outbox.
+    relay.set_servers(&imaps(), &no_ca(smtps()));
+    let line = once_fails(&relay, LATER);
+    assert!(line.contains("SMTP 127.0.0.1:2465"), "{line}");
+    assert!(line.contains("unknown issuer"), "{line}");
+    assert!(line.contains("[smtp] ca_file"), "{line}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(fetch_all(&bert).len(), 1, "nothing went out untrusted");
+
+    // Trusted again: the waiting forward goes out, once.
+    relay.set_servers(&imaps(), &smtps());
+    relay.once(LAST);
+    assert_eq!(kinds(&wait_for(&bert, 2, WAIT)), ["start", "move"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(fetch_all(&bert).len(), 2);
+}
+
+#[test]
+fn a_wrong_host_name_is_named() {
+    let relay = Relay::new("tls-wrong-host");
+    let imap = imaps().replace("127.0.0.1", "localhost");
+    relay.set_servers(&imap, &smtps());
+    let line = once_fails(&relay, NOW);
+    assert!(line.contains("IMAP localhost:1993"), "{line}");
+    assert!(line.contains("another host name"), "{line}");
+    assert!(line.contains("[imap] host"), "{line}");
+
+    let (relay, _, _, _) = duel(
+        "tls-wrong-host-smtp",
+        &imaps(),
+        &smtps().replace("127.0.0.1", "localhost"),
+    );
+    let line = once_fails(&relay, NOW);
+    assert!(line.contains("SMTP localhost:2465"), "{line}");
+    assert!(line.contains("another host name"), "{line}");
+}
+
+#[test]
+fn a_wrong_password_is_named_and_never_shown() {
+    let relay = Relay::new("tls-wrong-password");
+    relay.set_servers(&imaps().replace("\"test\"", "\"falsch-pw\""), &smtps());
+    let line = once_fails(&relay, NOW);
+    assert!(line.contains("IMAP 127.0.0.1:1993"), "{line}");
+    assert!(line.contains("refused the login"), "{line}");
+    assert!(!line.contains("falsch-pw"), "{line}");
+
+    let (relay, _, _, bert) = duel(
+        "tls-wrong-password-smtp",
+        &imaps(),
+        &smtps().replace("\"test\"", "\"falsch-pw\""),
+    );
+    let line = once_fails(&relay, NOW);
+    assert!(line.contains("SMTP 127.0.0.1:2465"), "{line}");
+    assert!(line.contains("refused the login"), "{line}");
+    assert!(line.contains("[smtp] user and the password"), "{line}");
+    assert!(!line.contains("falsch-pw"), "{line}");
+    // The start mails wait, not given up, not reported as a refusing address.
+    relay.set_servers(&imaps(), &smtps());
+    relay.once(LATER);
+    assert_eq!(kinds(&wait_for(&bert, 1, WAIT)), ["start"]);
+}
+
+/// A TLS server with the stack's expired certificate (same CA, same names): only the handshake.
+fn expired_server() -> u16 {
+    use tokio_rustls::rustls::{
+        self,
+        pki_types::{CertificateDer, PrivateKeyDer, pem::PemObject},
+    };
+    let dir = stack_dir().join("tls");
+    let certs: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_file_iter(dir.join("expired.pem"))
+            .expect("expired.pem")
+            .collect::<Result<_, _>>()
+            .expect("cert");
+    let key = PrivateKeyDer::from_pem_file(dir.join("expired.key")).expect("expired.key");
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("versions")
+    .with_no_client_auth()
+    .with_single_cert(certs, key)
+    .expect("server config");
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let config = Arc::new(config);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut conn = rustls::ServerConnection::new(config.clone()).expect("conn");
+            let mut stream = stream;
+            let _ = conn.complete_io(&mut stream);
+        }
+    });
+    port
+}
+
+#[test]
+fn an_expired_certificate_is_named() {
+    let port = expired_server();
+    let relay = Relay::new("tls-expired");
+    relay.set_servers(
+        &imaps().replace("port = 1993", &format!("port = {port}")),
+        &smtps(),
+    );
+    let line = once_fails(&relay, NOW);
+    assert!(line.contains(&format!("IMAP 127.0.0.1:{port}")), "{line}");
+    assert!(line.contains("expired"), "{line}");
+}
+
+/// A plain server that greets like IMAP or SMTP but offers no STARTTLS; records what it heard.
+fn no_starttls_server(smtp: bool) -> (u16, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let heard = Arc::new(Mutex::new(Vec::new()));
+    let log = heard.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut w = stream.try_clone().expect("clone");
+            let r = BufReader::new(stream);
+            let greeting = if smtp {
+                "220 fake ESMTP\r\n"
+            } else {
+                "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] fake ready\r\n"
+            };
+            let _ = w.write_all(greeting.as_bytes());
+            for line in r.lines() {
+                let Ok(line) = line else { break };
+                log.lock().unwrap().push(line.clone());
+                let reply = if smtp {
+                    if line.starts_with("EHLO") {
+                        "250-fake\r\n250 AUTH PLAIN LOGIN\r\n".to_string()
+                    } else if line.starts_with("QUIT") {
+                        "221 bye\r\n".to_string()
+                    } else {
+                        "502 no\r\n".to_string()
+                    }
+                } else {
+                    let tag = line.split(' ').next().unwrap_or("*");
+                    if line.to_ascii_uppercase().contains("CAPABILITY") {
+                        format!("* CAPABILITY IMAP4rev1 AUTH=PLAIN\r\n{tag} OK done\r\n")
+                    } else {
+                        format!("{tag} BAD unknown command\r\n")
+                    }
+                };
+                if w.write_all(reply.as_bytes()).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    (port, heard)
+}
+
+#[test]
+fn a_server_without_starttls_gets_no_plain_text_login() {
+    let (port, heard) = no_starttls_server(false);
+    let relay = Relay::new("tls-no-starttls");
+    let imap = format!(
+        "host = \"127.0.0.1\"\nport = {port}\nsecurity = \"starttls\"\nuser = {{address}}\npassword = \"test\"\n"
+    );
+    relay.set_servers(&imap, &smtps());
+    let line = once_fails(&relay, NOW);
+    assert!(line.contains(&format!("IMAP 127.0.0.1:{port}")), "{line}");
+    assert!(line.contains("does not offer STARTTLS"), "{line}");
+    let heard = heard.lock().unwrap().clone();
+    assert!(
+        !heard
+            .iter()
+            .any(|l| l.to_ascii_uppercase().contains("LOGIN") || l.contains("AUTHENTICATE")),
+        "{heard:?}"
+    );
+
+    let (port, heard) = no_starttls_server(true);
+    let smtp = format!(
+        "host = \"127.0.0.1\"\nport = {port}\nsecurity = \"starttls\"\nuser = {{address}}\npassword = \"test\"\n"
+    );
+    let (relay, _, _, _) = duel("tls-no-starttls-smtp", &imaps(), &smtp);
+    let line = once_fails(&relay, NOW);
+    assert!(line.contains(&format!("SMTP 127.0.0.1:{port}")), "{line}");
+    assert!(line.contains("does not offer STARTTLS"), "{line}");
+    let heard = heard.lock().unwrap().clone();
+    assert!(
+        !heard
+            .iter()
+            .any(|l| l.starts_with("AUTH") || l.starts_with("MAIL")),
+        "{heard:?}"
+    );
+}
