@@ -95,7 +95,7 @@ mod tests {
 
     #[test]
     fn password_command_failure_names_the_exit_status_never_the_output() {
-        let s = Secret::Command("echo geheim; echo oops >&2; exit 3".into());
+        let s = Secret::Command("printf '%s%s\\n' geh eim; echo oops >&2; exit 3".into());
         let e = s.reveal().unwrap_err().to_string();
         assert!(e.contains("exit status: 3"), "{e}");
         assert!(e.contains("oops"), "{e}");
