@@ -33,6 +33,8 @@ pub struct Cli {
 pub enum Command {
     /// The daemon: waits for mail, fires deadlines, delivers the outbox; stops on SIGTERM/SIGINT.
     Run,
+    /// The operator's first run: config, store, IMAP, SMTP and a probe mail, one line each.
+    Check,
     /// One pass, then exit.
     Once {
         /// Pretend the current time is TIME (RFC 3339).
@@ -106,13 +108,21 @@ fn usage(e: impl std::fmt::Display) -> Failure {
 /// Runs the command line; returns the exit status.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
+    // Journald-friendly: no colours unless stderr is a terminal; under systemd (JOURNAL_STREAM
+    // set) no timestamp of our own either, journald stamps every line.
+    use std::io::IsTerminal;
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
-        .with_writer(std::io::stderr)
-        .init();
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(std::io::stderr);
+    if std::env::var_os("JOURNAL_STREAM").is_some() {
+        builder.without_time().init();
+    } else {
+        builder.init();
+    }
     match execute(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
@@ -128,7 +138,35 @@ fn execute(cli: Cli) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(|| config::default_path(std::env::var("FERNZUG_CONFIG").ok().as_deref()));
     let cfg = config::load(&path).map_err(usage)?;
+    if let Command::Check = cli.command {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(runtime)?;
+        let report = rt.block_on(crate::check::check(&cfg, &path));
+        return if report.failed {
+            Err(Failure {
+                code: 1,
+                message: "check failed (see the FAIL lines above)".to_string(),
+            })
+        } else {
+            Ok(())
+        };
+    }
     if let Command::Run = cli.command {
+        tracing::info!(
+            "fernzug {} starting: config {}, store {}, IMAP {}:{} ({}, mailbox {}), SMTP {}:{} ({})",
+            env!("CARGO_PKG_VERSION"),
+            path.display(),
+            cfg.relay.data_dir.display(),
+            cfg.imap.host,
+            cfg.imap.port,
+            cfg.imap.security,
+            cfg.imap.mailbox,
+            cfg.smtp.host,
+            cfg.smtp.port,
+            cfg.smtp.security,
+        );
         // The daemon opens the store for each pass itself.
         let rt = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
@@ -156,7 +194,7 @@ fn execute(cli: Cli) -> Result<(), Failure> {
     };
     match cli.command {
         // Handled above, before the store is opened.
-        Command::Run => Ok(()),
+        Command::Run | Command::Check => Ok(()),
         Command::Once { now } => {
             app.now(now).map_err(usage)?;
             let rt = rt()?;

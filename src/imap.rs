@@ -635,6 +635,41 @@ impl Inbox {
         }
     }
 
+    /// Remove message `uid` (`fernzug check`'s probe only): `\Deleted`, then `UID EXPUNGE`
+    /// where the server has UIDPLUS, so no other message is touched; without UIDPLUS the probe
+    /// stays flagged `\Seen \Deleted` (the relay ignores it anyway: it is its own mail).
+    pub async fn remove(&mut self, uid: u32) -> Result<(), ImapError> {
+        self.usable()?;
+        let limit = self.settings.timeout;
+        let what = format!("UID STORE {uid} +FLAGS (\\Seen \\Deleted)");
+        let session = &mut self.session;
+        let result = timed(limit, || what.clone(), async {
+            session
+                .uid_store(uid.to_string(), "+FLAGS (\\Seen \\Deleted)")
+                .await?
+                .try_collect::<Vec<_>>()
+                .await?;
+            let caps = session.capabilities().await?;
+            if caps.has_str("UIDPLUS") {
+                session
+                    .uid_expunge(uid.to_string())
+                    .await?
+                    .try_collect::<Vec<_>>()
+                    .await?;
+            }
+            Ok::<(), async_imap::error::Error>(())
+        })
+        .await;
+        match result {
+            Ok(Ok(())) => {
+                self.drain_unsolicited();
+                Ok(())
+            }
+            Ok(Err(e)) => Err(self.poison(ImapError::Protocol(format!("{what}: {e}")))),
+            Err(e) => Err(self.poison(e)),
+        }
+    }
+
     /// Wait up to `max` (at most [`MAX_IDLE`]) for new mail or the shutdown signal.
     ///
     /// With IDLE the server pushes EXISTS/RECENT; without, a NOOP is sent every

@@ -26,7 +26,7 @@
 //! - [`imap`], [`smtp`] — the network: fetching with `BODY.PEEK[]` and IDLE; sending raw mail;
 //!   [`tls`] — whom they trust (the system store plus `ca_file`) and the one line an operator reads
 //!   when a certificate is refused; [`secret`] — passwords from the environment, a file or a
-//!   command, never shown.
+//!   command, never shown; [`check`] — `fernzug check`, the operator's first contact with the host.
 //! - [`app`] — the shell's steps: load, process one mail in one transaction, tick, register.
 //! - [`daemon`] — `once` and `run` over IMAP and SMTP, reached through a seam (mailbox, sender,
 //!   clock) so the in-process tests run them on paused time; [`cli`] — the command line; [`mbox`] — a
@@ -36,6 +36,7 @@
 //! - Vocabulary: [`game_ref`], [`lang`], [`rules`], [`mail_kind`].
 
 pub mod app;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod core;

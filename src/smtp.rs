@@ -233,6 +233,31 @@ impl Sender {
         })
     }
 
+    /// Connect, TLS and AUTH without sending anything (`fernzug check`).
+    pub async fn probe(&self) -> Result<(), SendError> {
+        let whole = self.settings.timeout.saturating_mul(2);
+        match tokio::time::timeout(whole, self.transport.test_connection()).await {
+            Ok(Ok(true)) => Ok(()),
+            Ok(Ok(false)) => Err(SendError::Transient {
+                code: None,
+                message: format!(
+                    "the SMTP server {}:{} did not answer NOOP",
+                    self.settings.host, self.settings.port
+                ),
+            }),
+            Ok(Err(e)) => Err(classify(&e, &self.settings)),
+            Err(_) => Err(SendError::Transient {
+                code: None,
+                message: format!(
+                    "the SMTP server {}:{} did not finish within {} s",
+                    self.settings.host,
+                    self.settings.port,
+                    whole.as_secs()
+                ),
+            }),
+        }
+    }
+
     /// Send `raw` unchanged from `envelope_from` (empty: the null sender `<>`) to
     /// `recipient`. `Ok` means the server accepted the mail.
     pub async fn send(

@@ -34,7 +34,7 @@ pub struct PassReport {
     pub given_up: usize,
 }
 
-fn imap_settings(c: &Config) -> ImapSettings {
+pub(crate) fn imap_settings(c: &Config) -> ImapSettings {
     ImapSettings {
         host: c.imap.host.clone(),
         port: c.imap.port,
@@ -47,7 +47,7 @@ fn imap_settings(c: &Config) -> ImapSettings {
     }
 }
 
-fn smtp_settings(c: &Config) -> SmtpSettings {
+pub(crate) fn smtp_settings(c: &Config) -> SmtpSettings {
     SmtpSettings {
         host: c.smtp.host.clone(),
         port: c.smtp.port,

@@ -306,3 +306,67 @@ fn a_server_without_starttls_gets_no_plain_text_login() {
         "{heard:?}"
     );
 }
+
+/// `fernzug check` against the TLS stack: every line `ok`, the probe arrives through a
+/// plus-address and is gone afterwards; without the CA, IMAP TLS and SMTP each FAIL with the key.
+#[test]
+fn fernzug_check_passes_and_names_each_failure() {
+    let relay = Relay::new("tls-check");
+    relay.set_servers(&imaps(), &smtps());
+    let out = relay.run(&["check"]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    eprintln!("{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for what in [
+        "config",
+        "data_dir",
+        "store",
+        "IMAP connect",
+        "IMAP TLS",
+        "IMAP login",
+        "IMAP IDLE",
+        "IMAP mailbox",
+        "SMTP connect",
+        "SMTP AUTH",
+        "probe",
+    ] {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with(&format!("ok    {what}:"))),
+            "no ok line for {what}:\n{stdout}"
+        );
+    }
+    assert!(stdout.contains("IMAP IDLE: offered"), "{stdout}");
+    assert_eq!(fetch_all(&relay.address).len(), 0, "the probe is removed");
+    assert!(
+        !relay.dir.join("data/store").exists(),
+        "check creates no store"
+    );
+
+    let no_ca = |s: String| {
+        s.lines()
+            .filter(|l| !l.starts_with("ca_file"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    relay.set_servers(&no_ca(imaps()), &no_ca(smtps()));
+    let out = relay.run(&["check"]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    eprintln!("{stdout}");
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let fail = |what: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("FAIL  {what}")))
+            .unwrap_or_else(|| panic!("no FAIL line for {what}:\n{stdout}"))
+            .to_string()
+    };
+    assert!(fail("IMAP TLS").contains("[imap] ca_file"), "{stdout}");
+    assert!(fail("SMTP").contains("[smtp] ca_file"), "{stdout}");
+    assert!(fail("probe").contains("not sent"), "{stdout}");
+}

@@ -1,0 +1,278 @@
+//! `fernzug check`: the operator's first run against a real mail host (CONTRACT "Command line").
+//!
+//! One line per check, `ok` or `FAIL` with the reason and the key to change: the data directory
+//! and the store (opened, never changed), IMAP (connect, TLS, login, IDLE, the mailbox), SMTP
+//! (connect, TLS, AUTH), then a probe mail to the relay's own plus-address `relay+check-…@` that
+//! must arrive in the mailbox — it proves that plus-addresses reach the relay, which the private
+//! reply keys need. The probe comes from the relay's own address with its `X-Loop` (a running
+//! relay ignores it as its own mail) and is removed from the mailbox once seen.
+
+use std::time::{Duration, Instant};
+
+use crate::config::Config;
+use crate::imap::{ImapError, Inbox};
+use crate::smtp::Sender;
+
+/// How long the probe may take to arrive.
+const PROBE_WAIT: Duration = Duration::from_secs(60);
+
+/// The report: the lines printed, and whether every check passed.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub lines: Vec<String>,
+    pub failed: bool,
+}
+
+impl Report {
+    fn ok(&mut self, what: &str, detail: impl std::fmt::Display) {
+        let line = format!("ok    {what}: {detail}");
+        println!("{line}");
+        self.lines.push(line);
+    }
+
+    fn fail(&mut self, what: &str, why: impl std::fmt::Display) {
+        let line = format!("FAIL  {what}: {why}");
+        println!("{line}");
+        self.lines.push(line);
+        self.failed = true;
+    }
+}
+
+/// Runs every check; prints each line as it is known.
+pub async fn check(config: &Config, config_path: &std::path::Path) -> Report {
+    let mut r = Report::default();
+    r.ok("config", config_path.display());
+    store(config, &mut r);
+    let inbox = imap(config, &mut r).await;
+    let sender = smtp(config, &mut r).await;
+    match (inbox, sender) {
+        (Some(inbox), Some(sender)) => probe(config, inbox, &sender, &mut r).await,
+        (inbox, _) => {
+            r.fail(
+                "probe",
+                "not sent: IMAP and SMTP must both pass first (see above)",
+            );
+            if let Some(i) = inbox {
+                i.logout().await;
+            }
+        }
+    }
+    r
+}
+
+fn store(config: &Config, r: &mut Report) {
+    let dir = &config.relay.data_dir;
+    let probe = dir.join(format!(".fernzug-check-{}", std::process::id()));
+    match std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&probe, b"check"))
+        .and_then(|()| std::fs::remove_file(&probe))
+    {
+        Ok(()) => r.ok("data_dir", format!("{} is writable", dir.display())),
+        Err(e) => {
+            r.fail(
+                "data_dir",
+                format!(
+                    "{} is not writable: {e}; fix [relay] data_dir or its owner",
+                    dir.display()
+                ),
+            );
+            return;
+        }
+    }
+    let path = dir.join("store");
+    if !path.exists() {
+        r.ok(
+            "store",
+            "none yet; the first `tournament add` or `run` creates it",
+        );
+        return;
+    }
+    use crate::store::{Store, Tree};
+    match Store::open(&path) {
+        Ok(store) => match store.scan::<crate::core::Tournament>(Tree::Tournaments) {
+            Ok(ts) => r.ok(
+                "store",
+                format!("{} opens; {} tournaments", path.display(), ts.len()),
+            ),
+            Err(e) => r.fail("store", format!("cannot be read: {e}")),
+        },
+        Err(e) if e.is_locked() => r.ok("store", "in use by a running fernzug (that is fine)"),
+        Err(e) => r.fail("store", format!("cannot be opened: {e}")),
+    }
+}
+
+async fn imap(config: &Config, r: &mut Report) -> Option<Inbox> {
+    let s = crate::daemon::imap_settings(config);
+    let server = format!("{}:{} ({})", s.host, s.port, s.security);
+    match Inbox::connect(s.clone()).await {
+        Ok(inbox) => {
+            r.ok("IMAP connect", &server);
+            r.ok("IMAP TLS", tls_said(s.security));
+            r.ok("IMAP login", format!("as {}", s.user));
+            if inbox.has_idle() {
+                r.ok("IMAP IDLE", "offered: new mail is seen within a second");
+            } else {
+                r.ok(
+                    "IMAP IDLE",
+                    format!(
+                        "not offered: the relay polls every {} s instead",
+                        crate::imap::POLL_INTERVAL.as_secs()
+                    ),
+                );
+            }
+            r.ok(
+                "IMAP mailbox",
+                format!("{} (UIDVALIDITY {})", s.mailbox, inbox.uid_validity()),
+            );
+            Some(inbox)
+        }
+        Err(e) => {
+            let what = match &e {
+                ImapError::Connect { .. } | ImapError::Timeout { .. } => "IMAP connect",
+                ImapError::Tls { .. } => "IMAP TLS",
+                ImapError::Login { .. } | ImapError::Secret(_) => "IMAP login",
+                ImapError::Select { .. } => "IMAP mailbox",
+                _ => "IMAP",
+            };
+            let key = match &e {
+                ImapError::Connect { .. } | ImapError::Timeout { .. } => {
+                    "; check [imap] host, port and security"
+                }
+                ImapError::Select { .. } => "; check [imap] mailbox",
+                _ => "",
+            };
+            r.fail(what, format!("{e}{key}"));
+            None
+        }
+    }
+}
+
+fn tls_said(security: crate::imap::Security) -> &'static str {
+    match security {
+        crate::imap::Security::Tls => "implicit TLS, certificate trusted",
+        crate::imap::Security::Starttls => "STARTTLS, certificate trusted",
+        crate::imap::Security::None => "none (loopback only)",
+    }
+}
+
+async fn smtp(config: &Config, r: &mut Report) -> Option<Sender> {
+    let s = crate::daemon::smtp_settings(config);
+    let sender = match Sender::new(s.clone()) {
+        Ok(sender) => sender,
+        Err(e) => {
+            r.fail("SMTP", e);
+            return None;
+        }
+    };
+    match sender.probe().await {
+        Ok(()) => {
+            r.ok(
+                "SMTP connect",
+                format!(
+                    "{}:{} ({}), {}",
+                    s.host,
+                    s.port,
+                    s.security,
+                    tls_said(s.security)
+                ),
+            );
+            match &s.user {
+                Some(u) => r.ok("SMTP AUTH", format!("as {u}")),
+                None => r.ok("SMTP AUTH", "none configured (no [smtp] user)"),
+            }
+            Some(sender)
+        }
+        Err(e) => {
+            let hint = if e.needs_operator() {
+                String::new()
+            } else {
+                "; check [smtp] host, port and security".to_string()
+            };
+            r.fail("SMTP", format!("{e}{hint}"));
+            None
+        }
+    }
+}
+
+async fn probe(config: &Config, mut inbox: Inbox, sender: &Sender, r: &mut Report) {
+    let relay = &config.relay.address;
+    let Some((local, domain)) = relay.rsplit_once('@') else {
+        r.fail("probe", format!("[relay] address {relay} has no domain"));
+        return;
+    };
+    let token = format!("{:012x}", rand::random::<u64>() & 0xffff_ffff_ffff);
+    let to = format!("{local}+check-{token}@{domain}");
+    let raw = format!(
+        "From: {name} <{relay}>\r\nTo: <{to}>\r\nSubject: fernzug check {token}\r\n\
+         Message-ID: <fernzug.check.{token}@{domain}>\r\nDate: {date}\r\n\
+         X-Loop: {relay}\r\nX-Fernzug-Probe: {token}\r\nAuto-Submitted: auto-generated\r\n\
+         MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n\
+         A probe of `fernzug check`; it is removed once seen.\r\n",
+        name = config.relay.name,
+        date = chrono::Utc::now().to_rfc2822(),
+    );
+    if let Err(e) = sender.send(relay, &to, raw.as_bytes()).await {
+        r.fail("probe", format!("{to} was not accepted: {e}"));
+        inbox.logout().await;
+        return;
+    }
+    let started = Instant::now();
+    loop {
+        match find_probe(&mut inbox, &token).await {
+            Ok(Some(uid)) => {
+                r.ok(
+                    "probe",
+                    format!(
+                        "a mail to {to} arrived in {} after {:.1} s: plus-addresses reach the relay",
+                        config.imap.mailbox,
+                        started.elapsed().as_secs_f64()
+                    ),
+                );
+                if let Err(e) = inbox.remove(uid).await {
+                    r.fail(
+                        "probe removed",
+                        format!("{e}; delete the mail `fernzug check {token}` by hand"),
+                    );
+                    return;
+                }
+                inbox.logout().await;
+                return;
+            }
+            Ok(None) if started.elapsed() < PROBE_WAIT => {
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            Ok(None) => {
+                r.fail(
+                    "probe",
+                    format!(
+                        "a mail to {to} did not arrive in {} within {} s: plus-addresses (relay+KEY@) must be delivered to the relay's mailbox (Postfix: recipient_delimiter = +), or [relay] address / [imap] mailbox name another box",
+                        config.imap.mailbox,
+                        PROBE_WAIT.as_secs()
+                    ),
+                );
+                inbox.logout().await;
+                return;
+            }
+            Err(e) => {
+                r.fail("probe", format!("while waiting for it: {e}"));
+                return;
+            }
+        }
+    }
+}
+
+/// The UID of the probe with `token`, looked for among the newest messages.
+async fn find_probe(inbox: &mut Inbox, token: &str) -> Result<Option<u32>, ImapError> {
+    let listed = inbox.list().await?;
+    for l in listed.iter().rev().take(50) {
+        let h = inbox.fetch_header(l.uid).await?;
+        let text = String::from_utf8_lossy(&h.raw);
+        if text
+            .lines()
+            .any(|line| line.starts_with("X-Fernzug-Probe:") && line.contains(token))
+        {
+            return Ok(Some(l.uid));
+        }
+    }
+    Ok(None)
+}
