@@ -24,7 +24,7 @@ use chrono::Weekday;
 use chrono_tz::Tz;
 
 use crate::lang::Lang;
-use crate::secret::Secret;
+use crate::secret::{Auth, Secret};
 use tokio_rustls::rustls;
 
 use self::fields::{Fields, KeyErr};
@@ -76,6 +76,8 @@ pub struct ImapConfig {
     pub user: String,
     /// The password, from `password_env`, `password_file`, `password` or `password_command`.
     pub password: Secret,
+    /// `auth`: `password` (default) or `xoauth2` (the password is an OAuth2 access token).
+    pub auth: Auth,
     /// PEM certificates trusted besides the system's store (`ca_file`).
     pub ca_file: Option<PathBuf>,
     /// Default `INBOX`.
@@ -95,6 +97,8 @@ pub struct SmtpConfig {
     pub user: Option<String>,
     /// The password; present exactly when `user` is.
     pub password: Option<Secret>,
+    /// `auth`: `password` (default) or `xoauth2`.
+    pub auth: Auth,
     /// PEM certificates trusted besides the system's store (`ca_file`).
     pub ca_file: Option<PathBuf>,
 }
@@ -404,6 +408,7 @@ impl Ctx<'_> {
             "password_file",
             "password",
             "password_command",
+            "auth",
             "ca_file",
             "mailbox",
             "idle_minutes",
@@ -417,6 +422,7 @@ impl Ctx<'_> {
             .password(f)?
             .ok_or_else(|| f.err("password", KeyProblem::Invalid(NO_PASSWORD.to_string())))?;
         let ca_file = self.ca_file(f)?;
+        let auth = auth(f)?;
         let mailbox = f.opt_text("mailbox")?.unwrap_or("INBOX").to_string();
         // Issue 2/7: IDLE is re-issued at least every 5 minutes (crate::imap::MAX_IDLE).
         let idle_minutes = f.opt_int("idle_minutes", 1, 5)?.unwrap_or(5);
@@ -426,6 +432,7 @@ impl Ctx<'_> {
             security,
             user,
             password,
+            auth,
             ca_file,
             mailbox,
             idle_minutes,
@@ -442,6 +449,7 @@ impl Ctx<'_> {
             "password_file",
             "password",
             "password_command",
+            "auth",
             "ca_file",
         ])?;
         let (host, security, port) = endpoint(f, |s| match s {
@@ -452,6 +460,7 @@ impl Ctx<'_> {
         let user = f.opt_text("user")?.map(str::to_string);
         let password = self.password(f)?;
         let ca_file = self.ca_file(f)?;
+        let auth = auth(f)?;
         match (&user, &password) {
             (Some(_), None) => Err(f.err(
                 "password",
@@ -470,6 +479,7 @@ impl Ctx<'_> {
                 security,
                 user,
                 password,
+                auth,
                 ca_file,
             }),
         }
@@ -568,6 +578,19 @@ impl Ctx<'_> {
 }
 
 const NO_PASSWORD: &str = "required key is missing: give one of password_env, password_file, password or password_command";
+
+/// `auth`: `"password"` (default) or `"xoauth2"`.
+fn auth(f: &Fields<'_>) -> Result<Auth, KeyErr> {
+    match f.opt_str("auth")? {
+        None | Some("password") => Ok(Auth::Password),
+        Some("xoauth2") => Ok(Auth::Xoauth2),
+        Some(other) => Err(f.expected(
+            "auth",
+            "one of \"password\", \"xoauth2\"",
+            format!("{other:?}"),
+        )),
+    }
+}
 
 /// `host`, `security` (default `tls`) and `port` (default by security) of a server; `none` only
 /// towards a loopback host.

@@ -34,7 +34,28 @@ use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::rustls::pki_types::ServerName;
 
-use crate::secret::{Secret, SecretError};
+use crate::secret::{Auth, Secret, SecretError};
+
+/// The SASL XOAUTH2 client: the initial response, then an empty answer to the server's error
+/// challenge (RFC 7628 style), so a refused token ends in a tagged NO, never a hang.
+struct XOAuth2 {
+    first: Option<String>,
+}
+
+impl XOAuth2 {
+    fn new(user: &str, token: &str) -> XOAuth2 {
+        XOAuth2 {
+            first: Some(Auth::xoauth2_response(user, token)),
+        }
+    }
+}
+
+impl async_imap::Authenticator for XOAuth2 {
+    type Response = String;
+    fn process(&mut self, _challenge: &[u8]) -> String {
+        self.first.take().unwrap_or_default()
+    }
+}
 use crate::tls::Trust;
 
 /// The longest single IDLE (servers may drop clients idle for 30 min; RFC 2177 says
@@ -105,6 +126,8 @@ pub struct ImapSettings {
     pub security: Security,
     pub user: String,
     pub password: Secret,
+    /// LOGIN with the password, or AUTHENTICATE XOAUTH2 with it as the token.
+    pub auth: Auth,
     /// PEM certificates trusted besides the system's store.
     pub ca_file: Option<PathBuf>,
     /// The mailbox to watch, normally `INBOX`.
@@ -411,10 +434,17 @@ impl Inbox {
         };
         let password = s.password.reveal()?;
         let login = timed(limit, || format!("logging in as {}", s.user), async {
-            client
-                .login_with_capabilities(&s.user, &password)
-                .await
-                .map_err(|(e, _)| e)
+            match s.auth {
+                Auth::Password => client
+                    .login_with_capabilities(&s.user, &password)
+                    .await
+                    .map_err(|(e, _)| e),
+                Auth::Xoauth2 => client
+                    .authenticate("XOAUTH2", XOAuth2::new(&s.user, &password))
+                    .await
+                    .map(|session| (session, None))
+                    .map_err(|(e, _)| e),
+            }
         });
         let (mut session, caps) = login.await?.map_err(|e| ImapError::Login {
             host: s.host.clone(),
@@ -868,6 +898,7 @@ mod tests {
             port: 1,
             security: Security::None,
             user: "u".into(),
+            auth: Auth::Password,
             password: Secret::Fixed("sekrit".into()),
             ca_file: None,
             mailbox: "INBOX".into(),
@@ -888,6 +919,7 @@ mod tests {
             port,
             security: Security::None,
             user: "u".into(),
+            auth: Auth::Password,
             password: Secret::Fixed("p".into()),
             ca_file: None,
             mailbox: "INBOX".into(),
@@ -916,6 +948,7 @@ mod tests {
             port,
             security: Security::None,
             user: "u".into(),
+            auth: Auth::Password,
             password: Secret::Fixed("p".into()),
             ca_file: None,
             mailbox: "INBOX".into(),
@@ -942,6 +975,7 @@ mod tests {
             port,
             security: Security::None,
             user: "u".into(),
+            auth: Auth::Password,
             password: Secret::Fixed("p".into()),
             ca_file: None,
             mailbox: "INBOX".into(),

@@ -7,6 +7,23 @@
 use std::fmt;
 use std::process::{Command, Stdio};
 
+/// How a connection logs in (`auth` in `[imap]`, `[smtp]`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Auth {
+    /// A password: IMAP LOGIN; SMTP AUTH PLAIN or LOGIN.
+    #[default]
+    Password,
+    /// OAuth2 (SASL XOAUTH2, as Gmail and Microsoft 365 require): the secret is the access token.
+    Xoauth2,
+}
+
+impl Auth {
+    /// The SASL XOAUTH2 initial response: `user=U^Aauth=Bearer T^A^A`.
+    pub fn xoauth2_response(user: &str, token: &str) -> String {
+        format!("user={user}\x01auth=Bearer {token}\x01\x01")
+    }
+}
+
 /// Where a password comes from.
 #[derive(Clone, PartialEq, Eq)]
 pub enum Secret {

@@ -13,12 +13,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use lettre::address::{Address, Envelope};
-use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::authentication::{Credentials, Mechanism};
 use lettre::transport::smtp::client::{Certificate, CertificateStore, Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 
 pub use crate::imap::{DEFAULT_TIMEOUT, Security};
-use crate::secret::{Secret, SecretError};
+use crate::secret::{Auth, Secret, SecretError};
 use crate::tls::Trust;
 
 /// Where and how to send mail.
@@ -30,6 +30,8 @@ pub struct SmtpSettings {
     /// Login name; `None` sends without AUTH.
     pub user: Option<String>,
     pub password: Option<Secret>,
+    /// AUTH PLAIN/LOGIN with the password, or XOAUTH2 with it as the token.
+    pub auth: Auth,
     /// PEM certificates trusted besides the system's store.
     pub ca_file: Option<PathBuf>,
     /// Time limit of one network operation (default 60 s).
@@ -222,6 +224,9 @@ impl Sender {
         match (&settings.user, &settings.password) {
             (Some(user), Some(password)) => {
                 builder = builder.credentials(Credentials::new(user.clone(), password.reveal()?));
+                if settings.auth == Auth::Xoauth2 {
+                    builder = builder.authentication(vec![Mechanism::Xoauth2]);
+                }
             }
             (Some(_), None) => return Err(SmtpError::Credentials { given: "user" }),
             (None, Some(_)) => return Err(SmtpError::Credentials { given: "password" }),
@@ -445,6 +450,7 @@ mod tests {
             security: Security::None,
             user: None,
             password: None,
+            auth: Auth::Password,
             ca_file: None,
             timeout: Duration::from_secs(5),
         }

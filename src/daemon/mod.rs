@@ -41,6 +41,7 @@ pub(crate) fn imap_settings(c: &Config) -> ImapSettings {
         security: c.imap.security,
         user: c.imap.user.clone(),
         password: c.imap.password.clone(),
+        auth: c.imap.auth,
         ca_file: c.imap.ca_file.clone(),
         mailbox: c.imap.mailbox.clone(),
         timeout: crate::imap::DEFAULT_TIMEOUT,
@@ -54,6 +55,7 @@ pub(crate) fn smtp_settings(c: &Config) -> SmtpSettings {
         security: c.smtp.security,
         user: c.smtp.user.clone(),
         password: c.smtp.password.clone(),
+        auth: c.smtp.auth,
         ca_file: c.smtp.ca_file.clone(),
         timeout: crate::imap::DEFAULT_TIMEOUT,
     }

@@ -19,6 +19,7 @@ fn imap_settings(user: &str) -> ImapSettings {
         security: Security::None,
         user: user.to_string(),
         password: Secret::Fixed(st.password.to_string()),
+        auth: fernzug::secret::Auth::Password,
         ca_file: None,
         mailbox: "INBOX".to_string(),
         timeout: Duration::from_secs(20),
@@ -32,6 +33,7 @@ fn smtp_settings(port: u16) -> SmtpSettings {
         security: Security::None,
         user: None,
         password: None,
+        auth: fernzug::secret::Auth::Password,
         ca_file: None,
         timeout: Duration::from_secs(20),
     }

@@ -370,3 +370,207 @@ fn fernzug_check_passes_and_names_each_failure() {
     assert!(fail("SMTP").contains("[smtp] ca_file"), "{stdout}");
     assert!(fail("probe").contains("not sent"), "{stdout}");
 }
+
+/// What an XOAUTH2 gateway saw: the decoded SASL responses.
+type Heard = Arc<Mutex<Vec<String>>>;
+
+fn b64_decode(s: &str) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut bits = 0u32;
+    let mut n = 0;
+    let mut out = Vec::new();
+    for c in s.trim().bytes().filter(|&c| c != b'=') {
+        let Some(v) = ALPHABET.iter().position(|&a| a == c) else {
+            continue;
+        };
+        bits = (bits << 6) | v as u32;
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+            bits &= (1 << n) - 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A local server that checks the SASL XOAUTH2 exchange (`user=U^Aauth=Bearer TOKEN^A^A`, the
+/// token `expected`) and, once it holds, logs in to the real stack with the password and passes
+/// the rest of the connection through: IMAP to Dovecot (1143), SMTP to Postfix (2525).
+fn xoauth2_gateway(smtp: bool, expected: &'static str) -> (u16, Heard) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let heard: Heard = Arc::new(Mutex::new(Vec::new()));
+    let log = heard.clone();
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                let _ = gateway_session(client, smtp, expected, &log);
+            });
+        }
+    });
+    (port, heard)
+}
+
+fn gateway_session(
+    client: std::net::TcpStream,
+    smtp: bool,
+    expected: &str,
+    log: &Heard,
+) -> std::io::Result<()> {
+    let mut w = client.try_clone()?;
+    let mut r = BufReader::new(client);
+    let mut line = String::new();
+    let ok_sasl = |resp: &str, log: &Heard| {
+        let decoded = b64_decode(resp);
+        log.lock().unwrap().push(decoded.clone());
+        let user = decoded
+            .strip_prefix("user=")
+            .and_then(|rest| rest.split('\x01').next())
+            .unwrap_or_default()
+            .to_string();
+        (
+            decoded.ends_with(&format!("\x01auth=Bearer {expected}\x01\x01")),
+            user,
+        )
+    };
+    let user;
+    if smtp {
+        w.write_all(b"220 oauth-gateway ESMTP\r\n")?;
+        loop {
+            line.clear();
+            if r.read_line(&mut line)? == 0 {
+                return Ok(());
+            }
+            let l = line.trim_end();
+            if l.starts_with("EHLO") || l.starts_with("HELO") {
+                w.write_all(b"250-oauth-gateway\r\n250 AUTH XOAUTH2\r\n")?;
+            } else if let Some(resp) = l.strip_prefix("AUTH XOAUTH2 ") {
+                let (good, u) = ok_sasl(resp, log);
+                if !good {
+                    w.write_all(b"535 5.7.8 bad token\r\n")?;
+                    return Ok(());
+                }
+                w.write_all(b"235 2.7.0 accepted\r\n")?;
+                user = u;
+                break;
+            } else if l == "QUIT" {
+                w.write_all(b"221 bye\r\n")?;
+                return Ok(());
+            } else {
+                w.write_all(b"530 5.7.0 authenticate first\r\n")?;
+            }
+        }
+    } else {
+        w.write_all(b"* OK [CAPABILITY IMAP4rev1 AUTH=XOAUTH2] oauth gateway\r\n")?;
+        loop {
+            line.clear();
+            if r.read_line(&mut line)? == 0 {
+                return Ok(());
+            }
+            let l = line.trim_end().to_string();
+            let tag = l.split(' ').next().unwrap_or("*").to_string();
+            let up = l.to_ascii_uppercase();
+            if up.contains("AUTHENTICATE XOAUTH2") {
+                w.write_all(b"+ \r\n")?;
+                line.clear();
+                r.read_line(&mut line)?;
+                let (good, u) = ok_sasl(line.trim_end(), log);
+                if !good {
+                    w.write_all(
+                        format!("{tag} NO [AUTHENTICATIONFAILED] bad token\r\n").as_bytes(),
+                    )?;
+                    return Ok(());
+                }
+                w.write_all(format!("{tag} OK authenticated\r\n").as_bytes())?;
+                user = u;
+                break;
+            } else if up.contains("CAPABILITY") {
+                w.write_all(
+                    format!("* CAPABILITY IMAP4rev1 AUTH=XOAUTH2\r\n{tag} OK\r\n").as_bytes(),
+                )?;
+            } else if up.contains("LOGOUT") {
+                w.write_all(format!("* BYE\r\n{tag} OK\r\n").as_bytes())?;
+                return Ok(());
+            } else {
+                w.write_all(format!("{tag} NO authenticate first\r\n").as_bytes())?;
+            }
+        }
+    }
+    // The token held: log in to the real server with the stack's password, then pass through.
+    let backend = std::net::TcpStream::connect(("127.0.0.1", if smtp { 2525 } else { 1143 }))?;
+    let mut bw = backend.try_clone()?;
+    let mut br = BufReader::new(backend);
+    let mut l = String::new();
+    br.read_line(&mut l)?;
+    if smtp {
+        bw.write_all(b"EHLO oauth-gateway\r\n")?;
+        loop {
+            l.clear();
+            br.read_line(&mut l)?;
+            if l.len() < 4 || &l[3..4] == " " {
+                break;
+            }
+        }
+    } else {
+        bw.write_all(format!("g1 LOGIN \"{user}\" \"test\"\r\n").as_bytes())?;
+        loop {
+            l.clear();
+            br.read_line(&mut l)?;
+            if l.starts_with("g1 ") || l.is_empty() {
+                break;
+            }
+        }
+    }
+    // Whatever either side had buffered goes first.
+    let pending_client = r.buffer().to_vec();
+    let pending_backend = br.buffer().to_vec();
+    bw.write_all(&pending_client)?;
+    w.write_all(&pending_backend)?;
+    let mut c2b_r = r.into_inner();
+    let mut b2c_r = br.into_inner();
+    let mut c2b_w = bw;
+    let mut b2c_w = w;
+    let t = std::thread::spawn(move || {
+        let _ = std::io::copy(&mut c2b_r, &mut c2b_w);
+        let _ = c2b_w.shutdown(std::net::Shutdown::Write);
+    });
+    let _ = std::io::copy(&mut b2c_r, &mut b2c_w);
+    let _ = b2c_w.shutdown(std::net::Shutdown::Write);
+    let _ = t.join();
+    Ok(())
+}
+
+/// OAuth2 as Gmail and Microsoft 365 ask it: `auth = "xoauth2"`, the access token from
+/// `password_command`, checked by local gateways in front of the stack; a move travels.
+#[test]
+fn a_move_travels_with_xoauth2_tokens_from_a_password_command() {
+    let (imap_port, imap_heard) = xoauth2_gateway(false, "ya29.imap-token");
+    let (smtp_port, smtp_heard) = xoauth2_gateway(true, "ya29.smtp-token");
+    let imap = format!(
+        "host = \"127.0.0.1\"\nport = {imap_port}\nsecurity = \"none\"\nuser = {{address}}\nauth = \"xoauth2\"\npassword_command = \"echo ya29.imap-token\"\n"
+    );
+    let smtp = format!(
+        "host = \"127.0.0.1\"\nport = {smtp_port}\nsecurity = \"none\"\nuser = {{address}}\nauth = \"xoauth2\"\npassword_command = \"echo ya29.smtp-token\"\n"
+    );
+    move_travels("xoauth2", &imap, &smtp);
+    for heard in [imap_heard, smtp_heard] {
+        let heard = heard.lock().unwrap().clone();
+        assert!(!heard.is_empty(), "no XOAUTH2 exchange");
+        assert!(
+            heard.iter().all(|h| h.starts_with("user=relay-")),
+            "{heard:?}"
+        );
+    }
+
+    // A refused token: one line, the relay stops.
+    let relay = Relay::new("xoauth2-refused");
+    relay.set_servers(&imap.replace("ya29.imap-token\"", "ya29.stale\""), &smtp);
+    let line = once_fails(&relay, NOW);
+    assert!(
+        line.contains(&format!("IMAP 127.0.0.1:{imap_port}")),
+        "{line}"
+    );
+    assert!(line.contains("refused the login"), "{line}");
+}
