@@ -150,6 +150,8 @@ impl App {
                     .require_dmarc_pass
                     .then(|| config.security.trusted_authserv_id.clone())
                     .flatten(),
+                trusted_authserv_id: config.security.trusted_authserv_id.clone(),
+                require_reply_key: config.security.require_reply_key,
             },
         };
         Ok(App {

@@ -133,6 +133,9 @@ pub struct SecurityConfig {
     /// The authserv-id of the receiving server; `Authentication-Results` headers with any other
     /// id are ignored (RFC 8601 §5).
     pub trusted_authserv_id: Option<String>,
+    /// Moves and commands count only through the sender's own `relay+KEY@` address (default
+    /// false); a mail without it gets a query to the registered address and changes nothing.
+    pub require_reply_key: bool,
 }
 
 impl fmt::Debug for ImapConfig {
@@ -681,7 +684,11 @@ fn saturate_u32(v: u64) -> u32 {
 }
 
 fn security(f: &Fields<'_>) -> Result<SecurityConfig, KeyErr> {
-    f.allow(&["require_dmarc_pass", "trusted_authserv_id"])?;
+    f.allow(&[
+        "require_dmarc_pass",
+        "trusted_authserv_id",
+        "require_reply_key",
+    ])?;
     let require_dmarc_pass = f.opt_bool("require_dmarc_pass")?.unwrap_or(false);
     let trusted_authserv_id = f.opt_text("trusted_authserv_id")?.map(str::to_string);
     if require_dmarc_pass && trusted_authserv_id.is_none() {
@@ -692,9 +699,11 @@ fn security(f: &Fields<'_>) -> Result<SecurityConfig, KeyErr> {
                 .to_string(),
         ));
     }
+    let require_reply_key = f.opt_bool("require_reply_key")?.unwrap_or(false);
     Ok(SecurityConfig {
         require_dmarc_pass,
         trusted_authserv_id,
+        require_reply_key,
     })
 }
 
@@ -1172,6 +1181,7 @@ time_zone = "Europe/Berlin"
         assert_eq!(c.limits.auto_answers_per_day, 10);
         assert_eq!(c.security, SecurityConfig::default());
         assert!(!c.security.require_dmarc_pass);
+        assert!(!c.security.require_reply_key, "off by default");
     }
 
     #[test]
@@ -1197,8 +1207,10 @@ time_zone = "Europe/Berlin"
         );
         let imap = "[imap]\nhost = \"h\"\nuser = \"u\"\npassword = \"p\"\nmailbox = \"Relay\"\nidle_minutes = 3\n";
         let rest = "[limits]\nmax_mail_bytes = 1000000\noutbox_max_age_days = 3\nauto_answers_per_day = 4\n\
-                    [security]\nrequire_dmarc_pass = true\ntrusted_authserv_id = \"mx.fernschach.test\"\n";
+                    [security]\nrequire_dmarc_pass = true\ntrusted_authserv_id = \"mx.fernschach.test\"\n\
+                    require_reply_key = true\n";
         let c = ok(&with(&relay, imap, SMTP, rest));
+        assert!(c.security.require_reply_key);
         assert_eq!(c.relay.language, Lang::En);
         assert_eq!(
             c.relay.templates_dir,

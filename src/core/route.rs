@@ -1,6 +1,17 @@
 //! Routing one letter to its room, after the door let it in: a stranger's mail, a `Status`
 //! request (`records`), a director's mail (`director`), a leave (`director::leave`), and a player's
 //! letter about a game (`play`).
+//!
+//! Choices made here, once:
+//! * **No backscatter** (Postfix BACKSCATTER_README). A stranger (no player, no director) is
+//!   answered only when his mail names a game or a tournament of the relay (a reply key, the
+//!   subject's `[ID/N]`, or a known tournament id in subject or text) or the operator's server
+//!   says `dmarc=pass` for it (`trusted_authserv_id`); then once ever. Otherwise one log line.
+//! * **`[security] require_reply_key`.** Anything that may change a game or a tournament (a
+//!   move, an offer, a resignation, a claim, an announcement, a leave, a director's command)
+//!   counts only when the mail came through a `relay+KEY@` address given to its sender; else a
+//!   `NotThroughReplyKey` query to the registered address. A bare `Status` (read-only, its
+//!   answer goes to the registered address) needs no key.
 
 use chrono::{DateTime, Utc};
 
@@ -8,6 +19,7 @@ use crate::core::model::Step;
 use crate::core::model::{EndReason, GameResult, Output, Refusal, Settings, State};
 use crate::core::records::status::says_more_than_status;
 use crate::letter::Letter;
+use crate::letter::auth::{DmarcVerdict, dmarc_verdict};
 
 impl State {
     /// Acts on one letter received at `now` (the postmark), after `crate::core::door::screen` let it in;
@@ -21,7 +33,18 @@ impl State {
         // Automatic mails, the relay's own and unauthenticated ones were screened out before.
         let mut out = Output::default();
         if !self.knows(&letter.from) {
-            // A stranger's mail changes nothing and gets at most one polite answer.
+            // A stranger's mail changes nothing. No backscatter: it is answered only when it names
+            // a game or tournament of the relay, or the operator's server vouches for its From
+            // (`dmarc=pass`); a spam run with forged senders draws no mail at all.
+            if !self.stranger_may_be_answered(letter, s) {
+                out.log.push(format!(
+                    "mail {} from stranger {}: names no game or tournament of the relay and has \
+                     no dmarc=pass, not answered (no backscatter)",
+                    letter.message_id, letter.from
+                ));
+                return out;
+            }
+            // Then at most one polite answer, ever.
             if self.meta.strangers_answered.insert(letter.from.clone()) {
                 let lang = s.default_lang;
                 self.query(
@@ -46,6 +69,23 @@ impl State {
             if !says_more_than_status(&letter.content) {
                 return out;
             }
+        }
+        // `[security] require_reply_key`: anything that may change a game or a tournament counts
+        // only through the sender's own `relay+KEY@` address; a forged From cannot know it. The
+        // query goes to the registered address in From, so the real player learns of the attempt.
+        if s.guard.require_reply_key && !self.came_through_own_key(letter) {
+            let game = letter
+                .game_ref
+                .as_ref()
+                .filter(|g| self.color_in(g, &letter.from).is_some())
+                .cloned();
+            let lang = self.lang_for(&letter.from, game.as_ref(), s);
+            if let Some(g) = &game {
+                out.letter_games.insert(g.clone());
+            }
+            let r = Refusal::NotThroughReplyKey;
+            self.query(&mut out, letter, game.as_ref(), lang, r, Step { now, s });
+            return out;
         }
         // The director's hand (crate::core::director) and leave (crate::core::director::leave).
         if self.is_director_letter(letter) {
@@ -142,5 +182,21 @@ impl State {
             Err(r) => self.query(&mut out, letter, Some(&game_ref), lang, r, Step { now, s }),
         }
         out
+    }
+
+    /// The stranger rule's vouchers (no backscatter): the letter names a game or tournament of
+    /// the relay, or the operator's own server (`trusted_authserv_id`) says `dmarc=pass` for its
+    /// From domain.
+    fn stranger_may_be_answered(&self, letter: &Letter, s: &Settings) -> bool {
+        if self.names_relay_game(letter) {
+            return true;
+        }
+        let trusted = s
+            .guard
+            .trusted_authserv_id
+            .as_ref()
+            .or(s.guard.dmarc_authserv_id.as_ref());
+        trusted
+            .is_some_and(|id| dmarc_verdict(&letter.trace, id, &letter.from) == DmarcVerdict::Pass)
     }
 }

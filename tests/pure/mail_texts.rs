@@ -671,12 +671,13 @@ fn scenario(r: &mut Run) {
         "Status",
         at(2026, 12, 5, 10, 10),
     );
-    // A stranger, a mail naming no game, a take-back.
+    // A stranger, a mail naming no game, a take-back. (The stranger names the tournament: one
+    // who names nothing of the relay is not answered at all, no backscatter.)
     r.mail(
         "stranger",
         STRANGER,
         "Mitspielen?",
-        "Guten Tag, kann ich bei Ihrem Turnier mitspielen?",
+        "Guten Tag, kann ich bei Ihrem Turnier FAX-2026-3 mitspielen?",
         at(2026, 12, 5, 11, 0),
     );
     r.mail(

@@ -217,8 +217,15 @@ fn kill_9_at_random_moments_and_at_every_named_point_loses_and_doubles_nothing()
             }
             Crash::Point(p, tries) => {
                 if done.load(Ordering::SeqCst) {
-                    // The stream is over: a stranger's mail gives the run something to read.
-                    send_text(&stranger, &relay.address, "Hallo", "Hallo");
+                    // The stream is over: a stranger's mail gives the run something to read
+                    // (naming the tournament, so that the first is answered as before: one who
+                    // names nothing of the relay is never answered, no backscatter).
+                    send_text(
+                        &stranger,
+                        &relay.address,
+                        &format!("Hallo {}", t.id),
+                        "Hallo",
+                    );
                     fillers += 1;
                     wait_for(
                         &relay.address,

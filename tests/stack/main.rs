@@ -14,6 +14,7 @@ mod clock_e2e;
 mod crash_e2e;
 mod director_e2e;
 mod endings_e2e;
+mod forgery_e2e;
 mod io_roundtrip;
 mod load;
 mod mailstack_smoke;

@@ -333,6 +333,31 @@ impl State {
         (game, tournament)
     }
 
+    /// Whether the letter reached the relay through a private reply address `relay+KEY@…` given
+    /// to its sender (`[security] require_reply_key`). Someone else's key does not count.
+    pub(crate) fn came_through_own_key(&self, letter: &Letter) -> bool {
+        letter
+            .reply_keys
+            .iter()
+            .filter_map(|k| self.keys.get(k))
+            .any(|kb| kb.email == letter.from)
+    }
+
+    /// Whether a letter names a game or a tournament of the relay: a reply key of one of its
+    /// games, the subject's `[ID/N]` of a known tournament, or a known tournament id (alone or in
+    /// a game reference `ID/N`) as a word of the subject or the text. For the stranger rule (no
+    /// backscatter, `crate::core::route`).
+    pub(crate) fn names_relay_game(&self, letter: &Letter) -> bool {
+        letter.reply_keys.iter().any(|k| self.keys.contains_key(k))
+            || letter
+                .game_ref
+                .as_ref()
+                .is_some_and(|g| self.tournaments.contains_key(&g.tournament))
+            || [letter.subject.as_str(), letter.text.as_str()]
+                .iter()
+                .any(|text| self.tournaments.keys().any(|id| has_word(text, id)))
+    }
+
     /// The games of `email` in tournament `tid` that are not finished.
     pub(crate) fn open_games_in(&self, tid: &str, email: &str) -> Vec<GameRef> {
         self.games
@@ -373,6 +398,21 @@ impl State {
             })
             .collect()
     }
+}
+
+/// Whether `word` (a tournament id: letters, digits, `-`) stands in `text` as a word of its own,
+/// ASCII case ignored: not inside a longer id (`FAX-2026-3` is not in `FAX-2026-31`).
+fn has_word(text: &str, word: &str) -> bool {
+    if word.is_empty() {
+        return false;
+    }
+    let id_char = |c: u8| c.is_ascii_alphanumeric() || c == b'-';
+    let (t, w) = (text.as_bytes(), word.as_bytes());
+    t.windows(w.len()).enumerate().any(|(i, win)| {
+        win.eq_ignore_ascii_case(w)
+            && (i == 0 || !id_char(t[i - 1]))
+            && t.get(i + w.len()).is_none_or(|&c| !id_char(c))
+    })
 }
 
 /// A time forfeit to claim (TO §18, §21): who, the first or the second, the days used and allowed.

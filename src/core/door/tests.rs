@@ -374,3 +374,269 @@ fn fax_2_3_undeliverable_mail_is_reported_to_the_director() {
     let out = st.report_undeliverable(&no_game, at(6, 10, 0), &s);
     assert!(out.mails.is_empty() && !out.log.is_empty());
 }
+
+// ------------------------------------------------------------------------------------------------
+// `[security] require_reply_key` and no backscatter (issue 11, item 7)
+
+fn keyed() -> Settings {
+    settings_with(Guard {
+        require_reply_key: true,
+        ..Guard::default()
+    })
+}
+
+/// The reply key registration gave `email` for game 1.
+fn key_of(st: &State, email: &str) -> String {
+    st.reply_key_for(&game(), email).expect("a key of the game")
+}
+
+/// A real mail from `from` to `to`, read by the reader.
+fn raw_letter(from: &str, to: &str, subject: &str, body: &str) -> Letter {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let raw = format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <door{n}@x>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+    );
+    crate::letter::read_letter(raw.as_bytes()).expect("reads")
+}
+
+/// The query's reason, rendered.
+fn reason_of(out: &crate::core::model::Output) -> String {
+    testkit::reason(out)
+}
+
+#[test]
+fn forged_from_without_reply_key_is_refused_under_require_reply_key() {
+    let st0 = new_state();
+    let bert_key = key_of(&st0, BERT);
+    // (reply keys of the mail): none (the bare relay address), or Bert's key with Anna's From.
+    for keys in [
+        vec![],
+        vec![bert_key.clone()],
+        vec!["unknown-key".to_string()],
+    ] {
+        let mut st = st0.clone();
+        let mut l = letter(ANNA, &[(1, W, "e4")]);
+        l.reply_keys = keys.clone();
+        let out = step(&mut st, &l, at(1, 10, 0), &keyed());
+        assert!(moves(&st).is_empty(), "{keys:?} made a move");
+        // No forward to Bert: only the query, and it goes to Anna's registered address.
+        assert_eq!(kinds(&out), vec![MailKind::Query], "{keys:?}");
+        assert!(
+            out.mails
+                .iter()
+                .all(|m| m.to.len() == 1 && m.to[0].email == ANNA && m.cc.is_empty()),
+            "{keys:?}: the query goes to the registered address alone"
+        );
+        let r = reason_of(&out);
+        assert!(
+            r.contains("persönliche Antwortadresse") && r.contains("antworten Sie auf eine Mail"),
+            "{r}"
+        );
+        // The attempt is in the game's record, for the director.
+        assert!(
+            out.events.iter().any(|(g, _, e)| *g == game()
+                && matches!(e, crate::core::model::Event::Queried { reason, .. } if reason == "NotThroughReplyKey")),
+            "{:?}",
+            out.events
+        );
+        // The query carries Anna's own key: answering it is the way in.
+        assert_eq!(out.mails[0].reply_key, Some(key_of(&st0, ANNA)));
+    }
+    // Without the option the same mail (no key) is believed, as before.
+    let mut st = st0.clone();
+    let out = step(
+        &mut st,
+        &letter(ANNA, &[(1, W, "e4")]),
+        at(1, 10, 0),
+        &settings(),
+    );
+    assert_eq!(kinds(&out), vec![MailKind::Move, MailKind::Receipt]);
+    assert_eq!(moves(&st), vec!["e4"]);
+}
+
+#[test]
+fn own_reply_key_counts_under_require_reply_key() {
+    let mut st = new_state();
+    let mut l = letter(ANNA, &[(1, W, "e4")]);
+    l.reply_keys = vec![key_of(&st, ANNA)];
+    let out = step(&mut st, &l, at(1, 10, 0), &keyed());
+    assert_eq!(kinds(&out), vec![MailKind::Move, MailKind::Receipt]);
+    assert_eq!(moves(&st), vec!["e4"]);
+    // Through the key alone (no game in the subject), read by the reader.
+    let bert_key = key_of(&st, BERT);
+    let l = raw_letter(
+        BERT,
+        &format!("relay+{bert_key}@fernschach.test"),
+        "Re: Zug",
+        "1. e4 e5",
+    );
+    assert_eq!(l.reply_keys, vec![bert_key]);
+    let out = step(&mut st, &l, at(1, 11, 0), &keyed());
+    assert_eq!(kinds(&out), vec![MailKind::Move, MailKind::Receipt]);
+    assert_eq!(moves(&st), vec!["e4", "e5"]);
+}
+
+#[test]
+fn every_act_needs_the_reply_key_but_status_does_not_under_require_reply_key() {
+    let st0 = new_state();
+    let bare = "relay@fernschach.test";
+    let subject = format!("Re: [{}]", game());
+    // Acts that change a game or a tournament, each from the bare relay address.
+    let acts: &[(&str, &str)] = &[
+        (ANNA, "1. e4 und ich biete Remis an"),
+        (ANNA, "Ich gebe auf."),
+        (ANNA, "Urlaub: 20.12.2026 – 27.12.2026"),
+        (
+            ANNA,
+            "Ich beanspruche Remis durch dreimalige Stellungswiederholung.",
+        ),
+        (TL, "Ergebnis: 1-0"),
+        (TL, "Bedenkzeit: +3 Tage für anna@fernschach.test"),
+    ];
+    // What the acts could change (the Queried event in the record aside).
+    let view = |st: &State| {
+        let g = &st.games[&game()];
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?}",
+            g.status, g.moves, g.draw_offer, g.result, g.clocks, st.tournaments
+        )
+    };
+    let mut ticked = st0.clone();
+    ticked.tick(at(1, 10, 0), &keyed());
+    for (from, body) in acts {
+        let mut st = st0.clone();
+        let l = raw_letter(from, bare, &subject, body);
+        let out = step(&mut st, &l, at(1, 10, 0), &keyed());
+        assert_eq!(kinds(&out), vec![MailKind::Query], "{from}: {body}");
+        assert_eq!(out.mails[0].to[0].email, *from, "{body}");
+        assert!(
+            reason_of(&out).contains("persönliche Antwortadresse"),
+            "{body}: {}",
+            reason_of(&out)
+        );
+        assert_eq!(view(&st), view(&ticked), "{from}: {body} changed something");
+    }
+    // The director through his own key of the game: his command counts.
+    let mut st = st0.clone();
+    let tl_key = key_of(&st, TL);
+    let l = raw_letter(
+        TL,
+        &format!("relay+{tl_key}@fernschach.test"),
+        &subject,
+        "Ergebnis: 1-0",
+    );
+    step(&mut st, &l, at(1, 10, 0), &keyed());
+    assert_eq!(
+        st.games[&game()].result,
+        Some(crate::core::model::GameResult::WhiteWins)
+    );
+    // A bare `Status` is read-only and its answer goes to the registered address: no key needed.
+    for from in [ANNA, TL] {
+        let mut st = st0.clone();
+        let out = step(
+            &mut st,
+            &raw_letter(from, bare, "Status", "Status"),
+            at(1, 10, 0),
+            &keyed(),
+        );
+        assert_eq!(kinds(&out), vec![MailKind::Status], "{from}");
+    }
+}
+
+#[test]
+fn stranger_naming_nothing_is_not_answered_no_backscatter() {
+    let mut st = new_state();
+    // A spam run: 200 forged senders, each naming nothing of the relay.
+    for i in 0..200 {
+        let from = format!("victim{i}@example.org");
+        let l = raw_letter(&from, RELAY, "Great offer", "Hallo, kann ich mitspielen?");
+        let out = step(&mut st, &l, at(1, 10, 0), &settings());
+        assert!(out.mails.is_empty(), "{from} answered");
+        assert!(
+            out.log
+                .iter()
+                .any(|l| l.contains("not answered (no backscatter)")),
+            "{:?}",
+            out.log
+        );
+        assert!(out.quarantine.is_none());
+    }
+    // Nobody counts as answered, so one who later names the tournament still gets his answer.
+    assert!(st.meta.strangers_answered.is_empty());
+    let l = raw_letter("victim7@example.org", RELAY, "Turnier T-1", "Mitspielen?");
+    assert_eq!(
+        kinds(&step(&mut st, &l, at(1, 11, 0), &settings())),
+        vec![MailKind::Query]
+    );
+    // A game reference of another relay, or a longer id, is not ours.
+    for (subject, body) in [("[T-9/1]", "1. e4"), ("Hallo", "Partie T-10/1 und T-1x")] {
+        let l = raw_letter("other@example.org", RELAY, subject, body);
+        assert!(
+            step(&mut st, &l, at(1, 12, 0), &settings())
+                .mails
+                .is_empty(),
+            "{subject} {body}"
+        );
+    }
+}
+
+#[test]
+fn stranger_naming_a_game_or_tournament_or_with_dmarc_pass_is_answered_once() {
+    let st0 = new_state();
+    let anna_key = key_of(&st0, ANNA);
+    let named: Vec<Letter> = vec![
+        // The game in the subject.
+        raw_letter(
+            "s1@example.org",
+            RELAY,
+            &format!("Re: [{}]", game()),
+            "1. e4",
+        ),
+        // A game reference in the text.
+        raw_letter("s2@example.org", RELAY, "Frage", "Wie steht T-1/1?"),
+        // The tournament id in the subject, any case.
+        raw_letter("s3@example.org", RELAY, "Turnier t-1", "Mitspielen?"),
+        // Through a reply key of the relay (a forwarded mail).
+        raw_letter(
+            "s4@example.org",
+            &format!("relay+{anna_key}@fernschach.test"),
+            "Fwd",
+            "1. e4",
+        ),
+    ];
+    for l in named {
+        let mut st = st0.clone();
+        let out = step(&mut st, &l, at(1, 10, 0), &settings());
+        assert_eq!(kinds(&out), vec![MailKind::Query], "{}", l.from);
+        assert_eq!(out.mails[0].to[0].email, l.from);
+        assert!(moves(&st).is_empty());
+        // Once ever.
+        assert!(
+            step(&mut st, &l, at(1, 11, 0), &settings())
+                .mails
+                .is_empty()
+        );
+    }
+    // dmarc=pass by the operator's own server vouches for a stranger naming nothing, even without
+    // require_dmarc_pass; a pass by another server does not.
+    let s = settings_with(Guard {
+        trusted_authserv_id: Some("mx.fernschach.test".into()),
+        ..Guard::default()
+    });
+    for (id, answered) in [("mx.fernschach.test", true), ("evil.test", false)] {
+        let mut st = st0.clone();
+        let mut l = raw_letter("s5@example.org", RELAY, "Hallo", "Mitspielen?");
+        l.trace.auth_results = vec![AuthResults {
+            authserv_id: id.into(),
+            results: vec![AuthResult {
+                method: "dmarc".into(),
+                result: "pass".into(),
+                props: vec![("header.from".into(), "example.org".into())],
+            }],
+        }];
+        let out = step(&mut st, &l, at(1, 10, 0), &s);
+        assert_eq!(out.mails.len(), usize::from(answered), "{id}");
+    }
+}

@@ -11,6 +11,15 @@ pub struct Guard {
     pub max_mail_bytes: u64,
     /// `[security] trusted_authserv_id` when `require_dmarc_pass = true`; `None`: not required.
     pub dmarc_authserv_id: Option<String>,
+    /// `[security] trusted_authserv_id`, whether or not DMARC is required: whose
+    /// `Authentication-Results` may vouch for a stranger, so that he may be answered (no
+    /// backscatter, `crate::core::route`).
+    #[serde(default)]
+    pub trusted_authserv_id: Option<String>,
+    /// `[security] require_reply_key`: a letter that changes a game or a tournament counts only
+    /// when it reached the relay through the sender's own `relay+KEY@` address.
+    #[serde(default)]
+    pub require_reply_key: bool,
 }
 
 impl Default for Guard {
@@ -19,6 +28,8 @@ impl Default for Guard {
             answers_per_day: 10,
             max_mail_bytes: 262_144,
             dmarc_authserv_id: None,
+            trusted_authserv_id: None,
+            require_reply_key: false,
         }
     }
 }

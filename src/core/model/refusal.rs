@@ -110,6 +110,11 @@ pub enum Refusal {
     TooLarge { size: u64, limit: u64 },
     /// The relay answered this address `limit` times today; this is the last answer today.
     AnswerLimit { limit: u32 },
+    /// `[security] require_reply_key`: a move or command that did not reach the relay through
+    /// the sender's own private reply address `relay+KEY@…` (sent to the bare relay address, or
+    /// to someone else's key). The query goes to the registered address, so the real player
+    /// learns of a forged one.
+    NotThroughReplyKey,
 }
 
 /// Why a leave cannot be granted (TO §24, §25): each says exactly what is wrong.

@@ -435,6 +435,13 @@ impl Refusal {
                     )
                 }
             }
+            Refusal::NotThroughReplyKey => {
+                if de {
+                    "Diese Mail wurde nicht bearbeitet: Sie kam nicht über Ihre persönliche Antwortadresse des Relais (relay+…@). Züge und Erklärungen zählen nur, wenn Sie auf eine Mail des Relais antworten. Bitte antworten Sie auf eine Mail des Relais zu Ihrer Partie. Haben Sie diese Mail nicht geschrieben, hat jemand Ihre Adresse als Absender benutzt; es wurde nichts ausgeführt.".into()
+                } else {
+                    "This mail was not acted on: it did not come through your private reply address of the relay (relay+…@). Moves and declarations count only when you reply to a mail of the relay. Please reply to a mail of the relay about your game. If you did not write this mail, someone used your address as the sender; nothing was done.".into()
+                }
+            }
         }
     }
 }

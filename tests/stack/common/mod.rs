@@ -157,6 +157,19 @@ pub fn send_mail(raw: &[u8], mail_from: &str, rcpt_to: &[&str]) -> Result<(), St
     result
 }
 
+/// Sends many mails `(raw, mail_from, rcpt_to)` over one SMTP connection (one transaction each),
+/// for bursts; `Err` names the first that was refused.
+pub fn send_many(mails: &[(String, String, String)]) -> Result<(), String> {
+    let st = stack();
+    let mut smtp = Smtp::connect(st.host, st.smtp_port)?;
+    for (i, (raw, from, to)) in mails.iter().enumerate() {
+        smtp.transaction(raw.as_bytes(), from, &[to.as_str()])
+            .map_err(|e| format!("mail {i} of {} from {from}: {e}", mails.len()))?;
+    }
+    let _ = smtp.command("QUIT");
+    Ok(())
+}
+
 /// Sends a simple UTF-8 `text/plain` mail from `from` to `to` (each either `addr` or
 /// `Name <addr>`) and returns its Message-ID as it appears in the header, with angle brackets
 /// (`<…@fernschach.test>`, comparable with `In-Reply-To`/`References`). Panics if the stack
