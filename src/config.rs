@@ -76,7 +76,8 @@ pub struct ImapConfig {
     pub user: String,
     /// The password, from `password_env`, `password_file`, `password` or `password_command`.
     pub password: Secret,
-    /// `auth`: `password` (default) or `xoauth2` (the password is an OAuth2 access token).
+    /// `auth`: `password` (default, LOGIN), `plain` (AUTHENTICATE PLAIN) or `xoauth2` (the
+    /// password is an OAuth2 access token).
     pub auth: Auth,
     /// PEM certificates trusted besides the system's store (`ca_file`).
     pub ca_file: Option<PathBuf>,
@@ -582,14 +583,15 @@ impl Ctx<'_> {
 
 const NO_PASSWORD: &str = "required key is missing: give one of password_env, password_file, password or password_command";
 
-/// `auth`: `"password"` (default) or `"xoauth2"`.
+/// `auth`: `"password"` (default: IMAP LOGIN), `"plain"` (SASL PLAIN) or `"xoauth2"`.
 fn auth(f: &Fields<'_>) -> Result<Auth, KeyErr> {
     match f.opt_str("auth")? {
         None | Some("password") => Ok(Auth::Password),
+        Some("plain") => Ok(Auth::Plain),
         Some("xoauth2") => Ok(Auth::Xoauth2),
         Some(other) => Err(f.expected(
             "auth",
-            "one of \"password\", \"xoauth2\"",
+            "one of \"password\", \"plain\", \"xoauth2\"",
             format!("{other:?}"),
         )),
     }

@@ -36,21 +36,22 @@ use tokio_rustls::rustls::pki_types::ServerName;
 
 use crate::secret::{Auth, Secret, SecretError};
 
-/// The SASL XOAUTH2 client: the initial response, then an empty answer to the server's error
-/// challenge (RFC 7628 style), so a refused token ends in a tagged NO, never a hang.
-struct XOAuth2 {
+/// A one-step SASL client (PLAIN, XOAUTH2): the response to the first challenge, then an empty
+/// answer (to XOAUTH2's error challenge, RFC 7628 style), so a refusal ends in a tagged NO, never
+/// a hang.
+struct Sasl {
     first: Option<String>,
 }
 
-impl XOAuth2 {
-    fn new(user: &str, token: &str) -> XOAuth2 {
-        XOAuth2 {
-            first: Some(Auth::xoauth2_response(user, token)),
+impl Sasl {
+    fn once(response: String) -> Sasl {
+        Sasl {
+            first: Some(response),
         }
     }
 }
 
-impl async_imap::Authenticator for XOAuth2 {
+impl async_imap::Authenticator for Sasl {
     type Response = String;
     fn process(&mut self, _challenge: &[u8]) -> String {
         self.first.take().unwrap_or_default()
@@ -439,8 +440,19 @@ impl Inbox {
                     .login_with_capabilities(&s.user, &password)
                     .await
                     .map_err(|(e, _)| e),
+                Auth::Plain => client
+                    .authenticate(
+                        "PLAIN",
+                        Sasl::once(Auth::plain_response(&s.user, &password)),
+                    )
+                    .await
+                    .map(|session| (session, None))
+                    .map_err(|(e, _)| e),
                 Auth::Xoauth2 => client
-                    .authenticate("XOAUTH2", XOAuth2::new(&s.user, &password))
+                    .authenticate(
+                        "XOAUTH2",
+                        Sasl::once(Auth::xoauth2_response(&s.user, &password)),
+                    )
                     .await
                     .map(|session| (session, None))
                     .map_err(|(e, _)| e),

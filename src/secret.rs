@@ -10,14 +10,21 @@ use std::process::{Command, Stdio};
 /// How a connection logs in (`auth` in `[imap]`, `[smtp]`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Auth {
-    /// A password: IMAP LOGIN; SMTP AUTH PLAIN or LOGIN.
+    /// A password: IMAP LOGIN; SMTP AUTH PLAIN or LOGIN, whichever the server offers.
     #[default]
     Password,
+    /// A password by SASL PLAIN only: IMAP AUTHENTICATE PLAIN; SMTP AUTH PLAIN.
+    Plain,
     /// OAuth2 (SASL XOAUTH2, as Gmail and Microsoft 365 require): the secret is the access token.
     Xoauth2,
 }
 
 impl Auth {
+    /// The SASL PLAIN response: `^Auser^Apassword` (RFC 4616, no authorization identity).
+    pub fn plain_response(user: &str, password: &str) -> String {
+        format!("\0{user}\0{password}")
+    }
+
     /// The SASL XOAUTH2 initial response: `user=U^Aauth=Bearer T^A^A`.
     pub fn xoauth2_response(user: &str, token: &str) -> String {
         format!("user={user}\x01auth=Bearer {token}\x01\x01")

@@ -224,8 +224,10 @@ impl Sender {
         match (&settings.user, &settings.password) {
             (Some(user), Some(password)) => {
                 builder = builder.credentials(Credentials::new(user.clone(), password.reveal()?));
-                if settings.auth == Auth::Xoauth2 {
-                    builder = builder.authentication(vec![Mechanism::Xoauth2]);
+                match settings.auth {
+                    Auth::Password => {}
+                    Auth::Plain => builder = builder.authentication(vec![Mechanism::Plain]),
+                    Auth::Xoauth2 => builder = builder.authentication(vec![Mechanism::Xoauth2]),
                 }
             }
             (Some(_), None) => return Err(SmtpError::Credentials { given: "user" }),

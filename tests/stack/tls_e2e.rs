@@ -574,3 +574,33 @@ fn a_move_travels_with_xoauth2_tokens_from_a_password_command() {
     );
     assert!(line.contains("refused the login"), "{line}");
 }
+
+/// `auth = "plain"`: IMAP AUTHENTICATE PLAIN (never LOGIN) and SMTP AUTH PLAIN; a move travels
+/// over IMAPS + SMTPS with it, and a recording server sees the AUTHENTICATE, no LOGIN.
+#[test]
+fn auth_plain_uses_authenticate_plain_and_a_move_travels() {
+    let plain = |s: String| format!("{s}auth = \"plain\"\n");
+    move_travels("auth-plain", &plain(imaps()), &plain(smtps()));
+
+    let (port, heard) = no_starttls_server(false);
+    let relay = Relay::new("auth-plain-heard");
+    let imap = format!(
+        "host = \"127.0.0.1\"\nport = {port}\nsecurity = \"none\"\nuser = {{address}}\npassword = \"test\"\nauth = \"plain\"\n"
+    );
+    relay.set_servers(&imap, &smtps());
+    let line = once_fails(&relay, NOW);
+    assert!(line.contains("refused the login"), "{line}");
+    let heard = heard.lock().unwrap().clone();
+    assert!(
+        heard
+            .iter()
+            .any(|l| l.to_ascii_uppercase().contains("AUTHENTICATE PLAIN")),
+        "{heard:?}"
+    );
+    assert!(
+        !heard
+            .iter()
+            .any(|l| l.to_ascii_uppercase().contains(" LOGIN ")),
+        "{heard:?}"
+    );
+}
