@@ -25,7 +25,6 @@ use chrono_tz::Tz;
 
 use crate::lang::Lang;
 use crate::secret::{Auth, Secret};
-use tokio_rustls::rustls;
 
 use self::fields::{Fields, KeyErr};
 
@@ -501,21 +500,9 @@ impl Ctx<'_> {
                 format!("cannot read {}: {}", p.display(), io_message(&e)),
             )
         })?;
-        use rustls::pki_types::{CertificateDer, pem::PemObject};
-        match CertificateDer::pem_slice_iter(bytes.as_bytes()).collect::<Result<Vec<_>, _>>() {
-            Ok(certs) if !certs.is_empty() => Ok(Some(p)),
-            Ok(_) => Err(f.invalid(
-                "ca_file",
-                format!(
-                    "{} holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
-                    p.display()
-                ),
-            )),
-            Err(e) => Err(f.invalid(
-                "ca_file",
-                format!("{} holds a broken PEM certificate: {e}", p.display()),
-            )),
-        }
+        crate::tls::pem_certificates(&p, bytes.as_bytes())
+            .map(|_| Some(p.clone()))
+            .map_err(|e| f.invalid("ca_file", e.to_string()))
     }
 
     /// The password from exactly one of `password_env`, `password_file`, `password`; `None` if

@@ -240,6 +240,19 @@ impl Sender {
         })
     }
 
+    /// The server did not finish within `whole`: worth another try.
+    fn too_slow(&self, whole: Duration) -> SendError {
+        SendError::Transient {
+            code: None,
+            message: format!(
+                "the SMTP server {}:{} did not finish within {} s",
+                self.settings.host,
+                self.settings.port,
+                whole.as_secs()
+            ),
+        }
+    }
+
     /// Connect, TLS and AUTH without sending anything (`fernzug check`).
     pub async fn probe(&self) -> Result<(), SendError> {
         let whole = self.settings.timeout.saturating_mul(2);
@@ -253,15 +266,7 @@ impl Sender {
                 ),
             }),
             Ok(Err(e)) => Err(classify(&e, &self.settings)),
-            Err(_) => Err(SendError::Transient {
-                code: None,
-                message: format!(
-                    "the SMTP server {}:{} did not finish within {} s",
-                    self.settings.host,
-                    self.settings.port,
-                    whole.as_secs()
-                ),
-            }),
+            Err(_) => Err(self.too_slow(whole)),
         }
     }
 
@@ -299,15 +304,7 @@ impl Sender {
         match tokio::time::timeout(whole, self.transport.send_raw(&envelope, &body)).await {
             Ok(Ok(_)) => Ok(()),
             Ok(Err(e)) => Err(classify(&e, &self.settings)),
-            Err(_) => Err(SendError::Transient {
-                code: None,
-                message: format!(
-                    "the SMTP server {}:{} did not finish within {} s",
-                    self.settings.host,
-                    self.settings.port,
-                    whole.as_secs()
-                ),
-            }),
+            Err(_) => Err(self.too_slow(whole)),
         }
     }
 }

@@ -83,12 +83,20 @@ fn system_roots() -> Vec<CertificateDer<'static>> {
 
 /// The PEM certificates of `path`: at least one, none broken.
 pub fn read_ca_file(path: &Path) -> Result<Vec<CertificateDer<'static>>, TrustError> {
-    use rustls::pki_types::pem::PemObject;
     let bytes = std::fs::read(path).map_err(|e| TrustError::Unreadable {
         path: path.to_path_buf(),
         reason: crate::config::io_message(&e),
     })?;
-    let certs = CertificateDer::pem_slice_iter(&bytes)
+    pem_certificates(path, &bytes)
+}
+
+/// The PEM certificates in `bytes` (read from `path`): at least one, none broken.
+pub fn pem_certificates(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<Vec<CertificateDer<'static>>, TrustError> {
+    use rustls::pki_types::pem::PemObject;
+    let certs = CertificateDer::pem_slice_iter(bytes)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| TrustError::NoCertificate {
             path: path.to_path_buf(),

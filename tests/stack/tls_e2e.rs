@@ -37,6 +37,15 @@ fn smtps() -> String {
     )
 }
 
+/// A server section without its `ca_file` line: only the system's store is trusted.
+fn without_ca(section: String) -> String {
+    section
+        .lines()
+        .filter(|l| !l.starts_with("ca_file"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A relay with a fax duel of Anna and Bert registered; returns (relay, game, anna, bert).
 fn duel(name: &str, imap: &str, smtp: &str) -> (Relay, String, String, String) {
     let relay = Relay::new(name);
@@ -106,20 +115,14 @@ fn an_unknown_ca_stops_with_one_line_and_the_waiting_move_goes_out_once_trusted(
     relay.send(&anna, &format!("Re: [{game}] Zug"), "1. e4\n");
 
     // IMAP without the CA: nothing is read, one line.
-    let no_ca = |s: String| {
-        s.lines()
-            .filter(|l| !l.starts_with("ca_file"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    relay.set_servers(&no_ca(imaps()), &smtps());
+    relay.set_servers(&without_ca(imaps()), &smtps());
     let line = once_fails(&relay, LATER);
     assert!(line.contains("IMAP 127.0.0.1:1993"), "{line}");
     assert!(line.contains("unknown issuer"), "{line}");
     assert!(line.contains("[imap] ca_file"), "{line}");
 
     // SMTP without the CA: the move is read and decided, its forward waits in the outbox.
-    relay.set_servers(&imaps(), &no_ca(smtps()));
+    relay.set_servers(&imaps(), &without_ca(smtps()));
     let line = once_fails(&relay, LATER);
     assert!(line.contains("SMTP 127.0.0.1:2465"), "{line}");
     assert!(line.contains("unknown issuer"), "{line}");
@@ -348,13 +351,7 @@ fn fernzug_check_passes_and_names_each_failure() {
         "check creates no store"
     );
 
-    let no_ca = |s: String| {
-        s.lines()
-            .filter(|l| !l.starts_with("ca_file"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    relay.set_servers(&no_ca(imaps()), &no_ca(smtps()));
+    relay.set_servers(&without_ca(imaps()), &without_ca(smtps()));
     let out = relay.run(&["check"]);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     eprintln!("{stdout}");

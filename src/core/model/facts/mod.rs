@@ -28,11 +28,26 @@ pub use time::{
 };
 pub use values::{Colour, Day, When};
 
-/// The facts of one mail, one variant per kind or family (docs/contract.md, the mail kinds).
-/// Serialised without a tag: the template sees the fields of the variant's struct.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum Facts {
+/// One list makes the [`Facts`] enum and a `From` for each struct, so a kind is added once.
+macro_rules! facts {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty)),* $(,)?) => {
+        /// The facts of one mail, one variant per kind or family (docs/contract.md, the mail
+        /// kinds). Serialised without a tag: the template sees the fields of the variant's struct.
+        #[derive(Debug, Clone, PartialEq, Serialize)]
+        #[serde(untagged)]
+        pub enum Facts {
+            $($(#[$doc])* $variant($ty),)*
+        }
+
+        $(impl From<$ty> for Facts {
+            fn from(f: $ty) -> Facts {
+                Facts::$variant(f)
+            }
+        })*
+    };
+}
+
+facts!(
     /// `query` (TO §8).
     Query(QueryFacts),
     /// `bounce-report` (Fax 2.2, 2.3).
@@ -62,33 +77,5 @@ pub enum Facts {
     /// `director` (TO §21–§26, §30, §31).
     Director(DirectorFacts),
     /// `status` report (TO §11, §27, §28).
-    Status(StatusFacts),
-}
-
-macro_rules! into_facts {
-    ($($variant:ident($ty:ty)),* $(,)?) => {
-        $(impl From<$ty> for Facts {
-            fn from(f: $ty) -> Facts {
-                Facts::$variant(f)
-            }
-        })*
-    };
-}
-
-into_facts!(
-    Query(QueryFacts),
-    Bounce(BounceFacts),
-    Start(StartFacts),
-    Forward(ForwardFacts),
-    Announcement(AnnouncementFacts),
-    Adjudication(AdjudicationFacts),
-    TimeForfeit(TimeForfeitFacts),
-    GameEnd(GameEndFacts),
-    Reminder(ReminderFacts),
-    Silence(SilenceFacts),
-    Digest(DigestFacts),
-    Leave(LeaveFacts),
-    LeaveReceipt(LeaveReceiptFacts),
-    Director(DirectorFacts),
     Status(StatusFacts),
 );
