@@ -951,6 +951,26 @@ pub(crate) mod fields {
             self.required(name, v)
         }
 
+        /// A list of e-mail addresses (addr-specs), lower-cased; `[]` when the key is absent.
+        pub fn opt_emails(&self, name: &str) -> Result<Vec<String>, KeyErr> {
+            match self.table.get(name) {
+                None => Ok(Vec::new()),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|v| match v {
+                        Value::String(s) if valid_email(s.trim()) => {
+                            Ok(s.trim().to_ascii_lowercase())
+                        }
+                        Value::String(s) => {
+                            Err(self.invalid(name, format!("{s:?} is not an e-mail address")))
+                        }
+                        v => Err(self.wrong(name, "a list of e-mail addresses", v)),
+                    })
+                    .collect(),
+                Some(v) => Err(self.wrong(name, "a list of e-mail addresses", v)),
+            }
+        }
+
         /// An e-mail address (addr-spec), lower-cased.
         pub fn opt_email(&self, name: &str) -> Result<Option<String>, KeyErr> {
             match self.opt_str(name)? {

@@ -85,7 +85,10 @@ fn tournament(table: &toml::Table) -> Result<NewTournament, KeyErr> {
         }
     };
     let players = players(&top)?;
-    if let Some(i) = players.iter().position(|p| p.email == director.email) {
+    if let Some(i) = players
+        .iter()
+        .position(|p| p.email == director.email || p.also.contains(&director.email))
+    {
         return Err(KeyErr {
             key: "director.email".to_string(),
             problem: KeyProblem::Invalid(format!(
@@ -164,20 +167,45 @@ fn players(top: &Fields<'_>) -> Result<Vec<NewPlayer>, KeyErr> {
     }
     let mut players: Vec<NewPlayer> = Vec::with_capacity(blocks.len());
     for b in &blocks {
-        b.allow(&["name", "email", "language"])?;
+        b.allow(&["name", "email", "language", "also"])?;
         let name = b.req_text("name")?.to_string();
         let email = b.req_email("email")?;
-        if let Some(i) = players.iter().position(|p| p.email == email) {
+        let taken = |address: &str| {
+            players
+                .iter()
+                .position(|p| p.email == address || p.also.iter().any(|a| a == address))
+        };
+        if let Some(i) = taken(&email) {
+            let what = if players[i].email == email {
+                "the e-mail"
+            } else {
+                "an address"
+            };
             return Err(b.invalid(
                 "email",
-                format!("{email:?} is already the e-mail of players[{}]", i + 1),
+                format!("{email:?} is already {what} of players[{}]", i + 1),
             ));
         }
         let language = b.opt_lang("language")?;
+        // A player's other addresses (phone, work, a new provider): mail from them counts as his.
+        let mut also: Vec<String> = Vec::new();
+        for a in b.opt_emails("also")? {
+            if a == email || also.contains(&a) {
+                return Err(b.invalid("also", format!("{a:?} is named twice for this player")));
+            }
+            if let Some(i) = taken(&a) {
+                return Err(b.invalid(
+                    "also",
+                    format!("{a:?} is already an address of players[{}]", i + 1),
+                ));
+            }
+            also.push(a);
+        }
         players.push(NewPlayer {
             name,
             email,
             language,
+            also,
         });
     }
     Ok(players)
@@ -393,12 +421,14 @@ email = "tl@fernschach.test"
                 NewPlayer {
                     name: "Anna Adler".to_string(),
                     email: "anna@fernschach.test".to_string(),
-                    language: Some(Lang::De)
+                    language: Some(Lang::De),
+                    also: Vec::new()
                 },
                 NewPlayer {
                     name: "Bert Berger".to_string(),
                     email: "bert@fernschach.test".to_string(),
-                    language: None
+                    language: None,
+                    also: Vec::new()
                 },
             ]
         );

@@ -77,6 +77,12 @@ impl State {
         {
             Some(out) => out,
             None => {
+                // A player's other address (`also`, or one the director added) counts as his.
+                let registered = self.registered_as(&letter.from).map(|email| Letter {
+                    from: email.to_string(),
+                    ..letter.clone()
+                });
+                let letter = registered.as_ref().unwrap_or(letter);
                 let mut out = self.answer_letter(letter, now, s);
                 self.limit_answers(&mut out, letter, now, s);
                 out
@@ -134,13 +140,26 @@ impl State {
     }
 
     /// What every step ends with: each mail split into one copy per reply key (every recipient of
-    /// a game mail gets his own, docs/contract.md: private to the game and the recipient), and the
-    /// relay's clock moved to `now` (time never runs backwards).
+    /// a game mail gets his own, docs/contract.md: private to the game and the recipient), sent
+    /// to the address the director gave a player (`Player::send_to`), and the relay's clock moved
+    /// to `now` (time never runs backwards).
     fn complete(&mut self, mut out: Output, now: DateTime<Utc>) -> Output {
         out.mails = out
             .mails
             .into_iter()
             .flat_map(|m| self.copies_per_key(m))
+            .map(|mut m| {
+                let moved = |email: &mut String| {
+                    if let Some(a) = self.delivery_address(email) {
+                        *email = a.to_string();
+                    }
+                };
+                m.to.iter_mut()
+                    .chain(m.cc.iter_mut())
+                    .for_each(|r| moved(&mut r.email));
+                m.envelope.iter_mut().for_each(moved);
+                m
+            })
             .collect();
         if self.meta.acted_until.is_none_or(|a| a < now) {
             self.meta.acted_until = Some(now);

@@ -61,6 +61,8 @@ impl State {
                     name: p.name.clone(),
                     email: p.email.to_lowercase(),
                     lang: p.language,
+                    also: p.also.iter().map(|a| a.to_lowercase()).collect(),
+                    send_to: None,
                     leaves: Vec::new(),
                     special_leaves: Vec::new(),
                 })

@@ -18,6 +18,7 @@ use chrono::{DateTime, Utc};
 use crate::core::model::Step;
 use crate::core::model::{EndReason, GameResult, Output, Refusal, Settings, State};
 use crate::core::records::status::says_more_than_status;
+use crate::game_ref::GameRef;
 use crate::letter::Letter;
 use crate::letter::auth::{DmarcVerdict, dmarc_verdict};
 
@@ -32,6 +33,16 @@ impl State {
     ) -> Output {
         // Automatic mails, the relay's own and unauthenticated ones were screened out before.
         let mut out = Output::default();
+        // A player writing from an address not (yet) his, through his own reply key and under
+        // his name: told how to have it added, never refused in silence.
+        if !self.knows(&letter.from)
+            && let Some((game, r)) = self.unregistered_address(letter)
+        {
+            let lang = self.lang_for(&r.1, Some(&game), s);
+            out.letter_games.insert(game.clone());
+            self.query(&mut out, letter, Some(&game), lang, r.0, Step { now, s });
+            return out;
+        }
         if !self.knows(&letter.from) {
             // A stranger's mail changes nothing. No backscatter: it is answered only when it names
             // a game or tournament of the relay, or the operator's server vouches for its From
@@ -92,6 +103,21 @@ impl State {
             self.handle_director(&mut out, letter, Step { now, s });
             // A change of time may make a forfeit due at once (TO §17).
             out.absorb(self.fire_due(Step { now, s }));
+            return out;
+        }
+        // A request recognised in the writer's words but not certain or not complete: queried,
+        // quoting the sentence, never guessed (TO §2, §8; `crate::letter::requests`).
+        if let Some(ask) = letter.content.asks.first() {
+            let game = self
+                .game_of_letter(letter)
+                .ok()
+                .filter(|g| self.color_in(g, &letter.from).is_some());
+            if let Some(g) = &game {
+                out.letter_games.insert(g.clone());
+            }
+            let lang = self.lang_for(&letter.from, game.as_ref(), s);
+            let r = Refusal::Uncertain(ask.clone());
+            self.query(&mut out, letter, game.as_ref(), lang, r, Step { now, s });
             return out;
         }
         if let Some(span) = letter.content.leave {
@@ -182,6 +208,35 @@ impl State {
             Err(r) => self.query(&mut out, letter, Some(&game_ref), lang, r, Step { now, s }),
         }
         out
+    }
+
+    /// A mail from an address no one has, that came through a player's own reply key and carries
+    /// his name as its display name: the query that tells him how to register the address, and
+    /// the player's registered address.
+    fn unregistered_address(&self, letter: &Letter) -> Option<(GameRef, (Refusal, String))> {
+        let words = |name: &str| {
+            let mut w: Vec<String> = name
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(crate::letter::requests::tokens::fold)
+                .collect();
+            w.sort();
+            w
+        };
+        let written = words(letter.from_name.as_deref()?);
+        let kb = letter.reply_keys.iter().find_map(|k| self.keys.get(k))?;
+        let t = self.tournament_of(&kb.game)?;
+        let player = t.player(&kb.email)?;
+        if written.is_empty() || words(&player.name) != written {
+            return None;
+        }
+        let r = Refusal::UnregisteredAddress {
+            address: letter.from.clone(),
+            registered: player.email.clone(),
+            director: t.director.name.clone(),
+            director_email: t.director.email.clone(),
+        };
+        Some((kb.game.clone(), (r, player.email.clone())))
     }
 
     /// The stranger rule's vouchers (no backscatter): the letter names a game or tournament of

@@ -69,6 +69,7 @@ pub fn tournament(
                 name: (*n).into(),
                 email: (*e).into(),
                 language: *l,
+                also: Vec::new(),
             })
             .collect(),
         pairings: games

@@ -11,6 +11,7 @@ use shakmaty::Color;
 
 use super::dates::{parse_date_prefix, parse_span_prefix};
 use super::moves::{self, is_result, read_line, starts_with_number};
+use super::requests;
 use super::types::{Content, DirectorCommand, Doubt, MoveToken};
 
 fn re(pattern: &str) -> Regex {
@@ -19,13 +20,39 @@ fn re(pattern: &str) -> Regex {
 
 /// Reads everything the text says (see the module documentation).
 pub fn read_content(text: &str) -> Content {
+    read_content_and_requests(text).0
+}
+
+/// [`read_content`], and every reading of the request reader behind it.
+pub fn read_content_and_requests(text: &str) -> (Content, Vec<requests::Read>) {
+    let (mut c, prose) = scan(text);
+    let reads = requests::read_units(&prose);
+    requests::apply(&reads, &mut c);
+    requests::settle(&mut c);
+    (c, reads)
+}
+
+/// The prose of a text — what the request reader reads: every line that is not a director's
+/// command, a conditional line, a §14 statement or a bare result, in units a sentence cannot
+/// cross.
+pub fn prose_units(text: &str) -> Vec<String> {
+    scan(text).1
+}
+
+/// Reads the line-shaped things of a text (moves, §14, conditional lines, director commands,
+/// bare results) and collects its prose.
+fn scan(text: &str) -> (Content, Vec<String>) {
     let mut c = Content::default();
     let lines: Vec<&str> = text.lines().collect();
+    // The prose of the text, in units a sentence cannot cross (a line, or lines wrapped from one
+    // sentence), for the request reader (`crate::letter::requests`).
+    let mut prose = Prose::default();
     let mut i = 0;
     while let Some(&original) = lines.get(i) {
         i += 1;
         let written = original.trim();
         if written.is_empty() {
+            prose.end_unit();
             continue;
         }
         let line = struck_out(&moves::normalize_line(written), &mut c.doubts);
@@ -35,29 +62,91 @@ pub fn read_content(text: &str) -> Content {
         }
         if let Some(cmd) = director(line, written) {
             c.director.push(cmd);
+            prose.end_unit();
             continue;
         }
         if let Some(cond) = conditional(line) {
             match cond {
                 Conditional::Line(ms) => c.conditional.push(ms),
+                Conditional::Lines(lines) => c.conditional.extend(lines),
                 Conditional::Unreadable => c.doubts.push(Doubt::Unreadable(written.to_string())),
                 Conditional::Header => i = conditional_block(&lines, i, &mut c),
             }
-            continue;
-        }
-        if c.leave.is_none()
-            && let Some(span) = leave(line)
-        {
-            c.leave = Some(span);
+            prose.end_unit();
             continue;
         }
         if s14(line, &mut c) {
+            prose.end_unit();
             continue;
         }
         read_moves(line, written, &mut c);
-        phrases(line, written, &mut c);
+        if !prose.continues(line) && bare(line, written, &mut c) {
+            prose.end_unit();
+            continue;
+        }
+        prose.push(line);
     }
-    c
+    (c, prose.finish())
+}
+
+/// Lines of prose joined into units: a line that does not end a sentence continues into the
+/// next when it was wrapped (long) or the next goes on in lower case.
+#[derive(Default)]
+struct Prose {
+    units: Vec<String>,
+    open: bool,
+}
+
+impl Prose {
+    /// Whether `line` goes on with the sentence of the unit before it.
+    fn continues(&self, line: &str) -> bool {
+        self.open
+            && self.units.last().is_some_and(|u| {
+                let last = u.lines().last().unwrap_or(u);
+                // A move line ends its unit: what follows is a sentence of its own.
+                !starts_with_number(last)
+                    && !u.ends_with(['.', '!', '?', ':'])
+                    && (u.lines().last().unwrap_or(u).chars().count() >= 50
+                        || line.starts_with(|c: char| c.is_lowercase()))
+            })
+    }
+
+    fn push(&mut self, line: &str) {
+        let continues = self.continues(line);
+        match self.units.last_mut() {
+            Some(u) if continues => {
+                u.push('\n');
+                u.push_str(line);
+            }
+            _ => self.units.push(line.to_string()),
+        }
+        self.open = true;
+    }
+
+    fn end_unit(&mut self) {
+        self.open = false;
+    }
+
+    fn finish(self) -> Vec<String> {
+        self.units
+    }
+}
+
+/// A bare result or `Status` alone on its line; true if the line was one.
+fn bare(line: &str, written: &str, c: &mut Content) -> bool {
+    let bare = line.trim_end_matches(['.', '!']).trim();
+    if bare.eq_ignore_ascii_case("status") || bare.eq_ignore_ascii_case("status?") {
+        c.status_request = true;
+        return true;
+    }
+    // TO §2: `1-0`, `½`, `remis` alone: a result without words is doubtful.
+    if is_result(bare) || BARE_WORD.is_match(line) {
+        if c.bare_result.is_none() {
+            c.bare_result = Some(written.to_string());
+        }
+        return true;
+    }
+    false
 }
 
 // ---------------------------------------------------------------------------
@@ -128,6 +217,8 @@ fn read_moves(line: &str, written: &str, c: &mut Content) {
 
 enum Conditional {
     Line(Vec<MoveToken>),
+    /// Lines written in a sentence: `Falls Sie 35. Txb7 spielen, antworte ich 35... Tc1+.`
+    Lines(Vec<Vec<MoveToken>>),
     Unreadable,
     /// `Eventualzüge:` alone: the lines below are the conditional lines.
     Header,
@@ -144,7 +235,70 @@ const CONNECTIVES: &[&str] = &[
     "answer", "reply", "with", "mit", "follows", "will",
 ];
 
+/// A word that makes a sentence with moves a conditional line (TO §6).
+static CONDITIONAL_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:wenn|falls|if|sollten|sollte|should|im\s+falle|eventualz\w*|conditional|bedingte)\b|\bauf\s+\d",
+    )
+});
+/// Where a new conditional line begins inside a sentence (`…, and if 33. Re1 then …`).
+static CONDITIONAL_SPLIT: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:wenn|falls|if|sollten|sollte|should)\b"));
+/// A numbered move inside a sentence: `14... Sxe4`, `15. Lxe7`, `32.Qh7+`.
+static NUMBERED: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(\d{1,3})\s*(\.\s*\.\s*\.|\.\.\.|…|\.)\s*([^\s,;:()]+)"));
+
+/// Conditional lines written as sentences (TO §6): `falls Sie 14... Sxe4 spielen, antworte ich
+/// 15. Lxe7`, `If you play 25. Rxe8+, I'll reply 25... Rxe8.`, `Im Falle von 16... exd5 spiele
+/// ich 17. Sxd5.` Each clause that starts with `wenn`/`falls`/`if`/… and holds two or more
+/// numbered moves is one line.
+fn natural_conditional(line: &str) -> Option<Vec<Vec<MoveToken>>> {
+    if starts_with_number(line) || !CONDITIONAL_WORD.is_match(line) {
+        return None;
+    }
+    let mut cuts: Vec<usize> = CONDITIONAL_SPLIT
+        .find_iter(line)
+        .map(|m| m.start())
+        .collect();
+    cuts.insert(0, 0);
+    cuts.push(line.len());
+    let mut lines = Vec::new();
+    for w in cuts.windows(2) {
+        let segment = &line[w[0]..w[1]];
+        let mut ms = Vec::new();
+        for cap in NUMBERED.captures_iter(segment) {
+            let (Some(n), Some(dots), Some(text)) = (cap.get(1), cap.get(2), cap.get(3)) else {
+                continue;
+            };
+            let text = text.as_str().trim_end_matches(['.', ',', '!', ')']);
+            let Ok(number) = n.as_str().parse() else {
+                continue;
+            };
+            if !moves::is_move(text) {
+                continue;
+            }
+            let color = if dots.as_str() == "." {
+                Color::White
+            } else {
+                Color::Black
+            };
+            ms.push(MoveToken {
+                number,
+                color,
+                text: text.to_string(),
+            });
+        }
+        if ms.len() >= 2 {
+            lines.push(ms);
+        }
+    }
+    (!lines.is_empty()).then_some(lines)
+}
+
 fn conditional(line: &str) -> Option<Conditional> {
+    if let Some(lines) = natural_conditional(line) {
+        return Some(Conditional::Lines(lines));
+    }
     let cap = CONDITIONAL.captures(line)?;
     let keyword = cap.get(1)?.as_str().to_lowercase();
     let rest = cap.get(2).map_or("", |m| m.as_str()).trim();
@@ -193,20 +347,6 @@ fn conditional_block(lines: &[&str], mut i: usize, c: &mut Content) -> usize {
         c.conditional.push(current);
     }
     i
-}
-
-// ---------------------------------------------------------------------------
-// Leave (TO §24).
-
-static LEAVE: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)^(?:urlaub|urlaubsantrag|leave|vacation|holiday|ferien|abwesenheit)\b\s*:?\s*(?:vom|von|ab|from|im\s+zeitraum)?\s*(.*)$",
-    )
-});
-
-fn leave(line: &str) -> Option<super::types::DateSpan> {
-    let rest = LEAVE.captures(line)?.get(1)?.as_str();
-    parse_span_prefix(rest).map(|(span, _)| span)
 }
 
 // ---------------------------------------------------------------------------
@@ -283,7 +423,7 @@ static LATE_LEAVE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static FOR_PLAYER: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)^\s*,?\s*(?:für|fuer|for)\s+{EMAIL}\s*[.]?\s*$"
+        r"(?i)^\s*,?\s*(?:für|fuer|for)\s+{EMAIL}\s*(?:genehmigt|bewilligt|gewährt|gewaehrt|anerkannt|granted|approved|accepted)?\s*[.]?\s*$"
     ))
 });
 static ADJUST_START: LazyLock<Regex> = LazyLock::new(|| {
@@ -295,10 +435,63 @@ static ADJUST: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
+static ADDRESS_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(?:adresse|address|e-?mail|mailadresse|erreichen|erreichbar|reachable)\b")
+});
+static ADDRESS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^(?:neue\s+|weitere\s+|zus(?:ä|ae|a)tzliche\s+)?(?:adresse|address(?:\s+change)?|also)\s*:",
+    )
+});
+static ADDRESS_ADD: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^\s*(?:weitere|zus(?:ä|ae|a)tzliche|additional|further|also|second)\b|\s\+\s|\bauch\s+(?:von|unter)\b|\balso\s+(?:from|at)\b",
+    )
+});
+static ADDRESS_OLD: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)\b(?:bisher|bisherige|vorher|alte|alt|old|previously|formerly|früher|frueher)\b\s*:?\s*{EMAIL}"
+    ))
+});
+static ANY_EMAIL: LazyLock<Regex> = LazyLock::new(|| re(EMAIL));
+
+/// A player's address changed or added by the director: a line about an address (`Adresse:`,
+/// `Neue Adresse für …`, `… ist ab sofort unter … zu erreichen (bisher …)`) naming exactly two
+/// addresses. The player's registered one is the first, or the one marked `bisher`/`old`.
+fn address_command(line: &str, written: &str) -> Option<DirectorCommand> {
+    let labelled = ADDRESS_LABEL.is_match(line);
+    if !labelled && !ADDRESS_WORD.is_match(line) {
+        return None;
+    }
+    let found: Vec<String> = ANY_EMAIL
+        .captures_iter(line)
+        .filter_map(|c| c.get(1).map(|m| m.as_str().to_lowercase()))
+        .collect();
+    let [first, second] = found.as_slice() else {
+        return labelled.then(|| DirectorCommand::Malformed(written.to_string()));
+    };
+    let old = ADDRESS_OLD
+        .captures(line)
+        .and_then(|c| c.get(1))
+        .map(|m| m.as_str().to_lowercase());
+    let (player, address) = match old {
+        Some(o) if o == *second => (second.clone(), first.clone()),
+        _ => (first.clone(), second.clone()),
+    };
+    Some(DirectorCommand::Address {
+        player,
+        address,
+        change: !ADDRESS_ADD.is_match(line),
+    })
+}
+
 /// Reads a director command; a line that starts like one but does not parse is
 /// [`DirectorCommand::Malformed`]. `written` is the line as the author wrote it.
 fn director(line: &str, written: &str) -> Option<DirectorCommand> {
     let malformed = || Some(DirectorCommand::Malformed(written.to_string()));
+    if let Some(cmd) = address_command(line, written) {
+        return Some(cmd);
+    }
     if CONFIRM_FORFEIT.is_match(line) {
         return Some(DirectorCommand::ConfirmForfeit);
     }
@@ -383,92 +576,10 @@ fn span_for_player(rest: &str) -> Option<(super::types::DateSpan, String)> {
 }
 
 // ---------------------------------------------------------------------------
-// The words that act (TO §2, §4, §13; FIDE 9.2) and bare results.
+// Bare results (TO §2).
 
-static NEGATION: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)\b(?:kein\w*|nicht|not|never|nie|niemals|ablehn\w*|abgelehnt|lehne|decline\w*|reject\w*|don't|dont|won't|no\s+draw)\b",
-    )
-});
-static OFFER: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)\bremis\s*\?|\bbiete\w*\b.{0,40}\bremis|\bremis\s*(?:angebot|anbieten)|\bremisangebot|\bremis\s+angeboten|\boffer\w*\s+(?:you\s+)?(?:a\s+)?draw|\bdraw\s*\?|\bdraw\s+offer(?:ed)?\b|\bpropose\s+a\s+draw",
-    )
-});
-static ACCEPT: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)\bremis\w*\s+(?:ist\s+|wird\s+)?(?:angenommen|akzeptiert)|\bnehme\b.{0,40}\bremis\w*.{0,20}\ban\b|\bremis\w*\b.{0,30}\bnehme\s+ich\b.{0,20}\ban\b|\baccept\w*\s+(?:the\s+|your\s+)?draw|\bdraw\s+(?:offer\s+)?accepted|\bdraw\s+agreed|\bakzeptiere\b.{0,30}\bremis|\beinverstanden\b.{0,30}\bremis|\bremis\b.{0,30}\beinverstanden",
-    )
-});
-static RESIGN: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)\bich\s+gebe\s+(?:hiermit\s+)?(?:die\s+partie\s+)?auf\b|\bgebe\s+(?:hiermit\s+)?(?:die\s+)?partie\s+auf\b|\bgebe\s+auf\b|\baufgegeben\b|\bi\s+resign\b|\bresigns?\b|\bresigned\b",
-    )
-});
-static REPETITION: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)dreimalige\w*\s+(?:stellungs)?wiederholung|\bremis\s+durch\s+(?:\w+\s+)?(?:stellungs)?wiederholung|\bthreefold\s+repetition|\bdraw\s+by\s+(?:threefold\s+)?repetition",
-    )
-});
-static LONG_THINK: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)\bmehr\s+als\s+(?:10|zehn)\s+tage|\bmore\s+than\s+(?:10|ten)\s+days|\bankündigung\b.{0,30}\b(?:10|zehn)\s+tage|\büber\s+(?:10|zehn)\s+tage",
-    )
-});
-static TAKE_BACK: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)\bnehme\b.{0,40}\bzur(?:ü|ue)ck\b|\bzug\s+zur(?:ü|ue)ck\b|\bzur(?:ü|ue)ck(?:nehmen|ziehen|genommen|gezogen)\b|\btake\s+(?:\w+\s+){0,3}back\b|\bwithdraw\s+(?:my|the)\s+(?:last\s+)?(?:move|draw\s+offer|offer|resignation)\b",
-    )
-});
 static BARE_WORD: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)^(?:remis|draw|unentschieden)[.!]*$"));
-
-/// Whether the text right after byte `end` of `line` is a question mark.
-fn question_after(line: &str, end: usize) -> bool {
-    line.get(end..)
-        .is_some_and(|rest| rest.trim_start().starts_with('?'))
-}
-
-fn phrases(line: &str, written: &str, c: &mut Content) {
-    let bare = line.trim_end_matches(['.', '!']).trim();
-    if bare.eq_ignore_ascii_case("status") || bare.eq_ignore_ascii_case("status?") {
-        c.status_request = true;
-        return;
-    }
-    if is_result(bare) || BARE_WORD.is_match(line) {
-        if c.bare_result.is_none() {
-            c.bare_result = Some(written.to_string());
-        }
-        return;
-    }
-    let negated = NEGATION.is_match(line);
-    if REPETITION.is_match(line) {
-        if !negated {
-            c.claim_repetition = true;
-        }
-        return;
-    }
-    if let Some(m) = ACCEPT.find(line) {
-        if question_after(line, m.end()) {
-            if c.bare_result.is_none() {
-                c.bare_result = Some(written.to_string());
-            }
-        } else if !negated {
-            c.draw_accept = true;
-        }
-    } else if OFFER.is_match(line) && !negated {
-        c.draw_offer = true;
-    }
-    if RESIGN.is_match(line) && !negated && !line.contains('?') {
-        c.resign = true;
-    }
-    if LONG_THINK.is_match(line) && !negated {
-        c.announce_long_think = true;
-    }
-    if TAKE_BACK.is_match(line) {
-        c.take_back = true;
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -598,7 +709,8 @@ mod tests {
         }
         let c = read_content("Remis angenommen?");
         assert!(!c.draw_accept && !c.draw_offer);
-        assert_eq!(c.bare_result.as_deref(), Some("Remis angenommen?"));
+        assert_eq!(c.asks.len(), 1);
+        assert_eq!(c.asks[0].kind, crate::letter::RequestKind::Accept);
         let c = read_content("Dein Remisangebot lehne ich ab.");
         assert!(!c.draw_accept && !c.draw_offer);
         let c = read_content("Kein Remis!");

@@ -87,6 +87,15 @@ static REPLY_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Whether the subject, without reply prefixes and game reference, is just `Status`.
+/// The subject without the game reference and the reply prefixes: what the writer wrote.
+pub fn subject_text(subject: &str) -> String {
+    let without_ref = GAME_REF.replace_all(subject, " ");
+    REPLY_PREFIX
+        .replace(without_ref.trim(), "")
+        .trim()
+        .to_string()
+}
+
 pub fn subject_is_status(subject: &str) -> bool {
     let without_ref = GAME_REF.replace_all(subject, " ");
     let rest = REPLY_PREFIX.replace(without_ref.trim(), "");

@@ -20,6 +20,7 @@ pub mod enclosed;
 pub mod headers;
 pub mod html;
 pub mod moves;
+pub mod requests;
 pub mod types;
 
 pub use types::*;
@@ -71,17 +72,42 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
     }
     let head = headers::read_headers(&message, raw)?;
     let mut text = body::author_text(&message, limits);
-    let mut content = content::read_content(&text);
+    let (mut content, mut reads) = content::read_content_and_requests(&text);
     if content.moves.is_empty()
         && let Some(enclosed) = enclosed::enclosed_text(&message, &head.from, limits)
     {
         // TO §2: moves the sender encloses (see `enclosed`); the text shows what was read.
         let joined = format!("{text}\n\n{enclosed}");
         text = body::cap(joined.trim(), limits.max_text_bytes).to_string();
-        content = content::read_content(&text);
+        (content, reads) = content::read_content_and_requests(&text);
     }
     if headers::subject_is_status(&head.subject) {
         content.status_request = true;
+    }
+    // A request in the subject (`Remisangebot`, `Urlaub 10.12.–23.12.2026`, `Ich gebe auf`),
+    // unless the text refuses the same thing (`Re: … Remis?` over `Remis? Nein danke!`); the
+    // relay's own subjects about requests carry their § and are not read.
+    let subject = headers::subject_text(&head.subject);
+    if !subject.contains('§') {
+        let said: Vec<_> = reads
+            .iter()
+            .filter(|r| {
+                matches!(
+                    r.reading,
+                    requests::Reading::Declines {
+                        why: requests::Why::Negated,
+                        ..
+                    }
+                )
+            })
+            .filter_map(|r| r.reading.family())
+            .collect();
+        let from_subject: Vec<_> = requests::read_units(&[subject])
+            .into_iter()
+            .filter(|r| r.reading.family().is_none_or(|f| !said.contains(&f)))
+            .collect();
+        requests::apply(&from_subject, &mut content);
+        requests::settle(&mut content);
     }
     Ok(Letter {
         message_id: head.message_id,

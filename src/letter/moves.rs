@@ -57,7 +57,10 @@ fn core_of(token: &str) -> &str {
 /// Whether `token` has the shape of a chess move in one of the accepted forms.
 pub fn is_move(token: &str) -> bool {
     let t = core_of(token);
-    !t.is_empty() && (SAN.is_match(t) || ICCF.is_match(t) || CASTLING.is_match(t))
+    let shaped = |t: &str| SAN.is_match(t) || ICCF.is_match(t) || CASTLING.is_match(t);
+    // Typed with caps lock: `KG7`, `E4`.
+    !t.is_empty()
+        && (shaped(t) || crate::notation::capitals_as_files(t).is_some_and(|l| shaped(&l)))
 }
 
 /// Whether `token` has a move's shape once one stray digit is left out (`Sf36`, `e45`): such a

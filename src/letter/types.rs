@@ -97,6 +97,62 @@ pub struct Content {
     pub director: Vec<DirectorCommand>,
     /// Things that make the mail doubtful (§2/§8), each said in English for the log and as a key for templates.
     pub doubts: Vec<Doubt>,
+    /// Requests recognised in the writer's sentences but incomplete or not certain
+    /// (`crate::letter::requests`): each is queried, never guessed (TO §2, §8).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asks: Vec<Ask>,
+}
+
+/// The requests a player can make in words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RequestKind {
+    /// TO §2: a draw offer.
+    Offer,
+    /// TO §2: accepting the partner's draw offer.
+    Accept,
+    /// TO §2: a draw word that may be an offer, an acceptance or neither.
+    Draw,
+    /// TO §2: a resignation.
+    Resign,
+    /// TO §13: more than 10 days for the next move.
+    Announce,
+    /// FIDE 9.2: a draw claim by repetition.
+    Claim,
+    /// TO §24: leave.
+    Leave,
+    /// TO §4: taking something back.
+    TakeBack,
+    /// Asking for the status of one's games.
+    Status,
+}
+
+/// What keeps a recognised request from being acted on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Missing {
+    /// A leave without any readable date.
+    Dates,
+    /// A leave whose first day is missing (`bis 23.12.`).
+    FirstDay,
+    /// A leave whose last day is missing (`ab dem 10.12.`).
+    LastDay,
+    /// A leave whose last day comes before its first.
+    Order,
+    /// §13 without the number of days (`ich brauche länger`).
+    Days,
+    /// The sentence hedges or asks (`vielleicht`, `sollte ich …?`): not a declaration.
+    Certainty,
+    /// A draw word that is neither clearly an offer nor an acceptance.
+    Which,
+}
+
+/// A request recognised but not acted on: the sentence as written and what is missing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ask {
+    pub kind: RequestKind,
+    pub sentence: String,
+    pub missing: Missing,
 }
 
 /// One numbered move as written: `12. Lb5` is (12, White, "Lb5"), `12... a6` is (12, Black, "a6").
@@ -143,6 +199,14 @@ pub enum DirectorCommand {
     AcceptLateLeave { span: DateSpan, player: String },
     /// `fortsetzen` / `resume`.
     Resume,
+    /// A player's address: `Adresse: anna@x.de -> anna.neu@y.de` (`change`: mail goes to the new
+    /// address from now on) or `Weitere Adresse: anna@x.de + anna.handy@y.de` (an address he may
+    /// also write from). Both count as his from then on.
+    Address {
+        player: String,
+        address: String,
+        change: bool,
+    },
     /// A line that looks like a command but is malformed: the line as written.
     Malformed(String),
 }

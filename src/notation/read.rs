@@ -477,7 +477,42 @@ fn iccf_square(file: u32, rank: u32) -> Option<Square> {
 }
 
 /// Every syntactic reading of `text`; empty when it reads as no move at all.
+/// A move written in capitals (`KG7`, `SF3`, `E4`, from a mail typed with caps lock) with its
+/// squares' files in lower case (`Kg7`, `Sf3`, `e4`); `None` when the text has a lower-case
+/// letter or no square.
+///
+/// ```
+/// assert_eq!(fernzug::notation::capitals_as_files("KG7").as_deref(), Some("Kg7"));
+/// assert_eq!(fernzug::notation::capitals_as_files("Kg7"), None);
+/// ```
+pub fn capitals_as_files(text: &str) -> Option<String> {
+    if text.chars().any(|c| c.is_ascii_lowercase()) {
+        return None;
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut changed = false;
+    let out: String = chars
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let square = ('A'..='H').contains(&c)
+                && chars.get(i + 1).is_some_and(|n| ('1'..='8').contains(n));
+            changed |= square;
+            if square { c.to_ascii_lowercase() } else { c }
+        })
+        .collect();
+    changed.then_some(out)
+}
+
 fn parse(text: &str) -> Vec<Candidate> {
+    let found = parse_as_written(text);
+    match capitals_as_files(text) {
+        Some(lower) if found.is_empty() => parse_as_written(&lower),
+        _ => found,
+    }
+}
+
+fn parse_as_written(text: &str) -> Vec<Candidate> {
     if text.is_empty() || text.chars().count() > MAX_LEN {
         return Vec::new();
     }

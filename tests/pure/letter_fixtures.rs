@@ -190,6 +190,7 @@ fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
         name: email.split('@').next().unwrap_or(email).to_string(),
         email: email.to_string(),
         language,
+        also: Vec::new(),
     };
     let players = match sender_color {
         Color::White => vec![player(&sender_email, Some(lang)), player(PARTNER, None)],

@@ -6,3 +6,4 @@ mod quiet_walk;
 
 mod letter_fixtures;
 mod mail_texts;
+mod phrases;

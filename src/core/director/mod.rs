@@ -401,14 +401,81 @@ impl State {
                     players,
                 })
             }
+            DirectorCommand::Address {
+                player,
+                address,
+                change,
+            } => {
+                let tid = self.leave_tournament(tid, directs, player, Command::Address)?;
+                if let Some(owner) = self.address_in_use(address)
+                    && owner != player
+                {
+                    return Err(DirectorRefusal::AddressTaken {
+                        address: address.clone(),
+                        owner: owner.to_string(),
+                    });
+                }
+                let Some(p) = self
+                    .tournaments
+                    .get_mut(&tid)
+                    .and_then(|t| t.players.iter_mut().find(|p| &p.email == player))
+                else {
+                    return Err(DirectorRefusal::NotAPlayer {
+                        player: player.clone(),
+                        scope: tid,
+                    });
+                };
+                if address != player && !p.also.contains(address) {
+                    p.also.push(address.clone());
+                }
+                if *change {
+                    p.send_to = (address != player).then(|| address.clone());
+                }
+                let games = self.open_games_in(&tid, player);
+                let what = if *change {
+                    "address"
+                } else {
+                    "further address"
+                };
+                self.director_event(
+                    out,
+                    &games,
+                    letter,
+                    format!("{what} of {player}: {address}"),
+                    now,
+                );
+                out.letter_games.extend(games.iter().cloned());
+                // The player and every partner of his open games are told.
+                let mut players = vec![player.clone()];
+                for g in &games {
+                    if let Some(gm) = self.games.get(g)
+                        && let Some(c) = gm.color_of(player)
+                    {
+                        players.push(gm.players.get(!c).clone());
+                    }
+                }
+                let name = self.name_of(&tid, player);
+                Ok(Notice {
+                    game: game.cloned().filter(|g| games.contains(g)),
+                    told: Told::Address {
+                        name,
+                        address: address.clone(),
+                        change: *change,
+                        tournament: tid.clone(),
+                    },
+                    tournament: tid,
+                    reason: None,
+                    players,
+                })
+            }
             DirectorCommand::Malformed(line) => Err(DirectorRefusal::Malformed {
                 lines: vec![line.clone()],
             }),
         }
     }
 
-    /// The tournament a leave command is about: the named one, else the only one the director
-    /// directs in which the player plays.
+    /// The tournament a command about a player (leave, address) is about: the named one, else
+    /// the only one the director directs in which the player plays.
     fn leave_tournament(
         &self,
         tid: Option<&str>,

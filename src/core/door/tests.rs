@@ -59,11 +59,13 @@ fn new_state() -> State {
                 name: "Anna".into(),
                 email: ANNA.into(),
                 language: None,
+                also: Vec::new(),
             },
             NewPlayer {
                 name: "Bert".into(),
                 email: BERT.into(),
                 language: None,
+                also: Vec::new(),
             },
         ],
         pairings: vec![Pairing {

@@ -93,6 +93,13 @@ pub enum Told {
         days: i32,
         used: u32,
     },
+    /// A player's address changed (`change`: mail goes there now) or added.
+    Address {
+        name: String,
+        address: String,
+        change: bool,
+        tournament: String,
+    },
     /// TO §24 special leave (`special`) or TO §25 a late leave accepted.
     Leave {
         special: bool,

@@ -33,6 +33,8 @@ pub struct NewPlayer {
     pub email: String,
     /// The player's language; `None`: the relay's default.
     pub language: Option<Lang>,
+    /// Further addresses he may write from (`also = [...]`), lower-cased.
+    pub also: Vec<String>,
 }
 
 /// One game to create.

@@ -115,6 +115,18 @@ pub enum Refusal {
     /// to someone else's key). The query goes to the registered address, so the real player
     /// learns of a forged one.
     NotThroughReplyKey,
+    /// A request the writer's sentence makes, recognised but incomplete or not certain
+    /// (`crate::letter::requests`): the query quotes the sentence, says what is missing and
+    /// shows the exact form (TO §2: a doubtful draw or resignation is void, never guessed).
+    Uncertain(crate::letter::Ask),
+    /// A mail from an address that is not registered, through a player's own reply key and
+    /// under his name: the query tells him how to have the address added.
+    UnregisteredAddress {
+        address: String,
+        registered: String,
+        director: String,
+        director_email: String,
+    },
 }
 
 /// Why a leave cannot be granted (TO §24, §25): each says exactly what is wrong.
@@ -179,6 +191,8 @@ pub enum DirectorRefusal {
         player: String,
         refusal: LeaveRefusal,
     },
+    /// The address is already someone else's (a player's or a director's).
+    AddressTaken { address: String, owner: String },
 }
 
 /// A director's command, as a refusal names it (TO §21–§26, §30, §31).
@@ -190,4 +204,5 @@ pub enum Command {
     AdjustTime,
     SpecialLeave,
     AcceptLateLeave,
+    Address,
 }

@@ -59,6 +59,15 @@ pub struct Player {
     pub name: String,
     pub email: String,
     pub lang: Option<Lang>,
+    /// Further addresses he writes from (the tournament file's `also`, or the director's
+    /// `Weitere Adresse`/`Adresse`): a mail from one of them counts as his. `email` stays the
+    /// name the relay knows him by.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
+    /// Where his mail goes since the director changed his address (`Adresse: old -> new`);
+    /// `None`: to `email`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_to: Option<String>,
     /// TO §24: his leaves in this tournament.
     #[serde(default)]
     pub leaves: Vec<Rest>,
@@ -181,6 +190,38 @@ impl State {
     }
 
     /// Whether `email` plays in or directs any tournament.
+    /// The address a player is known by, when `address` is one of his other addresses
+    /// (`Player::also`); `None` for his own address and for anyone else.
+    pub fn registered_as(&self, address: &str) -> Option<&str> {
+        self.tournaments
+            .values()
+            .flat_map(|t| &t.players)
+            .find(|p| p.email != address && p.also.iter().any(|a| a == address))
+            .map(|p| p.email.as_str())
+    }
+
+    /// Where mail to the player known as `email` goes (`Player::send_to`), if not to `email`.
+    pub fn delivery_address(&self, email: &str) -> Option<&str> {
+        self.tournaments
+            .values()
+            .flat_map(|t| &t.players)
+            .find(|p| p.email == email)
+            .and_then(|p| p.send_to.as_deref())
+    }
+
+    /// Whether `address` is anyone's: a director's, a player's own or one of his other ones.
+    pub fn address_in_use(&self, address: &str) -> Option<&str> {
+        self.tournaments.values().find_map(|t| {
+            if t.director.email == address {
+                return Some(t.director.email.as_str());
+            }
+            t.players
+                .iter()
+                .find(|p| p.email == address || p.also.iter().any(|a| a == address))
+                .map(|p| p.email.as_str())
+        })
+    }
+
     pub fn knows(&self, email: &str) -> bool {
         self.tournaments
             .values()

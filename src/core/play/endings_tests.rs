@@ -450,7 +450,10 @@ fn s2_acceptance_without_offer_is_query() {
         ("Remis angenommen", "nothing to accept"),
         ("1-0", "without words is void"),
         ("½", "without words is void"),
-        ("Remis angenommen?", "without words is void"),
+        (
+            "Remis angenommen?",
+            "looks like the acceptance of a draw offer",
+        ),
         ("Remis?", "only together with an own move"),
         ("I resign. I accept the draw.", "exclude each other"),
         ("1. e4 e5\nI resign", "replaces the own move"),

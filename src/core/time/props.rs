@@ -40,11 +40,13 @@ fn state(rules: RuleSet) -> State {
                 name: "A".into(),
                 email: "a@x.test".into(),
                 language: None,
+                also: Vec::new(),
             },
             NewPlayer {
                 name: "B".into(),
                 email: "b@x.test".into(),
                 language: None,
+                also: Vec::new(),
             },
         ],
         pairings: vec![Pairing {

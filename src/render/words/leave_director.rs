@@ -122,7 +122,9 @@ Ergebnis: 1-0   (oder 0-1, 1/2-1/2)            – Ergebnis festsetzen (TO §26,
 Sonderurlaub: 01.02.2027 – 14.02.2027 für spieler@…   – Sonderurlaub über das Urlaubskonto hinaus (TO §24)
 Bedenkzeit: +3 Tage für spieler@…, Grund: …    – Bedenkzeit gutschreiben (+) oder abziehen (-) (TO §8, §30, Fax 2.2)
 Urlaub nachträglich anerkannt 20.12.2026 – 03.01.2027 für spieler@…   – verspätete Urlaubsmeldung anerkennen (TO §25)
-fortsetzen                                     – angehaltene oder zur Abschätzung gestellte Partie fortsetzen";
+fortsetzen                                     – angehaltene oder zur Abschätzung gestellte Partie fortsetzen
+Adresse: spieler@… -> neu@…                    – neue Adresse eines Spielers: Mails gehen künftig dorthin
+Weitere Adresse: spieler@… + zweite@…          – eine weitere Adresse, von der ein Spieler schreiben darf";
 
 /// Every command form, English.
 pub const FORMS_EN: &str = "\
@@ -131,7 +133,9 @@ result: 1-0   (or 0-1, 1/2-1/2)                – set the result (TO §26, §31
 special leave 2027-02-01 to 2027-02-14 for player@…   – special leave beyond the budget (TO §24)
 time: +3 days for player@…, reason: …          – add (+) or remove (-) thinking time (TO §8, §30, Fax 2.2)
 accept late leave 2026-12-20 to 2027-01-03 for player@…   – accept a late leave notice (TO §25)
-resume                                         – resume a suspended or adjourned game";
+resume                                         – resume a suspended or adjourned game
+address: player@… -> new@…                     – a player's new address: mail goes there from now on
+also: player@… + second@…                      – a further address a player may write from";
 
 impl DirectorRefusal {
     /// What is wrong, in `lang`; malformed mails get the list of valid forms.
@@ -251,6 +255,15 @@ impl DirectorRefusal {
                     format!("Leave for {player}: {}", refusal.message(lang))
                 }
             }
+            DirectorRefusal::AddressTaken { address, owner } => {
+                if de {
+                    format!(
+                        "{address} ist bereits eine Adresse von {owner}. Es wurde nichts geändert."
+                    )
+                } else {
+                    format!("{address} is already an address of {owner}. Nothing was changed.")
+                }
+            }
         }
     }
 }
@@ -264,5 +277,6 @@ fn command_name(c: Command) -> &'static str {
         Command::AdjustTime => "Bedenkzeit / time",
         Command::SpecialLeave => "Sonderurlaub / special leave",
         Command::AcceptLateLeave => "Urlaub nachträglich anerkannt / accept late leave",
+        Command::Address => "Adresse / address",
     }
 }

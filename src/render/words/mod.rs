@@ -6,6 +6,7 @@ pub mod crosstable;
 mod leave_director;
 mod notice;
 mod refusal;
+pub mod request;
 
 pub use leave_director::{FORMS_DE, FORMS_EN};
 

@@ -35,6 +35,14 @@ pub fn title(t: &Told, lang: Lang) -> String {
             name,
             ..
         } => format!("special leave for {name}"),
+        Told::Address {
+            name, change: true, ..
+        } if de => format!("Neue Adresse von {name}"),
+        Told::Address {
+            name, change: true, ..
+        } => format!("new address of {name}"),
+        Told::Address { name, .. } if de => format!("Weitere Adresse von {name}"),
+        Told::Address { name, .. } => format!("further address of {name}"),
         Told::Leave { name, .. } if de => format!("Urlaub von {name} nachträglich anerkannt"),
         Told::Leave { name, .. } => format!("late leave of {name} accepted"),
     }
@@ -124,6 +132,25 @@ pub fn text(t: &Told, lang: Lang) -> String {
                 )
             }
         }
+        Told::Address {
+            name,
+            address,
+            change,
+            tournament: tid,
+        } => match (change, de) {
+            (true, true) => format!(
+                "Der Turnierleiter hat die Adresse von {name} im Turnier {tid} geändert: Die Mails des Relais an {name} gehen ab jetzt an {address}, und Mails von dieser Adresse zählen als die von {name}."
+            ),
+            (true, false) => format!(
+                "The director changed the address of {name} in tournament {tid}: the relay's mails to {name} go to {address} from now on, and mails from that address count as those of {name}."
+            ),
+            (false, true) => format!(
+                "Der Turnierleiter hat für {name} im Turnier {tid} die weitere Adresse {address} eingetragen: Mails von dieser Adresse zählen als die von {name}. Die Mails des Relais gehen weiter an die bisherige Adresse."
+            ),
+            (false, false) => format!(
+                "The director added the address {address} for {name} in tournament {tid}: mails from that address count as those of {name}. The relay's mails still go to the registered address."
+            ),
+        },
         Told::Leave {
             special,
             name,

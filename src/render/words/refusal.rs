@@ -442,6 +442,23 @@ impl Refusal {
                     "This mail was not acted on: it did not come through your private reply address of the relay (relay+…@). Moves and declarations count only when you reply to a mail of the relay. Please reply to a mail of the relay about your game. If you did not write this mail, someone used your address as the sender; nothing was done.".into()
                 }
             }
+            Refusal::Uncertain(ask) => super::request::message(ask, lang),
+            Refusal::UnregisteredAddress {
+                address,
+                registered,
+                director,
+                director_email,
+            } => {
+                if de {
+                    format!(
+                        "Sie schreiben von {address}; im Turnier ist für Sie die Adresse {registered} eingetragen. Mails von einer anderen Adresse zählen nicht, es wurde nichts ausgeführt. Schreiben Sie von {registered} aus, oder bitten Sie den Turnierleiter {director} ({director_email}), diese Adresse einzutragen. Er schreibt dem Relais dazu die Zeile\n\n  Weitere Adresse: {registered} + {address}\n\n(oder „Adresse: {registered} -> {address}“, wenn alle Mails des Relais künftig an {address} gehen sollen)."
+                    )
+                } else {
+                    format!(
+                        "You wrote from {address}; the address registered for you in the tournament is {registered}. Mails from another address do not count; nothing was done. Write from {registered}, or ask the director {director} ({director_email}) to register this address. He sends the relay the line\n\n  also: {registered} + {address}\n\n(or \"address: {registered} -> {address}\" if all the relay's mails are to go to {address} from now on)."
+                    )
+                }
+            }
         }
     }
 }
