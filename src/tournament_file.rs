@@ -681,7 +681,25 @@ email = "tl@fernschach.test"
         );
         assert_eq!(
             err(&format!("{HEAD}{}elo = 2100\n", player_blocks(2))),
-            "t.toml: key `players[2].elo`: unknown key (allowed here: name, email, language)"
+            "t.toml: key `players[2].elo`: unknown key (allowed here: name, email, language, also)"
+        );
+        assert_eq!(
+            err(&format!(
+                "{HEAD}{}also = \"p1@fernschach.test\"\n",
+                player_blocks(2)
+            )),
+            "t.toml: key `players[2].also`: expected a list of e-mail addresses, found \"p1@fernschach.test\""
+        );
+        assert_eq!(
+            err(&format!(
+                "{HEAD}{}also = [\"p1@fernschach.test\"]\n",
+                player_blocks(2)
+            )),
+            "t.toml: key `players[2].also`: \"p1@fernschach.test\" is already an address of players[1]"
+        );
+        assert_eq!(
+            err(&format!("{HEAD}{}also = [\"handy@\"]\n", player_blocks(2))),
+            "t.toml: key `players[2].also`: \"handy@\" is not an e-mail address"
         );
         assert_eq!(
             err(&format!("players = \"all\"\n{HEAD}")),
@@ -761,5 +779,20 @@ email = "tl@fernschach.test"
                     .to_string()
             )
         );
+    }
+
+    #[test]
+    fn also_addresses_are_read_lower_cased() {
+        let t = ok(&format!(
+            "{HEAD}[[players]]\nname = \"A\"\nemail = \"a@x.test\"\nalso = [\"Anna.Handy@Example.ORG\", \"anna@work.test\"]\n[[players]]\nname = \"B\"\nemail = \"b@x.test\"\n"
+        ));
+        assert_eq!(
+            t.players[0].also,
+            vec![
+                "anna.handy@example.org".to_string(),
+                "anna@work.test".to_string()
+            ]
+        );
+        assert!(t.players[1].also.is_empty());
     }
 }

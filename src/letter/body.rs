@@ -240,6 +240,158 @@ fn header_block_at(lines: &[&str], i: usize) -> bool {
     seen.contains(&"from") && seen.contains(&"subject") && seen.len() >= 3
 }
 
+/// One `Label: value` line of a header block in any language: a label of one to three words
+/// (`Från`, `Envoyé`, `*Sent*`, `Отправлено`), a colon (French puts a space before it), a value.
+static LABEL_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\s*\*?\s*(\p{L}[\p{L}\p{M}.'’-]*(?:\s\p{L}[\p{L}\p{M}.'’-]*){0,2})\s?\*?\s?:\*?\s+\S",
+    )
+    .expect("valid regex")
+});
+/// Labels the relay's own vocabulary uses in a player's or director's text: never a header.
+const OWN_LABELS: &[&str] = &[
+    "erhalten",
+    "empfangen",
+    "eingang",
+    "abgesandt",
+    "abgeschickt",
+    "received",
+    "bedenkzeit",
+    "zeit",
+    "time",
+    "urlaub",
+    "leave",
+    "sonderurlaub",
+    "eventualzüge",
+    "eventualzuege",
+    "eventualzug",
+    "conditional",
+    "if",
+    "wenn",
+    "falls",
+    "ergebnis",
+    "result",
+    "adresse",
+    "address",
+    "also",
+    "status",
+    "zug",
+    "move",
+    "antwort",
+    "reply",
+    "beginn",
+    "ende",
+    "grund",
+    "reason",
+    "mein zug",
+    "my move",
+    "neue adresse",
+    "weitere adresse",
+    "special leave",
+    "thinking time",
+    "days used",
+    "time used",
+    "ankündigung",
+    "announcement",
+    "remis",
+    "draw",
+];
+/// An address or a clock time: what the first lines of a header block carry.
+static ADDRESS_OR_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)[\w.+-]+@[\w-]+\.[\w.-]+|mailto:|\b\d{1,2}:\d{2}\b").expect("valid regex")
+});
+
+/// The label of a `Label: value` line, lower-cased, if the line is one.
+fn label_of(line: &str) -> Option<String> {
+    let c = LABEL_LINE.captures(line)?;
+    Some(c.get(1)?.as_str().to_lowercase())
+}
+
+/// Whether a mail header block in any language starts at line `i`, recognised by its shape
+/// rather than its words (`Från: … / Skickat: …`, `De : … / Envoyé : …`, `От: … / Отправлено:
+/// …`): two or more `Label: value` lines in a row, an address or a clock time among the first
+/// two, and no label of the relay's own vocabulary. Also one line that holds two such fields
+/// and an address (a header block an HTML part ran together).
+fn header_shape_at(lines: &[&str], i: usize) -> bool {
+    let Some(first) = lines.get(i).and_then(|l| label_of(l)) else {
+        return false;
+    };
+    let own = |label: &str| OWN_LABELS.contains(&label);
+    if own(&first) {
+        return false;
+    }
+    let line = lines[i];
+    // `From: bob@example.com Date: Thu, 24 Mar 2016 08:07:12 -0700`
+    let fields_in_line = line.matches(": ").count() + line.matches(":* ").count();
+    if fields_in_line >= 2 && ADDRESS_OR_TIME.is_match(line) && line.contains('@') {
+        return true;
+    }
+    let block: Vec<&str> = lines[i..]
+        .iter()
+        .take(8)
+        .take_while(|l| label_of(l).is_some_and(|lb| !own(&lb)))
+        .copied()
+        .collect();
+    block.len() >= 2 && block.iter().take(2).any(|l| ADDRESS_OR_TIME.is_match(l))
+}
+
+/// `-----Oprindelig meddelelse-----`, `------On 12/29/1987 17:32 PM, Julius wrote-----`: a
+/// separator in any language, by its shape.
+static DASHED_SEPARATOR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^-{3,}\s*\p{L}[^-]{0,100}?\s*-{3,}$").expect("valid regex"));
+
+/// An attribution line in any language, by its shape: it ends with `:` and names an address
+/// and a clock time or date (`Den 14 september, 2015 02:23:18, Valentino (v@r.be) skrev:`,
+/// `Vào 14:24 8 tháng 6, 2017, Hùng <h@x.com> đã viết:`), possibly with its last word on the
+/// next line (`… <zoe@x.com>` / `napisał:`); or a line that opens with a date and a clock time
+/// whose address follows within three lines (`On Tue, Apr 11, 2017 at 10:07 PM John` … `mailto:`).
+fn attribution_at(lines: &[&str], i: usize) -> Option<usize> {
+    let line = lines.get(i)?.trim();
+    let dated = |l: &str| {
+        ADDRESS_OR_TIME.is_match(l)
+            && (l.contains('@') || l.contains("mailto:"))
+            && l.chars().filter(char::is_ascii_digit).count() >= 4
+    };
+    if line.len() <= 300 && line.ends_with(':') && label_of(line).is_none() {
+        if dated(line) {
+            return Some(i);
+        }
+        // `napisał:` alone after the line that names the writer.
+        if !line.contains(' ')
+            && let Some(prev) = i.checked_sub(1).and_then(|p| lines.get(p))
+            && dated(prev.trim())
+        {
+            return Some(i - 1);
+        }
+    }
+    if OPENS_DATED.is_match(line)
+        && label_of(line).is_none()
+        && lines[i + 1..]
+            .iter()
+            .take(4)
+            .any(|l| l.contains("mailto:") || l.contains('@') && l.contains('<'))
+    {
+        return Some(i);
+    }
+    None
+}
+
+/// A line that opens like an attribution: a short word, then a clock time (`On Tue, Apr 11, 2017
+/// at 10:07 PM John Smith`).
+static OPENS_DATED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\p{L}{1,4}\s.{0,80}\b\d{1,2}:\d{2}\b").expect("valid regex"));
+
+/// A reply header that shares its line with the author's text:
+/// `1... e5 2. Sf3 On Wed, Apr 4, 2012 at 3:59 PM, bob@example.com wrote:` → the text before it.
+static OPENS_LIKE_HEADER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^(?:am|on|le|el)\s").expect("valid regex"));
+static SHARED_REPLY_HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(.*?\S)\s*(?:-{2,}\s*)?(?:am|on|le|el)\s.{0,300}\b(?:schrieb|wrote|a écrit|escribió)\b.{0,300}:$",
+    )
+    .expect("valid regex")
+});
+
 fn is_quoted(line: &str) -> bool {
     line.trim_start().starts_with('>')
 }
@@ -273,7 +425,12 @@ fn reply_header_ending_at(lines: &[&str], i: usize) -> Option<usize> {
 /// Removes quotes, reply headers, quoted originals, signatures and footers (see the
 /// module documentation) from plain text.
 pub fn strip_quotes(text: &str) -> String {
-    let normalized = text.replace("\r\n", "\n").replace('\r', "\n");
+    // Direction marks (U+200E, U+200F) are invisible; some programs put them between the words
+    // of a date.
+    let normalized = text
+        .replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .replace(['\u{200e}', '\u{200f}'], "");
     let lines: Vec<&str> = normalized.split('\n').collect();
     let mut keep: Vec<&str> = Vec::new();
     let mut i = 0;
@@ -282,7 +439,40 @@ pub fn strip_quotes(text: &str) -> String {
         if t == "--" || SEPARATOR.is_match(t) || SIGNATURE_LINE.is_match(t) {
             break;
         }
-        if DISCLAIMER.is_match(t) || header_block_at(&lines, i) {
+        if DISCLAIMER.is_match(t)
+            || header_block_at(&lines, i)
+            || header_shape_at(&lines, i)
+            || DASHED_SEPARATOR.is_match(t)
+        {
+            break;
+        }
+        if !is_quoted(line)
+            && let Some(own) = SHARED_REPLY_HEADER
+                .captures(t)
+                .and_then(|c| c.get(1))
+                .filter(|own| {
+                    !REPLY_HEADER.is_match(own.as_str())
+                        && !OPENS_LIKE_HEADER.is_match(own.as_str())
+                })
+        {
+            keep.push(own.as_str());
+            let next = lines.iter().skip(i + 1).find(|l| !l.trim().is_empty());
+            if next.is_some_and(|l| is_quoted(l)) {
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        if !is_quoted(line)
+            && let Some(start) = attribution_at(&lines, i)
+        {
+            // As a reply header below: an inline reply goes on between the quotes.
+            keep.truncate(keep.len().saturating_sub(i - start));
+            let next = lines.iter().skip(i + 1).find(|l| !l.trim().is_empty());
+            if next.is_some_and(|l| is_quoted(l)) {
+                i += 1;
+                continue;
+            }
             break;
         }
         if !is_quoted(line)

@@ -181,6 +181,12 @@ fn struck_out(line: &str, doubts: &mut Vec<Doubt>) -> String {
 /// `Mein Zug: 13. Lg5`, `Antwort: 12... a6`, `hier mein Zug: …`: a short label
 /// naming a move before numbered moves. Numbers after other words are commentary
 /// (`Nach 12. Lb5 …`) and not read.
+/// `Dear Sir, 2. Sf3 Sc6`: a greeting the mail program ran together with the move line.
+static GREETING_BEFORE_MOVES: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^(?:dear|hallo|hello|hi|lieber|liebe|sehr\s+geehrte[r]?|guten\s+tag|servus|moin)\b[^,:\d]{0,40}[,:]\s*(\d.*)$",
+    )
+});
 static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)^[^\d:]{0,40}\b(?:zug|züge|zuege|zugfolge|antwort|gegenzug|zugwiederholung|wiederholung|move|moves|reply|answer|repetition|repeat)\s*:\s*(\d.*)$",
@@ -193,6 +199,7 @@ fn read_moves(line: &str, written: &str, c: &mut Content) {
     } else {
         LABEL
             .captures(line)
+            .or_else(|| GREETING_BEFORE_MOVES.captures(line))
             .and_then(|cap| cap.get(1))
             .map(|m| m.as_str())
             .filter(|rest| starts_with_number(rest))

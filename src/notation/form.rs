@@ -46,6 +46,16 @@ impl Form {
         }
     }
 
+    /// The alphabet of the form's piece letters: German (`K D T L S`), English (`K Q R B N`), or
+    /// none (ICCF numeric, UCI).
+    pub fn alphabet(self) -> Option<Lang> {
+        match self {
+            Form::SanGerman | Form::LongGerman => Some(Lang::De),
+            Form::SanEnglish | Form::LongEnglish => Some(Lang::En),
+            Form::Iccf | Form::Uci => None,
+        }
+    }
+
     /// The human name of the form, in `lang`, e.g. "deutsche Kurznotation" or "ICCF numeric".
     pub fn name(self, lang: Lang) -> &'static str {
         match (self, lang) {
@@ -77,7 +87,8 @@ pub(crate) fn english_letter(role: Role) -> char {
     }
 }
 
-/// The German piece letter of a role (`K D T L S`, `B` for Bauer).
+/// The German piece letter of a role (`K D T L S`; `B` for Bauer only where a piece must be
+/// named, e.g. a drop — moves never give the pawn a letter).
 pub(crate) fn german_letter(role: Role) -> char {
     match role {
         Role::King => 'K',

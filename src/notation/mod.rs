@@ -15,5 +15,5 @@ mod tests;
 pub use diagram::diagram;
 pub use error::{IllegalReason, NotationError};
 pub use form::Form;
-pub use read::{Reading, capitals_as_files, fits_form, read_move, read_move_in};
+pub use read::{Reading, capitals_as_files, fits_form, letters_of, read_move, read_move_in};
 pub use write::write_move;

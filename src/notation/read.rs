@@ -2,7 +2,7 @@
 //! against the position it is to be played in.
 //!
 //! The text is first turned into *candidates*: every way it can be read syntactically (a
-//! letter such as `B` is an English bishop or a German Bauer, so one text can give several).
+//! text such as `Ke2` fits short algebraic in both alphabets, so one text can give several).
 //! Each candidate is then matched against the legal moves. Exactly one different legal move
 //! over all candidates: that is the move (TO §5). Two or more: doubtful (TO §2, §3, §8).
 //! None: the most precise reason why not (TO §8, §9).
@@ -47,7 +47,7 @@ const MAX_LEN: usize = 64;
 /// - [`NotationError::Illegal`]: it reads as a move, but none of its readings is legal here;
 ///   the reason is the most precise one found (TO §8, §9).
 /// - [`NotationError::Ambiguous`]: its readings give two or more different legal moves
-///   (e.g. `Bc4` when both a bishop and — German "Bauer" — a pawn can go to c4; TO §2, §3).
+///   (e.g. `Sf36` with a stray digit; TO §2, §3, §8).
 ///
 /// # Example
 ///
@@ -67,6 +67,34 @@ const MAX_LEN: usize = 64;
 /// ```
 pub fn read_move(text: &str, pos: &Chess) -> Result<Reading, NotationError> {
     analyse(text, pos).result
+}
+
+/// The alphabet a move text's piece letters show: German (`S L T D`), English (`N B R Q P`),
+/// or `None` when it shows neither (a pawn move, a king move, castling, ICCF, UCI, a figurine)
+/// or both (TO §3: a move's letters are read by the alphabet the text itself shows).
+///
+/// ```
+/// use fernzug::lang::Lang;
+/// use fernzug::notation::letters_of;
+/// assert_eq!(letters_of("Sf3"), Some(Lang::De));
+/// assert_eq!(letters_of("Bc5"), Some(Lang::En));
+/// assert_eq!(letters_of("e8D"), Some(Lang::De));
+/// assert_eq!(letters_of("exd5"), None);
+/// ```
+pub fn letters_of(text: &str) -> Option<crate::lang::Lang> {
+    let found: Vec<Alphabet> = parse(text.trim())
+        .iter()
+        .map(|c| c.alphabet)
+        .filter(|a| *a != Alphabet::Neutral)
+        .collect();
+    match (
+        found.contains(&Alphabet::German),
+        found.contains(&Alphabet::English),
+    ) {
+        (true, false) => Some(crate::lang::Lang::De),
+        (false, true) => Some(crate::lang::Lang::En),
+        _ => None,
+    }
 }
 
 /// Whether `text` reads in `pos` as the one move [`read_move`] finds, in a reading that fits
@@ -89,8 +117,7 @@ pub fn fits_form(text: &str, pos: &Chess, form: Form) -> bool {
 /// - when the text fits `usual` (e.g. `e4` or `O-O` for a German player), the reading
 ///   reports `usual`, so a form-neutral text never counts as a switch;
 /// - when the text is ambiguous across forms but exactly one of its readings fits `usual`,
-///   that reading is taken: an English player's `Bc4` is his bishop even when a pawn could
-///   go to c4 (German `B` = Bauer), and a German player's `Bc4` is the pawn.
+///   that reading is taken.
 ///
 /// The second point relaxes the literal TO §2 rule that a text reading as two different
 /// legal moves is doubtful; use [`read_move`] where that rule is to apply strictly.
@@ -256,7 +283,7 @@ enum Alphabet {
     Neutral,
     /// English-only letters (`Q R N P`, `B` as bishop).
     English,
-    /// German-only letters (`D T L S`, `B` as Bauer).
+    /// German-only letters (`D T L S`).
     German,
 }
 
@@ -423,11 +450,9 @@ fn piece_letter(sym: Sym) -> Vec<(Role, Alphabet)> {
             'R' | 'r' => vec![(Role::Rook, Alphabet::English)],
             'N' | 'n' => vec![(Role::Knight, Alphabet::English)],
             'P' | 'p' => vec![(Role::Pawn, Alphabet::English)],
-            // English bishop or German Bauer; lower-case `b` is the b-file.
-            'B' => vec![
-                (Role::Bishop, Alphabet::English),
-                (Role::Pawn, Alphabet::German),
-            ],
+            // The English bishop. German notation gives pawns no letter (TO §3): `B` as "Bauer"
+            // is no usual form, so `Bc4` is never the pawn. Lower-case `b` is the b-file.
+            'B' => vec![(Role::Bishop, Alphabet::English)],
             // Lower-case `d` is the d-file.
             'D' => vec![(Role::Queen, Alphabet::German)],
             'T' | 't' => vec![(Role::Rook, Alphabet::German)],

@@ -114,8 +114,8 @@ fn s2_every_form_reads_to_the_same_move() {
             &start,
             "e2e4",
             &[
-                "e4", "e2-e4", "e2e4", "5254", "Pe4", "Be4", "♙e4", "e2 - e4", "e 4", "ee4",
-                "Pe2-e4", "Be2-e4", "52-54",
+                "e4", "e2-e4", "e2e4", "5254", "Pe4", "♙e4", "e2 - e4", "e 4", "ee4", "Pe2-e4",
+                "52-54",
             ],
         ),
         (
@@ -123,7 +123,7 @@ fn s2_every_form_reads_to_the_same_move() {
             "e4d5",
             &[
                 "exd5", "ed5", "e:d5", "exd5+", "ed", "e4-d5", "e4xd5", "e4:d5", "e4d5", "5445",
-                "e×d5", "Bexd5", "Pxd5", "dxd5",
+                "e×d5", "Pxd5", "dxd5",
             ],
         ),
     ];
@@ -154,8 +154,6 @@ fn s3_form_of_the_text_is_reported() {
         (&start, "5254", Form::Iccf),
         (&start, "e2e4", Form::Uci),
         (&start, "g1f3", Form::Uci),
-        // `B` as German Bauer: only the pawn can go to c3.
-        (&start, "Bc3", Form::SanGerman),
         (&castling, "O-O", Form::SanEnglish),
         (&castling, "5171", Form::Iccf),
         (&castling, "e1g1", Form::Uci),
@@ -251,7 +249,7 @@ fn s2_promotions_read_in_every_form() {
             "e7e8q",
             &[
                 "e8=Q", "e8Q", "e8D", "e8=D", "e8(D)", "e8(Q)", "e8/Q", "e7-e8Q", "e7-e8=D",
-                "e7e8q", "e7e8Q", "57581", "e8♕", "e8=Q+", "Be8D", "Pe8=Q", "e8 = D", "e7-e8(D)",
+                "e7e8q", "e7e8Q", "57581", "e8♕", "e8=Q+", "Pe8=Q", "e8 = D", "e7-e8(D)",
             ],
         ),
         ("e7e8r", &["e8=R", "e8R", "e8T", "e7e8r", "57582", "e7-e8T"]),
@@ -591,31 +589,36 @@ fn s9_not_a_move_in_any_form() {
 // --- TO §2/§3/§8: ambiguity across forms ------------------------------------------------
 
 #[test]
-fn s2_b_as_bishop_or_bauer_is_ambiguous_when_both_are_legal() {
+fn s3_b_is_the_bishop_never_the_bauer() {
+    // German notation gives pawns no letter (TO §3): `Bc4` is the bishop even where a pawn
+    // could go to c4 too, and `Bc3`, which only a pawn could mean, is no move.
     let pos = after(&["e4", "e5"]);
-    match read_move("Bc4", &pos) {
-        Err(NotationError::Ambiguous { text, readings }) => {
-            assert_eq!(text, "Bc4");
-            assert_eq!(readings, vec!["Bc4".to_string(), "c4".to_string()]);
-        }
-        other => panic!("expected ambiguous, got {other:?}"),
-    }
-    // Only the bishop reaches b5, only a pawn reaches c3: no doubt.
+    let c4 = read_move("Bc4", &pos).expect("bishop");
+    assert_eq!(
+        (uci(&pos, &c4.mv), c4.form),
+        ("f1c4".to_string(), Form::SanEnglish)
+    );
+    assert_eq!(
+        read_move_in("Bc4", &pos, Form::SanGerman).map(|r| r.mv),
+        Ok(c4.mv)
+    );
+    assert!(matches!(
+        read_move("Bc3", &pos),
+        Err(NotationError::Illegal { .. })
+    ));
     let b5 = read_move("Bb5", &pos).expect("bishop");
     assert_eq!(
         (uci(&pos, &b5.mv), b5.form),
         ("f1b5".to_string(), Form::SanEnglish)
     );
-    let c3 = read_move("Bc3", &pos).expect("pawn");
-    assert_eq!(
-        (uci(&pos, &c3.mv), c3.form),
-        ("c2c3".to_string(), Form::SanGerman)
-    );
     // The German and figurine bishop are never ambiguous; nor is long notation.
     assert_eq!(read_uci("Lc4", &pos), "f1c4");
     assert_eq!(read_uci("♗c4", &pos), "f1c4");
     assert_eq!(read_uci("Bf1-c4", &pos), "f1c4");
-    assert_eq!(read_uci("Bc2-c4", &pos), "c2c4");
+    assert!(matches!(
+        read_move("Bc2-c4", &pos),
+        Err(NotationError::Illegal { .. })
+    ));
     // Lower-case b is the b-file.
     assert!(matches!(
         read_move("bc4", &pos),
@@ -626,17 +629,6 @@ fn s2_b_as_bishop_or_bauer_is_ambiguous_when_both_are_legal() {
 #[test]
 fn s3_usual_form_decides_a_cross_form_ambiguity() {
     let pos = after(&["e4", "e5"]);
-    let english = read_move_in("Bc4", &pos, Form::SanEnglish).expect("bishop");
-    assert_eq!(uci(&pos, &english.mv), "f1c4");
-    assert_eq!(english.form, Form::SanEnglish);
-    let german = read_move_in("Bc4", &pos, Form::SanGerman).expect("pawn");
-    assert_eq!(uci(&pos, &german.mv), "c2c4");
-    assert_eq!(german.form, Form::SanGerman);
-    // A form neither reading fits does not decide.
-    assert!(matches!(
-        read_move_in("Bc4", &pos, Form::Iccf),
-        Err(NotationError::Ambiguous { .. })
-    ));
     // Two e-pawns capturing on the d-file fit the same form: still ambiguous.
     let two = fen("4k3/3p4/4P3/3p4/4P3/8/8/4K3 w - - 0 1");
     assert!(matches!(
@@ -664,12 +656,16 @@ fn s3_usual_form_decides_a_cross_form_ambiguity() {
 
 #[test]
 fn s8_ambiguous_message_names_the_readings() {
-    let pos = after(&["e4", "e5"]);
-    let e = read_move("Bc4", &pos).unwrap_err();
-    assert_eq!(e.message(Lang::En), "Bc4: ambiguous, it can mean Bc4 or c4");
+    // Two pawns of the e-file can capture on the d-file: `ed` names neither.
+    let two = fen("4k3/3p4/4P3/3p4/4P3/8/8/4K3 w - - 0 1");
+    let e = read_move("ed", &two).unwrap_err();
+    assert_eq!(
+        e.message(Lang::En),
+        "ed: ambiguous, it can mean exd5 or exd7+"
+    );
     assert_eq!(
         e.message(Lang::De),
-        "Bc4: mehrdeutig, gemeint sein kann Lc4 oder c4"
+        "ed: mehrdeutig, gemeint sein kann exd5 oder exd7+"
     );
 }
 
@@ -851,13 +847,6 @@ fn s3_round_trip_write_then_read_for_every_legal_move() {
                     Ok(reading) => {
                         assert_eq!(reading.mv, mv, "{text} in {form:?}");
                         assert!(fits_form(&text, pos, form), "{text} should fit {form:?}");
-                    }
-                    // The one clash the rules accept (TO §2, §3): English `B` is also the
-                    // German Bauer, so `Bc4` is doubtful when a pawn can go to c4 too.
-                    Err(NotationError::Ambiguous { readings, .. })
-                        if form == Form::SanEnglish && text.starts_with('B') =>
-                    {
-                        assert!(readings.contains(&text), "{text}: {readings:?}");
                     }
                     Err(e) => panic!("{text} in {form:?}: {e:?}"),
                 }

@@ -7,3 +7,5 @@ mod quiet_walk;
 mod letter_fixtures;
 mod mail_texts;
 mod phrases;
+mod real_games;
+mod replies;

@@ -24,6 +24,7 @@ use crate::core::model::{Output, Settings, State};
 use crate::core::model::{Parts, Step};
 use crate::core::view;
 use crate::game_ref::GameRef;
+use crate::lang::Lang;
 use crate::letter::{Content, Doubt, Letter, MoveToken, StatedDate};
 use crate::mail_kind::MailKind;
 use crate::notation::{self, Form};
@@ -247,11 +248,24 @@ impl State {
             .iter()
             .filter(|t| Some((t.number, t.color)) == rep_key)
             .collect();
-        let form = view::form_for(
+        let history = view::form_for(
             game,
             color,
             self.lang_for(self.games[game_ref].players.get(color), Some(game_ref), s),
         );
+        // TO §3: a move's letters are read by the alphabet the mail itself shows (`S L T D` or
+        // `N B R Q`); the player's history decides only where the mail shows none.
+        let shown: Vec<Lang> = tokens
+            .iter()
+            .filter_map(|t| notation::letters_of(&t.text))
+            .collect();
+        let form = match (
+            shown.first(),
+            shown.iter().all(|l| Some(l) == shown.first()),
+        ) {
+            (Some(&lang), true) if history.alphabet() != Some(lang) => Form::default_for(lang),
+            _ => history,
+        };
         let read = |text: &str, pos: &Chess| read_in_usual_form(text, pos, form);
         // Interpretation (TO §2): players often copy more of the game than the repetition
         // (`21. Sh4 Ld7 22. Df3`, a whole table). An earlier move that reads as the move played at
@@ -827,9 +841,8 @@ impl Parts<'_> {
 }
 
 /// Reads a move as the player usually writes (TO §3). Interpretation (TO §2, §3, §8): a text that
-/// reads as two different legal moves is doubtful — except that a player who writes English letters
-/// means the bishop by `B`, never the German "Bauer"; for everybody else `Bc4` that could be a bishop
-/// or a pawn stays doubtful and is queried.
+/// reads as two different legal moves is doubtful and is queried; `B` is always the English
+/// bishop (German notation gives pawns no letter), so `Bc4` never means a pawn.
 pub(super) fn read_in_usual_form(
     text: &str,
     pos: &Chess,

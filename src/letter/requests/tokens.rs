@@ -168,6 +168,9 @@ static EMAIL: LazyLock<Regex> = LazyLock::new(|| {
 static ENGLISH_SUFFIX: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)^(?:st|nd|rd|th)\b(?:\s+of\b)?").expect("valid regex"));
 
+/// At most this many tokens make one sentence.
+const MAX_TOKENS: usize = 300;
+
 /// Splits a paragraph into sentences of tokens (see the module documentation).
 pub fn sentences(paragraph: &str) -> Vec<Sentence> {
     let mut out = Vec::new();
@@ -186,6 +189,12 @@ pub fn sentences(paragraph: &str) -> Vec<Sentence> {
         }
     };
     while i < text.len() {
+        // No player writes a sentence this long: cut it, so that reading stays linear in the
+        // text whatever a mail holds.
+        if toks.len() >= MAX_TOKENS {
+            finish(&mut toks, &mut out, start, i, false);
+            start = i;
+        }
         let rest = &text[i..];
         let Some(c) = rest.chars().next() else { break };
         if c.is_alphanumeric()
@@ -252,23 +261,16 @@ pub fn sentences(paragraph: &str) -> Vec<Sentence> {
         }
         if c.is_alphabetic() {
             let mut end = 0;
-            let chars: Vec<(usize, char)> = rest.char_indices().collect();
-            let mut k = 0;
-            while k < chars.len() {
-                let (at, ch) = chars[k];
-                let inner = |ch: char| matches!(ch, '\'' | '’' | '-' | '\u{ad}');
+            let mut chars = rest.char_indices().peekable();
+            while let Some((at, ch)) = chars.next() {
+                let inner = matches!(ch, '\'' | '’' | '-' | '\u{ad}');
                 if ch.is_alphabetic() {
                     end = at + ch.len_utf8();
-                } else if inner(ch)
-                    && k + 1 < chars.len()
-                    && chars[k + 1].1.is_alphabetic()
-                    && k > 0
-                {
+                } else if inner && at > 0 && chars.peek().is_some_and(|(_, n)| n.is_alphabetic()) {
                     // `don't`, `Remis-Angebot`: one word.
                 } else {
                     break;
                 }
-                k += 1;
             }
             let word = &rest[..end];
             toks.push(Tok::Word {
