@@ -1035,3 +1035,199 @@ fn leave_director_bounce_and_digest_mails_render_in_both_languages() {
         }
     }
 }
+
+// ------------------------------------------------------------------------------------------------
+// A player's own words (TO §2, §13, §24) and his other addresses
+
+#[test]
+fn s2_s13_s24_players_own_sentences_are_understood() {
+    let now = at(2026, 12, 1, 10, 0);
+    // TO §24: a leave in a sentence is granted.
+    for text in [
+        "Ich nehme Urlaub vom 10.12.2026 bis 23.12.2026.",
+        "Hiermit melde ich Urlaub vom 10.12. bis 23.12.2026 an.",
+        "Urlaubsmeldung: 10.12.2026 – 23.12.2026",
+        "Ich bin vom 10.12.2026 bis zum 23.12.2026 im Urlaub.",
+        "I will be on leave from 10 December 2026 to 23 December 2026.",
+    ] {
+        let mut st = new_state(RuleSet::Fax);
+        let out = step(&mut st, &mail(CARL, "Urlaub", text), now);
+        assert!(queries(&out).is_empty(), "{text}: {:?}", queries(&out));
+        assert_eq!(
+            leaves(&st, CARL),
+            vec![(day(2026, 12, 10), day(2026, 12, 23))],
+            "{text}"
+        );
+    }
+    // TO §2: a move with a draw offer in a question; the partner learns of the offer.
+    let mut st = new_state(RuleSet::Fax);
+    play(&mut st, ANNA, 1, "1. e4", now);
+    play(
+        &mut st,
+        BERT,
+        1,
+        "1. e4 e5",
+        now + chrono::Duration::hours(1),
+    );
+    let out = play(
+        &mut st,
+        ANNA,
+        1,
+        "1... e5\n2. Sf3\nWollen wir uns auf Remis einigen?",
+        now + chrono::Duration::hours(2),
+    );
+    assert_eq!(st.games[&g(1)].draw_offer, Some(Color::White.into()));
+    assert!(sent(&out).contains(&(MailKind::Move, BERT.to_string())));
+    // TO §2: resignation in a sentence ends the game.
+    for text in ["Ich gebe die Partie verloren.", "Hiermit gebe ich auf."] {
+        let mut st = new_state(RuleSet::Fax);
+        play(&mut st, ANNA, 1, "1. e4", now);
+        let out = play(&mut st, BERT, 1, text, now + chrono::Duration::hours(1));
+        assert!(
+            out.mails.iter().any(|m| m.kind == MailKind::GameEnd),
+            "{text}"
+        );
+        assert_eq!(st.games[&g(1)].status, GameStatus::Finished, "{text}");
+    }
+    // TO §13: the announcement in a sentence.
+    let mut st = new_state(RuleSet::Fax);
+    play(&mut st, ANNA, 1, "1. e4", now);
+    let text = "Für meinen nächsten Zug brauche ich länger als zehn Tage.";
+    let out = play(&mut st, BERT, 1, text, now + chrono::Duration::hours(1));
+    assert!(st.games[&g(1)].turn.announced, "{text}");
+    assert!(sent(&out).contains(&(MailKind::Status, ANNA.to_string())));
+}
+
+#[test]
+fn s2_s24_an_uncertain_request_is_queried_quoting_the_sentence() {
+    let now = at(2026, 12, 1, 10, 0);
+    let mut st = new_state(RuleSet::Fax);
+    // A draw word that is neither clearly an offer: nothing is forwarded, not even the move.
+    let text = "1. e4\nVielleicht sollten wir uns bald auf Remis einigen.";
+    let out = step(&mut st, &mail(ANNA, "[T-1/1]", text), now);
+    assert_eq!(sent(&out), vec![(MailKind::Query, ANNA.to_string())]);
+    let q = &queries(&out)[0];
+    assert!(
+        q.contains("„Vielleicht sollten wir uns bald auf Remis einigen.“"),
+        "{q}"
+    );
+    assert!(q.contains("Ich biete Remis an."), "{q}");
+    assert!(q.contains("TO §2"), "{q}");
+    assert!(st.games[&g(1)].moves.is_empty());
+    // A leave without its last day: asked about the leave, not about a game (English player).
+    let out = step(
+        &mut st,
+        &mail(BERT, "Holidays", "I'm on leave from 20 December 2026."),
+        now,
+    );
+    let q = &queries(&out)[0];
+    assert!(q.contains("the last day of the leave is missing"), "{q}");
+    assert!(q.contains("Leave: 2026-12-10 to 2026-12-23"), "{q}");
+    assert!(leaves(&st, BERT).is_empty());
+}
+
+#[test]
+fn also_addresses_count_as_the_player_and_mail_goes_to_the_registered_one() {
+    let mut f = file("T-1", RuleSet::Fax);
+    f.players[0].also = vec!["anna.handy@example.org".into()];
+    let mut st = State::default();
+    register(&mut st, &f);
+    let now = at(2026, 12, 1, 10, 0);
+    let from = "Anna Adler <anna.handy@example.org>";
+    let out = step(&mut st, &mail(from, "[T-1/1]", "1. e4"), now);
+    assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    assert_eq!(st.games[&g(1)].moves.len(), 1);
+    let s = sent(&out);
+    assert!(s.contains(&(MailKind::Receipt, ANNA.to_string())), "{s:?}");
+    assert!(s.contains(&(MailKind::Move, BERT.to_string())), "{s:?}");
+}
+
+#[test]
+fn director_changes_or_adds_an_address_partners_told_mail_follows() {
+    let mut st = new_state(RuleSet::Fax);
+    let now = at(2026, 12, 1, 10, 0);
+    let hour = chrono::Duration::hours(1);
+    let new = "anna.neu@example.org";
+    let text = format!("Adresse: {ANNA} -> {new}");
+    let out = step(&mut st, &mail(TL, "[T-1]", &text), now);
+    assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    let s = sent(&out);
+    for to in [TL, new, BERT, CARL] {
+        assert!(
+            s.contains(&(MailKind::Director, to.to_string())),
+            "{to}: {s:?}"
+        );
+    }
+    assert!(!s.iter().any(|(_, to)| to == ANNA), "{s:?}");
+    // A move from the new address is hers; her receipt goes there.
+    let out = step(&mut st, &mail(new, "[T-1/1]", "1. e4"), now + hour);
+    assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    assert!(sent(&out).contains(&(MailKind::Receipt, new.to_string())));
+    // `Weitere Adresse`: mails from it count, the relay keeps writing to the registered one.
+    let text = format!("Weitere Adresse: {BERT} + bert@work.example");
+    let out = step(&mut st, &mail(TL, "[T-1]", &text), now + hour * 2);
+    assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    let out = step(
+        &mut st,
+        &mail("bert@work.example", "[T-1/1]", "1. e4 e5"),
+        now + hour * 3,
+    );
+    assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    assert!(sent(&out).contains(&(MailKind::Receipt, BERT.to_string())));
+    // An address someone already has is refused; a player cannot change his own.
+    let out = step(
+        &mut st,
+        &mail(TL, "[T-1]", &format!("Adresse: {CARL} -> {BERT}")),
+        now + hour * 4,
+    );
+    assert!(
+        queries(&out)[0].contains("ist bereits eine Adresse von"),
+        "{:?}",
+        queries(&out)
+    );
+    let out = step(
+        &mut st,
+        &mail(
+            CARL,
+            "[T-1]",
+            &format!("Adresse: {CARL} -> carl@neu.example"),
+        ),
+        now + hour * 5,
+    );
+    assert!(
+        queries(&out)[0].contains("nur von dessen Turnierleiter"),
+        "{:?}",
+        queries(&out)
+    );
+    assert!(st.tournaments["T-1"].player(CARL).unwrap().also.is_empty());
+}
+
+#[test]
+fn unregistered_address_under_the_players_name_and_key_is_told_how_to_register() {
+    let mut st = new_state(RuleSet::Fax);
+    let now = at(2026, 12, 1, 10, 0);
+    let key = st.games[&g(1)].keys.white.clone();
+    let letter = |name: &str| {
+        let raw = format!(
+            "From: {name} <anna@neuer-anbieter.de>\r\nTo: relay+{key}@fernschach.test\r\nSubject: Re: [T-1/1]\r\nMessage-ID: <{name}@x>\r\n\r\n1. e4\r\n"
+        );
+        read_letter(raw.as_bytes()).expect("reads")
+    };
+    let out = step(&mut st, &letter("Anna Adler"), now);
+    assert_eq!(
+        sent(&out),
+        vec![(MailKind::Query, "anna@neuer-anbieter.de".to_string())]
+    );
+    let q = &queries(&out)[0];
+    assert!(
+        q.contains("Weitere Adresse: anna@fernschach.test + anna@neuer-anbieter.de"),
+        "{q}"
+    );
+    assert!(q.contains(TL), "{q}");
+    assert!(st.games[&g(1)].moves.is_empty());
+    // Under another name it is a stranger's mail: one polite answer, no instructions.
+    let out = step(&mut st, &letter("Mallory"), now);
+    let q = queries(&out);
+    assert!(!q.iter().any(|q| q.contains("Weitere Adresse")), "{q:?}");
+    assert!(st.games[&g(1)].moves.is_empty());
+}
