@@ -22,3 +22,4 @@ mod records_e2e;
 mod relay_e2e;
 mod reliability_e2e;
 mod tls_e2e;
+mod words_e2e;

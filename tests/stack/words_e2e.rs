@@ -1,0 +1,95 @@
+//! End-to-end: players' own words (TO §2, §24) and a player's other address, through the real
+//! mail stack, driven with `fernzug once --now`.
+
+use std::time::Duration;
+
+use crate::common::{Relay, body_text, fetch_all, header, kinds, unique_addr};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Waits until `user` has a mail of `kind` beyond the first `seen`; returns the newest of them.
+fn next_of(user: &str, kind: &str, seen: usize) -> Vec<u8> {
+    let until = std::time::Instant::now() + WAIT;
+    loop {
+        let all = fetch_all(user);
+        let of: Vec<&Vec<u8>> = all
+            .iter()
+            .filter(|m| header(m, "X-Fernzug-Kind").as_deref() == Some(kind))
+            .collect();
+        if of.len() > seen {
+            return of[seen].clone();
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "{user} got no {kind} mail #{}: {:?}",
+            seen + 1,
+            kinds(&all)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn players_sentences_and_a_second_address_through_real_mail() {
+    let relay = Relay::new("words");
+    let anna = unique_addr("anna");
+    let bert = unique_addr("bert");
+    let phone = unique_addr("annaphone");
+    let t = relay.tournament(
+        &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
+        "fax",
+        "2026-12-01",
+    );
+    // The tournament file names Anna's phone as an address she also writes from.
+    let text = std::fs::read_to_string(&t.path).unwrap();
+    let text = text.replace(
+        &format!("email = \"{anna}\"\n"),
+        &format!("email = \"{anna}\"\nalso = [\"{phone}\"]\n"),
+    );
+    std::fs::write(&t.path, text).unwrap();
+    relay.add(&t);
+    let subject = format!("Re: [{}] Adler – Berger", t.game(1));
+
+    // From her phone: the move counts as hers, her receipt goes to her registered address.
+    relay.send(&phone, &subject, "1. e4\n\nGesendet von meinem Smartphone");
+    relay.once("2026-12-01T10:00:00+01:00");
+    next_of(&bert, "move", 0);
+    next_of(&anna, "receipt", 0);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(fetch_all(&phone).is_empty(), "nothing goes to the phone");
+
+    // Bert's move and a draw offer in a question of his own.
+    relay.send(
+        &bert,
+        &subject,
+        "Hallo Anna,\n\n1. e4 e5\n\nWollen wir uns auf Remis einigen? Die Stellung ist ja\nsymmetrisch.\n\nGruß Bert",
+    );
+    relay.once("2026-12-02T10:00:00+01:00");
+    let forward = next_of(&anna, "move", 0);
+    assert!(
+        body_text(&forward).contains("bietet Remis an"),
+        "{}",
+        body_text(&forward)
+    );
+
+    // A leave without its last day: a query about the leave, quoting her sentence.
+    relay.send(&anna, "Urlaub", "Ich bin ab dem 20.12.2026 im Urlaub.");
+    relay.once("2026-12-02T11:00:00+01:00");
+    let query = body_text(&next_of(&anna, "query", 0));
+    assert!(
+        query.contains("„Ich bin ab dem 20.12.2026 im Urlaub.“"),
+        "{query}"
+    );
+    assert!(query.contains("der letzte Urlaubstag fehlt"), "{query}");
+
+    // The same leave in a whole sentence is granted, and Bert is told.
+    relay.send(
+        &anna,
+        "Urlaub",
+        "Lieber Bert, ich nehme Urlaub vom 20.12.2026 bis 03.01.2027. Frohe Feiertage!",
+    );
+    relay.once("2026-12-02T12:00:00+01:00");
+    let leave = body_text(&next_of(&bert, "leave", 0));
+    assert!(leave.contains("20.12.2026"), "{leave}");
+    assert!(leave.contains("03.01.2027"), "{leave}");
+}
