@@ -145,6 +145,8 @@ pub enum Missing {
     Certainty,
     /// A draw word that is neither clearly an offer nor an acceptance.
     Which,
+    /// Two different leaves in one mail: each goes in a mail of its own.
+    OnePerMail,
 }
 
 /// A request recognised but not acted on: the sentence as written and what is missing.

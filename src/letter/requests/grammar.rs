@@ -166,7 +166,10 @@ const THIRD_PERSON: &[&str] = &[
 /// Whether the sentence speaks to the partner: `du`, `you`, or a capitalised `Sie`/`Ihnen` after
 /// the first word (the formal address).
 fn second_person(s: &Sentence) -> bool {
-    s.has(SECOND_PERSON)
+    // `Sie haben wohl …?`: a question opening with `Sie` speaks to the partner.
+    let opens_with_sie = s.question && s.words().next().is_some_and(|(_, w)| w == "sie");
+    opens_with_sie
+        || s.has(SECOND_PERSON)
         || s.toks.iter().skip(1).any(|t| {
             matches!(t, Tok::Word { folded, upper: true } if folded == "sie" || folded == "ihnen")
         })
@@ -525,6 +528,8 @@ const DRAW_OTHER_SENSE_NEXT: &[&str] = &[
 /// Words that offer (verbs in their forms, nouns).
 const OFFER_WORDS: &[&str] = &[
     "biete",
+    "bite",
+    "biet",
     "bieten",
     "bietet",
     "anbieten",
@@ -578,7 +583,8 @@ const ACCEPT_OPENERS: &[&str] = &["ja", "yes", "ok", "okay", "gerne", "gern", "g
 /// Whether word `w` (token `i`) is a draw word: `remis` and its compounds, `unentschieden`,
 /// `Punkteteilung`, English `draw` as a noun.
 fn draw_word(s: &Sentence, i: usize, w: &str) -> bool {
-    w.starts_with("remis")
+    // `Remise`: a shed.
+    (w.starts_with("remis") && w != "remise")
         || w == "unentschieden"
         || w == "punkteteilung"
         || w == "friedensangebot"
@@ -618,10 +624,10 @@ fn draw(s: &Sentence, before: Option<&Sentence>, after: &[Sentence]) -> Option<R
         .find(|&(i, w)| draw_word(s, i, w))
         .map(|(i, w)| (i, w.to_string()))
     else {
-        // `draw me a diagram`: the word, in another sense.
-        let other = s.find_by(|w| w == "draw" || w == "drawing")?;
-        let _ = other;
-        return Some(declines(kind, Why::OtherSense));
+        // `draw me a diagram`, `das Auto steht in der Remise`: the word, in another sense.
+        return s
+            .find_by(|w| w == "draw" || w == "drawing" || w == "remise")
+            .map(|_| declines(kind, Why::OtherSense));
     };
     // `the game was drawn`, `in der Remisbreite`: a description.
     if DRAW_DESCRIPTIONS.contains(&dw.as_str()) && !s.has(OFFER_WORDS) && !accepts(s) {
@@ -725,13 +731,36 @@ fn draw(s: &Sentence, before: Option<&Sentence>, after: &[Sentence]) -> Option<R
         if hedged(s) && !s.question && !s.has(&["gerne", "gern", "hiermit", "hereby", "like"]) {
             return Some(ask(RequestKind::Offer, s, Missing::Certainty));
         }
-        // `Du hast mir Remis angeboten.`: the partner's offer, reported.
-        if !s.question && second_person(s) && !first_person(s) && !s.has(&["biete"]) {
+        // `Wäre ein Remis für Sie denkbar?`: a question whether a draw could be, not an offer.
+        if s.question
+            && s.has(&[
+                "denkbar",
+                "vorstellbar",
+                "moeglich",
+                "conceivable",
+                "possible",
+                "thinkable",
+            ])
+        {
+            return Some(ask(RequestKind::Offer, s, Missing::Certainty));
+        }
+        // `Du hast mir Remis angeboten.`: the partner's offer, reported (not `… und schlage
+        // Ihnen Remis vor`, where the writer offers).
+        if !s.question
+            && second_person(s)
+            && !first_person(s)
+            && s.has(&[
+                "angeboten",
+                "offered",
+                "vorgeschlagen",
+                "suggested",
+                "proposed",
+            ])
+        {
             return Some(declines(kind, Why::AboutPartner));
         }
         return Some(Reading::Acts(Request::Offer));
     }
-    let _ = d;
     Some(ask(kind, s, Missing::Which))
 }
 
@@ -886,7 +915,7 @@ fn resign(s: &Sentence) -> Option<Reading> {
         )
     });
     let phrase_at = || {
-        let give = s.find(&["gebe", "gibt", "gib", "geben", "gab", "gebt"])?;
+        let give = s.find(&["gebe", "geb", "gibt", "gib", "geben", "gab", "gebt"])?;
         let contiguous_auf = s.toks.get(give + 1).and_then(Tok::word) == Some("auf")
             && !s.has(&["acht", "obacht", "post", "brief"]);
         (particle_at_end(s, "auf")
@@ -1185,8 +1214,15 @@ fn take_back(s: &Sentence) -> Option<Reading> {
                 || w == "undo"
         })
         .or_else(|| {
-            let verb = s.find(&["nehme", "nimm", "ziehe", "nehmen", "ziehen", "zug", "zuege"])?;
+            // `Ich nehme meinen Zug zurück`; not `Ich bin aus dem Urlaub zurück`.
+            let verb = s.find(&["nehme", "nimm", "ziehe", "nehmen", "ziehen", "nehm"])?;
             (particle_at_end(s, "zurueck") || bigram(s, "zurueck", "nehmen")).then_some(verb)
+        })
+        // `Zug zurück!`
+        .or_else(|| {
+            bigram(s, "zug", "zurueck")
+                .then(|| s.find(&["zug"]))
+                .flatten()
         })
         .or_else(|| {
             let t = s.find(&["take", "taking", "took"])?;
@@ -1408,6 +1444,30 @@ const LEAVE_WITH_DATE: &[&str] = &[
     "klinik",
     "hospital",
 ];
+/// Month names, folded.
+const MONTHS: &[&str] = &[
+    "januar",
+    "jaenner",
+    "februar",
+    "maerz",
+    "april",
+    "mai",
+    "juni",
+    "juli",
+    "august",
+    "september",
+    "oktober",
+    "november",
+    "dezember",
+    "january",
+    "february",
+    "march",
+    "may",
+    "june",
+    "july",
+    "october",
+    "december",
+];
 /// A stay in hospital: a reason for special leave (TO §24), which the director grants.
 const HOSPITAL: &[&str] = &["krankenhaus", "klinik", "hospital"];
 
@@ -1500,10 +1560,12 @@ fn leave(s: &Sentence, after: &[Sentence]) -> Option<Reading> {
         .any(|(j, _)| days_at(s, j).is_some_and(|d| d >= 7));
     // A span alone carries a leave only when it is not thinking time (`mehr als 10 Tage`).
     let period = period && !s.has(&["mehr", "more", "laenger", "longer", "zug", "move"]);
+    // `Von Mitte bis Ende März bin ich verreist`: a month without days.
+    let month = s.words().any(|(_, w)| MONTHS.contains(&w));
     let weak = || {
         s.words()
             .find(|&(_, w)| LEAVE_WITH_DATE.contains(&w))
-            .filter(|_| !dates.is_empty() || period)
+            .filter(|_| !dates.is_empty() || period || month)
     };
     let Some((i, word)) = strong.or_else(weak).map(|(i, w)| (i, w.to_string())) else {
         // `I will leave it to you`: the verb; `Urlaubsgrüße`, `urlaubsreif`: no leave asked.
@@ -1544,10 +1606,13 @@ fn leave(s: &Sentence, after: &[Sentence]) -> Option<Reading> {
     {
         return Some(declines(kind, Why::AboutPartner));
     }
-    // `Meine Frau hat vom 10. bis 23.12. Urlaub, ich leider nicht.`
-    if s.has(THIRD_PERSON)
-        && s.has(&["hat", "has", "ist", "is"])
-        && !s.has(&["ich", "i", "i'm", "bin", "am"])
+    // `Meine Frau hat vom 10. bis 23.12. Urlaub, ich leider nicht.`: another's leave, in the
+    // clause of the word.
+    let clause = s.clause_words(i);
+    let in_clause = |list: &[&str]| clause.iter().any(|w| list.contains(w));
+    if in_clause(THIRD_PERSON)
+        && in_clause(&["hat", "has", "ist", "is", "macht", "nimmt"])
+        && !in_clause(&["ich", "i", "i'm", "bin", "am"])
         || s.has(&["leider"]) && negated(s, s.toks.len().saturating_sub(1))
     {
         return Some(declines(kind, Why::Reported));
@@ -1589,6 +1654,22 @@ fn leave(s: &Sentence, after: &[Sentence]) -> Option<Reading> {
         && s.word_count() > 2
     {
         return Some(declines(kind, Why::OtherSense));
+    }
+    // `vom 1. bis 10. Juni und vom 1. bis 10. September`: two leaves, one per mail.
+    let spans = s
+        .toks
+        .windows(3)
+        .filter(|w| {
+            matches!(w[0], Tok::Date(_) | Tok::Ordinal(_) | Tok::Num(_))
+                && (matches!(w[1], Tok::Dash)
+                    || w[1]
+                        .word()
+                        .is_some_and(|x| matches!(x, "bis" | "to" | "until" | "till")))
+                && matches!(w[2], Tok::Date(_))
+        })
+        .count();
+    if spans >= 2 {
+        return Some(ask(kind, s, Missing::OnePerMail));
     }
     let missing = match dates.as_slice() {
         [] => Missing::Dates,

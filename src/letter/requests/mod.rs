@@ -25,7 +25,7 @@ pub mod tokens;
 
 use serde::{Deserialize, Serialize};
 
-use super::types::{Ask, Content, DateSpan, DirectorCommand, RequestKind};
+use super::types::{Ask, Content, DateSpan, DirectorCommand, Missing, RequestKind};
 
 /// A request understood.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -236,11 +236,21 @@ pub fn apply(reads: &[Read], c: &mut Content) {
                 Request::Announce => c.announce_long_think = true,
                 Request::TakeBack => c.take_back = true,
                 Request::Status => c.status_request = true,
-                Request::Leave(span) => {
-                    if c.leave.is_none() {
+                // Two different leaves in one mail are not guessed at: asked, one per mail.
+                Request::Leave(span) => match c.leave {
+                    None if !c.asks.iter().any(|a| a.missing == Missing::OnePerMail) => {
                         c.leave = Some(*span);
                     }
-                }
+                    Some(first) if first != *span => {
+                        c.leave = None;
+                        c.asks.push(Ask {
+                            kind: RequestKind::Leave,
+                            sentence: r.sentence.clone(),
+                            missing: Missing::OnePerMail,
+                        });
+                    }
+                    _ => {}
+                },
             },
             Reading::Asks(a) => {
                 if !c.asks.contains(a) {

@@ -292,7 +292,10 @@ pub fn sentences(paragraph: &str) -> Vec<Sentence> {
                 finish(&mut toks, &mut out, start, i, q);
                 start = i;
             }
-            '.' | '…' => {
+            // `Ihr Remisangebot ... ich glaube, ich nehme es an`: an ellipsis is a pause.
+            '…' => {}
+            '.' if text[i..].starts_with("..") => i += 2,
+            '.' => {
                 let abbreviation = matches!(
                     toks.last(),
                     Some(Tok::Word { folded, .. }) if ABBREVIATIONS.contains(&folded.as_str())

@@ -49,6 +49,10 @@ fn missing(m: Missing, kind: RequestKind, de: bool) -> &'static str {
         (Missing::Days, false) => {
             "it does not say whether you need more than 10 days (only that is to be announced)"
         }
+        (Missing::OnePerMail, true) => {
+            "die Mail nennt zwei Urlaube; das Relais nimmt je Mail einen an"
+        }
+        (Missing::OnePerMail, false) => "the mail names two leaves; the relay takes one per mail",
         (Missing::Which, true) => {
             "ich kann nicht sicher lesen, ob Sie Remis anbieten, ein Angebot annehmen oder nur die Stellung beurteilen"
         }
