@@ -392,6 +392,13 @@ static SHARED_REPLY_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
+/// Whether `>` lines follow line `i` (after blank ones): below a reply header the author may
+/// answer between the quotes (inline reply); otherwise everything below is the original.
+fn inline_reply_follows(lines: &[&str], i: usize) -> bool {
+    let next = lines.iter().skip(i + 1).find(|l| !l.trim().is_empty());
+    next.is_some_and(|l| is_quoted(l))
+}
+
 fn is_quoted(line: &str) -> bool {
     line.trim_start().starts_with('>')
 }
@@ -456,8 +463,7 @@ pub fn strip_quotes(text: &str) -> String {
                 })
         {
             keep.push(own.as_str());
-            let next = lines.iter().skip(i + 1).find(|l| !l.trim().is_empty());
-            if next.is_some_and(|l| is_quoted(l)) {
+            if inline_reply_follows(&lines, i) {
                 i += 1;
                 continue;
             }
@@ -468,8 +474,7 @@ pub fn strip_quotes(text: &str) -> String {
         {
             // As a reply header below: an inline reply goes on between the quotes.
             keep.truncate(keep.len().saturating_sub(i - start));
-            let next = lines.iter().skip(i + 1).find(|l| !l.trim().is_empty());
-            if next.is_some_and(|l| is_quoted(l)) {
+            if inline_reply_follows(&lines, i) {
                 i += 1;
                 continue;
             }
@@ -485,8 +490,7 @@ pub fn strip_quotes(text: &str) -> String {
             // otherwise everything below is the unmarked original.
             let already = i - start;
             keep.truncate(keep.len().saturating_sub(already));
-            let next = lines.iter().skip(i + 1).find(|l| !l.trim().is_empty());
-            if next.is_some_and(|l| is_quoted(l)) {
+            if inline_reply_follows(&lines, i) {
                 i += 1;
                 continue;
             }

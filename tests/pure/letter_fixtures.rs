@@ -88,7 +88,7 @@ pub(crate) fn test_headers(raw: &[u8]) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn settings() -> Settings {
+pub(crate) fn settings() -> Settings {
     Settings {
         relay_address: "relay@fernschach.test".into(),
         relay_name: "Fernschach-Relais".into(),

@@ -9,8 +9,10 @@
 //! Bauer, which has no letter).
 
 use chrono::{Duration, TimeZone, Utc};
+use fernzug::core::State;
 use fernzug::core::model::{NewPlayer, NewTournament, Pairing, Person};
-use fernzug::core::{Settings, State};
+
+use crate::letter_fixtures::settings;
 use fernzug::game_ref::GameRef;
 use fernzug::lang::Lang;
 use fernzug::letter::read_letter;
@@ -37,18 +39,6 @@ const GAMES: &[&str] = &[
 
 const ANNA: &str = "anna@fernschach.test";
 const BERT: &str = "bert@fernschach.test";
-
-fn settings() -> Settings {
-    Settings {
-        relay_address: "relay@fernschach.test".into(),
-        relay_name: "Fernschach-Relais".into(),
-        tz: chrono_tz::Europe::Berlin,
-        default_lang: Lang::De,
-        instance: "real-games".into(),
-        digest_day: None,
-        guard: Default::default(),
-    }
-}
 
 fn numbered(ply: usize, text: &str) -> String {
     let number = ply / 2 + 1;

@@ -378,14 +378,7 @@ impl State {
                 );
                 self.add_leave(out, &tid, player, rest, how, now);
                 out.letter_games.extend(games.iter().cloned());
-                let mut players = vec![player.clone()];
-                for g in &games {
-                    if let Some(gm) = self.games.get(g)
-                        && let Some(c) = gm.color_of(player)
-                    {
-                        players.push(gm.players.get(!c).clone());
-                    }
-                }
+                let players = self.player_and_partners(player, &games);
                 let name = self.name_of(&tid, player);
                 Ok(Notice {
                     game: game.cloned().filter(|g| games.contains(g)),
@@ -446,14 +439,7 @@ impl State {
                 );
                 out.letter_games.extend(games.iter().cloned());
                 // The player and every partner of his open games are told.
-                let mut players = vec![player.clone()];
-                for g in &games {
-                    if let Some(gm) = self.games.get(g)
-                        && let Some(c) = gm.color_of(player)
-                    {
-                        players.push(gm.players.get(!c).clone());
-                    }
-                }
+                let players = self.player_and_partners(player, &games);
                 let name = self.name_of(&tid, player);
                 Ok(Notice {
                     game: game.cloned().filter(|g| games.contains(g)),
@@ -507,6 +493,19 @@ impl State {
             }),
             _ => Err(DirectorRefusal::NoTournament { command }),
         }
+    }
+
+    /// `player` and his partner in each of `games`: whom a command about him is announced to.
+    fn player_and_partners(&self, player: &str, games: &[GameRef]) -> Vec<String> {
+        let mut players = vec![player.to_string()];
+        for g in games {
+            if let Some(gm) = self.games.get(g)
+                && let Some(c) = gm.color_of(player)
+            {
+                players.push(gm.players.get(!c).clone());
+            }
+        }
+        players
     }
 
     fn name_of(&self, tid: &str, email: &str) -> String {
