@@ -380,7 +380,22 @@ fn director(s: &Sentence) -> Option<DirectorCommand> {
         }
     }
     let negated = s.words().any(|(_, w)| is_negation(w));
-    if negated {
+    // A report (`die Partie wurde 1-0 gewertet`, `ich habe gewonnen`) or a wish commands nothing:
+    // a player's chat must not turn his mail into a director's.
+    let reported = s.has(&[
+        "wurde",
+        "wurden",
+        "gewonnen",
+        "verloren",
+        "won",
+        "lost",
+        "hoffentlich",
+        "hopefully",
+        "wenn",
+        "if",
+        "falls",
+    ]);
+    if negated || reported {
         return None;
     }
     let emails = s.emails();
@@ -467,9 +482,10 @@ fn director(s: &Sentence) -> Option<DirectorCommand> {
             });
         }
     }
-    // `Die Partie wird fortgesetzt.`, `Please resume the game.`
-    if (s.has(&["fortgesetzt", "fortsetzen"]) && s.has(&["partie", "wird"]))
-        || (s.has(&["resume", "resumed"]) && s.has(&["game", "partie"]))
+    // `Die Partie wird fortgesetzt.`, `Please resume the game.`: short, as a command is.
+    if ((s.has(&["fortgesetzt", "fortsetzen"]) && s.has(&["partie", "wird"]))
+        || (s.has(&["resume", "resumed"]) && s.has(&["game", "partie"])))
+        && s.word_count() <= 6
     {
         return Some(DirectorCommand::Resume);
     }
@@ -1906,5 +1922,30 @@ mod tests {
             asks("Für den nächsten Zug brauche ich mehr Zeit."),
             (RequestKind::Announce, Missing::Days)
         );
+    }
+}
+
+#[cfg(test)]
+mod director_tests {
+    use super::super::{Reading, read_paragraph};
+
+    #[test]
+    fn a_players_chat_is_no_directors_command() {
+        for t in [
+            "Meine Partie gegen Müller wurde 1-0 gewertet.",
+            "Die Partie wird nach meinem Urlaub sicher fortgesetzt, da bin ich mir ganz sicher.",
+            "Ich hoffe, die Partie wird fortgesetzt.",
+        ] {
+            assert!(
+                !read_paragraph(t)
+                    .iter()
+                    .any(|r| matches!(r.reading, Reading::Commands(_))),
+                "{t}"
+            );
+        }
+        assert!(matches!(
+            read_paragraph("Die Partie wird mit 1-0 für Weiß gewertet.")[0].reading,
+            Reading::Commands(_)
+        ));
     }
 }

@@ -168,6 +168,18 @@ static EMAIL: LazyLock<Regex> = LazyLock::new(|| {
 static ENGLISH_SUFFIX: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)^(?:st|nd|rd|th)\b(?:\s+of\b)?").expect("valid regex"));
 
+/// Whether a word can open a date (a month's or a weekday's name): only then is the date reader
+/// asked, which keeps reading cheap.
+fn may_open_date(rest: &str) -> bool {
+    const OPENINGS: &[&str] = &[
+        "jan", "jän", "feb", "mär", "mae", "mar", "apr", "mai", "may", "jun", "jul", "aug", "sep",
+        "okt", "oct", "nov", "dez", "dec", "mo", "di", "mi", "do", "fr", "sa", "so", "tu", "we",
+        "th", "su",
+    ];
+    let head: String = rest.chars().take(3).flat_map(char::to_lowercase).collect();
+    OPENINGS.iter().any(|o| head.starts_with(o))
+}
+
 /// At most this many tokens make one sentence.
 const MAX_TOKENS: usize = 300;
 
@@ -210,7 +222,7 @@ pub fn sentences(paragraph: &str) -> Vec<Sentence> {
                 .chars()
                 .next_back()
                 .is_some_and(|p| p.is_alphanumeric());
-        if (c.is_ascii_digit() || (c.is_alphabetic() && word_start))
+        if (c.is_ascii_digit() || (c.is_alphabetic() && word_start && may_open_date(rest)))
             && let Some((date, after)) = parse_date_prefix(rest)
         {
             let used = rest.len() - after.len();
