@@ -350,7 +350,7 @@ impl State {
                 } else {
                     Command::AcceptLateLeave
                 };
-                let tid = self.leave_tournament(tid, directs, player, command)?;
+                let tid = self.player_tournament(tid, directs, player, command)?;
                 let today = view::local_date(now, s.tz);
                 let leave_err = |refusal| DirectorRefusal::Leave {
                     player: player.clone(),
@@ -399,7 +399,7 @@ impl State {
                 address,
                 change,
             } => {
-                let tid = self.leave_tournament(tid, directs, player, Command::Address)?;
+                let tid = self.player_tournament(tid, directs, player, Command::Address)?;
                 if let Some(owner) = self.address_in_use(address)
                     && owner != player
                 {
@@ -462,7 +462,7 @@ impl State {
 
     /// The tournament a command about a player (leave, address) is about: the named one, else
     /// the only one the director directs in which the player plays.
-    fn leave_tournament(
+    fn player_tournament(
         &self,
         tid: Option<&str>,
         directs: &[String],
