@@ -1,21 +1,23 @@
-//! Sending mail over SMTP (lettre, tokio, rustls with ring, trusting what
-//! [`crate::tls::Trust`] trusts: the system's store plus `[smtp] ca_file`; AUTH PLAIN or LOGIN,
-//! only over TLS unless the server is on loopback).
+//! Sending mail over SMTP (our own client in [`client`]: tokio, rustls with ring, trusting what
+//! [`crate::tls::Trust`] trusts: the system's store plus `[smtp] ca_file`; AUTH PLAIN, LOGIN or
+//! XOAUTH2; `TCP_NODELAY`, PIPELINING where offered, open connections reused from a pool).
 //!
 //! The relay renders every mail itself (with its own Message-ID) and sends the raw bytes
 //! unchanged to one envelope recipient at a time. Failures are classified so the caller
 //! knows whether to retry later ([`SendError::Transient`], with [`backoff`]) or give up
 //! and treat the address as refusing mail ([`SendError::Permanent`], 5xx).
 
-use std::borrow::Cow;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use lettre::address::{Address, Envelope};
-use lettre::transport::smtp::authentication::{Credentials, Mechanism};
-use lettre::transport::smtp::client::{Certificate, CertificateStore, Tls, TlsParameters};
-use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
+use lettre::address::Address;
+use tokio_rustls::TlsConnector;
+
+mod client;
+
+use client::{Connection, Failure};
 
 pub use crate::imap::{DEFAULT_TIMEOUT, Security};
 use crate::secret::{Auth, Secret, SecretError};
@@ -68,7 +70,7 @@ pub enum SmtpError {
     /// A user without password or a password without user.
     #[error("SMTP login needs both a user and a password; only the {given} is set")]
     Credentials { given: &'static str },
-    /// `Sender::new` was called outside a Tokio runtime (lettre's pool needs one).
+    /// `Sender::new` was called outside a Tokio runtime (the pool's timers need one).
     #[error("the SMTP sender must be created inside a Tokio runtime")]
     NoRuntime,
 }
@@ -112,68 +114,20 @@ impl SendError {
     }
 }
 
-/// Classify one of lettre's SMTP errors.
-fn classify(e: &lettre::transport::smtp::Error, s: &SmtpSettings) -> SendError {
-    let server = format!("SMTP {}:{}", s.host, s.port);
-    if let Some(why) = crate::tls::explain(e, "smtp") {
-        return SendError::NeedsOperator {
-            message: format!("{server}: {why}"),
-        };
-    }
-    let text = e.to_string();
-    if e.is_client() && text.contains("STARTTLS") {
-        return SendError::NeedsOperator {
-            message: format!(
-                "{server}: the server does not offer STARTTLS; fernzug never falls back to plain text: use [smtp] security = \"tls\" (port 465) or a server that offers STARTTLS"
-            ),
-        };
-    }
-    if e.is_client() && text.contains("authentication") {
-        return SendError::NeedsOperator {
-            message: format!("{server}: {text}; check [smtp] user and the password"),
-        };
-    }
-    // 530 authentication required, 534 mechanism too weak, 535 credentials invalid, 538
-    // encryption required (RFC 4954).
-    if let Some(code) = e.status().map(u16::from)
-        && matches!(code, 530 | 534 | 535 | 538)
-    {
-        let reply = std::error::Error::source(e)
-            .map(|m| m.to_string())
-            .unwrap_or(text);
-        return SendError::NeedsOperator {
-            message: format!(
-                "{server}: the server refused the login ({code} {reply}); check [smtp] user and the password"
-            ),
-        };
-    }
-    // For reply errors lettre's source is the server's text; the Display adds the code.
-    let message = match std::error::Error::source(e) {
-        Some(src) if e.status().is_some() => src.to_string(),
-        _ => e.to_string(),
-    };
-    match e.status() {
-        Some(code) if e.is_permanent() => SendError::Permanent {
-            code: code.into(),
-            message,
-        },
-        Some(code) => SendError::Transient {
-            code: Some(code.into()),
-            message,
-        },
-        // Connection, network, TLS, timeout, unparsable reply: all worth another try.
-        None => SendError::Transient {
-            code: None,
-            message,
-        },
-    }
-}
+/// How long a connection may wait unused in the pool before it is closed instead of reused
+/// (servers drop idle clients after a minute or more; RFC 5321 asks them to wait 5 minutes).
+const POOL_IDLE: Duration = Duration::from_secs(45);
+/// The most idle connections kept.
+const POOL_MAX: usize = 8;
 
-/// Sends raw mails; cheap to clone (clones share one connection pool).
+/// Sends raw mails; cheap to clone (clones share one pool of open connections, used one mail
+/// at a time each, so several mails can go out in parallel over several connections).
 #[derive(Clone)]
 pub struct Sender {
-    transport: AsyncSmtpTransport<Tokio1Executor>,
     settings: SmtpSettings,
+    tls: Option<TlsConnector>,
+    password: Option<String>,
+    pool: Arc<Mutex<Vec<Connection>>>,
 }
 
 impl fmt::Debug for Sender {
@@ -195,49 +149,32 @@ impl Sender {
             port: settings.port,
             reason,
         };
-        let tls_params = || {
-            let trust = Trust::load(settings.ca_file.as_deref())
-                .map_err(|e| tls_err(format!("{e} ([smtp] ca_file)")))?;
-            let mut b =
-                TlsParameters::builder(settings.host.clone()).certificate_store(if trust.mozilla {
-                    CertificateStore::WebpkiRoots
-                } else {
-                    CertificateStore::None
-                });
-            for root in trust.roots() {
-                let cert =
-                    Certificate::from_der(root.to_vec()).map_err(|e| tls_err(e.to_string()))?;
-                b = b.add_root_certificate(cert);
-            }
-            b.build_rustls().map_err(|e| tls_err(e.to_string()))
-        };
         let tls = match settings.security {
-            Security::Tls => Tls::Wrapper(tls_params()?),
-            Security::Starttls => Tls::Required(tls_params()?),
-            Security::None => Tls::None,
-        };
-        let mut builder =
-            AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(settings.host.clone())
-                .port(settings.port)
-                .tls(tls)
-                .timeout(Some(settings.timeout));
-        match (&settings.user, &settings.password) {
-            (Some(user), Some(password)) => {
-                builder = builder.credentials(Credentials::new(user.clone(), password.reveal()?));
-                match settings.auth {
-                    Auth::Password => {}
-                    Auth::Plain => builder = builder.authentication(vec![Mechanism::Plain]),
-                    Auth::Xoauth2 => builder = builder.authentication(vec![Mechanism::Xoauth2]),
-                }
+            Security::Tls | Security::Starttls => {
+                let trust = Trust::load(settings.ca_file.as_deref())
+                    .map_err(|e| tls_err(format!("{e} ([smtp] ca_file)")))?;
+                let config = trust.client_config().map_err(|e| tls_err(e.to_string()))?;
+                Some(TlsConnector::from(config))
             }
+            Security::None => None,
+        };
+        let password = match (&settings.user, &settings.password) {
+            (Some(_), Some(password)) => Some(password.reveal()?),
             (Some(_), None) => return Err(SmtpError::Credentials { given: "user" }),
             (None, Some(_)) => return Err(SmtpError::Credentials { given: "password" }),
-            (None, None) => {}
-        }
+            (None, None) => None,
+        };
         Ok(Sender {
-            transport: builder.build(),
             settings,
+            tls,
+            password,
+            pool: Arc::new(Mutex::new(Vec::new())),
         })
+    }
+
+    /// `SMTP host:port`, how the lines name the server.
+    fn server(&self) -> String {
+        format!("SMTP {}:{}", self.settings.host, self.settings.port)
     }
 
     /// The server did not finish within `whole`: worth another try.
@@ -253,19 +190,36 @@ impl Sender {
         }
     }
 
+    async fn open(&self) -> Result<Connection, SendError> {
+        Connection::open(&self.settings, self.tls.as_ref(), self.password.as_deref())
+            .await
+            .map_err(|f| client::classify(f, &self.server()))
+    }
+
     /// Connect, TLS and AUTH without sending anything (`fernzug check`).
     pub async fn probe(&self) -> Result<(), SendError> {
         let whole = self.settings.timeout.saturating_mul(2);
-        match tokio::time::timeout(whole, self.transport.test_connection()).await {
-            Ok(Ok(true)) => Ok(()),
-            Ok(Ok(false)) => Err(SendError::Transient {
-                code: None,
-                message: format!(
-                    "the SMTP server {}:{} did not answer NOOP",
-                    self.settings.host, self.settings.port
-                ),
-            }),
-            Ok(Err(e)) => Err(classify(&e, &self.settings)),
+        let attempt = async {
+            let mut c = self.open().await?;
+            let alive = c
+                .noop()
+                .await
+                .map_err(|f| client::classify(f, &self.server()))?;
+            c.quit().await;
+            if alive {
+                Ok(())
+            } else {
+                Err(SendError::Transient {
+                    code: None,
+                    message: format!(
+                        "the SMTP server {}:{} did not answer NOOP",
+                        self.settings.host, self.settings.port
+                    ),
+                })
+            }
+        };
+        match tokio::time::timeout(whole, attempt).await {
+            Ok(r) => r,
             Err(_) => Err(self.too_slow(whole)),
         }
     }
@@ -282,71 +236,97 @@ impl Sender {
             code: 553,
             message: format!("{what} address `{addr}` is not a valid mail address ({e}); not sent"),
         };
-        let from = if envelope_from.trim().is_empty() {
-            None
-        } else {
-            Some(
-                envelope_from
-                    .trim()
-                    .parse::<Address>()
-                    .map_err(|e| invalid("sender", envelope_from, &e))?,
-            )
-        };
-        let to = recipient
-            .trim()
-            .parse::<Address>()
+        let from = envelope_from.trim();
+        if !from.is_empty() {
+            from.parse::<Address>()
+                .map_err(|e| invalid("sender", envelope_from, &e))?;
+        }
+        let to = recipient.trim();
+        to.parse::<Address>()
             .map_err(|e| invalid("recipient", recipient, &e))?;
-        let envelope =
-            Envelope::new(from, vec![to]).map_err(|e| invalid("recipient", recipient, &e))?;
-        // lettre limits every single read and write; this bounds the whole exchange.
+        let utf8 = !from.is_ascii() || !to.is_ascii();
+        let data = client::data_block(raw);
+        // Every single read and write is limited; this bounds the whole exchange.
         let whole = self.settings.timeout.saturating_mul(4);
-        let body = data_content(raw);
-        match tokio::time::timeout(whole, self.transport.send_raw(&envelope, &body)).await {
-            Ok(Ok(_)) => Ok(()),
-            Ok(Err(e)) => Err(classify(&e, &self.settings)),
+        match tokio::time::timeout(
+            whole,
+            self.send_data(from, to, &data, utf8, !raw.is_ascii()),
+        )
+        .await
+        {
+            Ok(r) => r,
             Err(_) => Err(self.too_slow(whole)),
         }
     }
-}
 
-/// What to hand to lettre so that the server receives exactly `raw`.
-///
-/// lettre dot-stuffs the content and always ends DATA with `CRLF . CRLF`, which adds a
-/// line end of its own: so one final CRLF of `raw` is dropped here. SMTP carries only CRLF
-/// line ends (lettre's dot-stuffing sees no other), so a bare LF or CR in `raw` (never in
-/// the relay's own rendering) is turned into CRLF first.
-fn data_content(raw: &[u8]) -> Cow<'_, [u8]> {
-    let bare = raw.iter().enumerate().any(|(i, &b)| match b {
-        b'\n' => i == 0 || raw.get(i - 1) != Some(&b'\r'),
-        b'\r' => raw.get(i + 1) != Some(&b'\n'),
-        _ => false,
-    });
-    let mut body: Cow<'_, [u8]> = if bare {
-        let mut out = Vec::with_capacity(raw.len() + raw.len() / 32);
-        let mut i = 0;
-        while let Some(&b) = raw.get(i) {
-            match b {
-                b'\r' if raw.get(i + 1) == Some(&b'\n') => {
-                    out.extend_from_slice(b"\r\n");
-                    i += 2;
-                    continue;
+    async fn send_data(
+        &self,
+        from: &str,
+        to: &str,
+        data: &[u8],
+        utf8: bool,
+        eight_bit: bool,
+    ) -> Result<(), SendError> {
+        if let Some(mut c) = self.pooled() {
+            match c.send(from, to, data, utf8, eight_bit).await {
+                Ok(()) => {
+                    self.give_back(c);
+                    return Ok(());
                 }
-                b'\r' | b'\n' => out.extend_from_slice(b"\r\n"),
-                _ => out.push(b),
+                // A reused connection the server has closed meanwhile fails before it took
+                // anything: the mail goes over a fresh one.
+                Err(Failure::Io(_)) if !c.data_sent => {}
+                Err(f) => {
+                    if matches!(f, Failure::Reply(_)) {
+                        self.give_back(c);
+                    }
+                    return Err(client::classify(f, &self.server()));
+                }
             }
-            i += 1;
         }
-        Cow::Owned(out)
-    } else {
-        Cow::Borrowed(raw)
-    };
-    if body.ends_with(b"\r\n") {
-        match body {
-            Cow::Borrowed(b) => body = Cow::Borrowed(b.get(..b.len() - 2).unwrap_or_default()),
-            Cow::Owned(ref mut v) => v.truncate(v.len() - 2),
+        let mut c = self.open().await?;
+        match c.send(from, to, data, utf8, eight_bit).await {
+            Ok(()) => {
+                self.give_back(c);
+                Ok(())
+            }
+            Err(f) => {
+                if matches!(f, Failure::Reply(_)) {
+                    self.give_back(c);
+                }
+                Err(client::classify(f, &self.server()))
+            }
         }
     }
-    body
+
+    /// An open connection of the pool that has not waited too long, if there is one.
+    fn pooled(&self) -> Option<Connection> {
+        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        while let Some(c) = pool.pop() {
+            if c.idle_since.elapsed() < POOL_IDLE {
+                return Some(c);
+            }
+        }
+        None
+    }
+
+    fn give_back(&self, c: Connection) {
+        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        if pool.len() < POOL_MAX {
+            pool.push(c);
+        }
+    }
+
+    /// Closes the pooled connections politely (QUIT).
+    pub async fn close(&self) {
+        let all: Vec<Connection> = {
+            let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+            pool.drain(..).collect()
+        };
+        for c in all {
+            c.quit().await;
+        }
+    }
 }
 
 /// The first retry delay.
@@ -400,25 +380,6 @@ mod tests {
         assert!((secs(backoff(3, -1.0)) - 96.0).abs() < 1e-9);
         assert!((secs(backoff(3, f64::NAN)) - 120.0).abs() < 1e-9);
         assert!((secs(backoff(20, 1.0)) - 4320.0).abs() < 1e-9);
-    }
-
-    #[test]
-    fn data_content_drops_the_final_crlf_lettre_adds_back() {
-        assert_eq!(&*data_content(b"A: b\r\n\r\nbody\r\n"), b"A: b\r\n\r\nbody");
-        assert_eq!(&*data_content(b"A: b\r\n\r\nbody"), b"A: b\r\n\r\nbody");
-        assert_eq!(
-            &*data_content(b"A: b\r\n\r\nbody\r\n\r\n"),
-            b"A: b\r\n\r\nbody\r\n"
-        );
-        assert!(matches!(data_content(b"x\r\n"), Cow::Borrowed(_)));
-        assert_eq!(&*data_content(b""), b"");
-        assert_eq!(&*data_content(b"\r\n"), b"");
-    }
-
-    #[test]
-    fn data_content_turns_bare_line_ends_into_crlf() {
-        assert_eq!(&*data_content(b"A: b\n\n.x\n"), b"A: b\r\n\r\n.x");
-        assert_eq!(&*data_content(b"\nA\rB\r\nC\n"), b"\r\nA\r\nB\r\nC");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! federation's own CA or a self-signed server. Only when the system has no store at all (a bare
 //! container) the compiled-in Mozilla roots (`webpki-roots`) stand in, so hosted providers still
 //! work. The host name — or the IP address, when `host` is one — is checked against the
-//! certificate by rustls (webpki). One [`Trust`] serves IMAP (tokio-rustls) and SMTP (lettre).
+//! certificate by rustls (webpki). One [`Trust`] serves IMAP (tokio-rustls) and SMTP (both tokio-rustls).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -48,11 +48,6 @@ impl Trust {
             roots.extend(read_ca_file(path)?);
         }
         Ok(Trust { roots, mozilla })
-    }
-
-    /// The roots as DER certificates (for lettre).
-    pub fn roots(&self) -> &[CertificateDer<'static>] {
-        &self.roots
     }
 
     /// A rustls client configuration (ring, TLS 1.2 and 1.3) trusting these roots.

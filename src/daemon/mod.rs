@@ -135,11 +135,15 @@ async fn fetch_new(
     Ok(listed_at)
 }
 
+/// How many mails are handed to the SMTP server at the same time, each over its own connection.
+pub const PARALLEL_SENDS: usize = 4;
+
 /// Delivers the outbox entries due by `now`; each leaves the outbox only after the SMTP server
 /// accepted it (Fax 2.3: repeat until it goes through).
 ///
 /// Order: oldest first, and a later mail to a recipient never overtakes an earlier one that is
-/// still waiting. Temporary failures (4xx, no connection, timeouts) are retried with
+/// still waiting: up to [`PARALLEL_SENDS`] mails are in flight at once, never two for the same
+/// recipient. Temporary failures (4xx, no connection, timeouts) are retried with
 /// exponential backoff and jitter ([`backoff`]) while the mail is younger than
 /// `[limits] outbox_max_age_days`, then given up and reported to the game's director
 /// ([`App::give_up`]). When the server cannot be reached at all, the pass stops there.
@@ -149,8 +153,14 @@ pub(crate) async fn deliver(
     now: DateTime<Utc>,
     report: &mut PassReport,
 ) -> Result<(), AppError> {
+    use futures::StreamExt;
+    use std::collections::{HashMap, VecDeque};
+
     let max_age = chrono::Duration::days(i64::from(app.config.limits.outbox_max_age_days));
+    // Per recipient, his due mails in order; the recipients in the order of their oldest mail.
     let mut waiting: HashSet<String> = HashSet::new();
+    let mut queues: HashMap<String, VecDeque<crate::store::OutboxEntry>> = HashMap::new();
+    let mut ready: VecDeque<String> = VecDeque::new();
     for entry in app.store.outbox_all()? {
         if waiting.contains(&entry.recipient) {
             continue;
@@ -159,10 +169,38 @@ pub(crate) async fn deliver(
             waiting.insert(entry.recipient.clone());
             continue;
         }
-        match sender
-            .send(&entry.envelope_from, &entry.recipient, &entry.raw)
-            .await
-        {
+        let queue = queues.entry(entry.recipient.clone()).or_default();
+        if queue.is_empty() {
+            ready.push_back(entry.recipient.clone());
+        }
+        queue.push_back(entry);
+    }
+    let mut in_flight = futures::stream::FuturesUnordered::new();
+    let mut unreachable = false;
+    let mut accepted = false;
+    loop {
+        // One mail first: while the server is away, a pass makes one attempt, not several.
+        let width = if accepted { PARALLEL_SENDS } else { 1 };
+        while !unreachable && in_flight.len() < width {
+            let Some(recipient) = ready.pop_front() else {
+                break;
+            };
+            let Some(entry) = queues.get_mut(&recipient).and_then(VecDeque::pop_front) else {
+                continue;
+            };
+            in_flight.push(async move {
+                let sent = sender
+                    .send(&entry.envelope_from, &entry.recipient, &entry.raw)
+                    .await;
+                (entry, sent)
+            });
+        }
+        let Some((entry, sent)) = in_flight.next().await else {
+            break;
+        };
+        let recipient = entry.recipient.clone();
+        let mut go_on = true;
+        match sent {
             Ok(()) => {
                 crash::point(crash::AFTER_SMTP_ACCEPT);
                 info!(
@@ -172,6 +210,7 @@ pub(crate) async fn deliver(
                 crash::point(crash::BEFORE_OUTBOX_DELETE);
                 app.store.outbox_sent(&entry.id)?;
                 report.sent += 1;
+                accepted = true;
             }
             Err(e) if e.needs_operator() => {
                 // Not this mail's fault: it stays queued as it was, and the relay stops.
@@ -191,7 +230,11 @@ pub(crate) async fn deliver(
                 }
             }
             Err(e) => {
-                let unreachable = e.code().is_none();
+                go_on = false;
+                if e.code().is_none() {
+                    // The server itself is not there: the others wait for the next pass.
+                    unreachable = true;
+                }
                 if now - entry.created >= max_age {
                     let mut entry = entry;
                     entry.last_error = Some(e.to_string());
@@ -199,6 +242,8 @@ pub(crate) async fn deliver(
                         warn!("{line}");
                     }
                     report.given_up += 1;
+                    // Given up: the recipient's next mail may go.
+                    go_on = true;
                 } else {
                     let jitter: f64 = rand::random();
                     let wait = backoff(entry.attempts + 1, jitter);
@@ -210,13 +255,11 @@ pub(crate) async fn deliver(
                         "{} to {}: {e}; retry at {next}",
                         entry.message_id, entry.recipient
                     );
-                    waiting.insert(entry.recipient.clone());
-                }
-                if unreachable {
-                    // The server itself is not there: the others wait for the next pass.
-                    break;
                 }
             }
+        }
+        if go_on && queues.get(&recipient).is_some_and(|q| !q.is_empty()) {
+            ready.push_front(recipient);
         }
     }
     Ok(())
@@ -270,7 +313,9 @@ async fn chores(
 pub async fn once(app: &mut App, now: Option<DateTime<Utc>>) -> Result<PassReport, AppError> {
     let sender = Sender::new(smtp_settings(&app.config))?;
     let imap = imap_settings(&app.config);
-    once_with(app, now, &imap, &sender, &SystemClock).await
+    let report = once_with(app, now, &imap, &sender, &SystemClock).await;
+    sender.close().await;
+    report
 }
 
 /// [`once`] over any mailbox, sender and clock (the in-process tests use scripted ones).
@@ -308,7 +353,9 @@ pub(crate) async fn once_with(
 pub async fn run(config: Config, shutdown: watch::Receiver<bool>) -> Result<(), AppError> {
     let sender = Sender::new(smtp_settings(&config))?;
     let imap = imap_settings(&config);
-    run_with(config, &imap, &sender, &SystemClock, shutdown).await
+    let done = run_with(config, &imap, &sender, &SystemClock, shutdown).await;
+    sender.close().await;
+    done
 }
 
 /// [`run`] over any mailbox, sender and clock (the in-process tests use scripted ones and

@@ -380,11 +380,15 @@ impl Smtp {
 // IMAP
 
 /// Every message in `user`'s INBOX (login `user`/`test`; a bare local part gets `@fernschach.test`),
-/// raw bytes, in arrival order. Read-only: no flag is changed. Panics if IMAP fails.
+/// raw bytes, in the order the relay decided them ([`in_relay_order`]; mails not from a relay
+/// first, in arrival order): Postfix delivers mails handed over together in any order. Read-only:
+/// no flag is changed. Panics if IMAP fails.
 pub fn fetch_all(user: &str) -> Vec<Vec<u8>> {
-    Mailbox::open(user)
-        .and_then(|mut m| m.fetch_all())
-        .unwrap_or_else(|e| panic!("fetch_all({user}): {e}"))
+    in_relay_order(
+        Mailbox::open(user)
+            .and_then(|mut m| m.fetch_all())
+            .unwrap_or_else(|e| panic!("fetch_all({user}): {e}")),
+    )
 }
 
 /// Waits (polling every 20 ms, at most `timeout`) until `user`'s INBOX holds at least `n` messages,
@@ -398,9 +402,11 @@ pub fn wait_for(user: &str, n: usize, timeout: Duration) -> Vec<Vec<u8>> {
             .count()
             .unwrap_or_else(|e| panic!("wait_for({user}): {e}"));
         if count >= n {
-            return mailbox
-                .fetch_all()
-                .unwrap_or_else(|e| panic!("wait_for({user}): {e}"));
+            return in_relay_order(
+                mailbox
+                    .fetch_all()
+                    .unwrap_or_else(|e| panic!("wait_for({user}): {e}")),
+            );
         }
         if started.elapsed() >= timeout {
             panic!("wait_for({user}): {count} of {n} messages after {timeout:?}");
@@ -602,6 +608,23 @@ pub fn header(raw: &[u8], name: &str) -> Option<String> {
 }
 
 /// The `X-Fernzug-Kind` of each mail, in order (`""` where a mail has none).
+/// `mails` in the order the relay decided them (the sequence number of its Message-IDs,
+/// `fernzug.INSTANCE.SEQ.KIND@…`): the stack may deliver mails handed over quickly in any order.
+pub fn in_relay_order(mut mails: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    let seq = |m: &Vec<u8>| -> u64 {
+        header(m, "Message-ID")
+            .and_then(|id| {
+                id.trim_matches(['<', '>', ' '])
+                    .split('.')
+                    .nth(2)
+                    .and_then(|n| n.parse().ok())
+            })
+            .unwrap_or(0)
+    };
+    mails.sort_by_key(seq);
+    mails
+}
+
 pub fn kinds(mails: &[Vec<u8>]) -> Vec<String> {
     mails
         .iter()
