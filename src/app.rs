@@ -74,6 +74,9 @@ pub struct App {
     pub store: Store,
     pub state: State,
     pub templates: Templates,
+    /// Group commit ([`App::group`]): the mails' transactions are applied and made durable
+    /// together by [`App::sync`], before any of them is acknowledged.
+    grouped: bool,
 }
 
 const META_STATE: &str = "state-meta";
@@ -119,21 +122,7 @@ impl App {
                 id
             }
         };
-        let mut state = State::default();
-        for (_, t) in store.scan::<crate::core::Tournament>(Tree::Tournaments)? {
-            state.tournaments.insert(t.id.clone(), t);
-        }
-        for (_, g) in store.scan::<crate::core::model::Game>(Tree::Games)? {
-            state.games.insert(g.id.clone(), g);
-        }
-        for (k, b) in store.scan::<crate::core::KeyBinding>(Tree::Keys)? {
-            state
-                .keys
-                .insert(String::from_utf8_lossy(&k).into_owned(), b);
-        }
-        if let Some(meta) = store.get(Tree::Meta, META_STATE.as_bytes())? {
-            state.meta = meta;
-        }
+        let mut state = load_state(&store)?;
         migrate_ends(&store, &mut state)?;
         let settings = Settings {
             relay_address: config.relay.address.clone(),
@@ -160,7 +149,40 @@ impl App {
             store,
             state,
             templates,
+            grouped: false,
         })
+    }
+
+    /// Group commit on (`true`) or off: while on, the steps of [`App::process`] are applied to
+    /// the store each in its own transaction but made durable only by [`App::sync`], which the
+    /// caller runs before it acknowledges any of the mails (one fsync for many mails). Turning it
+    /// off syncs.
+    pub fn group(&mut self, on: bool) -> Result<(), AppError> {
+        if self.grouped && !on {
+            self.sync()?;
+        }
+        self.grouped = on;
+        Ok(())
+    }
+
+    /// Makes everything applied so far durable (flush and fsync).
+    pub fn sync(&mut self) -> Result<(), AppError> {
+        Ok(self.store.sync()?)
+    }
+
+    /// One step's transaction: committed (durable) at once, or applied for the group's sync.
+    fn commit(&self, batch: Batch) -> Result<(), crate::store::StoreError> {
+        if self.grouped {
+            self.store.apply(batch)
+        } else {
+            self.store.commit(batch)
+        }
+    }
+
+    /// After a failed step: the state as the store has it (the step wrote nothing).
+    pub(crate) fn reload(&mut self) -> Result<(), AppError> {
+        self.state = load_state(&self.store)?;
+        Ok(())
     }
 
     /// The instant to act at: `--now` if given (refused if earlier than what the relay already acted
@@ -260,7 +282,7 @@ impl App {
                 let reason = format!("unreadable mail: {e}");
                 let mut batch = Batch::default();
                 self.quarantine_into(&mut batch, raw, None, postmark, uid, &reason);
-                self.store.commit(batch)?;
+                self.commit(batch)?;
                 return Ok(Processed::Quarantined(reason));
             }
         };
@@ -269,7 +291,7 @@ impl App {
             if let Some((v, u)) = uid {
                 let mut batch = Batch::default();
                 batch.uid_done(v, u);
-                self.store.commit(batch)?;
+                self.commit(batch)?;
             }
             return Ok(Processed::Duplicate);
         }
@@ -278,15 +300,15 @@ impl App {
             Some(a) if a > postmark => a,
             _ => postmark,
         };
-        let before = self.state.clone();
+        // No copy of the state is taken (it grows with the store): when a step fails, the state
+        // is read back from the store, which the failed step did not change.
         // What time alone made happen is not the mail's fault: its failure is an error.
         let tick_out = self.state.tick(now, &self.settings);
         let mut batch = Batch::default();
         if let Err(e) = self.stage(&mut batch, &tick_out, now) {
-            self.state = before;
+            self.reload()?;
             return Err(e);
         }
-        let after_tick = self.state.clone();
         self.with_archived_text(&mut letter);
         let decided = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.state.handle_letter(&letter, now, &self.settings)
@@ -304,9 +326,15 @@ impl App {
         let (out, letter_batch) = match failure {
             Ok(done) => done,
             Err(reason) => {
-                // Nothing the letter did stays; the deadlines up to now do.
-                self.state = after_tick;
-                batch.put(Tree::Meta, META_STATE.as_bytes(), &self.state.meta);
+                // Nothing the letter did stays; the deadlines up to now do (fired again on the
+                // state as it was: the same deadlines, the same decisions).
+                self.reload()?;
+                let tick_out = self.state.tick(now, &self.settings);
+                batch = Batch::default();
+                if let Err(e) = self.stage(&mut batch, &tick_out, now) {
+                    self.reload()?;
+                    return Err(e);
+                }
                 self.quarantine_into(
                     &mut batch,
                     raw,
@@ -315,8 +343,8 @@ impl App {
                     uid,
                     &reason,
                 );
-                if let Err(e) = self.store.commit(batch) {
-                    self.state = before;
+                if let Err(e) = self.commit(batch) {
+                    self.reload()?;
                     return Err(e.into());
                 }
                 return Ok(Processed::Quarantined(reason));
@@ -347,8 +375,8 @@ impl App {
                 raw: raw.to_vec(),
             });
         }
-        if let Err(e) = self.store.commit(batch) {
-            self.state = before;
+        if let Err(e) = self.commit(batch) {
+            self.reload()?;
             return Err(e.into());
         }
         let mut log = tick_out.log;
@@ -409,16 +437,15 @@ impl App {
             attempts: entry.attempts.saturating_add(1),
             last_error: entry.last_error.clone(),
         };
-        let before = self.state.clone();
         let out = self.state.report_undeliverable(&u, now, &self.settings);
         let mut batch = Batch::default();
         if let Err(e) = self.stage(&mut batch, &out, now) {
-            self.state = before;
+            self.reload()?;
             return Err(e);
         }
         batch.delete(Tree::Outbox, entry.id.as_bytes());
         if let Err(e) = self.store.commit(batch) {
-            self.state = before;
+            self.reload()?;
             return Err(e.into());
         }
         Ok(out.log)
@@ -428,7 +455,6 @@ impl App {
     /// (`crate::core::records::retention`). The mails go first, then the core's mark: a crash in
     /// between removes nothing twice and leaves nothing behind. Returns the log lines.
     pub fn rotate_archive(&mut self, now: DateTime<Utc>) -> Result<Vec<String>, AppError> {
-        let before = self.state.clone();
         let out = self.state.rotate_archives(now);
         let mut log = Vec::new();
         for (id, games) in &out.rotate {
@@ -436,7 +462,7 @@ impl App {
             let n = match self.store.rotate_archive(&games) {
                 Ok(n) => n,
                 Err(e) => {
-                    self.state = before;
+                    self.reload()?;
                     return Err(e.into());
                 }
             };
@@ -450,7 +476,7 @@ impl App {
                 .stage(&mut batch, &out, now)
                 .and_then(|()| Ok(self.store.commit(batch)?))
             {
-                self.state = before;
+                self.reload()?;
                 return Err(e);
             }
         }
@@ -512,6 +538,26 @@ impl App {
         batch.put(Tree::Meta, META_STATE.as_bytes(), &self.state.meta);
         Ok(())
     }
+}
+
+/// The state as the store has it.
+fn load_state(store: &Store) -> Result<State, AppError> {
+    let mut state = State::default();
+    for (_, t) in store.scan::<crate::core::Tournament>(Tree::Tournaments)? {
+        state.tournaments.insert(t.id.clone(), t);
+    }
+    for (_, g) in store.scan::<crate::core::model::Game>(Tree::Games)? {
+        state.games.insert(g.id.clone(), g);
+    }
+    for (k, b) in store.scan::<crate::core::KeyBinding>(Tree::Keys)? {
+        state
+            .keys
+            .insert(String::from_utf8_lossy(&k).into_owned(), b);
+    }
+    if let Some(meta) = store.get(Tree::Meta, META_STATE.as_bytes())? {
+        state.meta = meta;
+    }
+    Ok(state)
 }
 
 /// Stores written before games knew when they ended (`Game::ended_at`) and tournaments that

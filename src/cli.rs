@@ -295,6 +295,16 @@ fn status(
 ) -> Result<(), Failure> {
     let games = select_games(app, target)?;
     let tz = app.settings.tz;
+    // Every pending deadline once, by game (not once per game: that grew with the square).
+    let mut pending: std::collections::HashMap<&crate::game_ref::GameRef, Vec<serde_json::Value>> =
+        std::collections::HashMap::new();
+    let all = app.state.deadlines(&app.settings);
+    for (at, id, d) in &all {
+        pending
+            .entry(id)
+            .or_default()
+            .push(json!({"at": at.to_rfc3339(), "what": format!("{d:?}").to_lowercase()}));
+    }
     let mut rows = Vec::new();
     for g in &games {
         let Some(t) = app.state.tournament_of(&g.id) else {
@@ -320,13 +330,7 @@ fn status(
             let f = view::clock_figures(g, t, c, now, tz);
             json!({"used": f.used, "allowed": f.allowed, "time_forfeits": f.time_forfeits, "on_leave": f.on_leave})
         };
-        let deadlines: Vec<_> = app
-            .state
-            .deadlines(&app.settings)
-            .into_iter()
-            .filter(|(_, id, _)| *id == g.id)
-            .map(|(at, _, d)| json!({"at": at.to_rfc3339(), "what": format!("{d:?}").to_lowercase()}))
-            .collect();
+        let deadlines = pending.get(&g.id).cloned().unwrap_or_default();
         rows.push(json!({
             "id": g.id.to_string(),
             "white": g.players.white,

@@ -715,6 +715,16 @@ impl Store {
     /// Apply `batch` as one transaction over all trees, then flush and fsync. On any
     /// error nothing of the batch is written.
     pub fn commit(&self, batch: Batch) -> Result<(), StoreError> {
+        self.apply(batch)?;
+        self.sync()
+    }
+
+    /// Apply `batch` as one transaction over all trees, without waiting for the disk: a group
+    /// commit applies several batches (each atomic, each seen by every later read) and then makes
+    /// them durable together with one [`Store::sync`]. Nothing may be acknowledged to anyone
+    /// (IMAP, SMTP) before that `sync`: a crash loses the applied batches that were not synced,
+    /// never a part of one. On any error nothing of the batch is written.
+    pub fn apply(&self, batch: Batch) -> Result<(), StoreError> {
         if let Some(e) = batch.error {
             return Err(e);
         }
@@ -793,6 +803,11 @@ impl Store {
                 });
             }
         }
+        Ok(())
+    }
+
+    /// Flush and fsync everything applied so far ([`Store::apply`]).
+    pub fn sync(&self) -> Result<(), StoreError> {
         self.make_durable()?;
         crate::crash::point("after-fsync");
         Ok(())

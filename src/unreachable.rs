@@ -27,7 +27,6 @@ impl App {
             error: error.to_string(),
             text: dsn::mail_text(&entry.raw),
         };
-        let before = self.state.clone();
         let out = self.state.handle_bounce(&bounce, now, &self.settings);
         let mut batch = Batch::default();
         batch.delete(Tree::Outbox, entry.id.as_bytes());
@@ -35,7 +34,7 @@ impl App {
             .stage(&mut batch, &out, now)
             .and_then(|()| self.store.commit(batch).map_err(AppError::from));
         if let Err(e) = committed {
-            self.state = before;
+            self.reload()?;
             return Err(e);
         }
         Ok(out)

@@ -83,11 +83,15 @@ async fn fetch_new(
     let listed_at = clock.now();
     let listed = inbox.list().await?;
     let max = app.config.limits.max_mail_bytes;
+    // Group commit: each mail is its own transaction, but up to GROUP of them are made durable by
+    // one fsync, and only then flagged on the server.
+    app.group(true)?;
+    let mut unflagged: Vec<u32> = Vec::new();
     for l in listed {
         if app.store.is_uid_done(uidvalidity, l.uid)? {
             if !l.seen {
-                // Done before a crash between commit and flag: flag it now.
-                inbox.mark_done(l.uid).await?;
+                // Done before a crash between commit and flag: flag it (once durable).
+                unflagged.push(l.uid);
             }
             continue;
         }
@@ -125,18 +129,42 @@ async fn fetch_new(
                 );
             }
         }
-        // The store has committed and fsynced; only now is the mail flagged on the server.
-        inbox
-            .mark_done(l.uid)
-            .await
-            .map_err(|source| AppError::Flag { uid: l.uid, source })?;
-        crash::point(crash::AFTER_IMAP_FLAG);
+        unflagged.push(l.uid);
+        if unflagged.len() >= GROUP {
+            flag_durable(app, inbox, &mut unflagged).await?;
+        }
     }
+    flag_durable(app, inbox, &mut unflagged).await?;
+    app.group(false)?;
     Ok(listed_at)
 }
 
 /// How many mails are handed to the SMTP server at the same time, each over its own connection.
 pub const PARALLEL_SENDS: usize = 4;
+
+/// How many mails at most share one fsync (group commit).
+pub const GROUP: usize = 64;
+
+/// Makes the mails processed so far durable (one fsync), then flags them on the server.
+async fn flag_durable(
+    app: &mut App,
+    inbox: &mut impl Mailbox,
+    unflagged: &mut Vec<u32>,
+) -> Result<(), AppError> {
+    if unflagged.is_empty() {
+        return Ok(());
+    }
+    app.sync()?;
+    for uid in unflagged.drain(..) {
+        // The store has committed and fsynced; only now is the mail flagged on the server.
+        inbox
+            .mark_done(uid)
+            .await
+            .map_err(|source| AppError::Flag { uid, source })?;
+        crash::point(crash::AFTER_IMAP_FLAG);
+    }
+    Ok(())
+}
 
 /// Delivers the outbox entries due by `now`; each leaves the outbox only after the SMTP server
 /// accepted it (Fax 2.3: repeat until it goes through).
@@ -326,6 +354,7 @@ pub(crate) async fn once_with(
     sender: &impl Outgoing,
     clock: &impl Clock,
 ) -> Result<PassReport, AppError> {
+    let started = std::time::Instant::now();
     let mut report = PassReport::default();
     let mut inbox = imap.connect().await?;
     let given = now;
@@ -339,7 +368,23 @@ pub(crate) async fn once_with(
         now.min(listed_at)
     };
     chores(app, sender, now, Some(tick_to), &mut report).await?;
+    log_pass(started, &report);
     Ok(report)
+}
+
+/// The operator's (and `scripts/load`'s) view of one pass, at debug level.
+fn log_pass(started: std::time::Instant, r: &PassReport) {
+    tracing::debug!(
+        "pass finished in {} ms: {} processed, {} duplicates, {} quarantined, {} sent, {} deferred, {} failed, {} given up",
+        started.elapsed().as_millis(),
+        r.processed,
+        r.duplicates,
+        r.quarantined,
+        r.sent,
+        r.deferred,
+        r.failed,
+        r.given_up
+    );
 }
 
 /// The daemon: passes until `shutdown` turns true. Waits in IMAP IDLE (re-issued at least every
@@ -414,6 +459,7 @@ pub(crate) async fn run_with(
         };
         info!("IMAP connected; waiting for mail");
         loop {
+            let started = std::time::Instant::now();
             let Some(mut app) = open_store(&config, &mut shutdown).await? else {
                 inbox.logout().await;
                 return Ok(());
@@ -430,6 +476,7 @@ pub(crate) async fn run_with(
             failures = 0;
             let now = app.now_at(None, clock.now())?;
             chores(&mut app, sender, now, Some(now.min(listed_at)), &mut report).await?;
+            log_pass(started, &report);
             // Sleep until mail arrives, the next deadline, the next outbox retry, or idle_max.
             let mut wake = idle_max;
             if let Some(at) = next_wake(&app)? {
