@@ -14,6 +14,9 @@ use crate::letter::{self, Letter, Limits};
 use crate::render::{self, Templates};
 use crate::store::{ArchiveEntry, Batch, Direction, OutboxEntry, QuarantineEntry, Store, Tree};
 
+mod due;
+use due::DueIndex;
+
 /// A runtime failure of the shell: printed as one line, exit status 1.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -67,6 +70,13 @@ pub enum Processed {
     Quarantined(String),
 }
 
+/// What [`App::close`] keeps of a closed relay for [`App::reopen`].
+pub struct Held {
+    generation: u64,
+    state: State,
+    due: DueIndex,
+}
+
 /// The loaded relay.
 pub struct App {
     pub config: Config,
@@ -77,6 +87,8 @@ pub struct App {
     /// Group commit ([`App::group`]): the mails' transactions are applied and made durable
     /// together by [`App::sync`], before any of them is acknowledged.
     grouped: bool,
+    /// The pending deadlines, kept beside the state (`due.rs`).
+    due: DueIndex,
 }
 
 const META_STATE: &str = "state-meta";
@@ -99,6 +111,22 @@ impl App {
     /// The store is held by one process at a time; the daemon holds it only while it works, so a
     /// command given meanwhile waits (up to [`LOCK_WAIT`]) for it.
     pub fn open(config: Config) -> Result<App, AppError> {
+        App::reopen(config, None)
+    }
+
+    /// Closes the store and keeps what was read from it (the daemon between two passes: other
+    /// fernzug commands may use the store meanwhile).
+    pub fn close(self) -> Held {
+        Held {
+            generation: self.store.generation(),
+            state: self.state,
+            due: self.due,
+        }
+    }
+
+    /// Opens the store again ([`App::open`]); `held` ([`App::close`]) is taken as it is when no
+    /// other process wrote to the store since, instead of reading every game again.
+    pub fn reopen(config: Config, held: Option<Held>) -> Result<App, AppError> {
         let path = config.relay.data_dir.join("store");
         let started = std::time::Instant::now();
         let store = loop {
@@ -122,8 +150,14 @@ impl App {
                 id
             }
         };
-        let mut state = load_state(&store)?;
-        migrate_ends(&store, &mut state)?;
+        let (state, due) = match held {
+            Some(h) if h.generation == store.generation() => (h.state, Some(h.due)),
+            _ => {
+                let mut state = load_state(&store)?;
+                migrate_ends(&store, &mut state)?;
+                (state, None)
+            }
+        };
         let settings = Settings {
             relay_address: config.relay.address.clone(),
             relay_name: config.relay.name.clone(),
@@ -143,6 +177,7 @@ impl App {
                 require_reply_key: config.security.require_reply_key,
             },
         };
+        let due = due.unwrap_or_else(|| DueIndex::build(&state, &settings));
         Ok(App {
             config,
             settings,
@@ -150,6 +185,7 @@ impl App {
             state,
             templates,
             grouped: false,
+            due,
         })
     }
 
@@ -182,7 +218,13 @@ impl App {
     /// After a failed step: the state as the store has it (the step wrote nothing).
     pub(crate) fn reload(&mut self) -> Result<(), AppError> {
         self.state = load_state(&self.store)?;
+        self.due = DueIndex::build(&self.state, &self.settings);
         Ok(())
+    }
+
+    /// The earliest pending deadline of the core (from the shell's index).
+    pub fn next_deadline(&self) -> Option<DateTime<Utc>> {
+        self.due.earliest()
     }
 
     /// The instant to act at: `--now` if given (refused if earlier than what the relay already acted
@@ -226,6 +268,8 @@ impl App {
         let mut batch = Batch::default();
         self.stage(&mut batch, &out, now)?;
         self.store.commit(batch)?;
+        // Once a pass: the index from scratch (see `due.rs`).
+        self.due = DueIndex::build(&self.state, &self.settings);
         Ok(out)
     }
 
@@ -302,8 +346,14 @@ impl App {
         };
         // No copy of the state is taken (it grows with the store): when a step fails, the state
         // is read back from the store, which the failed step did not change.
-        // What time alone made happen is not the mail's fault: its failure is an error.
-        let tick_out = self.state.tick(now, &self.settings);
+        // What time alone made happen is not the mail's fault: its failure is an error. The core
+        // is asked only when its index says something is due by then (nothing else would fire).
+        let due = self.due.earliest().is_some_and(|at| at <= now);
+        let tick_out = if due {
+            self.state.tick(now, &self.settings)
+        } else {
+            Output::default()
+        };
         let mut batch = Batch::default();
         if let Err(e) = self.stage(&mut batch, &tick_out, now) {
             self.reload()?;
@@ -536,6 +586,7 @@ impl App {
             }
         }
         batch.put(Tree::Meta, META_STATE.as_bytes(), &self.state.meta);
+        self.due.update(&self.state, &self.settings, out);
         Ok(())
     }
 }

@@ -40,6 +40,8 @@ const ARCHIVE_NEXT_KEY: &[u8] = b"archive_next";
 
 /// Key of the next outbox sequence number in [`Tree::Meta`].
 const OUTBOX_NEXT_KEY: &[u8] = b"outbox_next";
+/// In `Meta`: how many transactions were ever applied (see [`Store::generation`]).
+const GENERATION_KEY: &[u8] = b"generation";
 
 /// The named trees of the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -637,6 +639,8 @@ pub struct Store {
     db: sled::Db,
     /// The trees in the order of [`Tree::ALL`].
     trees: Vec<sled::Tree>,
+    /// The generation after this handle's last transaction (or as read at opening).
+    generation: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl fmt::Debug for Store {
@@ -667,8 +671,23 @@ impl Store {
             })?;
             trees.push(tree);
         }
-        let store = Store { path, db, trees };
+        let store = Store {
+            path,
+            db,
+            trees,
+            generation: std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0)),
+        };
         store.check_schema()?;
+        let generation = match store.tree(Tree::Meta).get(GENERATION_KEY) {
+            Ok(Some(raw)) => std::str::from_utf8(&raw)
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0),
+            _ => 0,
+        };
+        store
+            .generation
+            .store(generation, std::sync::atomic::Ordering::SeqCst);
         Ok(store)
     }
 
@@ -729,6 +748,7 @@ impl Store {
             return Err(e);
         }
         let ops = batch.ops;
+        let applied_generation = std::cell::Cell::new(0u64);
         let result = self
             .trees
             .as_slice()
@@ -785,10 +805,20 @@ impl Store {
                 if let Some(next) = next_archive {
                     tx[Tree::Meta.index()].insert(ARCHIVE_NEXT_KEY, next.to_string().as_bytes())?;
                 }
+                let generation =
+                    read_u64(&tx[Tree::Meta.index()], GENERATION_KEY)?.saturating_add(1);
+                tx[Tree::Meta.index()].insert(GENERATION_KEY, generation.to_string().as_bytes())?;
+                applied_generation.set(generation);
                 Ok(())
             });
         match result {
-            Ok(()) => crate::crash::point("after-commit"),
+            Ok(()) => {
+                self.generation.store(
+                    applied_generation.get(),
+                    std::sync::atomic::Ordering::SeqCst,
+                );
+                crate::crash::point("after-commit")
+            }
             Err(TransactionError::Abort(reason)) => {
                 return Err(StoreError::Aborted {
                     path: self.path.clone(),
@@ -804,6 +834,13 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// How many transactions the store has ever applied, as this handle last saw it (at opening,
+    /// or after its own last transaction): a process that kept what it read while the store was
+    /// closed knows by it whether another process has written since.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Flush and fsync everything applied so far ([`Store::apply`]).

@@ -414,6 +414,9 @@ pub(crate) async fn run_with(
 ) -> Result<(), AppError> {
     let idle_max = Duration::from_secs(config.imap.idle_minutes.clamp(1, 5) * 60);
     let mut failures: u32 = 0;
+    // What the last pass read, kept while the store is closed (`App::close`): a pass reads every
+    // game again only when another fernzug command wrote to the store meanwhile, or after an error.
+    let mut held: Option<crate::app::Held> = None;
     while !*shutdown.borrow() {
         if failures > 0 {
             let wait = reconnect_backoff(failures, rand::random());
@@ -421,7 +424,7 @@ pub(crate) async fn run_with(
             // The outbox does not wait for IMAP; deadlines do (see `chores`).
             let deadline = tokio::time::Instant::now() + wait;
             loop {
-                let Some(mut app) = open_store(&config, &mut shutdown).await? else {
+                let Some(mut app) = open_store(&config, held.take(), &mut shutdown).await? else {
                     return Ok(());
                 };
                 let now = app.now_at(None, clock.now())?;
@@ -433,7 +436,7 @@ pub(crate) async fn run_with(
                     .map(|at| (at - clock.now()).to_std().unwrap_or(Duration::ZERO))
                     .unwrap_or(wait)
                     .max(Duration::from_millis(50));
-                drop(app);
+                held = Some(app.close());
                 let step = tokio::time::Instant::now() + until;
                 tokio::select! {
                     _ = tokio::time::sleep_until(step.min(deadline)) => {}
@@ -460,7 +463,7 @@ pub(crate) async fn run_with(
         info!("IMAP connected; waiting for mail");
         loop {
             let started = std::time::Instant::now();
-            let Some(mut app) = open_store(&config, &mut shutdown).await? else {
+            let Some(mut app) = open_store(&config, held.take(), &mut shutdown).await? else {
                 inbox.logout().await;
                 return Ok(());
             };
@@ -484,7 +487,7 @@ pub(crate) async fn run_with(
                 wake = wake.min(until.max(Duration::from_millis(50)));
             }
             // Release the store while waiting.
-            drop(app);
+            held = Some(app.close());
             match inbox.wait(wake, &mut shutdown).await {
                 Ok((i, Woke::Shutdown)) => {
                     i.logout().await;
@@ -506,10 +509,11 @@ pub(crate) async fn run_with(
 /// say), the daemon waits and tries again instead of giving up; `None` on shutdown.
 async fn open_store(
     config: &Config,
+    mut held: Option<crate::app::Held>,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Result<Option<App>, AppError> {
     loop {
-        match App::open(config.clone()) {
+        match App::reopen(config.clone(), held.take()) {
             Ok(app) => return Ok(Some(app)),
             Err(AppError::Store(e)) if e.is_locked() => {
                 warn!("{e}; the store is held by another fernzug command, trying again");
@@ -528,11 +532,8 @@ async fn open_store(
 
 /// The next moment something is due: a deadline of the core or an outbox head's retry.
 fn next_wake(app: &App) -> Result<Option<DateTime<Utc>>, AppError> {
-    Ok([
-        app.state.next_deadline(&app.settings),
-        app.store.next_outbox_head_attempt()?,
-    ]
-    .into_iter()
-    .flatten()
-    .min())
+    Ok([app.next_deadline(), app.store.next_outbox_head_attempt()?]
+        .into_iter()
+        .flatten()
+        .min())
 }

@@ -789,7 +789,7 @@ fn director_resumes_suspended_game_and_reply_key_names_it() {
     let key = st
         .director_key(&g(1))
         .expect("the director has a key per game");
-    assert_eq!(st.keys[&key].email, TL);
+    assert_eq!(st.keys.get(&key).unwrap().email, TL);
     let mut l = mail(TL, "Re: Zweite Zeitüberschreitung", "fortsetzen");
     l.reply_keys = vec![key];
     let out = step(&mut st, &l, at(2027, 3, 1, 10, 0));

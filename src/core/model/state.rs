@@ -144,7 +144,7 @@ pub struct KeyBinding {
 pub struct State {
     pub tournaments: BTreeMap<String, Tournament>,
     pub games: BTreeMap<GameRef, Game>,
-    pub keys: BTreeMap<String, KeyBinding>,
+    pub keys: crate::core::model::Keys,
     pub meta: Meta,
 }
 
@@ -245,10 +245,7 @@ impl State {
     /// every copy of a game mail carries its own recipient's key (docs/contract.md: private to the game
     /// and the recipient).
     pub fn reply_key_for(&self, game: &GameRef, email: &str) -> Option<String> {
-        self.keys
-            .iter()
-            .find(|(_, kb)| kb.game == *game && kb.email == email)
-            .map(|(k, _)| k.clone())
+        self.keys.key_of(game, email).map(str::to_string)
     }
 
     /// Appends an event to a game's log.
@@ -272,7 +269,7 @@ impl State {
 /// [`State::split`]): the games and the counters, and the reply keys to look up.
 pub(crate) struct Parts<'a> {
     pub games: &'a mut BTreeMap<GameRef, Game>,
-    pub keys: &'a BTreeMap<String, KeyBinding>,
+    pub keys: &'a crate::core::model::Keys,
     pub meta: &'a mut Meta,
 }
 
@@ -290,13 +287,11 @@ impl Parts<'_> {
 
 /// The director's reply key for game `game` of `t` among `keys`.
 pub(crate) fn director_key(
-    keys: &BTreeMap<String, KeyBinding>,
+    keys: &crate::core::model::Keys,
     t: &Tournament,
     game: &GameRef,
 ) -> Option<String> {
-    keys.iter()
-        .find(|(_, kb)| kb.game == *game && kb.email == t.director.email)
-        .map(|(k, _)| k.clone())
+    keys.key_of(game, &t.director.email).map(str::to_string)
 }
 
 fn log_event(games: &mut BTreeMap<GameRef, Game>, out: &mut Output, game: &GameRef, event: Event) {

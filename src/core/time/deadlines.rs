@@ -81,6 +81,17 @@ impl State {
         all
     }
 
+    /// The earliest pending deadline of one game (none for an unknown game): what a shell that
+    /// keeps an index of the deadlines recomputes for each game a step changed.
+    pub fn earliest_deadline_of(&self, game: &GameRef, s: &Settings) -> Option<DateTime<Utc>> {
+        let g = self.games.get(game)?;
+        let t = self.tournament_of(game)?;
+        self.game_deadlines(g, t, s)
+            .into_iter()
+            .map(|(at, _)| at)
+            .min()
+    }
+
     /// The earliest pending deadline.
     pub(crate) fn earliest_deadline(&self, s: &Settings) -> Option<DateTime<Utc>> {
         self.deadlines(s).first().map(|(at, _, _)| *at)

@@ -86,11 +86,19 @@ pub fn next_digest(
 impl State {
     /// The pending digests, as deadlines of the pseudo game `TOURNAMENT/0`.
     pub(crate) fn digest_deadlines(&self, s: &Settings) -> Vec<(DateTime<Utc>, GameRef, Due)> {
+        self.digest_deadlines_of(self.tournaments.keys().map(String::as_str), s)
+    }
+
+    /// The weekly digests due of the tournaments `ids` (see [`State::digest_deadlines`]).
+    pub fn digest_deadlines_of<'a>(
+        &self,
+        ids: impl Iterator<Item = &'a str>,
+        s: &Settings,
+    ) -> Vec<(DateTime<Utc>, GameRef, Due)> {
         let Some(day) = s.digest_day else {
             return Vec::new();
         };
-        self.tournaments
-            .values()
+        ids.filter_map(|id| self.tournaments.get(id))
             .filter(|t| t.digest)
             .filter(|t| {
                 t.games

@@ -1,0 +1,107 @@
+//! [`Keys`]: the reply keys of every game — which key belongs to whom — looked up both ways.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::model::KeyBinding;
+use crate::game_ref::GameRef;
+
+/// Every reply key and whom it binds (a player or the director, in one game), with the reverse
+/// index: the key of a person in a game is found without looking at the others (the relay holds
+/// three keys per game, hundreds of thousands in a federation's store).
+///
+/// ```
+/// use fernzug::core::model::{KeyBinding, Keys};
+/// let mut keys = Keys::default();
+/// let game: fernzug::game_ref::GameRef = "T/1".parse().unwrap();
+/// keys.insert("k1".into(), KeyBinding { game: game.clone(), email: "a@x.de".into() });
+/// assert_eq!(keys.key_of(&game, "a@x.de"), Some("k1"));
+/// assert_eq!(keys.get("k1").map(|b| b.email.as_str()), Some("a@x.de"));
+/// ```
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(
+    from = "BTreeMap<String, KeyBinding>",
+    into = "BTreeMap<String, KeyBinding>"
+)]
+pub struct Keys {
+    by_key: BTreeMap<String, KeyBinding>,
+    /// (game, address) → the smallest key bound to them.
+    by_holder: BTreeMap<(GameRef, String), String>,
+}
+
+impl PartialEq for Keys {
+    fn eq(&self, other: &Keys) -> bool {
+        self.by_key == other.by_key
+    }
+}
+
+impl From<BTreeMap<String, KeyBinding>> for Keys {
+    fn from(by_key: BTreeMap<String, KeyBinding>) -> Keys {
+        let mut keys = Keys::default();
+        for (k, b) in by_key {
+            keys.insert(k, b);
+        }
+        keys
+    }
+}
+
+impl From<Keys> for BTreeMap<String, KeyBinding> {
+    fn from(keys: Keys) -> BTreeMap<String, KeyBinding> {
+        keys.by_key
+    }
+}
+
+impl Keys {
+    /// Binds `key`.
+    pub fn insert(&mut self, key: String, binding: KeyBinding) {
+        let holder = (binding.game.clone(), binding.email.clone());
+        match self.by_holder.get(&holder) {
+            Some(k) if *k <= key => {}
+            _ => {
+                self.by_holder.insert(holder, key.clone());
+            }
+        }
+        if let Some(old) = self.by_key.insert(key.clone(), binding) {
+            // Rebound: the old holder's entry must not name this key any more.
+            let old_holder = (old.game, old.email);
+            if self.by_holder.get(&old_holder) == Some(&key) {
+                self.by_holder.remove(&old_holder);
+                if let Some((k, _)) = self
+                    .by_key
+                    .iter()
+                    .find(|(_, b)| b.game == old_holder.0 && b.email == old_holder.1)
+                {
+                    self.by_holder.insert(old_holder, k.clone());
+                }
+            }
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&KeyBinding> {
+        self.by_key.get(key)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.by_key.contains_key(key)
+    }
+
+    /// The key of `email` in `game`.
+    pub fn key_of(&self, game: &GameRef, email: &str) -> Option<&str> {
+        self.by_holder
+            .get(&(game.clone(), email.to_string()))
+            .map(String::as_str)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &KeyBinding)> {
+        self.by_key.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_key.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_key.is_empty()
+    }
+}
