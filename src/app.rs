@@ -75,6 +75,9 @@ pub struct Held {
     generation: u64,
     state: State,
     due: DueIndex,
+    /// The templates as read at the daemon's start (read once: a changed template is used after
+    /// a restart).
+    templates: Templates,
 }
 
 /// The loaded relay.
@@ -121,6 +124,7 @@ impl App {
             generation: self.store.generation(),
             state: self.state,
             due: self.due,
+            templates: self.templates,
         }
     }
 
@@ -138,7 +142,13 @@ impl App {
                 Err(e) => return Err(e.into()),
             }
         };
-        let templates = Templates::load(config.relay.templates_dir.as_deref())?;
+        let (kept, templates) = match held {
+            Some(h) => (Some((h.generation, h.state, h.due)), h.templates),
+            None => (
+                None,
+                Templates::load(config.relay.templates_dir.as_deref())?,
+            ),
+        };
         let instance = match store.get::<String>(Tree::Meta, META_INSTANCE.as_bytes())? {
             Some(i) => i,
             None => {
@@ -150,8 +160,10 @@ impl App {
                 id
             }
         };
-        let (state, due) = match held {
-            Some(h) if h.generation == store.generation() => (h.state, Some(h.due)),
+        let (state, due) = match kept {
+            Some((generation, state, due)) if generation == store.generation() => {
+                (state, Some(due))
+            }
             _ => {
                 let mut state = load_state(&store)?;
                 migrate_ends(&store, &mut state)?;

@@ -603,6 +603,41 @@ impl Inbox {
         self.fetch_part(uid, "BODY.PEEK[]", |f| f.body()).await
     }
 
+    /// The whole messages `uids` in one command (one round trip for many mails), by UID; a UID
+    /// the server did not return is missing from the answer.
+    pub async fn fetch_many(
+        &mut self,
+        uids: &[u32],
+    ) -> Result<std::collections::HashMap<u32, Fetched>, ImapError> {
+        let mut out = std::collections::HashMap::new();
+        if uids.is_empty() {
+            return Ok(out);
+        }
+        let set = uid_set(uids);
+        let fetches = self
+            .uid_fetch(&set, "(UID INTERNALDATE BODY.PEEK[])")
+            .await?;
+        for f in fetches.iter() {
+            let (Some(uid), Some(body)) = (f.uid, f.body()) else {
+                continue;
+            };
+            let internal_date = f.internal_date().ok_or_else(|| {
+                ImapError::Protocol(format!(
+                    "UID FETCH {uid}: the server sent no valid INTERNALDATE"
+                ))
+            })?;
+            out.insert(
+                uid,
+                Fetched {
+                    uid,
+                    internal_date: internal_date.with_timezone(&Utc),
+                    raw: body.to_vec(),
+                },
+            );
+        }
+        Ok(out)
+    }
+
     /// Only the header of message `uid` (`BODY.PEEK[HEADER]`), e.g. for mails over the
     /// size limit.
     pub async fn fetch_header(&mut self, uid: u32) -> Result<Fetched, ImapError> {
@@ -655,13 +690,22 @@ impl Inbox {
     /// Mark message `uid` as done: `UID STORE uid +FLAGS (\Seen)`. Call only after the
     /// store committed what was done with it.
     pub async fn mark_done(&mut self, uid: u32) -> Result<(), ImapError> {
+        self.mark_done_many(&[uid]).await
+    }
+
+    /// Flags messages `uids` as done in one command.
+    pub async fn mark_done_many(&mut self, uids: &[u32]) -> Result<(), ImapError> {
+        if uids.is_empty() {
+            return Ok(());
+        }
         self.usable()?;
         let limit = self.settings.timeout;
-        let what = format!("UID STORE {uid} +FLAGS (\\Seen)");
+        let set = uid_set(uids);
+        let what = format!("UID STORE {set} +FLAGS (\\Seen)");
         let session = &mut self.session;
         let result = timed(limit, || what.clone(), async {
             session
-                .uid_store(uid.to_string(), "+FLAGS (\\Seen)")
+                .uid_store(set.clone(), "+FLAGS (\\Seen)")
                 .await?
                 .try_collect::<Vec<_>>()
                 .await
@@ -858,6 +902,29 @@ async fn shutdown_requested(shutdown: &mut watch::Receiver<bool>) {
     }
 }
 
+/// An IMAP sequence set of `uids` (`3,5:9,12`), runs of consecutive UIDs joined.
+fn uid_set(uids: &[u32]) -> String {
+    let mut sorted = uids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while let Some(&start) = sorted.get(i) {
+        let mut end = start;
+        while sorted.get(i + 1) == Some(&end.saturating_add(1)) {
+            end += 1;
+            i += 1;
+        }
+        parts.push(if end == start {
+            start.to_string()
+        } else {
+            format!("{start}:{end}")
+        });
+        i += 1;
+    }
+    parts.join(",")
+}
+
 /// TLS handshake over `tcp`, verifying the certificate for `settings.host`.
 async fn tls_handshake(
     settings: &ImapSettings,
@@ -887,6 +954,13 @@ async fn tls_handshake(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uid_sets_join_runs() {
+        assert_eq!(uid_set(&[5, 3, 6, 7, 9, 12, 11, 3]), "3,5:7,9,11:12");
+        assert_eq!(uid_set(&[1]), "1");
+        assert_eq!(uid_set(&[]), "");
+    }
 
     #[test]
     fn security_parses_and_prints() {

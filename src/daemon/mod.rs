@@ -87,6 +87,7 @@ async fn fetch_new(
     // one fsync, and only then flagged on the server.
     app.group(true)?;
     let mut unflagged: Vec<u32> = Vec::new();
+    let mut todo = Vec::new();
     for l in listed {
         if app.store.is_uid_done(uidvalidity, l.uid)? {
             if !l.seen {
@@ -95,43 +96,74 @@ async fn fetch_new(
             }
             continue;
         }
-        let oversized = u64::from(l.size) > max;
-        let fetched = if oversized {
-            // Over `[limits] max_mail_bytes`: only the header is fetched; the sender is told.
-            inbox.fetch_header(l.uid).await
-        } else {
-            inbox.fetch(l.uid).await
-        }?;
-        crash::point(crash::AFTER_READ);
-        let postmark = now.unwrap_or(fetched.internal_date);
-        let uid = Some((uidvalidity, l.uid));
-        let processed = if oversized {
-            app.process_oversized(&fetched.raw, u64::from(l.size), postmark, uid)?
-        } else {
-            app.process(&fetched.raw, postmark, uid)?
-        };
-        match processed {
-            Processed::Done(log) => {
-                report.processed += 1;
-                for line in log {
-                    info!("{line}");
+        todo.push(l);
+    }
+    // Chunks of at most FETCH_CHUNK mails and FETCH_BYTES (at least one mail each).
+    let mut chunks: Vec<&[crate::imap::Listed]> = Vec::new();
+    let mut start = 0;
+    let mut bytes = 0u64;
+    for (i, l) in todo.iter().enumerate() {
+        let size = u64::from(l.size).min(max);
+        if i > start && (i - start >= FETCH_CHUNK || bytes + size > FETCH_BYTES) {
+            chunks.extend(todo.get(start..i));
+            start = i;
+            bytes = 0;
+        }
+        bytes += size;
+    }
+    chunks.extend(todo.get(start..).filter(|c| !c.is_empty()));
+    for chunk in chunks {
+        // One round trip for the chunk's whole mails; over `[limits] max_mail_bytes` only the
+        // header is fetched, and the sender is told.
+        let whole: Vec<u32> = chunk
+            .iter()
+            .filter(|l| u64::from(l.size) <= max)
+            .map(|l| l.uid)
+            .collect();
+        let mut fetched_whole = inbox.fetch_many(&whole).await?;
+        for l in chunk {
+            let oversized = u64::from(l.size) > max;
+            let fetched = if oversized {
+                inbox.fetch_header(l.uid).await?
+            } else {
+                fetched_whole
+                    .remove(&l.uid)
+                    .ok_or_else(|| crate::imap::ImapError::Missing {
+                        uid: l.uid,
+                        mailbox: app.config.imap.mailbox.clone(),
+                    })?
+            };
+            crash::point(crash::AFTER_READ);
+            let postmark = now.unwrap_or(fetched.internal_date);
+            let uid = Some((uidvalidity, l.uid));
+            let processed = if oversized {
+                app.process_oversized(&fetched.raw, u64::from(l.size), postmark, uid)?
+            } else {
+                app.process(&fetched.raw, postmark, uid)?
+            };
+            match processed {
+                Processed::Done(log) => {
+                    report.processed += 1;
+                    for line in log {
+                        info!("{line}");
+                    }
+                }
+                Processed::Duplicate => {
+                    report.duplicates += 1;
+                    info!("uid {}: duplicate Message-ID, played once only", l.uid);
+                }
+                Processed::Quarantined(reason) => {
+                    report.quarantined += 1;
+                    warn!(
+                        "uid {}: quarantined: {reason} (kept; `fernzug status` lists it)",
+                        l.uid
+                    );
                 }
             }
-            Processed::Duplicate => {
-                report.duplicates += 1;
-                info!("uid {}: duplicate Message-ID, played once only", l.uid);
+            unflagged.push(l.uid);
+            if unflagged.len() >= GROUP {
+                flag_durable(app, inbox, &mut unflagged).await?;
             }
-            Processed::Quarantined(reason) => {
-                report.quarantined += 1;
-                warn!(
-                    "uid {}: quarantined: {reason} (kept; `fernzug status` lists it)",
-                    l.uid
-                );
-            }
-        }
-        unflagged.push(l.uid);
-        if unflagged.len() >= GROUP {
-            flag_durable(app, inbox, &mut unflagged).await?;
         }
     }
     flag_durable(app, inbox, &mut unflagged).await?;
@@ -144,6 +176,10 @@ pub const PARALLEL_SENDS: usize = 4;
 
 /// How many mails at most share one fsync (group commit).
 pub const GROUP: usize = 64;
+/// How many whole mails one IMAP command fetches at most.
+pub const FETCH_CHUNK: usize = 16;
+/// How many bytes of mail one IMAP command fetches at most (unless one mail is larger).
+pub const FETCH_BYTES: u64 = 8 * 1024 * 1024;
 
 /// Makes the mails processed so far durable (one fsync), then flags them on the server.
 async fn flag_durable(
@@ -155,14 +191,16 @@ async fn flag_durable(
         return Ok(());
     }
     app.sync()?;
-    for uid in unflagged.drain(..) {
-        // The store has committed and fsynced; only now is the mail flagged on the server.
-        inbox
-            .mark_done(uid)
-            .await
-            .map_err(|source| AppError::Flag { uid, source })?;
-        crash::point(crash::AFTER_IMAP_FLAG);
-    }
+    // The store has committed and fsynced; only now are the mails flagged on the server.
+    inbox
+        .mark_done_many(unflagged)
+        .await
+        .map_err(|source| AppError::Flag {
+            uid: unflagged.first().copied().unwrap_or(0),
+            source,
+        })?;
+    unflagged.clear();
+    crash::point(crash::AFTER_IMAP_FLAG);
     Ok(())
 }
 

@@ -22,8 +22,32 @@ pub(crate) trait Mailbox: Sized {
     fn fetch(&mut self, uid: u32) -> impl Future<Output = Result<Fetched, ImapError>>;
     /// Only the header (a mail over `[limits] max_mail_bytes`).
     fn fetch_header(&mut self, uid: u32) -> impl Future<Output = Result<Fetched, ImapError>>;
+    /// Several whole messages, by UID (one round trip where the server allows); a UID missing
+    /// from the answer is missing from the map.
+    fn fetch_many(
+        &mut self,
+        uids: &[u32],
+    ) -> impl Future<Output = Result<std::collections::HashMap<u32, Fetched>, ImapError>> {
+        async move {
+            let mut out = std::collections::HashMap::new();
+            for &uid in uids {
+                let f = self.fetch(uid).await?;
+                out.insert(uid, f);
+            }
+            Ok(out)
+        }
+    }
     /// Flags a message as done (`\Seen`), after the store committed it.
     fn mark_done(&mut self, uid: u32) -> impl Future<Output = Result<(), ImapError>>;
+    /// Flags several messages as done.
+    fn mark_done_many(&mut self, uids: &[u32]) -> impl Future<Output = Result<(), ImapError>> {
+        async move {
+            for &uid in uids {
+                self.mark_done(uid).await?;
+            }
+            Ok(())
+        }
+    }
     /// Waits for new mail, `max` or shutdown (IMAP IDLE).
     fn wait(
         self,
@@ -87,6 +111,15 @@ impl Mailbox for Inbox {
     }
     async fn mark_done(&mut self, uid: u32) -> Result<(), ImapError> {
         Inbox::mark_done(self, uid).await
+    }
+    async fn fetch_many(
+        &mut self,
+        uids: &[u32],
+    ) -> Result<std::collections::HashMap<u32, Fetched>, ImapError> {
+        Inbox::fetch_many(self, uids).await
+    }
+    async fn mark_done_many(&mut self, uids: &[u32]) -> Result<(), ImapError> {
+        Inbox::mark_done_many(self, uids).await
     }
     async fn wait(
         self,
