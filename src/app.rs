@@ -15,6 +15,7 @@ use crate::render::{self, Templates};
 use crate::store::{ArchiveEntry, Batch, Direction, OutboxEntry, QuarantineEntry, Store, Tree};
 
 mod due;
+mod shelf;
 use due::DueIndex;
 
 /// A runtime failure of the shell: printed as one line, exit status 1.
@@ -167,6 +168,7 @@ impl App {
             _ => {
                 let mut state = load_state(&store)?;
                 migrate_ends(&store, &mut state)?;
+                shelf::migrate(&store, &mut state)?;
                 (state, None)
             }
         };
@@ -372,6 +374,7 @@ impl App {
             return Err(e);
         }
         self.with_archived_text(&mut letter);
+        self.warm(&letter)?;
         let decided = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.state.handle_letter(&letter, now, &self.settings)
         }));
@@ -534,13 +537,16 @@ impl App {
         }
         if !out.rotate.is_empty() {
             let mut batch = Batch::default();
-            if let Err(e) = self
-                .stage(&mut batch, &out, now)
-                .and_then(|()| Ok(self.store.commit(batch)?))
-            {
+            // The rotated tournaments' games go to the shelf in the same transaction (shelf.rs).
+            let ids: std::collections::BTreeSet<String> =
+                out.rotate.iter().map(|(id, _)| id.clone()).collect();
+            let staged = self.stage(&mut batch, &out, now);
+            let (games, keys) = shelf::shelve(&self.state, &ids, &mut batch);
+            if let Err(e) = staged.and_then(|()| Ok(self.store.commit(batch)?)) {
                 self.reload()?;
                 return Err(e);
             }
+            shelf::forget(&mut self.state, &games, &keys);
         }
         Ok(log)
     }
@@ -560,7 +566,12 @@ impl App {
         }
         for g in &out.games {
             if let Some(game) = self.state.games.get(g) {
-                batch.put(Tree::Games, g.to_string().as_bytes(), game);
+                let tree = if self.shelved(g) {
+                    Tree::ShelvedGames
+                } else {
+                    Tree::Games
+                };
+                batch.put(tree, g.to_string().as_bytes(), game);
             }
         }
         for k in &out.keys {

@@ -181,7 +181,14 @@ fn execute(cli: Cli) -> Result<(), Failure> {
             crate::daemon::run(cfg, rx).await.map_err(runtime)
         });
     }
-    let mut app = App::open(cfg).map_err(|e| match e {
+    // Showing games reads the shelved ones too (src/app/shelf.rs); acting never needs them all.
+    let shows_all = matches!(cli.command, Command::Status { .. } | Command::Export(_));
+    let opened = if shows_all {
+        App::open_all(cfg)
+    } else {
+        App::open(cfg)
+    };
+    let mut app = opened.map_err(|e| match e {
         // A broken template override is the operator's configuration: exit 2.
         crate::app::AppError::Render(_) => usage(e),
         e => runtime(e),

@@ -68,12 +68,17 @@ pub enum Tree {
     ArchiveByGame,
     /// Mails that could not be handled, [`QuarantineEntry`].
     Quarantine,
+    /// The games of tournaments whose archive was rotated (Fax 2.8): over for weeks, read only
+    /// when a mail or a command names them, never at start.
+    ShelvedGames,
+    /// The reply keys of the shelved games.
+    ShelvedKeys,
 }
 
 impl Tree {
     /// Every tree, in a fixed order (the index of a tree in this list is its slot in a
     /// transaction).
-    pub const ALL: [Tree; 11] = [
+    pub const ALL: [Tree; 13] = [
         Tree::Meta,
         Tree::Tournaments,
         Tree::Games,
@@ -85,6 +90,8 @@ impl Tree {
         Tree::Archive,
         Tree::ArchiveByGame,
         Tree::Quarantine,
+        Tree::ShelvedGames,
+        Tree::ShelvedKeys,
     ];
 
     /// The sled tree name.
@@ -101,6 +108,8 @@ impl Tree {
             Tree::Archive => "archive",
             Tree::ArchiveByGame => "archive_by_game",
             Tree::Quarantine => "quarantine",
+            Tree::ShelvedGames => "shelved_games",
+            Tree::ShelvedKeys => "shelved_keys",
         }
     }
 

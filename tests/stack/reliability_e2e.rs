@@ -606,6 +606,7 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
             archived
         );
     }
+    let key = app.state.games[&g].keys.white.clone();
     let log = app.rotate_archive(end + Days::days(28)).unwrap();
     assert_eq!(log.len(), 1, "{log:?}");
     assert!(
@@ -614,4 +615,66 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
             .unwrap()
             .is_empty()
     );
+
+    // The rotated tournament's games go to the shelf: not loaded at start any more, read when a
+    // mail names them, shown by `status`.
+    use fernzug::store::Tree;
+    assert!(
+        app.state.games.is_empty(),
+        "shelved: {:?}",
+        app.state.games.keys()
+    );
+    assert!(!app.state.keys.contains_key(&key));
+    let shelved = |app: &App| {
+        app.store
+            .get::<fernzug::core::model::Game>(Tree::ShelvedGames, g.to_string().as_bytes())
+            .unwrap()
+    };
+    assert!(shelved(&app).is_some());
+    let key_address = relay.address.replace('@', &format!("+{key}@"));
+    let late = crate::common::text_mail(
+        &anna,
+        &key_address,
+        "Noch eine Frage",
+        "2. Nf3",
+        "<late@x.test>",
+    );
+    let p = app
+        .process(late.as_bytes(), end + Days::days(30), Some((7, 30)))
+        .unwrap();
+    assert!(matches!(p, Processed::Done(_)), "{p:?}");
+    assert_eq!(
+        app.state.games[&g].san_moves(),
+        vec!["e4", "e5"],
+        "a mail to a game long over changes nothing"
+    );
+    let events = app
+        .store
+        .events::<serde_json::Value>(&g.to_string())
+        .unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|(_, e)| e.to_string().contains("late@x.test")),
+        "the late mail was answered as about its game: {events:?}"
+    );
+    assert!(shelved(&app).is_some());
+    assert!(
+        app.store
+            .get::<fernzug::core::model::Game>(Tree::Games, g.to_string().as_bytes())
+            .unwrap()
+            .is_none(),
+        "still on the shelf"
+    );
+    drop(app);
+    let config = fernzug::config::load(&relay.config).unwrap();
+    let app = App::open(config.clone()).unwrap();
+    assert!(app.state.games.is_empty());
+    drop(app);
+    let app = App::open_all(config).unwrap();
+    assert_eq!(app.state.games[&g].san_moves(), vec!["e4", "e5"]);
+    assert!(app.state.keys.contains_key(&key));
+    drop(app);
+    let status = relay.run_ok(&["status", &g.to_string()]);
+    assert!(status.contains("finished"), "{status}");
 }

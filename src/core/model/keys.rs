@@ -78,6 +78,23 @@ impl Keys {
         }
     }
 
+    /// Unbinds `key` (its game was shelved: the shell keeps it in the store).
+    pub fn remove(&mut self, key: &str) -> Option<KeyBinding> {
+        let old = self.by_key.remove(key)?;
+        let holder = (old.game.clone(), old.email.clone());
+        if self.by_holder.get(&holder).is_some_and(|k| k == key) {
+            self.by_holder.remove(&holder);
+            if let Some((k, _)) = self
+                .by_key
+                .iter()
+                .find(|(_, b)| b.game == holder.0 && b.email == holder.1)
+            {
+                self.by_holder.insert(holder, k.clone());
+            }
+        }
+        Some(old)
+    }
+
     pub fn get(&self, key: &str) -> Option<&KeyBinding> {
         self.by_key.get(key)
     }
