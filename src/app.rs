@@ -8,6 +8,7 @@ use rand::Rng;
 
 use crate::config::Config;
 use crate::core::NewTournament;
+use crate::core::model::Game;
 use crate::core::{Output, Settings, State};
 use crate::game_ref::GameRef;
 use crate::letter::{self, Letter, Limits};
@@ -132,6 +133,33 @@ impl App {
     /// Opens the store again ([`App::open`]); `held` ([`App::close`]) is taken as it is when no
     /// other process wrote to the store since, instead of reading every game again.
     pub fn reopen(config: Config, held: Option<Held>) -> Result<App, AppError> {
+        App::open_with(config, held, true)
+    }
+
+    /// Opens the store with only game `id` and its tournament read (from the state's trees or
+    /// the shelf): what a command about one game needs (`status GAME`, `export … GAME`), without
+    /// reading every game. Nothing is decided with it.
+    pub fn open_game(config: Config, id: &GameRef) -> Result<App, AppError> {
+        let mut app = App::open_with(config, None, false)?;
+        if let Some(t) = app
+            .store
+            .get::<crate::core::Tournament>(Tree::Tournaments, id.tournament.as_bytes())?
+        {
+            app.state.tournaments.insert(t.id.clone(), t);
+        }
+        let key = id.to_string();
+        let game = match app.store.get::<Game>(Tree::Games, key.as_bytes())? {
+            Some(g) => Some(g),
+            None => app.store.get::<Game>(Tree::ShelvedGames, key.as_bytes())?,
+        };
+        if let Some(g) = game {
+            app.state.games.insert(g.id.clone(), g);
+        }
+        app.due = DueIndex::build(&app.state, &app.settings);
+        Ok(app)
+    }
+
+    fn open_with(config: Config, held: Option<Held>, load: bool) -> Result<App, AppError> {
         let path = config.relay.data_dir.join("store");
         let started = std::time::Instant::now();
         let store = loop {
@@ -165,10 +193,17 @@ impl App {
             Some((generation, state, due)) if generation == store.generation() => {
                 (state, Some(due))
             }
-            _ => {
+            _ if load => {
                 let mut state = load_state(&store)?;
                 migrate_ends(&store, &mut state)?;
                 shelf::migrate(&store, &mut state)?;
+                (state, None)
+            }
+            _ => {
+                let mut state = State::default();
+                if let Some(meta) = store.get(Tree::Meta, META_STATE.as_bytes())? {
+                    state.meta = meta;
+                }
                 (state, None)
             }
         };

@@ -182,11 +182,24 @@ fn execute(cli: Cli) -> Result<(), Failure> {
         });
     }
     // Showing games reads the shelved ones too (src/app/shelf.rs); acting never needs them all.
+    // A command about one game reads only that game.
+    let one_game: Option<GameRef> = match &cli.command {
+        Command::Status {
+            target: Some(t), ..
+        }
+        | Command::Export(ExportCommand::Pgn { target: t })
+            if t.contains('/') =>
+        {
+            t.parse().ok()
+        }
+        Command::Export(ExportCommand::Mbox { game }) => game.parse().ok(),
+        _ => None,
+    };
     let shows_all = matches!(cli.command, Command::Status { .. } | Command::Export(_));
-    let opened = if shows_all {
-        App::open_all(cfg)
-    } else {
-        App::open(cfg)
+    let opened = match (&one_game, shows_all) {
+        (Some(id), _) => App::open_game(cfg, id),
+        (None, true) => App::open_all(cfg),
+        (None, false) => App::open(cfg),
     };
     let mut app = opened.map_err(|e| match e {
         // A broken template override is the operator's configuration: exit 2.
