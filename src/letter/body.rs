@@ -136,6 +136,11 @@ pub fn unflow(text: &str, delsp: bool) -> String {
             body
         };
         match open.take() {
+            // A line that neither continues nor is continued goes out as it is.
+            None if !soft => {
+                push_line(&mut out, depth, piece);
+                continue;
+            }
             Some((d, mut acc)) if d == depth => {
                 acc.push_str(piece);
                 open = Some((d, acc));
@@ -188,6 +193,13 @@ static SIGNATURE_LINE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
+/// Whether `t` may open a [`DISCLAIMER`]: each of its forms opens with one of `d t h v c r`.
+fn may_open_disclaimer(t: &str) -> bool {
+    t.chars()
+        .next()
+        .is_some_and(|c| !c.is_ascii() || "dthvcrDTHVCR".contains(c))
+}
+
 static DISCLAIMER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)^(?:(?:diese (?:e-?mail|nachricht)|this (?:e-?mail|message)|the information (?:in|contained))\b.{0,200}\b(?:vertraulich|confidential|intended|empfänger|recipient|privileged)|(?:disclaimer|haftungsausschluss|vertraulichkeitshinweis|confidentiality notice|rechtlicher hinweis)\s*:?)",
@@ -204,7 +216,17 @@ static HEADER_FIELD: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Which field of a mail header block a line is, if any.
 fn header_field(line: &str) -> Option<&'static str> {
-    let c = HEADER_FIELD.captures(line.trim())?;
+    // Each field name opens with one of these letters (after a `*` and blanks).
+    let t = line.trim();
+    let name = t.strip_prefix('*').unwrap_or(t).trim_start();
+    if name
+        .bytes()
+        .next()
+        .is_none_or(|b| b.is_ascii() && !b"abcdfgstvABCDFGSTV".contains(&b))
+    {
+        return None;
+    }
+    let c = HEADER_FIELD.captures(t)?;
     Some(match c.get(1)?.as_str().to_lowercase().as_str() {
         "von" | "from" => "from",
         "gesendet" | "sent" | "datum" | "date" => "date",
@@ -248,6 +270,103 @@ static LABEL_LINE: LazyLock<Regex> = LazyLock::new(|| {
     )
     .expect("valid regex")
 });
+/// What [`LABEL_LINE`] asks first: a letter opens the line (after blanks and a `*`), and a `:`
+/// (with a `*` after it or not) stands before a blank.
+fn may_be_label_line(line: &str) -> bool {
+    let t = line.trim_start();
+    let t = t.strip_prefix('*').unwrap_or(t).trim_start();
+    t.starts_with(char::is_alphabetic)
+        && line.match_indices(':').any(|(at, _)| {
+            let rest = &line[at + 1..];
+            rest.strip_prefix('*')
+                .unwrap_or(rest)
+                .starts_with(char::is_whitespace)
+        })
+}
+
+/// [`LABEL_LINE`]'s label of an ASCII line, read by hand: there `\p{L}` is `A-Z a-z`, `\p{M}`
+/// nothing and `\s` an ASCII blank. The label is the longest run of one to three words (each a
+/// letter, then letters, `.`, `'`, `-`; one blank between two) that the `: value` can follow;
+/// a word cut short cannot be followed by it, so that is what the regex finds.
+fn ascii_label(line: &str) -> Option<&str> {
+    let b = line.as_bytes();
+    let blank = |at: usize| {
+        b.get(at)
+            .is_some_and(|&c| c.is_ascii_whitespace() || c == 0x0b)
+    };
+    let is = |at: usize, c: u8| b.get(at) == Some(&c);
+    let mut i = 0;
+    while blank(i) {
+        i += 1;
+    }
+    if is(i, b'*') {
+        i += 1;
+    }
+    while blank(i) {
+        i += 1;
+    }
+    let start = i;
+    let word_end = |at: usize| {
+        b.get(at).is_some_and(u8::is_ascii_alphabetic).then(|| {
+            at + 1
+                + b[at + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphabetic() || matches!(c, b'.' | b'\'' | b'-'))
+                    .count()
+        })
+    };
+    // `\s?\*?\s?:\*?\s+\S` at `at`.
+    let value_follows = |at: usize| {
+        let gaps: [&[u8]; 7] = [b"", b" ", b"*", b" *", b"* ", b" * ", b"  "];
+        gaps.iter().any(|gap| {
+            let mut j = at;
+            for &g in *gap {
+                if g == b' ' && blank(j) || g == b'*' && is(j, b'*') {
+                    j += 1;
+                } else {
+                    return false;
+                }
+            }
+            if !is(j, b':') {
+                return false;
+            }
+            [true, false].into_iter().any(|star| {
+                let mut k = j + 1;
+                if star {
+                    if !is(k, b'*') {
+                        return false;
+                    }
+                    k += 1;
+                }
+                let blanks = k;
+                while blank(k) {
+                    k += 1;
+                }
+                k > blanks && k < b.len()
+            })
+        })
+    };
+    let mut ends = [0usize; 3];
+    let mut count = 0;
+    let mut end = word_end(start)?;
+    loop {
+        ends[count] = end;
+        count += 1;
+        match (count < 3 && blank(end))
+            .then(|| word_end(end + 1))
+            .flatten()
+        {
+            Some(next) => end = next,
+            None => break,
+        }
+    }
+    ends[..count]
+        .iter()
+        .rev()
+        .find(|&&e| value_follows(e))
+        .map(|&e| &line[start..e])
+}
+
 /// Labels the relay's own vocabulary uses in a player's or director's text: never a header.
 const OWN_LABELS: &[&str] = &[
     "erhalten",
@@ -303,6 +422,12 @@ static ADDRESS_OR_TIME: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The label of a `Label: value` line, lower-cased, if the line is one.
 fn label_of(line: &str) -> Option<String> {
+    if !may_be_label_line(line) {
+        return None;
+    }
+    if line.is_ascii() {
+        return ascii_label(line).map(str::to_lowercase);
+    }
     let c = LABEL_LINE.captures(line)?;
     Some(c.get(1)?.as_str().to_lowercase())
 }
@@ -364,7 +489,8 @@ fn attribution_at(lines: &[&str], i: usize) -> Option<usize> {
             return Some(i - 1);
         }
     }
-    if OPENS_DATED.is_match(line)
+    if line.contains(':')
+        && OPENS_DATED.is_match(line)
         && label_of(line).is_none()
         && lines[i + 1..]
             .iter()
@@ -434,26 +560,40 @@ fn reply_header_ending_at(lines: &[&str], i: usize) -> Option<usize> {
 pub fn strip_quotes(text: &str) -> String {
     // Direction marks (U+200E, U+200F) are invisible; some programs put them between the words
     // of a date.
-    let normalized = text
-        .replace("\r\n", "\n")
-        .replace('\r', "\n")
-        .replace(['\u{200e}', '\u{200f}'], "");
+    let mut normalized = std::borrow::Cow::Borrowed(text);
+    if normalized.contains('\r') {
+        normalized = normalized.replace("\r\n", "\n").replace('\r', "\n").into();
+    }
+    if normalized.contains(['\u{200e}', '\u{200f}']) {
+        normalized = normalized.replace(['\u{200e}', '\u{200f}'], "").into();
+    }
     let lines: Vec<&str> = normalized.split('\n').collect();
     let mut keep: Vec<&str> = Vec::new();
     let mut i = 0;
     while let Some(&line) = lines.get(i) {
-        let t = line.trim();
-        if t == "--" || SEPARATOR.is_match(t) || SIGNATURE_LINE.is_match(t) {
-            break;
+        // A quoted line is dropped: none of the ends and headers below opens with `>`.
+        if is_quoted(line) {
+            i += 1;
+            continue;
         }
-        if DISCLAIMER.is_match(t)
-            || header_block_at(&lines, i)
-            || header_shape_at(&lines, i)
-            || DASHED_SEPARATOR.is_match(t)
+        let t = line.trim();
+        // Each separator and signature form opens with one of its own characters.
+        let opens = |chars: &str| t.starts_with(|c: char| !c.is_ascii() || chars.contains(c));
+        if t == "--"
+            || opens("-_=aAbB") && SEPARATOR.is_match(t)
+            || opens("dDgGoOsSvV") && SIGNATURE_LINE.is_match(t)
         {
             break;
         }
-        if !is_quoted(line)
+        // A header line has a colon; a disclaimer opens with one of its words.
+        let colon = t.contains(':');
+        if may_open_disclaimer(t) && DISCLAIMER.is_match(t)
+            || colon && (header_block_at(&lines, i) || header_shape_at(&lines, i))
+            || t.starts_with("---") && DASHED_SEPARATOR.is_match(t)
+        {
+            break;
+        }
+        if t.ends_with(':')
             && let Some(own) = SHARED_REPLY_HEADER
                 .captures(t)
                 .and_then(|c| c.get(1))
@@ -469,9 +609,7 @@ pub fn strip_quotes(text: &str) -> String {
             }
             break;
         }
-        if !is_quoted(line)
-            && let Some(start) = attribution_at(&lines, i)
-        {
+        if let Some(start) = attribution_at(&lines, i) {
             // As a reply header below: an inline reply goes on between the quotes.
             keep.truncate(keep.len().saturating_sub(i - start));
             if inline_reply_follows(&lines, i) {
@@ -480,9 +618,7 @@ pub fn strip_quotes(text: &str) -> String {
             }
             break;
         }
-        if !is_quoted(line)
-            && !t.is_empty()
-            && t.ends_with(':')
+        if t.ends_with(':')
             && let Some(start) = reply_header_ending_at(&lines, i)
         {
             // Drop the header (and any of its lines already kept). If `>` lines follow,
@@ -496,9 +632,7 @@ pub fn strip_quotes(text: &str) -> String {
             }
             break;
         }
-        if !is_quoted(line) {
-            keep.push(line.trim_end());
-        }
+        keep.push(line.trim_end());
         i += 1;
     }
     let mut out = String::new();
@@ -515,7 +649,8 @@ pub fn strip_quotes(text: &str) -> String {
         out.push_str(line);
         out.push('\n');
     }
-    out.trim_end().to_string()
+    out.truncate(out.trim_end().len());
+    out
 }
 
 #[cfg(test)]
@@ -611,6 +746,63 @@ mod tests {
         );
         assert_eq!(unflow("ab \r\ncd", true), "abcd\n");
         assert_eq!(unflow(" From me", false), "From me\n");
+    }
+
+    #[test]
+    fn ascii_labels_are_read_as_the_pattern_reads_them() {
+        for line in [
+            "Von: Anna",
+            "  *From:* Anna <a@b.c>",
+            "*Sent*: Monday",
+            "Sent :  Monday",
+            "Gesendet von: x",
+            "Mein Zug: 13. Lg5",
+            "Mein  Zug: 13. Lg5",
+            "Eins zwei drei vier: x",
+            "Eins zwei drei: x",
+            "Re: Fwd: x",
+            "Date: Thu, 24 Mar 2016 08:07:12 -0700",
+            "Am 28.11.2026 um 09:15 schrieb Fernschach-Relais:",
+            "Erhalten: 28.11.2026",
+            "Bedenkzeit: 2 Tage",
+            "Zu:",
+            "Zu: ",
+            "Zu:\tx",
+            "Zu :* x",
+            "Zu * : x",
+            "Zu  : x",
+            "Zu *  : x",
+            "O'Neil-Smith. Jr: x",
+            "x:y: z",
+            "A b: c: d",
+            "12. Lg5: x",
+            "* * Von: x",
+            "Von:\x0bx",
+        ] {
+            let want = LABEL_LINE
+                .captures(line)
+                .and_then(|c| c.get(1))
+                .map(|m| m.as_str());
+            assert_eq!(ascii_label(line), want, "{line:?}");
+            assert_eq!(label_of(line), want.map(str::to_lowercase), "{line:?}");
+        }
+        // Every short line over the characters that matter.
+        let alphabet = b"aB \t*:.-'1\x0b";
+        let mut seed: u64 = 13;
+        for _ in 0..50_000 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let len = (seed >> 60) as usize;
+            let line: String = (0..len)
+                .map(|k| char::from(alphabet[((seed >> (k * 4)) & 0xf) as usize % alphabet.len()]))
+                .collect();
+            let want = LABEL_LINE
+                .captures(&line)
+                .and_then(|c| c.get(1))
+                .map(|m| m.as_str().to_lowercase());
+            assert_eq!(label_of(&line), want, "{line:?}");
+        }
     }
 
     #[test]

@@ -4,13 +4,15 @@
 //!
 //! The reader only reads: it knows neither the game nor who the director is.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
 use shakmaty::Color;
 
 use super::dates::{parse_date_prefix, parse_span_prefix};
-use super::moves::{self, is_result, read_line, starts_with_number};
+use super::moves::{self, is_result, numbered_tokens, read_line, read_tokens};
+use super::prefilter::{Lowered, any_of};
 use super::requests;
 use super::types::{Content, DirectorCommand, Doubt, MoveToken};
 
@@ -55,17 +57,22 @@ fn scan(text: &str) -> (Content, Vec<String>) {
             prose.end_unit();
             continue;
         }
-        let line = struck_out(&moves::normalize_line(written), &mut c.doubts);
+        let normal = moves::normalized(written);
+        let line = struck_out(&normal, &mut c.doubts);
         let line = line.trim();
         if line.is_empty() {
             continue;
         }
-        if let Some(cmd) = director(line, written) {
+        // What every reader below asks of the line, worked out once.
+        let low = Lowered::new(line, &LINE_WORDS);
+        let numbered_toks = numbered_tokens(line);
+        let numbered = numbered_toks.is_some();
+        if let Some(cmd) = director(line, &low, written) {
             c.director.push(cmd);
             prose.end_unit();
             continue;
         }
-        if let Some(cond) = conditional(line) {
+        if let Some(cond) = conditional(line, &low, numbered) {
             match cond {
                 Conditional::Line(ms) => c.conditional.push(ms),
                 Conditional::Lines(lines) => c.conditional.extend(lines),
@@ -75,16 +82,17 @@ fn scan(text: &str) -> (Content, Vec<String>) {
             prose.end_unit();
             continue;
         }
-        if s14(line, &mut c) {
+        if s14(line, &low, &mut c) {
             prose.end_unit();
             continue;
         }
-        read_moves(line, written, &mut c);
-        if !prose.continues(line) && bare(line, written, &mut c) {
+        read_moves(line, numbered_toks.as_deref(), written, &mut c);
+        let continues = prose.continues(line);
+        if !continues && bare(line, written, &mut c) {
             prose.end_unit();
             continue;
         }
-        prose.push(line);
+        prose.push(line, numbered, continues);
     }
     (c, prose.finish())
 }
@@ -95,6 +103,10 @@ fn scan(text: &str) -> (Content, Vec<String>) {
 struct Prose {
     units: Vec<String>,
     open: bool,
+    /// Whether the last line of the last unit starts with a move number.
+    last_numbered: bool,
+    /// The number of characters of the last line of the last unit.
+    last_chars: usize,
 }
 
 impl Prose {
@@ -102,17 +114,18 @@ impl Prose {
     fn continues(&self, line: &str) -> bool {
         self.open
             && self.units.last().is_some_and(|u| {
-                let last = u.lines().last().unwrap_or(u);
                 // A move line ends its unit: what follows is a sentence of its own.
-                !starts_with_number(last)
+                !self.last_numbered
                     && !u.ends_with(['.', '!', '?', ':'])
-                    && (u.lines().last().unwrap_or(u).chars().count() >= 50
-                        || line.starts_with(|c: char| c.is_lowercase()))
+                    && (self.last_chars >= 50 || line.starts_with(|c: char| c.is_lowercase()))
             })
     }
 
-    fn push(&mut self, line: &str) {
-        let continues = self.continues(line);
+    /// Adds `line` (trimmed, one line; `numbered`: it starts with a move number) to the prose;
+    /// `continues` is [`Prose::continues`] of it.
+    fn push(&mut self, line: &str, numbered: bool, continues: bool) {
+        self.last_numbered = numbered;
+        self.last_chars = line.chars().count();
         match self.units.last_mut() {
             Some(u) if continues => {
                 u.push('\n');
@@ -161,18 +174,22 @@ static CORRECTION: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Records `~~X~~` and `X (nein: Y)` as [`Doubt::StruckOut`]; returns the line
 /// without the struck text and without the correction.
-fn struck_out(line: &str, doubts: &mut Vec<Doubt>) -> String {
-    for m in STRUCK.captures_iter(line) {
-        if let Some(inner) = m.get(1) {
-            doubts.push(Doubt::StruckOut(inner.as_str().trim().to_string()));
+fn struck_out<'a>(line: &'a str, doubts: &mut Vec<Doubt>) -> Cow<'a, str> {
+    let without = if line.contains("~~") {
+        for m in STRUCK.captures_iter(line) {
+            if let Some(inner) = m.get(1) {
+                doubts.push(Doubt::StruckOut(inner.as_str().trim().to_string()));
+            }
         }
-    }
-    let without = STRUCK.replace_all(line, " ");
-    if CORRECTION.is_match(&without) {
+        STRUCK.replace_all(line, " ")
+    } else {
+        Cow::Borrowed(line)
+    };
+    if without.contains('(') && CORRECTION.is_match(&without) {
         doubts.push(Doubt::StruckOut(line.trim().to_string()));
-        return CORRECTION.replace_all(&without, " ").into_owned();
+        return Cow::Owned(CORRECTION.replace_all(&without, " ").into_owned());
     }
-    without.into_owned()
+    without
 }
 
 // ---------------------------------------------------------------------------
@@ -193,21 +210,24 @@ static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-fn read_moves(line: &str, written: &str, c: &mut Content) {
-    let target = if starts_with_number(line) {
-        Some(line)
+/// `numbered`: the tokens of `line` when it starts with a move number.
+fn read_moves(line: &str, numbered: Option<&[String]>, written: &str, c: &mut Content) {
+    let found = if let Some(toks) = numbered {
+        read_tokens(toks, &[])
+    } else if !line.contains([',', ':']) {
+        // Both a label and a greeting end in `:` or `,`.
+        return;
     } else {
-        LABEL
+        let rest = LABEL
             .captures(line)
             .or_else(|| GREETING_BEFORE_MOVES.captures(line))
             .and_then(|cap| cap.get(1))
-            .map(|m| m.as_str())
-            .filter(|rest| starts_with_number(rest))
+            .map(|m| m.as_str());
+        let Some(toks) = rest.and_then(numbered_tokens) else {
+            return;
+        };
+        read_tokens(&toks, &[])
     };
-    let Some(target) = target else {
-        return;
-    };
-    let found = read_line(target, &[]);
     c.moves.extend(found.moves);
     if found.unreadable {
         c.doubts.push(Doubt::Unreadable(written.to_string()));
@@ -248,6 +268,19 @@ static CONDITIONAL_WORD: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:wenn|falls|if|sollten|sollte|should|im\s+falle|eventualz\w*|conditional|bedingte)\b|\bauf\s+\d",
     )
 });
+/// The words [`CONDITIONAL_WORD`] needs one of (`prefilter`).
+const CONDITIONAL_KEYS: &[&str] = &[
+    "wenn",
+    "fall",
+    "if",
+    "sollte",
+    "should",
+    "eventualz",
+    "conditional",
+    "bedingte",
+    "auf",
+];
+static CONDITIONAL_WORDS: LazyLock<Regex> = LazyLock::new(|| any_of(CONDITIONAL_KEYS));
 /// Where a new conditional line begins inside a sentence (`…, and if 33. Re1 then …`).
 static CONDITIONAL_SPLIT: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:wenn|falls|if|sollten|sollte|should)\b"));
@@ -259,8 +292,10 @@ static NUMBERED: LazyLock<Regex> =
 /// 15. Lxe7`, `If you play 25. Rxe8+, I'll reply 25... Rxe8.`, `Im Falle von 16... exd5 spiele
 /// ich 17. Sxd5.` Each clause that starts with `wenn`/`falls`/`if`/… and holds two or more
 /// numbered moves is one line.
-fn natural_conditional(line: &str) -> Option<Vec<Vec<MoveToken>>> {
-    if starts_with_number(line) || !CONDITIONAL_WORD.is_match(line) {
+/// `low` is `line` lower-cased (`prefilter::lower`), `numbered` whether it starts with a move
+/// number.
+fn natural_conditional(line: &str, low: &Lowered, numbered: bool) -> Option<Vec<Vec<MoveToken>>> {
+    if numbered || !low.has(&CONDITIONAL_WORDS) || !CONDITIONAL_WORD.is_match(line) {
         return None;
     }
     let mut cuts: Vec<usize> = CONDITIONAL_SPLIT
@@ -302,9 +337,19 @@ fn natural_conditional(line: &str) -> Option<Vec<Vec<MoveToken>>> {
     (!lines.is_empty()).then_some(lines)
 }
 
-fn conditional(line: &str) -> Option<Conditional> {
-    if let Some(lines) = natural_conditional(line) {
+fn conditional(line: &str, low: &Lowered, numbered: bool) -> Option<Conditional> {
+    if let Some(lines) = natural_conditional(line, low, numbered) {
         return Some(Conditional::Lines(lines));
+    }
+    if !low.starts_with_any(&[
+        "eventualz",
+        "conditional",
+        "bedingte",
+        "if",
+        "wenn",
+        "falls",
+    ]) {
+        return None;
     }
     let cap = CONDITIONAL.captures(line)?;
     let keyword = cap.get(1)?.as_str().to_lowercase();
@@ -335,10 +380,10 @@ fn conditional_block(lines: &[&str], mut i: usize, c: &mut Content) -> usize {
     let mut current: Vec<MoveToken> = Vec::new();
     while let Some(&l) = lines.get(i) {
         let line = moves::normalize_line(l.trim());
-        if line.is_empty() || !starts_with_number(&line) {
+        let Some(toks) = numbered_tokens(&line) else {
             break;
-        }
-        let found = read_line(&line, CONNECTIVES);
+        };
+        let found = read_tokens(&toks, CONNECTIVES);
         if found.unreadable {
             c.doubts.push(Doubt::Unreadable(l.trim().to_string()));
         }
@@ -373,10 +418,39 @@ static DAYS_USED: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// Reads §14 statements anywhere in the line; true if the line held one.
-fn s14(line: &str, c: &mut Content) -> bool {
+/// The words [`RECEIVED`], [`SENT`] and [`DAYS_USED`] need one of (`prefilter`).
+const RECEIVED_KEYS: &[&str] = &["erh", "empfangen", "eingegangen", "eingang", "received"];
+const SENT_KEYS: &[&str] = &[
+    "abg",
+    "gesendet",
+    "versandt",
+    "versendet",
+    "verschickt",
+    "sent",
+];
+const DAYS_USED_KEYS: &[&str] = &[
+    "bedenkzeit",
+    "verbraucht",
+    "zeitverbrauch",
+    "time",
+    "days",
+    "thinking",
+    "bz",
+];
+static RECEIVED_WORDS: LazyLock<Regex> = LazyLock::new(|| any_of(RECEIVED_KEYS));
+static SENT_WORDS: LazyLock<Regex> = LazyLock::new(|| any_of(SENT_KEYS));
+static DAYS_USED_WORDS: LazyLock<Regex> = LazyLock::new(|| any_of(DAYS_USED_KEYS));
+
+/// Reads §14 statements anywhere in the line (`low`: lower-cased); true if the line held one.
+fn s14(line: &str, low: &Lowered, c: &mut Content) -> bool {
     let mut any = false;
-    for (label, slot) in [(&*RECEIVED, &mut c.received), (&*SENT, &mut c.sent)] {
+    for (label, words, slot) in [
+        (&*RECEIVED, &*RECEIVED_WORDS, &mut c.received),
+        (&*SENT, &*SENT_WORDS, &mut c.sent),
+    ] {
+        if !low.has(words) {
+            continue;
+        }
         for m in label.find_iter(line) {
             if let Some((date, _)) = parse_date_prefix(&line[m.end()..]) {
                 any = true;
@@ -387,7 +461,9 @@ fn s14(line: &str, c: &mut Content) -> bool {
             }
         }
     }
-    if let Some(cap) = DAYS_USED.captures(line) {
+    if low.has(&DAYS_USED_WORDS)
+        && let Some(cap) = DAYS_USED.captures(line)
+    {
         let days = match (cap.get(1), cap.get(2)) {
             (Some(n), _) => n.as_str().parse().ok(),
             (None, Some(_)) => Some(0),
@@ -461,11 +537,30 @@ static ADDRESS_OLD: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 static ANY_EMAIL: LazyLock<Regex> = LazyLock::new(|| re(EMAIL));
+/// The words [`ADDRESS_LABEL`] or [`ADDRESS_WORD`] need one of (`prefilter`).
+const ADDRESS_KEYS: &[&str] = &["adress", "address", "also", "mail", "erreich", "reachable"];
+static ADDRESS_WORDS: LazyLock<Regex> = LazyLock::new(|| any_of(ADDRESS_KEYS));
+/// Every word a line's `Lowered::has` is asked about: a line without one skips them all.
+static LINE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    any_of(
+        &[
+            CONDITIONAL_KEYS,
+            RECEIVED_KEYS,
+            SENT_KEYS,
+            DAYS_USED_KEYS,
+            ADDRESS_KEYS,
+        ]
+        .concat(),
+    )
+});
 
 /// A player's address changed or added by the director: a line about an address (`Adresse:`,
 /// `Neue Adresse für …`, `… ist ab sofort unter … zu erreichen (bisher …)`) naming exactly two
 /// addresses. The player's registered one is the first, or the one marked `bisher`/`old`.
-fn address_command(line: &str, written: &str) -> Option<DirectorCommand> {
+fn address_command(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand> {
+    if !low.has(&ADDRESS_WORDS) {
+        return None;
+    }
     let labelled = ADDRESS_LABEL.is_match(line);
     if !labelled && !ADDRESS_WORD.is_match(line) {
         return None;
@@ -493,23 +588,50 @@ fn address_command(line: &str, written: &str) -> Option<DirectorCommand> {
 }
 
 /// Reads a director command; a line that starts like one but does not parse is
-/// [`DirectorCommand::Malformed`]. `written` is the line as the author wrote it.
-fn director(line: &str, written: &str) -> Option<DirectorCommand> {
+/// [`DirectorCommand::Malformed`]. `written` is the line as the author wrote it, `low` the line
+/// lower-cased (`prefilter::lower`).
+fn director(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand> {
+    // Every command opens with its word but an address change, which names one anywhere.
+    if !low.starts_with_any(&[
+        "zu",
+        "zü",
+        "confirm",
+        "fortsetzen",
+        "resume",
+        "ergebnis",
+        "result",
+        "urlaub",
+        "accept",
+        "sonderurlaub",
+        "special",
+        "bedenkzeit",
+        "zeit",
+        "time",
+        "thinking",
+    ]) {
+        return address_command(line, low, written);
+    }
     let malformed = || Some(DirectorCommand::Malformed(written.to_string()));
-    if let Some(cmd) = address_command(line, written) {
+    if let Some(cmd) = address_command(line, low, written) {
         return Some(cmd);
     }
-    if CONFIRM_FORFEIT.is_match(line) {
+    // Each form below is asked only of a line that opens with one of its words.
+    let opens = |words: &[&str]| low.starts_with_any(words);
+    if opens(&["zu", "zü", "confirm"]) && CONFIRM_FORFEIT.is_match(line) {
         return Some(DirectorCommand::ConfirmForfeit);
     }
-    let bare = line
-        .trim_end_matches(|c: char| c.is_ascii_punctuation())
-        .trim()
-        .to_lowercase();
-    if bare == "fortsetzen" || bare == "resume" {
-        return Some(DirectorCommand::Resume);
+    if opens(&["fortsetzen", "resume"]) {
+        let bare = line
+            .trim_end_matches(|c: char| c.is_ascii_punctuation())
+            .trim()
+            .to_lowercase();
+        if bare == "fortsetzen" || bare == "resume" {
+            return Some(DirectorCommand::Resume);
+        }
     }
-    if let Some(cap) = RESULT_CMD.captures(line) {
+    if opens(&["ergebnis", "result"])
+        && let Some(cap) = RESULT_CMD.captures(line)
+    {
         let colon = cap.get(1).is_some();
         let value = cap.get(2).map_or("", |m| m.as_str()).trim();
         return match normalize_result(value) {
@@ -518,21 +640,25 @@ fn director(line: &str, written: &str) -> Option<DirectorCommand> {
             None => None,
         };
     }
-    if let Some(cap) = LATE_LEAVE.captures(line) {
+    if opens(&["urlaub", "accept"])
+        && let Some(cap) = LATE_LEAVE.captures(line)
+    {
         let rest = cap.get(1).map_or("", |m| m.as_str());
         return match span_for_player(rest) {
             Some((span, player)) => Some(DirectorCommand::AcceptLateLeave { span, player }),
             None => malformed(),
         };
     }
-    if let Some(cap) = SPECIAL_LEAVE.captures(line) {
+    if opens(&["sonderurlaub", "special"])
+        && let Some(cap) = SPECIAL_LEAVE.captures(line)
+    {
         let rest = cap.get(1).map_or("", |m| m.as_str());
         return match span_for_player(rest) {
             Some((span, player)) => Some(DirectorCommand::SpecialLeave { span, player }),
             None => malformed(),
         };
     }
-    if ADJUST_START.is_match(line) {
+    if opens(&["bedenkzeit", "zeit", "time", "thinking"]) && ADJUST_START.is_match(line) {
         let Some(cap) = ADJUST.captures(line) else {
             return malformed();
         };

@@ -86,23 +86,20 @@ fn make(day: &str, month: u32, year: Option<i32>) -> Option<StatedDate> {
 /// Reads a date at the start of `s`; returns it and the rest of `s` after it.
 pub fn parse_date_prefix(s: &str) -> Option<(StatedDate, &str)> {
     let s = s.trim_start();
-    let s = WEEKDAY_PREFIX.find(s).map_or(s, |m| &s[m.end()..]);
-    if let Some(c) = ISO.captures(s) {
-        let month = c.get(2)?.as_str().parse().ok()?;
-        let year = c.get(1)?.as_str().parse().ok()?;
-        let d = make(c.get(3)?.as_str(), month, Some(year))?;
-        return Some((d, &s[c.get(0)?.end()..]));
-    }
-    if let Some(c) = DAY_MONTH.captures(s) {
-        let month = month_number(c.get(2)?.as_str())?;
-        let d = make(
-            c.get(1)?.as_str(),
-            month,
-            year_of(c.get(3).map(|m| m.as_str()))?,
-        )?;
-        return Some((d, &s[c.get(0)?.end()..]));
-    }
-    if let Some(c) = MONTH_DAY.captures(s) {
+    // A weekday and a month open with a letter, every other form with a digit (`\d`: any
+    // decimal digit, which `char::is_numeric` includes); the patterns that cannot match are not
+    // asked.
+    let opens_with = |s: &str, f: fn(char) -> bool| s.chars().next().is_some_and(f);
+    let s = if opens_with(s, char::is_alphabetic) {
+        WEEKDAY_PREFIX.find(s).map_or(s, |m| &s[m.end()..])
+    } else {
+        s
+    };
+    if !opens_with(s, char::is_numeric) {
+        if !opens_with(s, char::is_alphabetic) {
+            return None;
+        }
+        let c = MONTH_DAY.captures(s)?;
         let month = month_number(c.get(1)?.as_str())?;
         let d = make(
             c.get(2)?.as_str(),
@@ -111,7 +108,44 @@ pub fn parse_date_prefix(s: &str) -> Option<(StatedDate, &str)> {
         )?;
         return Some((d, &s[c.get(0)?.end()..]));
     }
-    if let Some(c) = SLASHED.captures(s) {
+    // What follows the first digit or two: each form asks for its own sign there (a `\d` is
+    // one character, and no sign below is numeric).
+    let mut after = s.chars().skip_while(|c| c.is_numeric());
+    let digits = s.chars().take_while(|c| c.is_numeric()).count();
+    let sign = after.next();
+    let short = (1..=2).contains(&digits);
+    if digits == 4
+        && sign == Some('-')
+        && let Some(c) = ISO.captures(s)
+    {
+        let month = c.get(2)?.as_str().parse().ok()?;
+        let year = c.get(1)?.as_str().parse().ok()?;
+        let d = make(c.get(3)?.as_str(), month, Some(year))?;
+        return Some((d, &s[c.get(0)?.end()..]));
+    }
+    let month_follows = || {
+        s.chars()
+            .skip(digits)
+            .skip_while(|&c| c == '.')
+            .find(|c| !c.is_whitespace())
+            .is_some_and(char::is_alphabetic)
+    };
+    if short
+        && month_follows()
+        && let Some(c) = DAY_MONTH.captures(s)
+    {
+        let month = month_number(c.get(2)?.as_str())?;
+        let d = make(
+            c.get(1)?.as_str(),
+            month,
+            year_of(c.get(3).map(|m| m.as_str()))?,
+        )?;
+        return Some((d, &s[c.get(0)?.end()..]));
+    }
+    if short
+        && sign == Some('/')
+        && let Some(c) = SLASHED.captures(s)
+    {
         let (a, b): (u32, u32) = (
             c.get(1)?.as_str().parse().ok()?,
             c.get(2)?.as_str().parse().ok()?,
@@ -125,7 +159,19 @@ pub fn parse_date_prefix(s: &str) -> Option<(StatedDate, &str)> {
         )?;
         return Some((d, &s[c.get(0)?.end()..]));
     }
-    if let Some(c) = DOTTED.captures(s) {
+    // `DD.` then, maybe after a blank, the month's digit.
+    let dotted = || {
+        let mut rest = s.chars().skip(digits + 1);
+        match rest.next() {
+            Some(c) if c.is_whitespace() => rest.next().is_some_and(char::is_numeric),
+            c => c.is_some_and(char::is_numeric),
+        }
+    };
+    if short
+        && sign == Some('.')
+        && dotted()
+        && let Some(c) = DOTTED.captures(s)
+    {
         let month = c.get(2)?.as_str().parse().ok()?;
         let d = make(
             c.get(1)?.as_str(),

@@ -20,6 +20,7 @@ pub mod enclosed;
 pub mod headers;
 pub mod html;
 pub mod moves;
+mod prefilter;
 pub mod requests;
 pub mod types;
 
@@ -81,13 +82,13 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
         text = body::cap(joined.trim(), limits.max_text_bytes).to_string();
         (content, reads) = content::read_content_and_requests(&text);
     }
-    if headers::subject_is_status(&head.subject) {
+    let subject = headers::subject_text(&head.subject);
+    if headers::text_is_status(&subject) {
         content.status_request = true;
     }
     // A request in the subject (`Remisangebot`, `Urlaub 10.12.–23.12.2026`, `Ich gebe auf`),
     // unless the text refuses the same thing (`Re: … Remis?` over `Remis? Nein danke!`); the
     // relay's own subjects about requests carry their § and are not read.
-    let subject = headers::subject_text(&head.subject);
     if !subject.contains('§') {
         let said: Vec<_> = reads
             .iter()

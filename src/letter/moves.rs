@@ -6,6 +6,7 @@
 //!
 //! Only the shape is checked, never legality: the reader does not know the game.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -117,24 +118,45 @@ fn moveish(token: &str) -> bool {
     figurine || (digits && !small_number)
 }
 
+/// Characters [`normalize_line`] drops: they are invisible.
+fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{feff}' | '\u{ad}'
+    )
+}
+
 /// Normalises a line for move reading: unicode ellipsis, dashes and spaces made ASCII,
 /// castling with spaces made one token.
 pub fn normalize_line(line: &str) -> String {
-    let mut s: String = line
-        .chars()
-        .filter(|c| {
-            !matches!(
-                c,
-                '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{feff}' | '\u{ad}'
-            )
-        })
-        .map(|c| match c {
-            '\u{a0}' | '\u{2007}' | '\u{202f}' | '\u{2009}' => ' ',
-            '–' | '—' | '−' | '‑' | '‐' => '-',
-            c => c,
-        })
-        .collect();
-    s = s.replace('…', "...");
+    normalized(line).into_owned()
+}
+
+/// [`normalize_line`], borrowing `line` when it is already normal (ASCII without a dash).
+pub(crate) fn normalized(line: &str) -> Cow<'_, str> {
+    if line.is_ascii() && !line.contains('-') {
+        return Cow::Borrowed(line);
+    }
+    // Every character changed below is outside ASCII.
+    let mut s: String = if line.is_ascii() {
+        line.to_string()
+    } else {
+        line.chars()
+            .filter(|c| !invisible(*c))
+            .map(|c| match c {
+                '\u{a0}' | '\u{2007}' | '\u{202f}' | '\u{2009}' => ' ',
+                '–' | '—' | '−' | '‑' | '‐' => '-',
+                c => c,
+            })
+            .collect()
+    };
+    if s.contains('…') {
+        s = s.replace('…', "...");
+    }
+    // Spaced castling has a dash.
+    if !s.contains('-') {
+        return Cow::Owned(s);
+    }
     // Make spaced castling one token, keeping the letters as written.
     let mut out = String::with_capacity(s.len());
     let mut last = 0;
@@ -162,7 +184,7 @@ pub fn normalize_line(line: &str) -> String {
         }
     }
     out.push_str(&s[last..]);
-    out
+    Cow::Owned(out)
 }
 
 /// What reading the moves of one line found.
@@ -181,7 +203,9 @@ fn tokens(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = line.trim();
     while !rest.is_empty() {
-        if !DATE_START.is_match(rest)
+        // Both a date and a move number open with a digit (`\d`, which `is_numeric` includes).
+        if rest.starts_with(char::is_numeric)
+            && !DATE_START.is_match(rest)
             && let Some(c) = NUMBER.captures(rest)
             && let (Some(num), Some(dots), Some(all)) = (c.get(1), c.get(2), c.get(0))
         {
@@ -268,28 +292,45 @@ fn is_annotation(tok: &str) -> bool {
 
 /// Whether a line starts with a move number (`12.`, `12...`, `12 ...`), not a date.
 pub fn starts_with_number(line: &str) -> bool {
-    let t = normalize_line(line);
+    numbered_tokens(line).is_some()
+}
+
+/// The tokens of `line` (as [`read_line`] reads them) when it starts with a move number (see
+/// [`starts_with_number`]); `None` otherwise.
+pub(crate) fn numbered_tokens(line: &str) -> Option<Vec<String>> {
+    // Normalising keeps the first visible character (or makes it a blank, a dash or a dot): a
+    // line that does not open with an ASCII digit has no move number.
+    let first = line.chars().find(|&c| !c.is_whitespace() && !invisible(c));
+    if !first.is_some_and(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let t = normalized(line);
     let t = t.trim_start();
     if DATE_START.is_match(t) {
-        return false;
+        return None;
     }
-    tokens(t).first().and_then(|f| number_token(f)).is_some()
+    let toks = tokens(t);
+    toks.first().and_then(|f| number_token(f))?;
+    Some(toks)
 }
 
 /// Reads the numbered moves of one line. `connectives` are words that may stand
 /// between moves and are skipped (`then`, `dann` in conditional lines).
 pub fn read_line(line: &str, connectives: &[&str]) -> LineMoves {
-    let norm = normalize_line(line);
-    let toks = tokens(&norm);
+    read_tokens(&tokens(&normalize_line(line)), connectives)
+}
+
+/// [`read_line`] of a line's tokens.
+pub(crate) fn read_tokens(toks: &[String], connectives: &[&str]) -> LineMoves {
     let mut found = LineMoves::default();
     let mut i = 0;
     let mut current: Option<(u32, Color)> = None;
     while let Some(tok) = toks.get(i) {
-        let low = tok.to_lowercase();
-        let low = low.trim_end_matches([',', ':', ';']);
-        if connectives.contains(&low)
-            || is_annotation(tok)
-            || matches!(tok.as_str(), "-" | "→" | "->" | "=>" | "/")
+        let connective = !connectives.is_empty() && {
+            let low = tok.to_lowercase();
+            connectives.contains(&low.trim_end_matches([',', ':', ';']))
+        };
+        if connective || is_annotation(tok) || matches!(tok.as_str(), "-" | "→" | "->" | "=>" | "/")
         {
             i += 1;
             continue;
@@ -300,7 +341,7 @@ pub fn read_line(line: &str, connectives: &[&str]) -> LineMoves {
         }
         if let Some(num) = number_token(tok) {
             // `12.` followed by `...` as a separate token was merged by `tokens`.
-            match take_move(&toks, i + 1) {
+            match take_move(toks, i + 1) {
                 Some((text, used)) => {
                     found.moves.push(MoveToken {
                         number: num.0,
@@ -331,7 +372,7 @@ pub fn read_line(line: &str, connectives: &[&str]) -> LineMoves {
             }
         }
         // An unnumbered token after a move: Black's reply to a numbered White move.
-        match (current, take_move(&toks, i)) {
+        match (current, take_move(toks, i)) {
             (Some((n, Color::White)), Some((text, used))) => {
                 found.moves.push(MoveToken {
                     number: n,

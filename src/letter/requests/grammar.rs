@@ -349,8 +349,15 @@ fn particle_at_end(s: &Sentence, particle: &str) -> bool {
 
 /// Whether word `a` is followed by word `b` (`na gut`, `call it`).
 fn bigram(s: &Sentence, a: &str, b: &str) -> bool {
-    let words: Vec<&str> = s.words().map(|(_, w)| w).collect();
-    words.windows(2).any(|p| p[0] == a && p[1] == b)
+    let mut words = s.words().map(|(_, w)| w);
+    let Some(mut before) = words.next() else {
+        return false;
+    };
+    words.any(|w| {
+        let pair = before == a && w == b;
+        before = w;
+        pair
+    })
 }
 
 // ---------------------------------------------------------------------------------------

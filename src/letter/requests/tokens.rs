@@ -136,6 +136,17 @@ impl Sentence {
 
 /// Folds a word: lower case, umlauts as `ae oe ue`, `ß` as `ss`, accents of other letters kept.
 pub fn fold(word: &str) -> String {
+    if word.is_ascii() {
+        let mut out = String::with_capacity(word.len());
+        for b in word.bytes() {
+            match b {
+                b'`' => out.push('\''),
+                b'-' => {}
+                b => out.push(char::from(b.to_ascii_lowercase())),
+            }
+        }
+        return out;
+    }
     let mut out = String::with_capacity(word.len() + 2);
     for c in word.chars().flat_map(char::to_lowercase) {
         match c {
@@ -176,8 +187,42 @@ fn may_open_date(rest: &str) -> bool {
         "okt", "oct", "nov", "dez", "dec", "mo", "di", "mi", "do", "fr", "sa", "so", "tu", "we",
         "th", "su",
     ];
-    let head: String = rest.chars().take(3).flat_map(char::to_lowercase).collect();
-    OPENINGS.iter().any(|o| head.starts_with(o))
+    // Each opening starts with one of these letters.
+    if rest
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii() && !b"jfmaondstwJFMAONDSTW".contains(&b))
+    {
+        return false;
+    }
+    // The first three characters, lower-cased (a character may lower to several).
+    let mut head = ['\0'; 9];
+    let mut len = 0;
+    for c in rest.chars().take(3).flat_map(char::to_lowercase) {
+        if let Some(slot) = head.get_mut(len) {
+            *slot = c;
+            len += 1;
+        }
+    }
+    let head = &head[..len];
+    OPENINGS.iter().any(|o| {
+        let mut at = 0;
+        o.chars().all(|c| {
+            let same = head.get(at) == Some(&c);
+            at += 1;
+            same
+        })
+    })
+}
+
+/// Whether `rest` opens with the characters of an address's local part and an `@`: the first
+/// thing [`EMAIL`] asks.
+fn at_after_local_part(rest: &str) -> bool {
+    let local = rest
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || b"._%+-".contains(b))
+        .count();
+    local > 0 && rest.as_bytes().get(local) == Some(&b'@')
 }
 
 /// At most this many tokens make one sentence.
@@ -210,6 +255,7 @@ pub fn sentences(paragraph: &str) -> Vec<Sentence> {
         let rest = &text[i..];
         let Some(c) = rest.chars().next() else { break };
         if c.is_alphanumeric()
+            && at_after_local_part(rest)
             && let Some(m) = EMAIL.find(rest)
         {
             toks.push(Tok::Email(m.as_str().to_lowercase()));
@@ -217,12 +263,14 @@ pub fn sentences(paragraph: &str) -> Vec<Sentence> {
             continue;
         }
         // A date, where one can start (a digit, or a month or weekday name at a word start).
-        let word_start = i == 0
-            || !text[..i]
-                .chars()
-                .next_back()
-                .is_some_and(|p| p.is_alphanumeric());
-        if (c.is_ascii_digit() || (c.is_alphabetic() && word_start && may_open_date(rest)))
+        let word_start = || {
+            i == 0
+                || !text[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|p| p.is_alphanumeric())
+        };
+        if (c.is_ascii_digit() || (c.is_alphabetic() && word_start() && may_open_date(rest)))
             && let Some((date, after)) = parse_date_prefix(rest)
         {
             let used = rest.len() - after.len();
