@@ -12,7 +12,9 @@
 #                                  mail for fernschach.test goes over LMTP to Dovecot, everything
 #                                  else is refused by the error transport (bounces back);
 #                                  recipients whose local part starts with "dead" are refused
-#                                  at RCPT with 550 (an unreachable player).
+#                                  at RCPT with 550 (an unreachable player);
+#                                  forward-to.LOCAL@fernschach.test is a plain virtual alias of
+#                                  LOCAL@fernschach.test (the load measurement's alias-forward floor).
 #   Dovecot  IMAP  127.0.0.1:1143  no TLS, plaintext login; every <anything>@fernschach.test is a
 #                                  mailbox, password "test"; IDLE works.
 #   Dovecot  LMTP  127.0.0.1:2424  recipient_delimiter "+": relay+KEY@ lands in relay@'s INBOX.
@@ -48,6 +50,7 @@ TLS_DIR="$STACK_DIR/tls"
 DOVECOT_CONF="$STACK_DIR/dovecot.conf"
 DOVECOT_LOG="$STACK_DIR/dovecot.log"
 DEAD_TABLE="$POSTFIX_DIR/dead-recipients.regexp"
+ALIAS_TABLE="$POSTFIX_DIR/forward-aliases.regexp"
 MAILBOX_TABLE="$POSTFIX_DIR/mailboxes.regexp"
 SMTP_BANNER_TAG="fernzug-mailstack"
 PACKAGES=(postfix dovecot-imapd dovecot-lmtpd openssl)
@@ -89,8 +92,14 @@ summary() {
 postfix_ok() { smtp_ok && submission_ok && tls_ok "$SMTPS_PORT"; }
 dovecot_ok() { imap_ok && lmtp_ok && tls_ok "$IMAPS_PORT"; }
 healthy() { postfix_ok && dovecot_ok; }
+# The alias table is in place and named in the running instance's main.cf (a stack started by an
+# older start.sh lacks it; it is added below and picked up by `postfix reload`).
+aliases_ok() {
+    [[ -f "$ALIAS_TABLE" ]] &&
+        [[ "$(postconf -c "$POSTFIX_DIR" -h virtual_alias_maps 2>/dev/null || true)" == "regexp:$ALIAS_TABLE" ]]
+}
 
-if healthy; then
+if healthy && aliases_ok; then
     summary
     exit 0
 fi
@@ -108,7 +117,7 @@ fi
 mkdir -p "$STACK_DIR"
 exec 9>"$STACK_DIR/.start.lock"
 flock -w 120 9 || { log "timed out waiting for another start.sh"; exit 1; }
-if healthy; then
+if healthy && aliases_ok; then
     summary
     exit 0
 fi
@@ -190,6 +199,15 @@ CNF
 # Postfix: its own instance in $POSTFIX_DIR.
 pf() { postconf -c "$POSTFIX_DIR" "$@"; }
 
+# forward-to.LOCAL@ → LOCAL@: a plain virtual alias, rewritten by Postfix's cleanup and delivered
+# like any mail (scripts/load measures it as the floor of the relay's forward).
+write_alias_table() {
+    cat >"$ALIAS_TABLE" <<EOT
+# fernzug mail stack: forward-to.LOCAL@$DOMAIN is an alias of LOCAL@$DOMAIN.
+/^forward-to\.(.+)@${DOMAIN//./\\.}\$/    \${1}@$DOMAIN
+EOT
+}
+
 start_postfix() {
     mkdir -p "$POSTFIX_DIR" "$STACK_DIR/postfix-queue" "$STACK_DIR/postfix-data"
     [[ -s "$POSTFIX_DIR/main.cf" ]] || : >"$POSTFIX_DIR/main.cf"   # compiled-in defaults, then ours
@@ -208,6 +226,7 @@ start_postfix() {
 # fernzug mail stack: a local part starting with "dead" is an unreachable player.
 /^dead[^@]*@/    550 5.1.1 mailbox unavailable (fernzug mail stack: local part starts with "dead")
 EOT
+    write_alias_table
     # Every address of the domain is a mailbox (Dovecot's userdb is static).
     cat >"$MAILBOX_TABLE" <<EOT
 # fernzug mail stack: every address of $DOMAIN exists.
@@ -249,6 +268,7 @@ EOT
         "in_flow_delay = 0" \
         "virtual_mailbox_domains = $DOMAIN" \
         "virtual_mailbox_maps = regexp:$MAILBOX_TABLE" \
+        "virtual_alias_maps = regexp:$ALIAS_TABLE" \
         "virtual_transport = lmtp:inet:$HOST:$LMTP_PORT" \
         "recipient_delimiter = +" \
         "default_transport = error:5.7.1 delivery outside $DOMAIN is disabled in the fernzug mail stack" \
@@ -416,6 +436,12 @@ start_dovecot() {
 }
 
 make_certs
+# A running stack without the alias table (started by an older start.sh): add it and reload.
+if postfix_ok && ! aliases_ok; then
+    write_alias_table
+    pf -e "virtual_alias_maps = regexp:$ALIAS_TABLE"
+    postfix -c "$POSTFIX_DIR" reload >/dev/null 2>&1 || fail "postfix reload failed"
+fi
 # Dovecot first: Postfix's SASL AUTH asks it.
 if ! dovecot_ok; then start_dovecot; fi
 if ! postfix_ok; then start_postfix; fi

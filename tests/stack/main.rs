@@ -2,8 +2,8 @@
 //! `tests/mailstack/start.sh`), one binary: each file is a module. The relay is driven with
 //! `fernzug once --now …`; the only waiting is for the stack's own delivery.
 //!
-//! Run one file's tests with `cargo test --test stack relay_e2e::`; the load and crash tests
-//! marked `#[ignore]` with `cargo test --release --test stack load:: -- --ignored --nocapture`.
+//! Run one file's tests with `cargo test --test stack relay_e2e::`; the load measurements
+//! (`load/`, marked `#[ignore]`) with `scripts/load`.
 
 mod common;
 mod proxy;

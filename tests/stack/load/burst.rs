@@ -1,0 +1,128 @@
+//! P2, a burst: N move mails (one per running game) wait in the relay's INBOX and ONE
+//! `fernzug once` reads, decides, stores and hands them to SMTP — against the rate at which the
+//! same stack delivers N mails into one mailbox, measured just before it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+use super::generator::generate;
+use super::proc::fernzug;
+use super::setup::{
+    forwards_not_once, fresh_seed, generated_moves, move_mail, put_waiting, wait_count, wait_total,
+};
+use super::table::{Goal, Row, Sizes, Stats, count, mib, progress};
+use super::wire::bare_send;
+use crate::common::{Mailbox, Relay, SMTP_PORT, unique_addr};
+
+pub fn rows(sizes: &Sizes) -> Vec<Row> {
+    sizes
+        .burst
+        .iter()
+        .map(|&n| {
+            let runs = if n <= 1_000 { sizes.runs } else { 1 };
+            let row = burst(n, runs.max(1));
+            progress(&row);
+            row
+        })
+        .collect()
+}
+
+/// The stack's delivery rate: `n` move-sized mails over one bare SMTP connection into one fresh
+/// mailbox, from the first command until IMAP STATUS counts all of them (polled every 20 ms).
+fn floor(n: usize) -> f64 {
+    let sender = unique_addr("floor-sender");
+    let target = unique_addr("floor-box");
+    let mails: Vec<_> = (0..n)
+        .map(|i| {
+            move_mail(
+                &sender,
+                &target,
+                &format!("Re: [FLOOR/{i}] Zug"),
+                "23... Nf6",
+            )
+        })
+        .collect();
+    let mut b = Mailbox::open(&target).expect("IMAP");
+    let started = Instant::now();
+    bare_send(SMTP_PORT, &mails).expect("floor: send");
+    let done = wait_count(
+        &mut b,
+        n,
+        Duration::from_secs(60) + Duration::from_millis(50) * n as u32,
+        Duration::from_millis(20),
+    )
+    .expect("floor: delivery");
+    n as f64 / (done - started).as_secs_f64()
+}
+
+fn burst(n: usize, runs: usize) -> Row {
+    let mut floors = Vec::new();
+    let mut relays = Vec::new();
+    let mut ratios = Vec::new();
+    let mut rss = None;
+    let mut wrong: Vec<String> = Vec::new();
+    for run in 0..runs {
+        let f = floor(n);
+        // The relay: a store of ≥ n running games, n move mails waiting, one `once`.
+        let relay = Relay::new("load-burst");
+        let generated = generate(&relay.config, n, 0, fresh_seed());
+        assert!(generated.running.len() >= n, "generator: too few games");
+        let games = &generated.running[..n];
+        put_waiting(&relay.address, &generated_moves(&relay, games));
+        let ran = fernzug(&relay, &["once"], &[]);
+        let r = n as f64 / ran.wall.as_secs_f64();
+        println!(
+            "burst {n}, run {}: floor {:.1} mails/s, relay {:.1} mails/s (once {:?}, peak RSS {} KiB)",
+            run + 1,
+            f,
+            r,
+            ran.wall,
+            ran.rss_kb.unwrap_or(0)
+        );
+        floors.push(f);
+        relays.push(r);
+        ratios.push(r / f);
+        rss = rss.max(ran.rss_kb);
+        // Every partner got his forward, exactly once (and every mover his receipt: 2n mails).
+        let expected: BTreeMap<String, String> = games
+            .iter()
+            .map(|g| (g.game.clone(), g.partner.clone()))
+            .collect();
+        let boxes: BTreeSet<String> = games
+            .iter()
+            .flat_map(|g| [g.partner.clone(), g.mover.clone()])
+            .collect();
+        let boxes: Vec<String> = boxes.into_iter().collect();
+        wait_total(
+            &boxes,
+            2 * n,
+            Duration::from_secs(10),
+            Duration::from_secs(120) + Duration::from_millis(50) * n as u32,
+        );
+        std::thread::sleep(Duration::from_secs(1));
+        wrong.extend(forwards_not_once(&expected));
+    }
+    let mut row = Row::new(format!(
+        "P2 burst: {} waiting moves (one per game), one `once` (read, decide, store, SMTP) vs the stack delivering as many mails into one mailbox{}",
+        count(n),
+        if runs > 1 {
+            format!(", {runs} runs")
+        } else {
+            String::new()
+        }
+    ));
+    row.floor = Stats::new(floors).show("mails/s");
+    row.relay = Stats::new(relays).show("mails/s");
+    row.ratio = Some(Stats::new(ratios).median());
+    row.goal = Goal::AtLeast(1.0);
+    row.rss = mib(rss);
+    if !wrong.is_empty() {
+        let shown: Vec<&str> = wrong.iter().take(10).map(String::as_str).collect();
+        eprintln!(
+            "forwards not exactly once (first 10):\n{}",
+            shown.join("\n")
+        );
+        row.failed = Some(format!("{} forwards not exactly once", wrong.len()));
+    }
+    row
+}

@@ -1,0 +1,290 @@
+//! Running `fernzug` and measuring it: wall time and peak resident memory (GNU time's `%M` where
+//! `/usr/bin/time` is installed, else VmHWM from /proc polled while the child runs), and the
+//! daemon with its log lines timestamped as they arrive.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::common::Relay;
+
+const GNU_TIME: &str = "/usr/bin/time";
+
+/// The `fernzug` under test: `$FERNZUG_LOAD_BIN` (scripts/load sets a copy made right after its
+/// build, so that another build in the same target dir cannot swap the binary in the middle of a
+/// measurement), else the one cargo built beside this test.
+pub fn bin() -> PathBuf {
+    std::env::var_os("FERNZUG_LOAD_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_fernzug")))
+}
+
+/// `fernzug --config <relay's config> ARGS…` in the relay's directory, not started yet.
+pub fn command(relay: &Relay, args: &[&str]) -> Command {
+    let mut cmd = Command::new(bin());
+    cmd.arg("--config")
+        .arg(&relay.config)
+        .args(args)
+        .env_remove("FERNZUG_CONFIG")
+        .current_dir(&relay.dir);
+    cmd
+}
+
+/// Runs [`command`], asserting exit 0; its stdout.
+pub fn run_ok(relay: &Relay, args: &[&str]) -> String {
+    let out = command(relay, args)
+        .output()
+        .unwrap_or_else(|e| panic!("fernzug {args:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "fernzug {args:?} exited with {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What one `fernzug` command did.
+pub struct Ran {
+    pub wall: Duration,
+    /// Peak resident set size in KiB.
+    pub rss_kb: Option<u64>,
+}
+
+/// `VmHWM` (peak resident set) of a live process, KiB.
+pub fn vm_hwm_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+fn gnu_time() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        Command::new(GNU_TIME)
+            .args(["-f", "%M", "true"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
+/// `fernzug --config <relay> ARGS…` run to its end, asserting exit 0; wall time from spawn to
+/// exit and the peak RSS.
+pub fn fernzug(relay: &Relay, args: &[&str], envs: &[(&str, &str)]) -> Ran {
+    let bin = bin();
+    let rss_file = relay
+        .dir
+        .join(format!("rss-{}", crate::common::unique("m")));
+    let mut cmd = if gnu_time() {
+        let mut c = Command::new(GNU_TIME);
+        c.arg("-f").arg("%M").arg("-o").arg(&rss_file).arg(&bin);
+        c
+    } else {
+        Command::new(&bin)
+    };
+    cmd.arg("--config")
+        .arg(&relay.config)
+        .args(args)
+        .env_remove("FERNZUG_CONFIG")
+        .env("RUST_LOG", "warn")
+        .current_dir(&relay.dir);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let out_file = relay
+        .dir
+        .join(format!("out-{}", crate::common::unique("m")));
+    let err_file = relay
+        .dir
+        .join(format!("err-{}", crate::common::unique("m")));
+    cmd.stdout(std::fs::File::create(&out_file).expect("stdout file"))
+        .stderr(std::fs::File::create(&err_file).expect("stderr file"));
+    let started = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("fernzug {args:?}: {e}"));
+    let mut polled = None;
+    let status = if gnu_time() {
+        child.wait().expect("wait")
+    } else {
+        loop {
+            if let Some(s) = child.try_wait().expect("try_wait") {
+                break s;
+            }
+            polled = vm_hwm_kb(child.id()).or(polled);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    let wall = started.elapsed();
+    let read = |p: &Path| {
+        let s = std::fs::read_to_string(p).unwrap_or_default();
+        let _ = std::fs::remove_file(p);
+        s
+    };
+    let stdout = read(&out_file);
+    let stderr = read(&err_file);
+    let rss_kb = if gnu_time() {
+        read(&rss_file)
+            .lines()
+            .rev()
+            .find_map(|l| l.trim().parse().ok())
+    } else {
+        polled
+    };
+    assert!(
+        status.success(),
+        "fernzug {args:?} exited with {status}\nstdout:\n{}\nstderr:\n{stderr}",
+        stdout.chars().take(4000).collect::<String>()
+    );
+    Ran { wall, rss_kb }
+}
+
+/// `fernzug run` with its stderr read line by line, each line with the instant it arrived.
+pub struct Daemon {
+    child: Child,
+    pub started: Instant,
+    lines: mpsc::Receiver<(Instant, String)>,
+    /// Every line read so far.
+    pub log: Vec<(Instant, String)>,
+    cursors: std::collections::HashMap<String, usize>,
+}
+
+impl Daemon {
+    pub fn spawn(relay: &Relay, rust_log: &str) -> Daemon {
+        let started = Instant::now();
+        let mut child = command(relay, &["run"])
+            .env("RUST_LOG", rust_log)
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn fernzug run");
+        let err = child.stderr.take().expect("stderr");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines() {
+                let Ok(line) = line else { break };
+                if tx.send((Instant::now(), line)).is_err() {
+                    break;
+                }
+            }
+        });
+        Daemon {
+            child,
+            started,
+            lines: rx,
+            log: Vec::new(),
+            cursors: Default::default(),
+        }
+    }
+
+    /// The next line containing `needle` after the one this returned for `needle` last (lines
+    /// read while waiting for another needle count too), waiting up to `timeout` for it.
+    pub fn wait_line(&mut self, needle: &str, timeout: Duration) -> Option<(Instant, String)> {
+        let from = self.cursors.get(needle).copied().unwrap_or(0);
+        if let Some(i) = (from..self.log.len()).find(|&i| self.log[i].1.contains(needle)) {
+            self.cursors.insert(needle.to_string(), i + 1);
+            return Some(self.log[i].clone());
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok((at, line)) => {
+                    self.log.push((at, line.clone()));
+                    if line.contains(needle) {
+                        self.cursors.insert(needle.to_string(), self.log.len());
+                        return Some((at, line));
+                    }
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// The CPU time (user + system) it used so far.
+    pub fn cpu(&self) -> Option<Duration> {
+        cpu_time(self.child.id())
+    }
+
+    /// Waits until its CPU time has not grown for `quiet` (polled every 10 ms, up to `timeout`);
+    /// the instant it last grew. The log-free way to see that a pass is over.
+    pub fn wait_quiet(&self, quiet: Duration, timeout: Duration) -> Option<Instant> {
+        let deadline = Instant::now() + timeout;
+        let mut last = (self.cpu()?, Instant::now());
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+            let now = self.cpu()?;
+            if now != last.0 {
+                last = (now, Instant::now());
+            } else if last.1.elapsed() >= quiet {
+                return Some(last.1);
+            }
+        }
+        None
+    }
+
+    /// Waits until its CPU time grows past `from` (up to `timeout`), then until it is quiet again
+    /// ([`Daemon::wait_quiet`]).
+    pub fn wait_busy_then_quiet(
+        &self,
+        from: Duration,
+        quiet: Duration,
+        timeout: Duration,
+    ) -> Option<Instant> {
+        let deadline = Instant::now() + timeout;
+        while self.cpu()? == from {
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.wait_quiet(quiet, timeout)
+    }
+
+    /// Stops it with SIGTERM (by its pid) and waits; its peak RSS (VmHWM) read just before.
+    pub fn stop(mut self) -> Option<u64> {
+        let rss = vm_hwm_kb(self.child.id());
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+        rss
+    }
+}
+
+/// utime + stime of a live process (/proc/PID/stat, in clock ticks of `getconf CLK_TCK`).
+pub fn cpu_time(pid: u32) -> Option<Duration> {
+    static TICK: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let hz = *TICK.get_or_init(|| {
+        Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+            .unwrap_or(100)
+    });
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name (which may hold spaces) in parentheses.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split(' ').collect();
+    // Fields 14 and 15 of the whole line are 12 and 13 after the name.
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_micros(ticks * 1_000_000 / hz.max(1)))
+}
+
+/// `N` of a log line `… pass finished in N ms …`.
+pub fn pass_ms(line: &str) -> Option<f64> {
+    let rest = &line[line.find("pass finished in ")? + "pass finished in ".len()..];
+    let n: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    n.parse().ok()
+}
