@@ -15,6 +15,7 @@ use crate::letter::{self, Letter, Limits};
 use crate::render::{self, Templates};
 use crate::store::{ArchiveEntry, Batch, Direction, OutboxEntry, QuarantineEntry, Store, Tree};
 
+mod awake;
 mod due;
 mod shelf;
 use due::DueIndex;
@@ -94,12 +95,51 @@ pub struct App {
     grouped: bool,
     /// The pending deadlines, kept beside the state (`due.rs`).
     due: DueIndex,
+    /// Opened without the games (`awake.rs`): each input brings in what it needs.
+    lazy: bool,
+}
+
+/// What [`App::open_with`] reads of the games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Load {
+    /// Every game but the shelved ones.
+    All,
+    /// None: each input brings in the tournaments it needs (`awake.rs`).
+    Lazy,
+    /// None, and nothing is decided (a command about one game).
+    Nothing,
 }
 
 const META_STATE: &str = "state-meta";
 
+/// Start mails queued per transaction: games of a tournament whose start mails are rendered and
+/// queued together (two mails each).
+pub const START_CHUNK: usize = 100;
+
+/// Prefix in [`Tree::Meta`] of a registered tournament's start mails still to queue.
+const PENDING_STARTS: &str = "starts-pending:";
+
+fn pending_key(tournament: &str) -> String {
+    format!("{PENDING_STARTS}{tournament}")
+}
+
+/// A registered tournament's start mails not all queued yet: from game `next` on, dated `at` (the
+/// registration).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct PendingStarts {
+    at: DateTime<Utc>,
+    next: usize,
+}
+
 /// How long a command waits for the store while another fernzug process holds it.
 pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The file by which a command asks the running daemon, which keeps the store open while it
+/// waits for mail, to let go of it (`crate::daemon` looks for it several times a second). It is
+/// there while a command waits for the store, and removed once it has it.
+pub fn store_request(data_dir: &std::path::Path) -> std::path::PathBuf {
+    data_dir.join("store.wanted")
+}
 const META_INSTANCE: &str = "instance";
 /// Set once older stores were migrated to `Game::ended_at` and `Tournament::rotated`.
 const META_ENDS_MIGRATED: &str = "migrated-ended-at";
@@ -111,17 +151,27 @@ pub fn new_key() -> String {
 }
 
 impl App {
-    /// Opens the store under the configured data directory and loads everything.
+    /// Opens the store under the configured data directory and loads everything (every game
+    /// but the shelved ones).
     ///
     /// The store is held by one process at a time; the daemon holds it only while it works, so a
     /// command given meanwhile waits (up to [`LOCK_WAIT`]) for it.
     pub fn open(config: Config) -> Result<App, AppError> {
-        App::reopen(config, None)
+        App::open_with(config, None, Load::All, true)
+    }
+
+    /// Opens the store for work without reading the games, as [`App::reopen`] does for the
+    /// daemon; while the daemon holds the store, it is asked to let go ([`store_request`]).
+    /// `once` and `tournament add` work this way.
+    pub fn open_lazy(config: Config) -> Result<App, AppError> {
+        App::open_with(config, None, Load::Lazy, true)
     }
 
     /// Closes the store and keeps what was read from it (the daemon between two passes: other
-    /// fernzug commands may use the store meanwhile).
-    pub fn close(self) -> Held {
+    /// fernzug commands may use the store meanwhile) — without the games, which the next pass
+    /// reads again as it needs them.
+    pub fn close(mut self) -> Held {
+        self.rest();
         Held {
             generation: self.store.generation(),
             state: self.state,
@@ -130,17 +180,19 @@ impl App {
         }
     }
 
-    /// Opens the store again ([`App::open`]); `held` ([`App::close`]) is taken as it is when no
-    /// other process wrote to the store since, instead of reading every game again.
+    /// Opens the store for work without reading the games: the tournaments, the reply keys and
+    /// the index of deadlines; each input then brings in the tournaments it needs (`awake.rs`).
+    /// `held` ([`App::close`]) is taken as it is when no other process wrote to the store since.
+    /// The daemon's way (it does not ask anyone to let go of the store).
     pub fn reopen(config: Config, held: Option<Held>) -> Result<App, AppError> {
-        App::open_with(config, held, true)
+        App::open_with(config, held, Load::Lazy, false)
     }
 
     /// Opens the store with only game `id` and its tournament read (from the state's trees or
     /// the shelf): what a command about one game needs (`status GAME`, `export … GAME`), without
     /// reading every game. Nothing is decided with it.
     pub fn open_game(config: Config, id: &GameRef) -> Result<App, AppError> {
-        let mut app = App::open_with(config, None, false)?;
+        let mut app = App::open_with(config, None, Load::Nothing, true)?;
         if let Some(t) = app
             .store
             .get::<crate::core::Tournament>(Tree::Tournaments, id.tournament.as_bytes())?
@@ -159,18 +211,34 @@ impl App {
         Ok(app)
     }
 
-    fn open_with(config: Config, held: Option<Held>, load: bool) -> Result<App, AppError> {
+    /// `ask`: while the store is held by another process, ask it to let go ([`store_request`]).
+    fn open_with(
+        config: Config,
+        held: Option<Held>,
+        load: Load,
+        ask: bool,
+    ) -> Result<App, AppError> {
         let path = config.relay.data_dir.join("store");
+        let request = store_request(&config.relay.data_dir);
         let started = std::time::Instant::now();
-        let store = loop {
+        let mut asked = false;
+        let opened = loop {
             match Store::open(&path) {
-                Ok(s) => break s,
+                Ok(s) => break Ok(s),
                 Err(e) if e.is_locked() && started.elapsed() < LOCK_WAIT => {
-                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    if ask && !request.exists() {
+                        // Best effort: a daemon that cannot be asked keeps the store.
+                        asked |= std::fs::write(&request, std::process::id().to_string()).is_ok();
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(20));
                 }
-                Err(e) => return Err(e.into()),
+                Err(e) => break Err(e),
             }
         };
+        if asked {
+            let _ = std::fs::remove_file(&request);
+        }
+        let store = opened?;
         let (kept, templates) = match held {
             Some(h) => (Some((h.generation, h.state, h.due)), h.templates),
             None => (
@@ -187,24 +255,6 @@ impl App {
                 b.put(Tree::Meta, META_INSTANCE.as_bytes(), &id);
                 store.commit(b)?;
                 id
-            }
-        };
-        let (state, due) = match kept {
-            Some((generation, state, due)) if generation == store.generation() => {
-                (state, Some(due))
-            }
-            _ if load => {
-                let mut state = load_state(&store)?;
-                migrate_ends(&store, &mut state)?;
-                shelf::migrate(&store, &mut state)?;
-                (state, None)
-            }
-            _ => {
-                let mut state = State::default();
-                if let Some(meta) = store.get(Tree::Meta, META_STATE.as_bytes())? {
-                    state.meta = meta;
-                }
-                (state, None)
             }
         };
         let settings = Settings {
@@ -226,6 +276,28 @@ impl App {
                 require_reply_key: config.security.require_reply_key,
             },
         };
+        let (state, due) = match (kept, load) {
+            (Some((generation, state, due)), Load::Lazy) if generation == store.generation() => {
+                (state, Some(due))
+            }
+            (_, Load::All) => {
+                let mut state = load_state(&store, true)?;
+                migrate_ends(&store, &mut state)?;
+                shelf::migrate(&store, &mut state)?;
+                (state, None)
+            }
+            (_, Load::Lazy) => {
+                let (state, due) = lazy_state(&store, &settings)?;
+                (state, Some(due))
+            }
+            (_, Load::Nothing) => {
+                let mut state = State::default();
+                if let Some(meta) = store.get(Tree::Meta, META_STATE.as_bytes())? {
+                    state.meta = meta;
+                }
+                (state, None)
+            }
+        };
         let due = due.unwrap_or_else(|| DueIndex::build(&state, &settings));
         Ok(App {
             config,
@@ -235,6 +307,7 @@ impl App {
             templates,
             grouped: false,
             due,
+            lazy: load == Load::Lazy,
         })
     }
 
@@ -264,10 +337,12 @@ impl App {
         }
     }
 
-    /// After a failed step: the state as the store has it (the step wrote nothing).
+    /// After a failed step: the state as the store has it (the step wrote nothing), without
+    /// the games (each input brings in what it needs).
     pub(crate) fn reload(&mut self) -> Result<(), AppError> {
-        self.state = load_state(&self.store)?;
-        self.due = DueIndex::build(&self.state, &self.settings);
+        self.state = load_state(&self.store, false)?;
+        self.due = DueIndex::load(&self.store)?;
+        self.lazy = true;
         Ok(())
     }
 
@@ -298,27 +373,105 @@ impl App {
     }
 
     /// Registers a tournament and queues its start mails.
+    ///
+    /// The tournament, its games and keys are committed first, with a note of the start mails
+    /// still to queue ([`PendingStarts`]); then the start mails are rendered and queued
+    /// [`START_CHUNK`] games at a time, each part in its own transaction that moves the note on
+    /// (memory stays small however many games the tournament has). Should the relay stop in
+    /// between, the next pass of the daemon (or `once`) queues the rest ([`App::queue_starts`]).
     pub fn register(
         &mut self,
         file: &NewTournament,
         now: DateTime<Utc>,
     ) -> Result<Output, AppError> {
         let mut key = new_key;
-        let out = self.state.register(file, now, &self.settings, &mut key)?;
+        let mut out = self
+            .state
+            .register_without_mails(file, now, &self.settings, &mut key)?;
         let mut batch = Batch::default();
-        self.stage(&mut batch, &out, now)?;
-        self.store.commit(batch)?;
+        if let Err(e) = self.stage(&mut batch, &out, now) {
+            self.reload()?;
+            return Err(e);
+        }
+        let pending = PendingStarts { at: now, next: 0 };
+        batch.put(Tree::Meta, pending_key(&file.id).as_bytes(), &pending);
+        if let Err(e) = self.store.commit(batch) {
+            self.reload()?;
+            return Err(e.into());
+        }
+        out.log.extend(self.queue_starts()?);
         Ok(out)
+    }
+
+    /// Queues the start mails of registered tournaments not queued yet (see [`App::register`]).
+    /// Returns the log lines.
+    pub fn queue_starts(&mut self) -> Result<Vec<String>, AppError> {
+        let mut log = Vec::new();
+        for (key, pending) in self
+            .store
+            .scan_prefix::<PendingStarts>(Tree::Meta, PENDING_STARTS)?
+        {
+            let id = String::from_utf8_lossy(&key[PENDING_STARTS.len()..]).into_owned();
+            let Some(t) = self.state.tournaments.get(&id) else {
+                let mut batch = Batch::default();
+                batch.delete(Tree::Meta, key);
+                self.store.commit(batch)?;
+                continue;
+            };
+            let games = t.games.clone();
+            let mut next = pending.next.min(games.len());
+            let mut mails = 0;
+            loop {
+                let end = (next + START_CHUNK).min(games.len());
+                self.wake(&id)?;
+                let out = self
+                    .state
+                    .start_mails(&games[next..end], pending.at, &self.settings);
+                mails += out.mails.len();
+                let mut batch = Batch::default();
+                if let Err(e) = self.stage(&mut batch, &out, pending.at) {
+                    self.reload()?;
+                    return Err(e);
+                }
+                if end == games.len() {
+                    batch.delete(Tree::Meta, key.as_slice());
+                } else {
+                    let moved = PendingStarts {
+                        at: pending.at,
+                        next: end,
+                    };
+                    batch.put(Tree::Meta, key.as_slice(), &moved);
+                }
+                if let Err(e) = self.store.commit(batch) {
+                    self.reload()?;
+                    return Err(e.into());
+                }
+                crate::crash::point(crate::crash::BETWEEN_START_PARTS);
+                next = end;
+                if next == games.len() {
+                    break;
+                }
+            }
+            log.push(format!("tournament {id}: {mails} start mails queued"));
+        }
+        Ok(log)
     }
 
     /// Fires every deadline due by `now` and commits it.
     pub fn tick(&mut self, now: DateTime<Utc>) -> Result<Output, AppError> {
+        let woken = self.wake_due(now)?;
         let out = self.state.tick(now, &self.settings);
         let mut batch = Batch::default();
-        self.stage(&mut batch, &out, now)?;
-        self.store.commit(batch)?;
-        // Once a pass: the index from scratch (see `due.rs`).
-        self.due = DueIndex::build(&self.state, &self.settings);
+        // Everything due is looked at again, whatever the core says it touched.
+        self.due.refresh(&self.state, &self.settings, woken.iter());
+        if let Err(e) = self.stage(&mut batch, &out, now) {
+            self.reload()?;
+            return Err(e);
+        }
+        if let Err(e) = self.store.commit(batch) {
+            self.reload()?;
+            return Err(e.into());
+        }
         Ok(out)
     }
 
@@ -399,6 +552,8 @@ impl App {
         // is asked only when its index says something is due by then (nothing else would fire).
         let due = self.due.earliest().is_some_and(|at| at <= now);
         let tick_out = if due {
+            let woken = self.wake_due(now)?;
+            self.due.refresh(&self.state, &self.settings, woken.iter());
             self.state.tick(now, &self.settings)
         } else {
             Output::default()
@@ -409,7 +564,10 @@ impl App {
             return Err(e);
         }
         self.with_archived_text(&mut letter);
-        self.warm(&letter)?;
+        if let Err(e) = self.warm(&letter) {
+            self.reload()?;
+            return Err(e);
+        }
         let decided = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.state.handle_letter(&letter, now, &self.settings)
         }));
@@ -429,6 +587,7 @@ impl App {
                 // Nothing the letter did stays; the deadlines up to now do (fired again on the
                 // state as it was: the same deadlines, the same decisions).
                 self.reload()?;
+                self.wake_due(now)?;
                 let tick_out = self.state.tick(now, &self.settings);
                 batch = Batch::default();
                 if let Err(e) = self.stage(&mut batch, &tick_out, now) {
@@ -537,6 +696,7 @@ impl App {
             attempts: entry.attempts.saturating_add(1),
             last_error: entry.last_error.clone(),
         };
+        self.wake_for_entry(entry)?;
         let out = self.state.report_undeliverable(&u, now, &self.settings);
         let mut batch = Batch::default();
         if let Err(e) = self.stage(&mut batch, &out, now) {
@@ -555,6 +715,7 @@ impl App {
     /// (`crate::core::records::retention`). The mails go first, then the core's mark: a crash in
     /// between removes nothing twice and leaves nothing behind. Returns the log lines.
     pub fn rotate_archive(&mut self, now: DateTime<Utc>) -> Result<Vec<String>, AppError> {
+        self.wake_rotations(now)?;
         let out = self.state.rotate_archives(now);
         let mut log = Vec::new();
         for (id, games) in &out.rotate {
@@ -645,28 +806,63 @@ impl App {
         }
         batch.put(Tree::Meta, META_STATE.as_bytes(), &self.state.meta);
         self.due.update(&self.state, &self.settings, out);
+        self.due.persist(batch);
         Ok(())
     }
 }
 
-/// The state as the store has it.
-fn load_state(store: &Store) -> Result<State, AppError> {
+/// The state as the store has it: with every game (but the shelved ones) when `games`, else
+/// with none.
+fn load_state(store: &Store, games: bool) -> Result<State, AppError> {
     let mut state = State::default();
-    for (_, t) in store.scan::<crate::core::Tournament>(Tree::Tournaments)? {
+    store.for_each(Tree::Tournaments, |_, t: crate::core::Tournament| {
         state.tournaments.insert(t.id.clone(), t);
+    })?;
+    if games {
+        store.for_each(Tree::Games, |_, g: Game| {
+            state.games.insert(g.id.clone(), g);
+        })?;
     }
-    for (_, g) in store.scan::<crate::core::model::Game>(Tree::Games)? {
-        state.games.insert(g.id.clone(), g);
-    }
-    for (k, b) in store.scan::<crate::core::KeyBinding>(Tree::Keys)? {
+    store.for_each(Tree::Keys, |k, b: crate::core::KeyBinding| {
         state
             .keys
-            .insert(String::from_utf8_lossy(&k).into_owned(), b);
-    }
+            .insert(String::from_utf8_lossy(k).into_owned(), b);
+    })?;
     if let Some(meta) = store.get(Tree::Meta, META_STATE.as_bytes())? {
         state.meta = meta;
     }
     Ok(state)
+}
+
+/// Set once the index of deadlines was written to [`Tree::Due`] (`due.rs`).
+const META_DUE: &str = "due-index";
+
+/// The state without its games and the index of deadlines, for a relay that brings in games as
+/// it needs them. A store from before the index (or before the migrations below) is read whole
+/// once, migrated, indexed and the index written.
+fn lazy_state(store: &Store, settings: &Settings) -> Result<(State, DueIndex), AppError> {
+    let migrated = [META_DUE, META_ENDS_MIGRATED, shelf::META_SHELVED]
+        .iter()
+        .map(|k| store.get::<bool>(Tree::Meta, k.as_bytes()))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .all(|v| v == Some(true));
+    if migrated {
+        return Ok((load_state(store, false)?, DueIndex::load(store)?));
+    }
+    let mut state = load_state(store, true)?;
+    migrate_ends(store, &mut state)?;
+    shelf::migrate(store, &mut state)?;
+    let mut due = DueIndex::build(&state, settings);
+    let mut batch = Batch::default();
+    for (key, _) in store.scan::<DateTime<Utc>>(Tree::Due)? {
+        batch.delete(Tree::Due, key);
+    }
+    due.persist_all(&mut batch);
+    batch.put(Tree::Meta, META_DUE.as_bytes(), &true);
+    store.commit(batch)?;
+    state.games.clear();
+    Ok((state, due))
 }
 
 /// Stores written before games knew when they ended (`Game::ended_at`) and tournaments that

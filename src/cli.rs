@@ -199,7 +199,8 @@ fn execute(cli: Cli) -> Result<(), Failure> {
     let opened = match (&one_game, shows_all) {
         (Some(id), _) => App::open_game(cfg, id),
         (None, true) => App::open_all(cfg),
-        (None, false) => App::open(cfg),
+        // `once` and `tournament add` read games only as they need them.
+        (None, false) => App::open_lazy(cfg),
     };
     let mut app = opened.map_err(|e| match e {
         // A broken template override is the operator's configuration: exit 2.

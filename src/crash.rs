@@ -7,7 +7,8 @@
 //! done), `after-commit` (the store transaction applied, not yet flushed), `after-fsync`
 //! (flushed and fsynced), [`AFTER_IMAP_FLAG`] (flagged `\Seen` on the server),
 //! [`AFTER_SMTP_ACCEPT`] (the SMTP server took an outgoing mail), [`BEFORE_OUTBOX_DELETE`]
-//! (just before that outbox entry is removed).
+//! (just before that outbox entry is removed). Beside the mail's path: [`BETWEEN_START_PARTS`]
+//! (`tournament add` queued one part of the start mails, not the rest).
 
 use std::sync::LazyLock;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,15 +22,17 @@ pub const AFTER_FSYNC: &str = "after-fsync";
 pub const AFTER_IMAP_FLAG: &str = "after-imap-flag";
 pub const AFTER_SMTP_ACCEPT: &str = "after-smtp-accept";
 pub const BEFORE_OUTBOX_DELETE: &str = "before-outbox-delete";
+pub const BETWEEN_START_PARTS: &str = "between-start-parts";
 
 /// Every named point.
-pub const ALL: [&str; 6] = [
+pub const ALL: [&str; 7] = [
     AFTER_READ,
     AFTER_COMMIT,
     AFTER_FSYNC,
     AFTER_IMAP_FLAG,
     AFTER_SMTP_ACCEPT,
     BEFORE_OUTBOX_DELETE,
+    BETWEEN_START_PARTS,
 ];
 
 static SPEC: LazyLock<Option<(String, u64)>> = LazyLock::new(|| {

@@ -73,12 +73,16 @@ pub enum Tree {
     ShelvedGames,
     /// The reply keys of the shelved games.
     ShelvedKeys,
+    /// The shell's index of pending deadlines (`crate::app::due`): each game's earliest deadline,
+    /// each tournament's next digest and from when its archive may be rotated — so that a start
+    /// need not read every game to learn when to wake.
+    Due,
 }
 
 impl Tree {
     /// Every tree, in a fixed order (the index of a tree in this list is its slot in a
     /// transaction).
-    pub const ALL: [Tree; 13] = [
+    pub const ALL: [Tree; 14] = [
         Tree::Meta,
         Tree::Tournaments,
         Tree::Games,
@@ -92,6 +96,7 @@ impl Tree {
         Tree::Quarantine,
         Tree::ShelvedGames,
         Tree::ShelvedKeys,
+        Tree::Due,
     ];
 
     /// The sled tree name.
@@ -110,6 +115,7 @@ impl Tree {
             Tree::Quarantine => "quarantine",
             Tree::ShelvedGames => "shelved_games",
             Tree::ShelvedKeys => "shelved_keys",
+            Tree::Due => "due",
         }
     }
 
@@ -896,6 +902,20 @@ impl Store {
     /// Every entry of `tree`, in key order.
     pub fn scan<T: DeserializeOwned>(&self, tree: Tree) -> Result<Vec<(Vec<u8>, T)>, StoreError> {
         self.scan_prefix(tree, [])
+    }
+
+    /// Hands every entry of `tree` to `each`, in key order, one at a time (nothing collected:
+    /// for trees too large to hold twice).
+    pub fn for_each<T: DeserializeOwned>(
+        &self,
+        tree: Tree,
+        mut each: impl FnMut(&[u8], T),
+    ) -> Result<(), StoreError> {
+        for item in self.tree(tree).iter() {
+            let (k, v) = item.map_err(self.db_err(format!("scanning {tree}")))?;
+            each(&k, self.decode(tree, &k, &v)?);
+        }
+        Ok(())
     }
 
     /// Every entry of `tree` whose key starts with `prefix`, in key order.

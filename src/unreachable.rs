@@ -27,6 +27,7 @@ impl App {
             error: error.to_string(),
             text: dsn::mail_text(&entry.raw),
         };
+        self.wake_for_entry(entry)?;
         let out = self.state.handle_bounce(&bounce, now, &self.settings);
         let mut batch = Batch::default();
         batch.delete(Tree::Outbox, entry.id.as_bytes());

@@ -1,9 +1,14 @@
-//! The shell's index of the core's pending deadlines, so that a mail does not make the core look
-//! at every game to learn that nothing is due (with ten thousand games that look costs more than
-//! the mail). Built once from [`State::deadlines`], then kept up to date from each step's
-//! [`Output`]: the games it changed and the tournaments it touched are looked at again. A full
-//! rebuild after every pass's tick bounds any drift to one pass; the core's own
-//! [`State::tick`] stays the judge of what fires.
+//! The shell's index of the core's pending deadlines, so that neither a mail nor a start makes
+//! the relay look at every game to learn that nothing is due (with ten thousand games that look
+//! costs more than the mail). It holds each game's earliest deadline, each tournament's next
+//! weekly digest and from when each tournament's archive may be rotated (Fax 2.8).
+//!
+//! Kept up to date from each step's [`Output`] — the games it changed and the tournaments it
+//! touched are looked at again — and written to the store's [`Tree::Due`] in the step's own
+//! transaction, so a start reads the index instead of every game (`App::reopen`). The index only
+//! says which tournaments to bring into memory before the core is asked; the core's own
+//! [`State::tick`] stays the judge of what fires. Only games at hand are looked at: a tournament
+//! whose games are not all in memory keeps its entries as they are.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -11,6 +16,7 @@ use chrono::{DateTime, Utc};
 
 use crate::core::{Output, Settings, State};
 use crate::game_ref::GameRef;
+use crate::store::{Batch, Store, StoreError, Tree};
 
 #[derive(Debug, Default)]
 pub(crate) struct DueIndex {
@@ -19,10 +25,26 @@ pub(crate) struct DueIndex {
     order: BTreeSet<(DateTime<Utc>, GameRef)>,
     /// Each tournament's next weekly digest.
     digests: BTreeMap<String, DateTime<Utc>>,
+    /// From when each tournament's archive may be rotated.
+    rotations: BTreeMap<String, DateTime<Utc>>,
+    /// Entries changed since the last [`DueIndex::persist`] (store keys).
+    dirty: BTreeSet<String>,
+}
+
+const GAME: &str = "g/";
+const DIGEST: &str = "d/";
+const ROTATION: &str = "r/";
+
+/// Whether every game of tournament `id` is in memory (only then are its entries recomputed).
+pub(crate) fn at_hand(state: &State, id: &str) -> bool {
+    state
+        .tournaments
+        .get(id)
+        .is_some_and(|t| t.games.iter().all(|g| state.games.contains_key(g)))
 }
 
 impl DueIndex {
-    /// Every deadline of `state`.
+    /// Every deadline of `state` (every game in memory).
     pub(crate) fn build(state: &State, s: &Settings) -> DueIndex {
         let mut index = DueIndex::default();
         for (at, game, due) in state.deadlines(s) {
@@ -35,36 +57,185 @@ impl DueIndex {
                 index.order.insert((at, game));
             }
         }
+        for id in state.tournaments.keys() {
+            if let Some(at) = state.rotation_at(id) {
+                index.rotations.insert(id.clone(), at);
+            }
+        }
         index
     }
 
-    /// The earliest pending deadline.
+    /// The index as [`Tree::Due`] holds it.
+    pub(crate) fn load(store: &Store) -> Result<DueIndex, StoreError> {
+        let mut index = DueIndex::default();
+        store.for_each(Tree::Due, |key, at: DateTime<Utc>| {
+            let key = String::from_utf8_lossy(key);
+            if let Some(g) = key.strip_prefix(GAME) {
+                if let Ok(g) = g.parse::<GameRef>() {
+                    index.by_game.insert(g.clone(), at);
+                    index.order.insert((at, g));
+                }
+            } else if let Some(t) = key.strip_prefix(DIGEST) {
+                index.digests.insert(t.to_string(), at);
+            } else if let Some(t) = key.strip_prefix(ROTATION) {
+                index.rotations.insert(t.to_string(), at);
+            }
+        })?;
+        Ok(index)
+    }
+
+    /// Adds to `batch` every entry (a store whose index is written for the first time).
+    pub(crate) fn persist_all(&mut self, batch: &mut Batch) {
+        self.dirty
+            .extend(self.by_game.keys().map(|g| format!("{GAME}{g}")));
+        self.dirty
+            .extend(self.digests.keys().map(|t| format!("{DIGEST}{t}")));
+        self.dirty
+            .extend(self.rotations.keys().map(|t| format!("{ROTATION}{t}")));
+        self.persist(batch);
+    }
+
+    /// Adds to `batch` the entries changed since the last call.
+    pub(crate) fn persist(&mut self, batch: &mut Batch) {
+        for key in std::mem::take(&mut self.dirty) {
+            let at = if let Some(g) = key.strip_prefix(GAME) {
+                g.parse::<GameRef>()
+                    .ok()
+                    .and_then(|g| self.by_game.get(&g).copied())
+            } else if let Some(t) = key.strip_prefix(DIGEST) {
+                self.digests.get(t).copied()
+            } else if let Some(t) = key.strip_prefix(ROTATION) {
+                self.rotations.get(t).copied()
+            } else {
+                None
+            };
+            match at {
+                Some(at) => batch.put(Tree::Due, key.as_bytes(), &at),
+                None => batch.delete(Tree::Due, key.as_bytes()),
+            };
+        }
+    }
+
+    /// The earliest pending deadline (rotation is looked at in every pass anyway).
     pub(crate) fn earliest(&self) -> Option<DateTime<Utc>> {
         let game = self.order.first().map(|(at, _)| *at);
         let digest = self.digests.values().min().copied();
         game.into_iter().chain(digest).min()
     }
 
+    /// The tournaments with a deadline or a digest due by `now`: what the core needs in memory
+    /// before it ticks.
+    pub(crate) fn due_tournaments(&self, now: DateTime<Utc>) -> BTreeSet<String> {
+        let mut out: BTreeSet<String> = self
+            .order
+            .iter()
+            .take_while(|(at, _)| *at <= now)
+            .map(|(_, g)| g.tournament.clone())
+            .collect();
+        out.extend(
+            self.digests
+                .iter()
+                .filter(|(_, at)| **at <= now)
+                .map(|(t, _)| t.clone()),
+        );
+        out
+    }
+
+    /// The tournaments whose archive may be rotated by `now`.
+    pub(crate) fn rotations_due(&self, now: DateTime<Utc>) -> BTreeSet<String> {
+        self.rotations
+            .iter()
+            .filter(|(_, at)| **at <= now)
+            .map(|(t, _)| t.clone())
+            .collect()
+    }
+
     /// Looks again at what `out` changed.
     pub(crate) fn update(&mut self, state: &State, s: &Settings, out: &Output) {
         let mut tournaments: BTreeSet<&str> = out.tournaments.iter().map(String::as_str).collect();
         for g in &out.games {
-            self.update_game(state, s, g);
+            if state.games.contains_key(g) {
+                self.update_game(state, s, g);
+            }
             tournaments.insert(g.tournament.as_str());
         }
         for id in &out.tournaments {
-            if let Some(t) = state.tournaments.get(id) {
+            if let Some(t) = state.tournaments.get(id)
+                && at_hand(state, id)
+            {
                 for g in &t.games {
                     self.update_game(state, s, g);
                 }
             }
         }
-        for id in &tournaments {
-            self.digests.remove(*id);
+        self.update_tournaments(state, s, tournaments.into_iter());
+    }
+
+    /// Looks again at every game of the tournaments `ids` (those at hand).
+    pub(crate) fn refresh<'a>(
+        &mut self,
+        state: &State,
+        s: &Settings,
+        ids: impl Iterator<Item = &'a String>,
+    ) {
+        let ids: Vec<&str> = ids.map(String::as_str).collect();
+        for id in &ids {
+            if let Some(t) = state.tournaments.get(*id)
+                && at_hand(state, id)
+            {
+                for g in &t.games {
+                    self.update_game(state, s, g);
+                }
+            }
         }
-        for (at, game, _) in state.digest_deadlines_of(tournaments.into_iter(), s) {
+        self.update_tournaments(state, s, ids.into_iter());
+    }
+
+    /// The digest and rotation entries of the tournaments `ids` that are at hand (a tournament
+    /// removed from the state loses them).
+    fn update_tournaments<'a>(
+        &mut self,
+        state: &State,
+        s: &Settings,
+        ids: impl Iterator<Item = &'a str>,
+    ) {
+        let ids: Vec<&str> = ids
+            .filter(|id| !state.tournaments.contains_key(*id) || at_hand(state, id))
+            .collect();
+        for id in &ids {
+            self.digests.remove(*id);
+            self.dirty.insert(format!("{DIGEST}{id}"));
+            match state.rotation_at(id) {
+                Some(at) => self.rotations.insert(id.to_string(), at),
+                None => self.rotations.remove(*id),
+            };
+            self.dirty.insert(format!("{ROTATION}{id}"));
+        }
+        for (at, game, _) in state.digest_deadlines_of(ids.into_iter(), s) {
             self.digests.entry(game.tournament.clone()).or_insert(at);
         }
+    }
+
+    /// Every entry, in order (for tests comparing two indexes).
+    #[cfg(test)]
+    pub(crate) fn entries(&self) -> Vec<(String, DateTime<Utc>)> {
+        let mut all: Vec<(String, DateTime<Utc>)> = self
+            .by_game
+            .iter()
+            .map(|(g, at)| (format!("{GAME}{g}"), *at))
+            .chain(
+                self.digests
+                    .iter()
+                    .map(|(t, at)| (format!("{DIGEST}{t}"), *at)),
+            )
+            .chain(
+                self.rotations
+                    .iter()
+                    .map(|(t, at)| (format!("{ROTATION}{t}"), *at)),
+            )
+            .collect();
+        all.sort();
+        all
     }
 
     fn update_game(&mut self, state: &State, s: &Settings, game: &GameRef) {
@@ -75,5 +246,6 @@ impl DueIndex {
             self.by_game.insert(game.clone(), at);
             self.order.insert((at, game.clone()));
         }
+        self.dirty.insert(format!("{GAME}{game}"));
     }
 }

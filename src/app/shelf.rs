@@ -5,7 +5,7 @@
 //! its memory grow with the running tournaments, not with the years.
 //!
 //! A shelved game is read back only when asked for: a mail that answers through one of its reply
-//! keys or names it in the subject (`App::warm`, before the core decides), or a command about it
+//! keys or names it in the subject (`App::warm` in `awake.rs`, before the core decides), or a command about it
 //! (`fernzug status`, `export`: [`App::open_all`]). A shelved game the core changes is written
 //! back to the shelf.
 
@@ -15,11 +15,10 @@ use super::{App, AppError};
 use crate::core::model::Game;
 use crate::core::{KeyBinding, State};
 use crate::game_ref::GameRef;
-use crate::letter::Letter;
 use crate::store::{Batch, Store, Tree};
 
 /// Set once the games of tournaments rotated before the shelf existed were shelved.
-const META_SHELVED: &str = "migrated-shelf";
+pub(crate) const META_SHELVED: &str = "migrated-shelf";
 
 impl App {
     /// Opens the store with the shelved games read too: for the commands that show every game
@@ -35,37 +34,6 @@ impl App {
                 .insert(String::from_utf8_lossy(&k).into_owned(), b);
         }
         Ok(app)
-    }
-
-    /// Brings the shelved games `letter` names (by a reply key or in its subject) into the
-    /// state, so the core answers about them as about any finished game.
-    pub(crate) fn warm(&mut self, letter: &Letter) -> Result<(), AppError> {
-        let mut games: Vec<GameRef> = Vec::new();
-        for k in &letter.reply_keys {
-            if self.state.keys.contains_key(k) {
-                continue;
-            }
-            if let Some(b) = self
-                .store
-                .get::<KeyBinding>(Tree::ShelvedKeys, k.as_bytes())?
-            {
-                games.push(b.game.clone());
-                self.state.keys.insert(k.clone(), b);
-            }
-        }
-        games.extend(letter.game_ref.iter().cloned());
-        for g in games {
-            if self.state.games.contains_key(&g) {
-                continue;
-            }
-            if let Some(game) = self
-                .store
-                .get::<Game>(Tree::ShelvedGames, g.to_string().as_bytes())?
-            {
-                self.state.games.insert(g, game);
-            }
-        }
-        Ok(())
     }
 
     /// Whether game `g` belongs on the shelf (its tournament's archive was rotated).

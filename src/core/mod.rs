@@ -111,8 +111,36 @@ impl State {
         s: &Settings,
         new_key: &mut dyn FnMut() -> String,
     ) -> Result<Output, RegisterError> {
+        let mut out = self.register_tournament(file, Step { now, s }, new_key)?;
+        let games = self.tournaments[&file.id].games.clone();
+        out.absorb(self.start_mails_of(&games, Step { now, s }));
+        Ok(self.complete(out, now))
+    }
+
+    /// [`State::register`] without the `start` mails, for a shell that asks for them in parts
+    /// ([`State::start_mails`]) so that a tournament of thousands of games is never rendered at
+    /// once.
+    pub fn register_without_mails(
+        &mut self,
+        file: &NewTournament,
+        now: DateTime<Utc>,
+        s: &Settings,
+        new_key: &mut dyn FnMut() -> String,
+    ) -> Result<Output, RegisterError> {
         let out = self.register_tournament(file, Step { now, s }, new_key)?;
         Ok(self.complete(out, now))
+    }
+
+    /// The `start` mails of the registered games `games`, one per player (White's asks for the
+    /// first move), as [`State::register`] queues them.
+    pub fn start_mails(
+        &mut self,
+        games: &[crate::game_ref::GameRef],
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) -> Output {
+        let out = self.start_mails_of(games, Step { now, s });
+        self.complete(out, now)
     }
 
     /// Fax 2.2: a delivery-status report says a mail to a player was not delivered; the director

@@ -22,8 +22,8 @@ pub enum RegisterError {
 }
 
 impl State {
-    /// Registers a tournament from its file: creates its games and queues one `start` mail per player
-    /// per game (White's asks for the first move). `new_key` supplies fresh random reply keys.
+    /// Registers a tournament from its file: creates its games (their `start` mails come from
+    /// [`State::start_mails_of`]). `new_key` supplies fresh random reply keys.
     pub(crate) fn register_tournament(
         &mut self,
         file: &NewTournament,
@@ -136,15 +136,6 @@ impl State {
         }
         self.tournaments.insert(t.id.clone(), t);
         out.tournaments.insert(file.id.clone());
-        let ids: Vec<GameRef> = self.tournaments[&file.id].games.clone();
-        for id in ids {
-            for c in [Color::White, Color::Black] {
-                let mail = self.start_mail(&id, c, at);
-                if let Some(m) = mail {
-                    out.mails.push(m);
-                }
-            }
-        }
         out.log.push(format!(
             "tournament {} registered: {} games, clocks start {}",
             file.id,
@@ -152,6 +143,20 @@ impl State {
             clock_start
         ));
         Ok(out)
+    }
+
+    /// The `start` mails of the registered games `ids`, one per player (White's asks for the
+    /// first move).
+    pub(crate) fn start_mails_of(&mut self, ids: &[GameRef], at: Step<'_>) -> Output {
+        let mut out = Output::default();
+        for id in ids {
+            for c in [Color::White, Color::Black] {
+                if let Some(m) = self.start_mail(id, c, at) {
+                    out.mails.push(m);
+                }
+            }
+        }
+        out
     }
 
     fn start_mail(&mut self, id: &GameRef, c: Color, at: Step<'_>) -> Option<Mail> {

@@ -191,6 +191,7 @@ async fn flag_durable(
         return Ok(());
     }
     app.sync()?;
+    app.rest_if_full();
     // The store has committed and fsynced; only now are the mails flagged on the server.
     inbox
         .mark_done_many(unflagged)
@@ -358,6 +359,10 @@ async fn chores(
     tick_to: Option<DateTime<Utc>>,
     report: &mut PassReport,
 ) -> Result<(), AppError> {
+    // Start mails of a tournament whose registration stopped half-way (`App::register`).
+    for line in app.queue_starts()? {
+        info!("{line}");
+    }
     if let Some(t) = tick_to {
         for line in app.tick(t)?.log {
             info!("{line}");
@@ -455,6 +460,9 @@ pub(crate) async fn run_with(
     // What the last pass read, kept while the store is closed (`App::close`): a pass reads every
     // game again only when another fernzug command wrote to the store meanwhile, or after an error.
     let mut held: Option<crate::app::Held> = None;
+    // The store itself, kept open while the daemon waits for mail, until another fernzug command
+    // asks for it (`crate::app::store_request`): an idle pass does not reopen it.
+    let mut kept: Option<App> = None;
     while !*shutdown.borrow() {
         if failures > 0 {
             let wait = reconnect_backoff(failures, rand::random());
@@ -462,6 +470,9 @@ pub(crate) async fn run_with(
             // The outbox does not wait for IMAP; deadlines do (see `chores`).
             let deadline = tokio::time::Instant::now() + wait;
             loop {
+                if let Some(app) = kept.take() {
+                    held = Some(app.close());
+                }
                 let Some(mut app) = open_store(&config, held.take(), &mut shutdown).await? else {
                     return Ok(());
                 };
@@ -501,7 +512,11 @@ pub(crate) async fn run_with(
         info!("IMAP connected; waiting for mail");
         loop {
             let started = std::time::Instant::now();
-            let Some(mut app) = open_store(&config, held.take(), &mut shutdown).await? else {
+            let opened = match kept.take() {
+                Some(app) => Some(app),
+                None => open_store(&config, held.take(), &mut shutdown).await?,
+            };
+            let Some(mut app) = opened else {
                 inbox.logout().await;
                 return Ok(());
             };
@@ -524,15 +539,26 @@ pub(crate) async fn run_with(
                 let until = (at - clock.now()).to_std().unwrap_or(Duration::ZERO);
                 wake = wake.min(until.max(Duration::from_millis(50)));
             }
-            // Release the store while waiting.
-            held = Some(app.close());
-            match inbox.wait(wake, &mut shutdown).await {
-                Ok((i, Woke::Shutdown)) => {
+            // Wait with the store open; a command that asks for it ends the wait.
+            let (mut woken, watcher) = watch_requests(&shutdown, &config.relay.data_dir);
+            let waited = inbox.wait(wake, &mut woken).await;
+            watcher.abort();
+            match waited {
+                Ok((i, Woke::Shutdown)) if *shutdown.borrow() => {
                     i.logout().await;
                     return Ok(());
                 }
-                Ok((i, _)) => inbox = i,
+                Ok((i, Woke::Shutdown)) => {
+                    info!("another fernzug command asks for the store: let go until it is done");
+                    held = Some(app.close());
+                    inbox = i;
+                }
+                Ok((i, _)) => {
+                    kept = Some(app);
+                    inbox = i;
+                }
                 Err(e) => {
+                    held = Some(app.close());
                     failures += 1;
                     warn!("IMAP: {e}; reconnecting");
                     break;
@@ -543,27 +569,77 @@ pub(crate) async fn run_with(
     Ok(())
 }
 
-/// Opens the store for a pass. While another fernzug command holds it (an export to a slow pipe,
-/// say), the daemon waits and tries again instead of giving up; `None` on shutdown.
+/// How often the waiting daemon looks whether a command asks for the store.
+const REQUEST_POLL: Duration = Duration::from_millis(200);
+/// A request older than this is left over from a command that died: ignored.
+const REQUEST_STALE: Duration = Duration::from_secs(60);
+
+/// Whether a fresh request for the store is there (`crate::app::store_request`).
+fn requested(data_dir: &std::path::Path) -> bool {
+    std::fs::metadata(crate::app::store_request(data_dir))
+        .and_then(|m| m.modified())
+        .is_ok_and(|at| at.elapsed().unwrap_or(Duration::ZERO) < REQUEST_STALE)
+}
+
+/// A signal that turns `true` on shutdown or when a command asks for the store, and the task
+/// that watches for the request (abort it after the wait).
+fn watch_requests(
+    shutdown: &watch::Receiver<bool>,
+    data_dir: &std::path::Path,
+) -> (watch::Receiver<bool>, tokio::task::JoinHandle<()>) {
+    let (tx, rx) = watch::channel(*shutdown.borrow());
+    let mut shutdown = shutdown.clone();
+    let dir = data_dir.to_path_buf();
+    let task = tokio::spawn(async move {
+        loop {
+            if *shutdown.borrow() || requested(&dir) {
+                let _ = tx.send(true);
+                return;
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(REQUEST_POLL) => {}
+                r = shutdown.changed() => {
+                    if r.is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    (rx, task)
+}
+
+/// Opens the store for a pass. While another fernzug command holds it or asks for it (an export
+/// to a slow pipe, say), the daemon waits and tries again instead of giving up; `None` on
+/// shutdown.
 async fn open_store(
     config: &Config,
     mut held: Option<crate::app::Held>,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Result<Option<App>, AppError> {
+    let mut warned = false;
     loop {
-        match App::reopen(config.clone(), held.take()) {
-            Ok(app) => return Ok(Some(app)),
-            Err(AppError::Store(e)) if e.is_locked() => {
-                warn!("{e}; the store is held by another fernzug command, trying again");
-                tokio::select! {
-                    _ = tokio::time::sleep(Duration::from_secs(5)) => {}
-                    _ = shutdown.changed() => {}
+        let why = if requested(&config.relay.data_dir) {
+            "another fernzug command asks for the store; waiting for it".to_string()
+        } else {
+            match App::reopen(config.clone(), held.take()) {
+                Ok(app) => return Ok(Some(app)),
+                Err(AppError::Store(e)) if e.is_locked() => {
+                    format!("{e}; the store is held by another fernzug command, trying again")
                 }
-                if *shutdown.borrow() {
-                    return Ok(None);
-                }
+                Err(e) => return Err(e),
             }
-            Err(e) => return Err(e),
+        };
+        if !warned {
+            info!("{why}");
+            warned = true;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(REQUEST_POLL) => {}
+            _ = shutdown.changed() => {}
+        }
+        if *shutdown.borrow() {
+            return Ok(None);
         }
     }
 }

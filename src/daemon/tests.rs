@@ -521,6 +521,31 @@ async fn s16_reminder_fires_at_its_instant_in_run() {
     assert_eq!(to_director, 1, "the director in copy");
 }
 
+/// The daemon's way of opening (`App::reopen`) reads no game; each input brings in what it needs,
+/// and the index of deadlines written with each step is the one a reading of every game gives.
+#[tokio::test(start_paused = true)]
+async fn a_reopened_relay_reads_no_game_and_its_stored_index_stays_exact() {
+    let dir = TempDir::new("lazy");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay(&dir, &script, &sender).await;
+    script.deliver(letter(ANNA, "1. e4", "m1"), at(1, 10, 0));
+    let mut app = App::reopen(config.clone(), None).unwrap();
+    assert!(app.state.games.is_empty(), "no game read at open");
+    pass(&mut app, &script, &sender, at(1, 10, 1)).await;
+    assert_eq!(sender.of("move", BERT).len(), 1, "the forward to Bert");
+    let (stored, rebuilt) = app.due_stored_and_rebuilt();
+    assert_eq!(stored, rebuilt, "after the move");
+    assert_eq!(stored.len(), 1, "the game's reminder: {stored:?}");
+    drop(app);
+    // TO §16: the reminder fires from the stored index on 17 Dec, the game read only then.
+    let mut app = App::reopen(config, None).unwrap();
+    assert!(app.state.games.is_empty(), "no game read at open");
+    pass(&mut app, &script, &sender, at(17, 1, 0)).await;
+    assert_eq!(sender.of("reminder", BERT).len(), 1, "the reminder");
+    let (stored, rebuilt) = app.due_stored_and_rebuilt();
+    assert_eq!(stored, rebuilt, "after the reminder");
+}
+
 #[test]
 fn reconnect_backoff_starts_at_a_second_and_stops_at_five_minutes() {
     let mid: Vec<u64> = (1..12)

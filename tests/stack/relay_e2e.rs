@@ -333,10 +333,28 @@ fn run_forwards_a_new_mail_within_two_seconds_via_idle() {
     send_text(&anna, &relay.address, &format!("[{}]", t.game(1)), "1. e4");
     let inbox = wait_for(&bert, 2, Duration::from_secs(10));
     let elapsed = sent.elapsed();
-    // The running daemon holds the store only while it works: status answers meanwhile.
+    // The running daemon keeps the store open while it waits, and lets go when a command asks
+    // for it (`store.wanted`): status answers meanwhile, and the daemon goes on afterwards.
     let status = relay.run_ok(&["status", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&status).unwrap();
     assert_eq!(v[0]["moves"], serde_json::json!(["e4"]));
+    send_text(
+        &bert,
+        &relay.address,
+        &format!("[{}]", t.game(1)),
+        "1. e4 e5",
+    );
+    // Anna has her start mail and the receipt for e4; Bert's move comes third.
+    let forwarded = wait_for(&anna, 3, WAIT);
+    assert!(
+        forwarded
+            .iter()
+            .any(|m| header(m, "X-Fernzug-Kind").as_deref() == Some("move")),
+        "Bert's move reached Anna after the daemon let go of the store and took it back"
+    );
+    let status = relay.run_ok(&["status", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(v[0]["moves"], serde_json::json!(["e4", "e5"]));
     let pid = child.id().to_string();
     let _ = std::process::Command::new("kill")
         .args(["-TERM", &pid])

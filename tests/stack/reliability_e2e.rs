@@ -10,8 +10,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    Relay, Tournament, body_text, envelope_address, fetch_all, header, kinds, send_mail, send_text,
-    unique, unique_addr, wait_for,
+    REGISTERED, Relay, Tournament, body_text, envelope_address, fetch_all, header, kinds,
+    send_mail, send_text, unique, unique_addr, wait_for,
 };
 use proxy::Proxy;
 
@@ -677,4 +677,58 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
     drop(app);
     let status = relay.run_ok(&["status", &g.to_string()]);
     assert!(status.contains("finished"), "{status}");
+}
+
+/// `tournament add` queues the start mails in parts (`App::register`, `START_CHUNK` games each);
+/// stopped hard between two parts, the next pass queues the rest: every player gets exactly one
+/// start mail for each of his games, none twice.
+#[test]
+fn tournament_add_stopped_between_start_parts_is_completed_by_the_next_pass() {
+    let relay = Relay::new("start-parts");
+    // 16 players: 120 games, more than one part.
+    let players: Vec<(String, String)> = (0..16)
+        .map(|i| (format!("Spieler {i}"), unique_addr(&format!("parts{i}"))))
+        .collect();
+    let entries: Vec<(&str, &str, Option<&str>)> = players
+        .iter()
+        .map(|(n, e)| (n.as_str(), e.as_str(), None))
+        .collect();
+    let t = relay.tournament(&entries, "fax", "2026-12-01");
+    let path = t.path.to_string_lossy().into_owned();
+    let out = relay
+        .command(&["tournament", "add", &path, "--now", REGISTERED])
+        .env("FERNZUG_CRASH_AT", "between-start-parts")
+        .output()
+        .expect("run fernzug");
+    assert!(
+        !out.status.success(),
+        "the crash point was not reached: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let status = relay.run_ok(&["status", "--json"]);
+    let games: Vec<serde_json::Value> = serde_json::from_str(&status).expect("status --json");
+    assert_eq!(
+        games.len(),
+        120,
+        "the registration itself was committed whole"
+    );
+
+    relay.once("2026-11-30T12:05:00+01:00");
+    for (_, player) in &players {
+        wait_for(player, 15, WAIT);
+        std::thread::sleep(Duration::from_millis(300));
+        let mails = fetch_all(player);
+        assert_eq!(
+            mails.len(),
+            15,
+            "{player}: one start mail per game, none twice"
+        );
+        let mut games: Vec<String> = mails
+            .iter()
+            .filter_map(|m| header(m, "X-Fernzug-Game"))
+            .collect();
+        games.sort();
+        games.dedup();
+        assert_eq!(games.len(), 15, "{player}: each of his 15 games once");
+    }
 }

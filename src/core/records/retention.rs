@@ -16,43 +16,53 @@ pub const KEEP_DAYS: i64 = 28;
 /// Whether the archive of a tournament may be rotated at `now`: `ends` holds, per game, when it
 /// ended (`None`: still open).
 pub fn may_rotate(ends: &[Option<DateTime<Utc>>], now: DateTime<Utc>) -> bool {
-    if ends.is_empty() {
-        return false;
-    }
+    rotate_at(ends).is_some_and(|at| now >= at)
+}
+
+/// From when the archive of a tournament whose games ended at `ends` may be rotated: [`KEEP_DAYS`]
+/// after its last game ended, once every game ended (`None` while one is open, or without games).
+pub fn rotate_at(ends: &[Option<DateTime<Utc>>]) -> Option<DateTime<Utc>> {
     let mut last = None;
     for e in ends {
-        match e {
-            None => return false,
-            Some(t) => last = last.max(Some(*t)),
-        }
+        last = last.max(Some((*e)?));
     }
-    last.is_some_and(|end| now >= end + Duration::days(KEEP_DAYS))
+    last.map(|end| end + Duration::days(KEEP_DAYS))
 }
 
 impl State {
+    /// Fax 2.8: from when tournament `id` may be rotated ([`rotate_at`]); `None` when it is
+    /// unknown, already rotated, still open, or not all its games are at hand (a shell that keeps
+    /// only some games in memory asks only about tournaments whose games it holds).
+    pub fn rotation_at(&self, id: &str) -> Option<DateTime<Utc>> {
+        let t = self.tournaments.get(id).filter(|t| !t.rotated)?;
+        let ends: Vec<Option<DateTime<Utc>>> = t
+            .games
+            .iter()
+            .map(|g| {
+                self.games
+                    .get(g)
+                    .filter(|g| g.status == GameStatus::Finished)
+                    .and_then(|g| g.ended_at)
+            })
+            .collect();
+        rotate_at(&ends)
+    }
+
     /// Fax 2.8: marks every tournament whose archive may be rotated at `now` as rotated, and says
     /// which in `Output::rotate`; the shell removes their archived mails.
     pub(crate) fn rotate_due(&mut self, now: DateTime<Utc>) -> Output {
         let mut out = Output::default();
-        for t in self.tournaments.values_mut() {
-            if t.rotated {
-                continue;
-            }
-            let ends: Vec<Option<DateTime<Utc>>> = t
-                .games
-                .iter()
-                .map(|g| {
-                    self.games
-                        .get(g)
-                        .filter(|g| g.status == GameStatus::Finished)
-                        .and_then(|g| g.ended_at)
-                })
-                .collect();
-            if may_rotate(&ends, now) {
+        let due: Vec<String> = self
+            .tournaments
+            .keys()
+            .filter(|id| self.rotation_at(id).is_some_and(|at| now >= at))
+            .cloned()
+            .collect();
+        for id in due {
+            if let Some(t) = self.tournaments.get_mut(&id) {
                 t.rotated = true;
-                out.tournaments.insert(t.id.clone());
-                out.rotate
-                    .push((t.id.clone(), t.games.iter().cloned().collect()));
+                out.tournaments.insert(id.clone());
+                out.rotate.push((id, t.games.iter().cloned().collect()));
             }
         }
         out

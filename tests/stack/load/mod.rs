@@ -23,8 +23,10 @@
 //! `FERNZUG_LOAD_HANDOFF` games (990: 1,980 start mails), `FERNZUG_LOAD_LATENCY` samples (40),
 //! `FERNZUG_LOAD_SCALE` and `FERNZUG_LOAD_SCALE_SMALL` running,finished (10000,100000 and
 //! 100,1000), `FERNZUG_LOAD_ADD` games (10000), `FERNZUG_LOAD_RUNS` repetitions of the rates (3;
-//! bursts above 1,000 mails run once); `FERNZUG_LOAD_QUICK=1` makes every default small.
-//! `FERNZUG_LOAD_TABLE=FILE`: each test appends its rows there.
+//! bursts above 1,000 mails run once), `FERNZUG_LOAD_LIMIT` seconds after which a P4 command is
+//! stopped and reported as at least that long (900); `FERNZUG_LOAD_QUICK=1` makes every default
+//! small. `FERNZUG_LOAD_TABLE=FILE`: each test appends its rows there. `FERNZUG_LOAD_BIN`: the
+//! relay binary to measure (scripts/load passes a frozen copy).
 
 mod burst;
 pub mod generator;
@@ -67,4 +69,23 @@ fn p4_scale() {
 #[ignore = "a measurement; run with scripts/load"]
 fn smtp_handoff() {
     finish(handoff::rows(&Sizes::from_env()));
+}
+
+/// Generates a store of `FERNZUG_LOAD_SCALE` (running,finished) games and keeps it, printing
+/// its config: for profiling one command by hand (`fernzug --config … status --json`).
+#[test]
+#[ignore = "a tool; run with --ignored --nocapture"]
+fn keep_generated_store() {
+    let sizes = Sizes::from_env();
+    let relay = crate::common::Relay::new("load-kept");
+    let (running, finished) = sizes.scale;
+    let g = generator::generate(&relay.config, running, finished, setup::fresh_seed());
+    println!(
+        "kept: {} ({} running games, {} finished) — config {}",
+        relay.dir.display(),
+        g.running.len(),
+        g.finished_games,
+        relay.config.display()
+    );
+    std::mem::forget(relay);
 }

@@ -51,6 +51,8 @@ pub struct Ran {
     pub wall: Duration,
     /// Peak resident set size in KiB.
     pub rss_kb: Option<u64>,
+    /// Stopped at the limit of [`fernzug_within`]: `wall` is a lower bound.
+    pub timed_out: bool,
 }
 
 /// `VmHWM` (peak resident set) of a live process, KiB.
@@ -77,6 +79,32 @@ fn gnu_time() -> bool {
 /// `fernzug --config <relay> ARGS…` run to its end, asserting exit 0; wall time from spawn to
 /// exit and the peak RSS.
 pub fn fernzug(relay: &Relay, args: &[&str], envs: &[(&str, &str)]) -> Ran {
+    fernzug_within(relay, args, envs, None)
+}
+
+/// The child processes of `pid` (/proc/PID/task/PID/children).
+fn children(pid: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+fn terminate(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+}
+
+/// As [`fernzug`], but stopped (SIGTERM) after `limit`: then `timed_out` is set, `wall` is the
+/// limit (a lower bound) and the exit status is not asserted.
+pub fn fernzug_within(
+    relay: &Relay,
+    args: &[&str],
+    envs: &[(&str, &str)],
+    limit: Option<Duration>,
+) -> Ran {
     let bin = bin();
     let rss_file = relay
         .dir
@@ -110,18 +138,30 @@ pub fn fernzug(relay: &Relay, args: &[&str], envs: &[(&str, &str)]) -> Ran {
         .spawn()
         .unwrap_or_else(|e| panic!("fernzug {args:?}: {e}"));
     let mut polled = None;
-    let status = if gnu_time() {
-        child.wait().expect("wait")
-    } else {
-        loop {
-            if let Some(s) = child.try_wait().expect("try_wait") {
-                break s;
-            }
-            polled = vm_hwm_kb(child.id()).or(polled);
-            std::thread::sleep(Duration::from_millis(5));
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("try_wait") {
+            break s;
         }
+        if !gnu_time() {
+            polled = vm_hwm_kb(child.id()).or(polled);
+        }
+        if limit.is_some_and(|l| started.elapsed() >= l) {
+            // GNU time waits for its child: stop the relay under it, then it.
+            for c in children(child.id()) {
+                polled = vm_hwm_kb(c).or(polled);
+                terminate(c);
+            }
+            terminate(child.id());
+            timed_out = true;
+            break child.wait().expect("wait");
+        }
+        let step = Duration::from_millis(1) + started.elapsed() / 100;
+        std::thread::sleep(step.min(Duration::from_millis(50)));
     };
-    let wall = started.elapsed();
+    let wall = limit
+        .filter(|_| timed_out)
+        .unwrap_or_else(|| started.elapsed());
     let read = |p: &Path| {
         let s = std::fs::read_to_string(p).unwrap_or_default();
         let _ = std::fs::remove_file(p);
@@ -138,11 +178,15 @@ pub fn fernzug(relay: &Relay, args: &[&str], envs: &[(&str, &str)]) -> Ran {
         polled
     };
     assert!(
-        status.success(),
+        timed_out || status.success(),
         "fernzug {args:?} exited with {status}\nstdout:\n{}\nstderr:\n{stderr}",
         stdout.chars().take(4000).collect::<String>()
     );
-    Ran { wall, rss_kb }
+    Ran {
+        wall,
+        rss_kb,
+        timed_out,
+    }
 }
 
 /// `fernzug run` with its stderr read line by line, each line with the instant it arrived.
@@ -228,24 +272,6 @@ impl Daemon {
             }
         }
         None
-    }
-
-    /// Waits until its CPU time grows past `from` (up to `timeout`), then until it is quiet again
-    /// ([`Daemon::wait_quiet`]).
-    pub fn wait_busy_then_quiet(
-        &self,
-        from: Duration,
-        quiet: Duration,
-        timeout: Duration,
-    ) -> Option<Instant> {
-        let deadline = Instant::now() + timeout;
-        while self.cpu()? == from {
-            if Instant::now() >= deadline {
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        self.wait_quiet(quiet, timeout)
     }
 
     /// Stops it with SIGTERM (by its pid) and waits; its peak RSS (VmHWM) read just before.

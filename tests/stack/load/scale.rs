@@ -7,18 +7,23 @@
 use std::time::{Duration, Instant};
 
 use super::generator::generate;
-use super::proc::{Daemon, Ran, fernzug, pass_ms};
+use super::proc::{Daemon, Ran, fernzug_within, pass_ms};
 use super::setup::{fresh_seed, generated_moves, put_waiting, tournament, wait_count};
 use super::table::{Goal, Row, Sizes, Stats, count, mib, progress};
-use super::wire::{Envelope, bare_send};
+use super::wire::{Envelope, bare_send, seen_count};
 use crate::common::{Mailbox, Relay, SMTP_PORT, send_text, unique_addr};
 
 /// Moves sent one by one to `run` (each: SMTP → the forward in the partner's INBOX).
 const RUN_MOVES: usize = 5;
-/// A pass is taken as over when the daemon used no CPU for this long.
-const QUIET: Duration = Duration::from_millis(300);
+/// A pass is taken as over when the daemon used no CPU for this long (a pass may wait on the
+/// disk or the servers for a few hundred ms).
+const QUIET: Duration = Duration::from_secs(1);
 /// Repeated commands are run again only while their total stays under this.
 const REPEAT_BUDGET: Duration = Duration::from_secs(30);
+
+/// Whether the (small, large) store's command was stopped at the limit.
+type Cut = (bool, bool);
+const NO_CUT: Cut = (false, false);
 
 /// What one store measured.
 #[derive(Default)]
@@ -38,6 +43,8 @@ struct Measured {
     add: Vec<Ran>,
     per_move_ms: Vec<f64>,
     once_rss: Option<u64>,
+    /// A `once` was stopped at the limit (its ms per move is a lower bound).
+    once_cut: bool,
 }
 
 /// Whether this relay logs `pass finished in N ms` at the end of a pass (its source says so).
@@ -63,8 +70,8 @@ fn logs_passes() -> bool {
 pub fn rows(sizes: &Sizes) -> Vec<Row> {
     let moves = sizes.scale_small.0.clamp(1, 200);
     let pass_lines = logs_passes();
-    let small = measure(sizes.scale_small, moves, 1, sizes.add, pass_lines);
-    let large = measure(sizes.scale, moves, sizes.runs.max(1), sizes.add, pass_lines);
+    let small = measure(sizes, sizes.scale_small, moves, 1, pass_lines);
+    let large = measure(sizes, sizes.scale, moves, sizes.runs.max(1), pass_lines);
     let label = format!(
         "{} + {} vs {} + {} games",
         count(sizes.scale_small.0),
@@ -73,16 +80,24 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
         count(sizes.scale.1)
     );
     let mut rows = Vec::new();
-    let mut push = |what: &str, f: Vec<f64>, r: Vec<f64>, unit: &str, rss: String| {
+    let limit = sizes.limit.as_secs();
+    let mut push = |what: &str, f: Vec<f64>, r: Vec<f64>, unit: &str, rss: String, cut: Cut| {
         let mut row = Row::new(format!("P4 {what} ({label})"));
         let (f, r) = (Stats::new(f), Stats::new(r));
+        let stopped = |s: String| format!("≥ {s} (stopped after {limit} s)");
         if !f.is_empty() {
             row.floor = f.show(unit);
+            if cut.0 {
+                row.floor = stopped(row.floor);
+            }
         }
         if !r.is_empty() {
             row.relay = r.show(unit);
+            if cut.1 {
+                row.relay = stopped(row.relay);
+            }
         }
-        if !f.is_empty() && !r.is_empty() {
+        if !f.is_empty() && !r.is_empty() && !cut.0 && !cut.1 {
             row.ratio = Some(r.median() / f.median());
         }
         row.rss = rss;
@@ -92,6 +107,7 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
     let opt = |d: Option<Duration>| d.map(|d| d.as_secs_f64() * 1e3).into_iter().collect();
     let walls = |v: &[Ran]| v.iter().map(|r| r.wall.as_secs_f64() * 1e3).collect();
     let peak = |v: &[Ran]| v.iter().filter_map(|r| r.rss_kb).max();
+    let cut = |v: &[Ran]| v.iter().any(|r| r.timed_out);
     let both = |a: Option<u64>, b: Option<u64>| format!("{} / {}", mib(a), mib(b));
     let mb = |k: Option<u64>| k.map(|k| k as f64 / 1024.0).into_iter().collect();
     push(
@@ -100,6 +116,7 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
         mb(large.run_rss),
         "MiB",
         both(small.run_rss, large.run_rss),
+        NO_CUT,
     );
     push(
         if pass_lines {
@@ -111,6 +128,7 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
         opt(large.to_idle),
         "ms",
         "—".into(),
+        NO_CUT,
     );
     if pass_lines {
         push(
@@ -119,6 +137,7 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
             large.stranger_pass_ms,
             "ms",
             "—".into(),
+            NO_CUT,
         );
         push(
             &format!("`run`: the pass for one move (`pass finished in N ms`, {RUN_MOVES} moves)"),
@@ -126,6 +145,7 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
             large.move_pass_ms,
             "ms",
             "—".into(),
+            NO_CUT,
         );
     }
     push(
@@ -134,6 +154,7 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
         large.stranger_cpu_ms,
         "ms",
         "—".into(),
+        NO_CUT,
     );
     push(
         &format!("`run`: CPU time per move ({RUN_MOVES} moves, one at a time)"),
@@ -141,6 +162,7 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
         large.move_cpu_ms,
         "ms",
         "—".into(),
+        NO_CUT,
     );
     push(
         &format!("`run`: a move by SMTP → the forward in the partner's INBOX ({RUN_MOVES} moves)"),
@@ -148,6 +170,7 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
         large.move_visible_ms,
         "ms",
         "—".into(),
+        NO_CUT,
     );
     push(
         "`status GAME` wall time",
@@ -155,6 +178,7 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
         walls(&large.status_game),
         "ms",
         both(peak(&small.status_game), peak(&large.status_game)),
+        (cut(&small.status_game), cut(&large.status_game)),
     );
     push(
         "`status --json` wall time",
@@ -162,6 +186,7 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
         walls(&large.status_json),
         "ms",
         both(peak(&small.status_json), peak(&large.status_json)),
+        (cut(&small.status_json), cut(&large.status_json)),
     );
     push(
         &format!(
@@ -172,14 +197,24 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
         walls(&large.add),
         "ms",
         both(peak(&small.add), peak(&large.add)),
+        (cut(&small.add), cut(&large.add)),
     );
     let mut row = Row::new(format!(
         "P4 cost per move: {moves} waiting moves, one `once`, ms per move ({label})"
     ));
     let (f, r) = (Stats::new(small.per_move_ms), Stats::new(large.per_move_ms));
-    row.floor = f.show("ms/move");
-    row.relay = r.show("ms/move");
-    row.ratio = Some(r.median() / f.median());
+    let stopped = |s: String, cut: bool| {
+        if cut {
+            format!("≥ {s} (stopped after {limit} s)")
+        } else {
+            s
+        }
+    };
+    row.floor = stopped(f.show("ms/move"), small.once_cut);
+    row.relay = stopped(r.show("ms/move"), large.once_cut);
+    if !small.once_cut && !large.once_cut {
+        row.ratio = Some(r.median() / f.median());
+    }
     row.goal = Goal::AtMost(1.1);
     row.rss = both(small.once_rss, large.once_rss);
     progress(&row);
@@ -187,24 +222,29 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
     rows
 }
 
-/// Runs `fernzug ARGS` `n` times, or fewer when they take longer than [`REPEAT_BUDGET`].
-fn repeat(relay: &Relay, args: &[&str], n: usize) -> Vec<Ran> {
+/// Runs `fernzug ARGS` `n` times, or fewer when they take longer than [`REPEAT_BUDGET`] (or one
+/// was stopped at `limit`).
+fn repeat(relay: &Relay, args: &[&str], n: usize, limit: Duration) -> Vec<Ran> {
     let started = Instant::now();
-    let mut out = Vec::new();
-    while out.len() < n && (out.is_empty() || started.elapsed() < REPEAT_BUDGET) {
-        out.push(fernzug(relay, args, &[]));
+    let mut out: Vec<Ran> = Vec::new();
+    while out.len() < n
+        && (out.is_empty() || started.elapsed() < REPEAT_BUDGET)
+        && !out.iter().any(|r| r.timed_out)
+    {
+        out.push(fernzug_within(relay, args, &[], Some(limit)));
     }
     out
 }
 
 fn measure(
+    sizes: &Sizes,
     store: (usize, usize),
     moves: usize,
     reps: usize,
-    add_games: usize,
     pass_lines: bool,
 ) -> Measured {
     let (running, finished) = store;
+    let limit = sizes.limit;
     let relay = Relay::new("load-scale");
     let started = Instant::now();
     let generated = generate(&relay.config, running, finished, fresh_seed());
@@ -262,10 +302,10 @@ fn measure(
                 .and_then(|(_, l)| pass_ms(&l)),
         );
     }
-    if let Some(c) = cpu0 {
-        d.wait_busy_then_quiet(c, QUIET, Duration::from_secs(60));
-    }
-    if let (Some(a), Some(b)) = (cpu0, d.cpu()) {
+    // Done when the relay flagged it \Seen (after its store committed), and the daemon is quiet.
+    let seen = wait_seen(&relay.address, 1, long);
+    d.wait_quiet(QUIET, long);
+    if let (Some(a), Some(b), true) = (cpu0, d.cpu(), seen) {
         m.stranger_cpu_ms.push((b - a).as_secs_f64() * 1e3);
     }
     for (mail, partner) in mails.iter().zip(&partners) {
@@ -294,27 +334,54 @@ fn measure(
         }
     }
     m.run_rss = d.stop();
+    println!(
+        "scale: run: peak RSS {:?} KiB, start → first IDLE {:?}, stranger's mail {:?} ms CPU, \
+         moves {:?} ms CPU, {:?} ms to the forward",
+        m.run_rss, m.to_idle, m.stranger_cpu_ms, m.move_cpu_ms, m.move_visible_ms
+    );
 
     // `status GAME` and `status --json`.
-    m.status_game = repeat(&relay, &["status", &probe], 5);
-    m.status_json = repeat(&relay, &["status", "--json"], 3);
+    m.status_game = repeat(&relay, &["status", &probe], 5, limit);
+    let walls = |v: &[Ran]| v.iter().map(|r| r.wall).collect::<Vec<_>>();
+    println!("scale: status GAME {:?}", walls(&m.status_game));
+    m.status_json = repeat(&relay, &["status", "--json"], 3, limit);
+    println!("scale: status --json {:?}", walls(&m.status_json));
 
     // The cost per move: `moves` move mails waiting, one `once`.
     for batch in &batches {
         put_waiting(&relay.address, batch);
-        let ran = fernzug(&relay, &["once"], &[]);
+        let ran = fernzug_within(&relay, &["once"], &[], Some(limit));
         println!("scale: {} moves in one once: {:?}", batch.len(), ran.wall);
         m.per_move_ms
             .push(ran.wall.as_secs_f64() * 1e3 / batch.len() as f64);
         m.once_rss = m.once_rss.max(ran.rss_kb);
+        if ran.timed_out {
+            m.once_cut = true;
+            break;
+        }
     }
 
     // `tournament add` of a large tournament (last: it fills the outbox).
-    let (t, _) = tournament(&relay, "add", add_games);
-    m.add.push(fernzug(
+    let (t, _) = tournament(&relay, "add", sizes.add);
+    let ran = fernzug_within(
         &relay,
         &["tournament", "add", t.path.to_str().unwrap()],
         &[],
-    ));
+        Some(limit),
+    );
+    println!("scale: tournament add {:?}", ran.wall);
+    m.add.push(ran);
     m
+}
+
+/// Waits until `user`'s INBOX holds at least `n` messages flagged \Seen (polled every 20 ms).
+fn wait_seen(user: &str, n: usize, timeout: Duration) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < timeout {
+        if seen_count(user) >= n {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
 }

@@ -247,6 +247,9 @@ pub struct Sizes {
     pub scale_small: (usize, usize),
     /// Games of the tournament `tournament add` registers into either store.
     pub add: usize,
+    /// A P4 command (`status`, `once`, `tournament add`) still running after this is stopped
+    /// and reported as at least this long.
+    pub limit: std::time::Duration,
     /// Repetitions of each rate measurement (bursts above 1,000 mails run once).
     pub runs: usize,
 }
@@ -274,6 +277,7 @@ impl Sizes {
             (v[0], v[1])
         };
         let one = |key: &str, default: usize| list(key, &[default])[0];
+        let secs = |s: usize| std::time::Duration::from_secs(s as u64);
         if quick {
             Sizes {
                 burst: list("FERNZUG_LOAD_BURST", &[100]),
@@ -282,6 +286,7 @@ impl Sizes {
                 scale: pair("FERNZUG_LOAD_SCALE", (300, 1_000)),
                 scale_small: pair("FERNZUG_LOAD_SCALE_SMALL", (20, 100)),
                 add: one("FERNZUG_LOAD_ADD", 500),
+                limit: secs(one("FERNZUG_LOAD_LIMIT", 120)),
                 runs: one("FERNZUG_LOAD_RUNS", 1),
             }
         } else {
@@ -292,6 +297,7 @@ impl Sizes {
                 scale: pair("FERNZUG_LOAD_SCALE", (10_000, 100_000)),
                 scale_small: pair("FERNZUG_LOAD_SCALE_SMALL", (100, 1_000)),
                 add: one("FERNZUG_LOAD_ADD", 10_000),
+                limit: secs(one("FERNZUG_LOAD_LIMIT", 900)),
                 runs: one("FERNZUG_LOAD_RUNS", 3),
             }
         }

@@ -266,6 +266,11 @@ pub struct Idler {
 
 impl Idler {
     pub fn open(user: &str) -> Idler {
+        Idler::connect(user, "SELECT INBOX")
+    }
+
+    /// Logs in and opens the INBOX with `select` (`SELECT INBOX` or `EXAMINE INBOX`).
+    fn connect(user: &str, select: &str) -> Idler {
         let stream = TcpStream::connect((HOST, IMAP_PORT)).expect("IMAP connect");
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
@@ -278,7 +283,7 @@ impl Idler {
         };
         i.line();
         i.command(&format!("LOGIN \"{user}\" \"{PASSWORD}\""));
-        i.command("SELECT INBOX");
+        i.command(select);
         i
     }
 
@@ -336,6 +341,25 @@ impl Idler {
             if l.starts_with(&tag) {
                 return;
             }
+        }
+    }
+}
+
+/// How many messages of `user`'s INBOX are flagged \Seen (a fresh session, EXAMINE, SEARCH).
+pub fn seen_count(user: &str) -> usize {
+    let mut i = Idler::connect(user, "EXAMINE INBOX");
+    i.tag += 1;
+    let tag = format!("i{} ", i.tag);
+    i.writer
+        .write_all(format!("{tag}SEARCH SEEN\r\n").as_bytes())
+        .expect("IMAP write");
+    let mut n = 0;
+    loop {
+        let l = i.line();
+        if let Some(found) = l.strip_prefix("* SEARCH") {
+            n = found.split_whitespace().count();
+        } else if l.starts_with(&tag) {
+            return n;
         }
     }
 }

@@ -1,0 +1,155 @@
+//! Which games are in memory. The daemon (and `once`, `tournament add`) start with none: the
+//! tournaments, the reply keys and the index of deadlines (`due.rs`) are enough to know what to
+//! read. Before the core is asked, the shell brings in the games of every tournament the input
+//! can touch — a tournament is always read whole, so that what the core says about a tournament
+//! (its digest, its crosstable, its rotation) sees all of it:
+//!
+//! - a mail: the tournaments its sender plays in or directs, those of the games its reply keys
+//!   and subject name, and for a delivery-status report those of the game and the recipients it
+//!   names;
+//! - time: the tournaments with a deadline or digest due ([`DueIndex::due_tournaments`]) or an
+//!   archive to rotate;
+//! - an undeliverable or refused outbox entry: its game's tournament and its recipient's.
+//!
+//! Between two passes of the daemon the games are dropped again ([`App::close`]), and within a
+//! long drain after each group of mails ([`App::rest`]): memory follows what is being worked on,
+//! not the number of games in the store.
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Utc};
+
+use super::{App, AppError};
+use crate::core::KeyBinding;
+use crate::core::model::Game;
+use crate::game_ref::GameRef;
+use crate::letter::Letter;
+use crate::store::{OutboxEntry, Tree};
+
+/// How many games a drain keeps in memory at most between two groups of mails (a tournament of
+/// eleven players has 55; a game with forty moves takes about 10 KB).
+pub const KEEP_GAMES: usize = 2_000;
+
+impl App {
+    /// Brings every game of tournament `id` into memory (from the shelf when it was rotated).
+    pub(crate) fn wake(&mut self, id: &str) -> Result<(), AppError> {
+        let Some(t) = self.state.tournaments.get(id) else {
+            return Ok(());
+        };
+        let tree = if t.rotated {
+            Tree::ShelvedGames
+        } else {
+            Tree::Games
+        };
+        let missing: Vec<GameRef> = t
+            .games
+            .iter()
+            .filter(|g| !self.state.games.contains_key(*g))
+            .cloned()
+            .collect();
+        for g in missing {
+            if let Some(game) = self.store.get::<Game>(tree, g.to_string().as_bytes())? {
+                self.state.games.insert(g, game);
+            }
+        }
+        Ok(())
+    }
+
+    fn wake_all(&mut self, ids: BTreeSet<String>) -> Result<BTreeSet<String>, AppError> {
+        for id in &ids {
+            self.wake(id)?;
+        }
+        Ok(ids)
+    }
+
+    /// The running tournaments `email` plays in or directs.
+    fn tournaments_of(&self, email: &str) -> impl Iterator<Item = String> + '_ {
+        let email = email.trim().to_lowercase();
+        self.state
+            .tournaments
+            .values()
+            .filter(move |t| {
+                !t.rotated && (t.director.email == email || t.player(&email).is_some())
+            })
+            .map(|t| t.id.clone())
+    }
+
+    /// Brings in what the deadlines due by `now` need; returns those tournaments.
+    pub(crate) fn wake_due(&mut self, now: DateTime<Utc>) -> Result<BTreeSet<String>, AppError> {
+        let ids = self.due.due_tournaments(now);
+        self.wake_all(ids)
+    }
+
+    /// Brings in the tournaments whose archive may be rotated by `now`.
+    pub(crate) fn wake_rotations(&mut self, now: DateTime<Utc>) -> Result<(), AppError> {
+        let ids = self.due.rotations_due(now);
+        self.wake_all(ids).map(|_| ())
+    }
+
+    /// Brings in what an outbox entry about to be reported on needs.
+    pub(crate) fn wake_for_entry(&mut self, entry: &OutboxEntry) -> Result<(), AppError> {
+        let mut ids: BTreeSet<String> = self.tournaments_of(&entry.recipient).collect();
+        if let Some(g) = entry
+            .game
+            .as_deref()
+            .and_then(|g| g.parse::<GameRef>().ok())
+        {
+            ids.insert(g.tournament);
+        }
+        self.wake_all(ids).map(|_| ())
+    }
+
+    /// Brings in everything `letter` may be about: the tournaments of its sender, of the games
+    /// its reply keys or subject name (shelved ones too: the core answers about them as about
+    /// any finished game), and of the game and recipients a delivery-status report names.
+    pub(crate) fn warm(&mut self, letter: &Letter) -> Result<(), AppError> {
+        let mut ids: BTreeSet<String> = self.tournaments_of(&letter.from).collect();
+        for k in &letter.reply_keys {
+            if let Some(b) = self.state.keys.get(k) {
+                ids.insert(b.game.tournament.clone());
+            } else if let Some(b) = self
+                .store
+                .get::<KeyBinding>(Tree::ShelvedKeys, k.as_bytes())?
+            {
+                ids.insert(b.game.tournament.clone());
+                self.state.keys.insert(k.clone(), b);
+            }
+        }
+        ids.extend(letter.game_ref.iter().map(|g| g.tournament.clone()));
+        if let Some(d) = &letter.dsn {
+            ids.extend(d.game.iter().map(|g| g.tournament.clone()));
+            for f in &d.failed {
+                ids.extend(self.tournaments_of(&f.recipient).collect::<Vec<_>>());
+            }
+        }
+        self.wake_all(ids).map(|_| ())
+    }
+
+    /// Drops the games from memory once more than [`KEEP_GAMES`] are there (within a long drain,
+    /// between two groups of mails: they are all durable in the store then).
+    pub fn rest_if_full(&mut self) {
+        if self.state.games.len() > KEEP_GAMES {
+            self.rest();
+        }
+    }
+
+    /// Drops every game from memory (they are all in the store); the next input reads what it
+    /// needs again. Only for a relay opened without every game ([`App::reopen`]).
+    pub(crate) fn rest(&mut self) {
+        if self.lazy {
+            self.state.games.clear();
+        }
+    }
+
+    /// The index of deadlines as the store holds it, and as a reading of every game gives it.
+    #[cfg(test)]
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn due_stored_and_rebuilt(
+        &self,
+    ) -> (Vec<(String, DateTime<Utc>)>, Vec<(String, DateTime<Utc>)>) {
+        let stored = super::due::DueIndex::load(&self.store).expect("the stored index");
+        let all = super::load_state(&self.store, true).expect("every game");
+        let rebuilt = super::due::DueIndex::build(&all, &self.settings);
+        (stored.entries(), rebuilt.entries())
+    }
+}
