@@ -553,8 +553,10 @@ impl App {
         let due = self.due.earliest().is_some_and(|at| at <= now);
         let tick_out = if due {
             let woken = self.wake_due(now)?;
+            let out = self.state.tick(now, &self.settings);
+            // Everything due is looked at again, whatever the core says it touched.
             self.due.refresh(&self.state, &self.settings, woken.iter());
-            self.state.tick(now, &self.settings)
+            out
         } else {
             Output::default()
         };

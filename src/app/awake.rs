@@ -11,9 +11,10 @@
 //!   archive to rotate;
 //! - an undeliverable or refused outbox entry: its game's tournament and its recipient's.
 //!
-//! Between two passes of the daemon the games are dropped again ([`App::close`]), and within a
-//! long drain after each group of mails ([`App::rest`]): memory follows what is being worked on,
-//! not the number of games in the store.
+//! The games are dropped again once more than [`KEEP_GAMES`] are held ([`App::rest_if_full`],
+//! after each pass of the daemon and, within a long drain, after each group of mails), and when
+//! the daemon lets go of the store ([`App::close`]): memory follows what is being worked on, not
+//! the number of games in the store.
 
 use std::collections::BTreeSet;
 

@@ -533,6 +533,8 @@ pub(crate) async fn run_with(
             let now = app.now_at(None, clock.now())?;
             chores(&mut app, sender, now, Some(now.min(listed_at)), &mut report).await?;
             log_pass(started, &report);
+            // The store stays open while waiting; the games read stay only up to a bound.
+            app.rest_if_full();
             // Sleep until mail arrives, the next deadline, the next outbox retry, or idle_max.
             let mut wake = idle_max;
             if let Some(at) = next_wake(&app)? {
