@@ -389,16 +389,9 @@ impl App {
             .state
             .register_without_mails(file, now, &self.settings, &mut key)?;
         let mut batch = Batch::default();
-        if let Err(e) = self.stage(&mut batch, &out, now) {
-            self.reload()?;
-            return Err(e);
-        }
         let pending = PendingStarts { at: now, next: 0 };
         batch.put(Tree::Meta, pending_key(&file.id).as_bytes(), &pending);
-        if let Err(e) = self.store.commit(batch) {
-            self.reload()?;
-            return Err(e.into());
-        }
+        self.settle(batch, &out, now)?;
         out.log.extend(self.queue_starts()?);
         Ok(out)
     }
@@ -429,10 +422,6 @@ impl App {
                     .start_mails(&games[next..end], pending.at, &self.settings);
                 mails += out.mails.len();
                 let mut batch = Batch::default();
-                if let Err(e) = self.stage(&mut batch, &out, pending.at) {
-                    self.reload()?;
-                    return Err(e);
-                }
                 if end == games.len() {
                     batch.delete(Tree::Meta, key.as_slice());
                 } else {
@@ -442,10 +431,7 @@ impl App {
                     };
                     batch.put(Tree::Meta, key.as_slice(), &moved);
                 }
-                if let Err(e) = self.store.commit(batch) {
-                    self.reload()?;
-                    return Err(e.into());
-                }
+                self.settle(batch, &out, pending.at)?;
                 crate::crash::point(crate::crash::BETWEEN_START_PARTS);
                 next = end;
                 if next == games.len() {
@@ -461,17 +447,9 @@ impl App {
     pub fn tick(&mut self, now: DateTime<Utc>) -> Result<Output, AppError> {
         let woken = self.wake_due(now)?;
         let out = self.state.tick(now, &self.settings);
-        let mut batch = Batch::default();
         // Everything due is looked at again, whatever the core says it touched.
         self.due.refresh(&self.state, &self.settings, woken.iter());
-        if let Err(e) = self.stage(&mut batch, &out, now) {
-            self.reload()?;
-            return Err(e);
-        }
-        if let Err(e) = self.store.commit(batch) {
-            self.reload()?;
-            return Err(e.into());
-        }
+        self.settle(Batch::default(), &out, now)?;
         Ok(out)
     }
 
@@ -701,15 +679,8 @@ impl App {
         self.wake_for_entry(entry)?;
         let out = self.state.report_undeliverable(&u, now, &self.settings);
         let mut batch = Batch::default();
-        if let Err(e) = self.stage(&mut batch, &out, now) {
-            self.reload()?;
-            return Err(e);
-        }
         batch.delete(Tree::Outbox, entry.id.as_bytes());
-        if let Err(e) = self.store.commit(batch) {
-            self.reload()?;
-            return Err(e.into());
-        }
+        self.settle(batch, &out, now)?;
         Ok(out.log)
     }
 
@@ -747,6 +718,23 @@ impl App {
             shelf::forget(&mut self.state, &games, &keys);
         }
         Ok(log)
+    }
+
+    /// Stages `out` into `batch` ([`App::stage`]) and commits it durably; on any failure the
+    /// state is read back from the store (which the step did not change) and the error returned.
+    pub(crate) fn settle(
+        &mut self,
+        mut batch: Batch,
+        out: &Output,
+        now: DateTime<Utc>,
+    ) -> Result<(), AppError> {
+        let done = self
+            .stage(&mut batch, out, now)
+            .and_then(|()| Ok(self.store.commit(batch)?));
+        if done.is_err() {
+            self.reload()?;
+        }
+        done
     }
 
     /// Puts what the core decided into `batch`: changed state, events, rendered mails (outbox and

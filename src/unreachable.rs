@@ -31,13 +31,7 @@ impl App {
         let out = self.state.handle_bounce(&bounce, now, &self.settings);
         let mut batch = Batch::default();
         batch.delete(Tree::Outbox, entry.id.as_bytes());
-        let committed = self
-            .stage(&mut batch, &out, now)
-            .and_then(|()| self.store.commit(batch).map_err(AppError::from));
-        if let Err(e) = committed {
-            self.reload()?;
-            return Err(e);
-        }
+        self.settle(batch, &out, now)?;
         Ok(out)
     }
 

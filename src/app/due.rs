@@ -160,13 +160,7 @@ impl DueIndex {
             tournaments.insert(g.tournament.as_str());
         }
         for id in &out.tournaments {
-            if let Some(t) = state.tournaments.get(id)
-                && at_hand(state, id)
-            {
-                for g in &t.games {
-                    self.update_game(state, s, g);
-                }
-            }
+            self.update_games_of(state, s, id);
         }
         self.update_tournaments(state, s, tournaments.into_iter());
     }
@@ -180,15 +174,20 @@ impl DueIndex {
     ) {
         let ids: Vec<&str> = ids.map(String::as_str).collect();
         for id in &ids {
-            if let Some(t) = state.tournaments.get(*id)
-                && at_hand(state, id)
-            {
-                for g in &t.games {
-                    self.update_game(state, s, g);
-                }
-            }
+            self.update_games_of(state, s, id);
         }
         self.update_tournaments(state, s, ids.into_iter());
+    }
+
+    /// Looks again at every game of tournament `id`, if all are at hand.
+    fn update_games_of(&mut self, state: &State, s: &Settings, id: &str) {
+        if let Some(t) = state.tournaments.get(id)
+            && at_hand(state, id)
+        {
+            for g in &t.games {
+                self.update_game(state, s, g);
+            }
+        }
     }
 
     /// The digest and rotation entries of the tournaments `ids` that are at hand (a tournament
