@@ -656,6 +656,9 @@ pub struct Store {
     trees: Vec<sled::Tree>,
     /// The generation after this handle's last transaction (or as read at opening).
     generation: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// While watched ([`Store::watch_enqueued`]): the ids of the outbox entries enqueued since
+    /// they were last taken.
+    enqueued: std::sync::Arc<std::sync::Mutex<Option<Vec<String>>>>,
 }
 
 impl fmt::Debug for Store {
@@ -691,6 +694,7 @@ impl Store {
             db,
             trees,
             generation: std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0)),
+            enqueued: Default::default(),
         };
         store.check_schema()?;
         let generation = match store.tree(Tree::Meta).get(GENERATION_KEY) {
@@ -832,6 +836,17 @@ impl Store {
                     applied_generation.get(),
                     std::sync::atomic::Ordering::SeqCst,
                 );
+                if let Some(ids) = self
+                    .enqueued
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .as_mut()
+                {
+                    ids.extend(ops.iter().filter_map(|op| match op {
+                        Op::Enqueue { entry } => Some(entry.id.clone()),
+                        _ => None,
+                    }));
+                }
                 crate::crash::point("after-commit")
             }
             Err(TransactionError::Abort(reason)) => {
@@ -1070,11 +1085,45 @@ impl Store {
     /// sparing the fsync per sent mail is most of the cost of a pass. Deleting an absent entry is
     /// not an error.
     pub fn outbox_sent(&self, id: &str) -> Result<(), StoreError> {
-        self.tree(Tree::Outbox)
-            .remove(id.as_bytes())
-            .map_err(self.db_err(format!("deleting {}/{id}", Tree::Outbox)))?;
+        self.outbox_sent_many(&[id])
+    }
+
+    /// [`Store::outbox_sent`] for several entries, with one flush.
+    pub fn outbox_sent_many<S: AsRef<str>>(&self, ids: &[S]) -> Result<(), StoreError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        for id in ids {
+            let id = id.as_ref();
+            self.tree(Tree::Outbox)
+                .remove(id.as_bytes())
+                .map_err(self.db_err(format!("deleting {}/{id}", Tree::Outbox)))?;
+        }
         self.db.flush().map_err(self.db_err("flush"))?;
         Ok(())
+    }
+
+    /// One outbox entry, if it is (still) queued.
+    pub fn outbox_entry(&self, id: &str) -> Result<Option<OutboxEntry>, StoreError> {
+        self.get(Tree::Outbox, id.as_bytes())
+    }
+
+    /// Watch (`true`) or stop watching the outbox entries enqueued from now on by this handle:
+    /// while watched, [`Store::take_enqueued`] says which were enqueued since it was last asked
+    /// (the daemon hands them to SMTP as soon as they are durable).
+    pub fn watch_enqueued(&self, on: bool) {
+        *self.enqueued.lock().unwrap_or_else(|p| p.into_inner()) = on.then(Vec::new);
+    }
+
+    /// The ids of the outbox entries enqueued (applied, not necessarily synced) since the last
+    /// call, in the order of their transactions; empty when not watched.
+    pub fn take_enqueued(&self) -> Vec<String> {
+        self.enqueued
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// A delivery attempt of entry `id` failed with `error`: count it and schedule the

@@ -2,7 +2,6 @@
 //! unprocessed mail, fire every due deadline, deliver the outbox — and [`run`] repeats passes,
 //! sleeping in IMAP IDLE until mail arrives, the core's next deadline, or the next outbox retry.
 
-use std::collections::HashSet;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -14,7 +13,9 @@ use crate::config::Config;
 use crate::crash;
 use crate::imap::{ImapSettings, Woke};
 use crate::smtp::{Sender, SmtpSettings, backoff};
+use courier::{Attempt, Courier};
 
+mod courier;
 mod seam;
 #[cfg(test)]
 mod tests;
@@ -72,15 +73,21 @@ pub(crate) fn smtp_settings(c: &Config) -> SmtpSettings {
 /// Returns when the listing began: every mail the server had by then has been processed, so
 /// deadlines may be fired up to that instant and no further (a later mail's postmark may be
 /// earlier than a deadline after it).
+///
+/// Each group made durable is handed to the `courier` at once, and what it did meanwhile is
+/// applied: the first forwards of a burst leave while the later mails are read.
 async fn fetch_new(
     app: &mut App,
     inbox: &mut impl Mailbox,
     now: Option<DateTime<Utc>>,
     clock: &impl Clock,
+    courier: &mut Courier,
     report: &mut PassReport,
 ) -> Result<DateTime<Utc>, AppError> {
     let uidvalidity = inbox.uid_validity();
     let listed_at = clock.now();
+    let started = std::time::Instant::now();
+    let before = report.processed + report.duplicates + report.quarantined;
     let listed = inbox.list().await?;
     let max = app.config.limits.max_mail_bytes;
     // Group commit: each mail is its own transaction, but up to GROUP of them are made durable by
@@ -163,11 +170,24 @@ async fn fetch_new(
             unflagged.push(l.uid);
             if unflagged.len() >= GROUP {
                 flag_durable(app, inbox, &mut unflagged).await?;
+                hand_fresh(app, courier)?;
+                // Let the courier take them (it runs beside this task; on a runtime of one
+                // thread only when this task yields).
+                tokio::task::yield_now().await;
+                let done = courier.finished();
+                apply(app, done, courier.now(), report)?;
             }
         }
     }
     flag_durable(app, inbox, &mut unflagged).await?;
     app.group(false)?;
+    hand_fresh(app, courier)?;
+    tracing::debug!(
+        "read, decided and stored {} mails in {} ms ({} handed to SMTP meanwhile)",
+        report.processed + report.duplicates + report.quarantined - before,
+        started.elapsed().as_millis(),
+        report.sent
+    );
     Ok(listed_at)
 }
 
@@ -205,68 +225,55 @@ async fn flag_durable(
     Ok(())
 }
 
-/// Delivers the outbox entries due by `now`; each leaves the outbox only after the SMTP server
-/// accepted it (Fax 2.3: repeat until it goes through).
-///
-/// Order: oldest first, and a later mail to a recipient never overtakes an earlier one that is
-/// still waiting: up to [`PARALLEL_SENDS`] mails are in flight at once, never two for the same
-/// recipient. Temporary failures (4xx, no connection, timeouts) are retried with
-/// exponential backoff and jitter ([`backoff`]) while the mail is younger than
-/// `[limits] outbox_max_age_days`, then given up and reported to the game's director
-/// ([`App::give_up`]). When the server cannot be reached at all, the pass stops there.
-pub(crate) async fn deliver(
+/// Starts the pass's [`Courier`] with the outbox's entries due by `now`, oldest first (the
+/// recipients of those waiting for a later retry are held), and has the store tell which entries
+/// the pass enqueues from now on ([`hand_fresh`]).
+fn start_courier<S>(app: &App, sender: &S, now: DateTime<Utc>) -> Result<Courier, AppError>
+where
+    S: Outgoing + Clone + Send + Sync + 'static,
+{
+    let max_age = chrono::Duration::days(i64::from(app.config.limits.outbox_max_age_days));
+    let mut courier = Courier::start(sender, now, max_age);
+    app.store.watch_enqueued(true);
+    for entry in app.store.outbox_all()? {
+        if entry.next_attempt > now {
+            courier.hold(&entry.recipient);
+        } else {
+            courier.send(entry);
+        }
+    }
+    Ok(courier)
+}
+
+/// Hands the entries the pass enqueued since the last call to the courier. Only once they are
+/// durable: after [`App::sync`] (group commit) or a committed step.
+fn hand_fresh(app: &App, courier: &mut Courier) -> Result<(), AppError> {
+    for id in app.store.take_enqueued() {
+        if courier.handed(&id) {
+            continue;
+        }
+        if let Some(entry) = app.store.outbox_entry(&id)? {
+            courier.send(entry);
+        }
+    }
+    Ok(())
+}
+
+/// Applies what the courier did: an accepted mail leaves the outbox (one flush for all of
+/// them); a refused one is reported to the director (Fax 2.2); a temporary failure is retried
+/// with backoff ([`backoff`]) while the mail is younger than `[limits] outbox_max_age_days`, then
+/// given up and reported ([`App::give_up`], Fax 2.3). A failure the operator must mend
+/// (`needs_operator`) stops the relay, after the others are applied.
+fn apply(
     app: &mut App,
-    sender: &impl Outgoing,
+    attempts: Vec<Attempt>,
     now: DateTime<Utc>,
     report: &mut PassReport,
 ) -> Result<(), AppError> {
-    use futures::StreamExt;
-    use std::collections::{HashMap, VecDeque};
-
     let max_age = chrono::Duration::days(i64::from(app.config.limits.outbox_max_age_days));
-    // Per recipient, his due mails in order; the recipients in the order of their oldest mail.
-    let mut waiting: HashSet<String> = HashSet::new();
-    let mut queues: HashMap<String, VecDeque<crate::store::OutboxEntry>> = HashMap::new();
-    let mut ready: VecDeque<String> = VecDeque::new();
-    for entry in app.store.outbox_all()? {
-        if waiting.contains(&entry.recipient) {
-            continue;
-        }
-        if entry.next_attempt > now {
-            waiting.insert(entry.recipient.clone());
-            continue;
-        }
-        let queue = queues.entry(entry.recipient.clone()).or_default();
-        if queue.is_empty() {
-            ready.push_back(entry.recipient.clone());
-        }
-        queue.push_back(entry);
-    }
-    let mut in_flight = futures::stream::FuturesUnordered::new();
-    let mut unreachable = false;
-    let mut accepted = false;
-    loop {
-        // One mail first: while the server is away, a pass makes one attempt, not several.
-        let width = if accepted { PARALLEL_SENDS } else { 1 };
-        while !unreachable && in_flight.len() < width {
-            let Some(recipient) = ready.pop_front() else {
-                break;
-            };
-            let Some(entry) = queues.get_mut(&recipient).and_then(VecDeque::pop_front) else {
-                continue;
-            };
-            in_flight.push(async move {
-                let sent = sender
-                    .send(&entry.envelope_from, &entry.recipient, &entry.raw)
-                    .await;
-                (entry, sent)
-            });
-        }
-        let Some((entry, sent)) = in_flight.next().await else {
-            break;
-        };
-        let recipient = entry.recipient.clone();
-        let mut go_on = true;
+    let mut stop = None;
+    let mut accepted: Vec<String> = Vec::new();
+    for Attempt { entry, sent } in attempts {
         match sent {
             Ok(()) => {
                 crash::point(crash::AFTER_SMTP_ACCEPT);
@@ -274,14 +281,12 @@ pub(crate) async fn deliver(
                     "sent {} ({}) to {}",
                     entry.message_id, entry.kind, entry.recipient
                 );
-                crash::point(crash::BEFORE_OUTBOX_DELETE);
-                app.store.outbox_sent(&entry.id)?;
+                accepted.push(entry.id);
                 report.sent += 1;
-                accepted = true;
             }
             Err(e) if e.needs_operator() => {
                 // Not this mail's fault: it stays queued as it was, and the relay stops.
-                return Err(AppError::Send(e));
+                stop.get_or_insert(e);
             }
             Err(e) if e.is_permanent() => {
                 // Fax 2.2: the address refuses mail. The entry leaves the queue (nothing is retried
@@ -296,40 +301,79 @@ pub(crate) async fn deliver(
                     info!("{line}");
                 }
             }
+            Err(e) if now - entry.created >= max_age => {
+                let mut entry = entry;
+                entry.last_error = Some(e.to_string());
+                for line in app.give_up(&entry, now)? {
+                    warn!("{line}");
+                }
+                report.given_up += 1;
+            }
             Err(e) => {
-                go_on = false;
-                if e.code().is_none() {
-                    // The server itself is not there: the others wait for the next pass.
-                    unreachable = true;
-                }
-                if now - entry.created >= max_age {
-                    let mut entry = entry;
-                    entry.last_error = Some(e.to_string());
-                    for line in app.give_up(&entry, now)? {
-                        warn!("{line}");
-                    }
-                    report.given_up += 1;
-                    // Given up: the recipient's next mail may go.
-                    go_on = true;
-                } else {
-                    let jitter: f64 = rand::random();
-                    let wait = backoff(entry.attempts + 1, jitter);
-                    let next = now
-                        + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::minutes(1));
-                    app.store.outbox_retry(&entry.id, next, &e.to_string())?;
-                    report.deferred += 1;
-                    warn!(
-                        "{} to {}: {e}; retry at {next}",
-                        entry.message_id, entry.recipient
-                    );
-                }
+                let jitter: f64 = rand::random();
+                let wait = backoff(entry.attempts + 1, jitter);
+                let next =
+                    now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::minutes(1));
+                app.store.outbox_retry(&entry.id, next, &e.to_string())?;
+                report.deferred += 1;
+                warn!(
+                    "{} to {}: {e}; retry at {next}",
+                    entry.message_id, entry.recipient
+                );
             }
         }
-        if go_on && queues.get(&recipient).is_some_and(|q| !q.is_empty()) {
-            ready.push_front(recipient);
+    }
+    if !accepted.is_empty() {
+        crash::point(crash::BEFORE_OUTBOX_DELETE);
+        app.store.outbox_sent_many(&accepted)?;
+    }
+    match stop {
+        Some(e) => Err(AppError::Send(e)),
+        None => Ok(()),
+    }
+}
+
+/// Hands the last entries over, waits until the courier has done everything and applies it.
+/// Returns whether a mail was refused (its report to the director is queued, not yet sent).
+async fn finish(
+    app: &mut App,
+    mut courier: Courier,
+    now: DateTime<Utc>,
+    report: &mut PassReport,
+) -> Result<bool, AppError> {
+    hand_fresh(app, &mut courier)?;
+    drain(app, courier, now, report).await
+}
+
+/// Waits until the courier has done what it was handed (no more is handed) and applies it.
+/// Returns whether a mail was refused.
+async fn drain(
+    app: &mut App,
+    mut courier: Courier,
+    now: DateTime<Utc>,
+    report: &mut PassReport,
+) -> Result<bool, AppError> {
+    courier.close();
+    let refused = report.failed;
+    let mut stop = None;
+    while let Some(attempt) = courier.next().await {
+        // What else is done by now goes with it (one flush for the accepted ones).
+        let mut done = vec![attempt];
+        done.extend(courier.finished());
+        match apply(app, done, now, report) {
+            Ok(()) => {}
+            // Whatever is still in flight is applied before the relay stops.
+            Err(e @ AppError::Send(_)) => {
+                stop.get_or_insert(e);
+            }
+            Err(e) => return Err(e),
         }
     }
-    Ok(())
+    app.store.watch_enqueued(false);
+    match stop {
+        Some(e) => Err(e),
+        None => Ok(report.failed > refused),
+    }
 }
 
 /// The pause before reconnecting to IMAP after `failures` failures in a row: 1 s, 2 s, 4 s, …
@@ -346,23 +390,31 @@ pub fn reconnect_backoff(failures: u32, jitter_unit: f64) -> Duration {
     base.mul_f64(0.8 + 0.4 * unit)
 }
 
-/// Everything but IMAP: deadlines due by `now`, archive rotation, the outbox.
+/// Everything but IMAP: start mails left half-way, deadlines due by `now`, archive rotation; then
+/// the `courier` is handed what they queued and finishes (the outbox), and the reports of mails
+/// refused meanwhile go out in a second round.
 ///
 /// Deadlines are fired up to `tick_to`, never past the last complete listing of the mailbox:
 /// the postmark (IMAP INTERNALDATE) of a mail not yet fetched decides before a deadline after it
 /// (TO §14, Fax 2.4). Without a listing (IMAP unreachable) no deadline fires; they fire in time
 /// order, between the mails, once the mailbox is read again.
-async fn chores(
+async fn chores<S>(
     app: &mut App,
-    sender: &impl Outgoing,
+    sender: &S,
+    courier: Courier,
     now: DateTime<Utc>,
     tick_to: Option<DateTime<Utc>>,
     report: &mut PassReport,
-) -> Result<(), AppError> {
+) -> Result<(), AppError>
+where
+    S: Outgoing + Clone + Send + Sync + 'static,
+{
+    let mut courier = courier;
     // Start mails of a tournament whose registration stopped half-way (`App::register`).
     for line in app.queue_starts()? {
         info!("{line}");
     }
+    hand_fresh(app, &mut courier)?;
     if let Some(t) = tick_to {
         for line in app.tick(t)?.log {
             info!("{line}");
@@ -371,12 +423,18 @@ async fn chores(
     for line in app.rotate_archive(now)? {
         info!("{line}");
     }
-    let refused = report.failed;
-    deliver(app, sender, now, report).await?;
-    if report.failed > refused {
-        // Fax 2.2: the bounce reports decided while delivering go out in the same pass.
-        deliver(app, sender, now, report).await?;
+    let started = std::time::Instant::now();
+    let sent = report.sent;
+    if finish(app, courier, now, report).await? {
+        // Fax 2.2: the reports of refusals decided while delivering go out in the same pass.
+        let courier = start_courier(app, sender, now)?;
+        finish(app, courier, now, report).await?;
     }
+    tracing::debug!(
+        "handed {} mails to SMTP in {} ms after the mails were read",
+        report.sent - sent,
+        started.elapsed().as_millis()
+    );
     Ok(())
 }
 
@@ -390,18 +448,31 @@ pub async fn once(app: &mut App, now: Option<DateTime<Utc>>) -> Result<PassRepor
 }
 
 /// [`once`] over any mailbox, sender and clock (the in-process tests use scripted ones).
-pub(crate) async fn once_with(
+pub(crate) async fn once_with<S>(
     app: &mut App,
     now: Option<DateTime<Utc>>,
     imap: &impl Connect,
-    sender: &impl Outgoing,
+    sender: &S,
     clock: &impl Clock,
-) -> Result<PassReport, AppError> {
+) -> Result<PassReport, AppError>
+where
+    S: Outgoing + Clone + Send + Sync + 'static,
+{
     let started = std::time::Instant::now();
     let mut report = PassReport::default();
     let mut inbox = imap.connect().await?;
     let given = now;
-    let listed_at = fetch_new(app, &mut inbox, given, clock, &mut report).await?;
+    let mut courier = start_courier(app, sender, app.now_at(given, clock.now())?)?;
+    let listed_at = match fetch_new(app, &mut inbox, given, clock, &mut courier, &mut report).await
+    {
+        Ok(t) => t,
+        Err(e) => {
+            // What was handed over is done and recorded; nothing more goes (it may not be durable).
+            let now = courier.now();
+            let _ = drain(app, courier, now, &mut report).await;
+            return Err(e);
+        }
+    };
     inbox.logout().await;
     let now = app.now_at(given, clock.now())?;
     // `--now`: every mail counts as received at TIME, and deadlines are judged at TIME.
@@ -410,7 +481,7 @@ pub(crate) async fn once_with(
     } else {
         now.min(listed_at)
     };
-    chores(app, sender, now, Some(tick_to), &mut report).await?;
+    chores(app, sender, courier, now, Some(tick_to), &mut report).await?;
     log_pass(started, &report);
     Ok(report)
 }
@@ -448,13 +519,16 @@ pub async fn run(config: Config, shutdown: watch::Receiver<bool>) -> Result<(), 
 
 /// [`run`] over any mailbox, sender and clock (the in-process tests use scripted ones and
 /// tokio's paused time).
-pub(crate) async fn run_with(
+pub(crate) async fn run_with<S>(
     config: Config,
     imap: &impl Connect,
-    sender: &impl Outgoing,
+    sender: &S,
     clock: &impl Clock,
     mut shutdown: watch::Receiver<bool>,
-) -> Result<(), AppError> {
+) -> Result<(), AppError>
+where
+    S: Outgoing + Clone + Send + Sync + 'static,
+{
     let idle_max = Duration::from_secs(config.imap.idle_minutes.clamp(1, 5) * 60);
     let mut failures: u32 = 0;
     // What the last pass read, kept while the store is closed (`App::close`): a pass reads every
@@ -478,7 +552,8 @@ pub(crate) async fn run_with(
                 };
                 let now = app.now_at(None, clock.now())?;
                 let mut report = PassReport::default();
-                chores(&mut app, sender, now, None, &mut report).await?;
+                let courier = start_courier(&app, sender, now)?;
+                chores(&mut app, sender, courier, now, None, &mut report).await?;
                 let until = app
                     .store
                     .next_outbox_head_attempt()?
@@ -521,9 +596,14 @@ pub(crate) async fn run_with(
                 return Ok(());
             };
             let mut report = PassReport::default();
-            let listed_at = match fetch_new(&mut app, &mut inbox, None, clock, &mut report).await {
+            let mut courier = start_courier(&app, sender, app.now_at(None, clock.now())?)?;
+            let fetched = fetch_new(&mut app, &mut inbox, None, clock, &mut courier, &mut report);
+            let listed_at = match fetched.await {
                 Ok(t) => t,
                 Err(e) => {
+                    // What was handed over is done and recorded; the rest waits for the next pass.
+                    let now = courier.now();
+                    drain(&mut app, courier, now, &mut report).await?;
                     failures += 1;
                     warn!("{e}; reconnecting");
                     break;
@@ -531,7 +611,8 @@ pub(crate) async fn run_with(
             };
             failures = 0;
             let now = app.now_at(None, clock.now())?;
-            chores(&mut app, sender, now, Some(now.min(listed_at)), &mut report).await?;
+            let tick_to = Some(now.min(listed_at));
+            chores(&mut app, sender, courier, now, tick_to, &mut report).await?;
             log_pass(started, &report);
             // The store stays open while waiting; the games read stay only up to a bound.
             app.rest_if_full();

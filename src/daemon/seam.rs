@@ -72,7 +72,7 @@ pub(crate) trait Outgoing {
         envelope_from: &str,
         recipient: &str,
         raw: &[u8],
-    ) -> impl Future<Output = Result<(), SendError>>;
+    ) -> impl Future<Output = Result<(), SendError>> + Send;
 }
 
 /// The wall clock the daemon reads (the postmark of `--now`-less passes comes from IMAP).

@@ -47,7 +47,12 @@ struct World {
 struct Script {
     world: Arc<Mutex<World>>,
     news: Arc<Notify>,
+    /// What the mailbox and a sender sharing it did, in order (`fetch UID`, `send TO`).
+    trail: Trail,
 }
+
+/// Actions of the doubles in the order they happened.
+type Trail = Arc<Mutex<Vec<String>>>;
 
 impl Script {
     fn deliver(&self, raw: String, internal_date: DateTime<Utc>) {
@@ -115,6 +120,7 @@ impl Mailbox for ScriptBox {
             .collect())
     }
     async fn fetch(&mut self, uid: u32) -> Result<Fetched, ImapError> {
+        self.0.trail.lock().unwrap().push(format!("fetch {uid}"));
         let w = self.0.world.lock().unwrap();
         let m = &w.mails[uid as usize - 1];
         Ok(Fetched {
@@ -176,6 +182,8 @@ struct Recorder {
     /// Failures for the next sends, in order (`None`: accept).
     fail: Arc<Mutex<VecDeque<Option<SendError>>>>,
     attempts: Arc<Mutex<Vec<(String, Instant)>>>,
+    /// Where each accepted mail is noted as `send TO` (shared with a [`Script`] to see the order).
+    trail: Trail,
 }
 
 impl Outgoing for Recorder {
@@ -187,6 +195,7 @@ impl Outgoing for Recorder {
         if let Some(Some(e)) = self.fail.lock().unwrap().pop_front() {
             return Err(e);
         }
+        self.trail.lock().unwrap().push(format!("send {recipient}"));
         self.sent.lock().unwrap().push(Sent {
             to: recipient.to_string(),
             raw: String::from_utf8_lossy(raw).into_owned(),
@@ -555,4 +564,45 @@ fn reconnect_backoff_starts_at_a_second_and_stops_at_five_minutes() {
     assert_eq!(reconnect_backoff(0, 0.5).as_secs(), 1);
     assert!((reconnect_backoff(3, 0.0).as_secs_f64() - 3.2).abs() < 1e-9);
     assert!((reconnect_backoff(3, 1.0).as_secs_f64() - 4.8).abs() < 1e-9);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_burst_is_handed_to_smtp_while_it_is_still_read() {
+    let dir = TempDir::new("burst");
+    let script = Script::default();
+    let sender = Recorder {
+        trail: script.trail.clone(),
+        ..Recorder::default()
+    };
+    let config = relay(&dir, &script, &sender).await;
+    script.trail.lock().unwrap().clear();
+    // Three groups of mails: the move, then Anna's mails while it is Bert's turn (each answered).
+    let n = 2 * GROUP + 8;
+    script.deliver(letter(ANNA, "1. e4", "b0"), at(1, 10, 0));
+    for i in 1..n {
+        script.deliver(letter(ANNA, "Remis?", &format!("b{i}")), at(1, 10, 0));
+    }
+    let mut app = App::open(config).unwrap();
+    let report = pass(&mut app, &script, &sender, at(1, 10, 1)).await;
+    assert_eq!(report.processed, n);
+    assert_eq!(sender.of("move", BERT).len(), 1, "the forward to Bert");
+    let trail = script.trail.lock().unwrap().clone();
+    let first_send = trail
+        .iter()
+        .position(|t| t.starts_with("send "))
+        .expect("sent");
+    let last_fetch = trail
+        .iter()
+        .rposition(|t| t.starts_with("fetch "))
+        .expect("fetched");
+    assert!(
+        first_send < last_fetch,
+        "the first group's mails leave before the last group is read: {trail:?}"
+    );
+    // Every mail still leaves the outbox exactly once.
+    assert_eq!(app.store.outbox_all().unwrap().len(), 0);
+    assert_eq!(
+        report.sent,
+        trail.iter().filter(|t| t.starts_with("send ")).count()
+    );
 }

@@ -18,11 +18,13 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
     sizes
         .burst
         .iter()
-        .map(|&n| {
+        .flat_map(|&n| {
             let runs = if n <= 1_000 { sizes.runs } else { 1 };
-            let row = burst(n, runs.max(1));
-            progress(&row);
-            row
+            let rows = burst(n, runs.max(1));
+            for row in &rows {
+                progress(row);
+            }
+            rows
         })
         .collect()
 }
@@ -55,13 +57,54 @@ fn floor(n: usize) -> f64 {
     n as f64 / (done - started).as_secs_f64()
 }
 
-fn burst(n: usize, runs: usize) -> Row {
+/// What the relay can reach at best on this stack: it hands two mails per move to Postfix (the
+/// forward and the receipt). Bare clients over [`fernzug::daemon::PARALLEL_SENDS`] connections
+/// hand `2n` move-sized mails for `n` fresh mailboxes; moves per second (`n` over the time until
+/// Postfix accepted the last one).
+fn bound(n: usize) -> f64 {
+    let width = fernzug::daemon::PARALLEL_SENDS;
+    let sender = unique_addr("bound-sender");
+    let boxes: Vec<String> = (0..n).map(|_| unique_addr("bound-box")).collect();
+    let mails: Vec<_> = (0..2 * n)
+        .map(|i| {
+            move_mail(
+                &sender,
+                &boxes[i / 2],
+                &format!("Re: [BOUND/{i}] Zug"),
+                "23... Nf6",
+            )
+        })
+        .collect();
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        let parts: Vec<_> = mails
+            .chunks(mails.len().div_ceil(width).max(1))
+            .map(|part| s.spawn(move || bare_send(SMTP_PORT, part).expect("bound: send")))
+            .collect();
+        for p in parts {
+            p.join().expect("bound: sender");
+        }
+    });
+    let rate = n as f64 / started.elapsed().as_secs_f64();
+    // Delivered before the next measurement begins.
+    wait_total(
+        &boxes,
+        2 * n,
+        Duration::from_secs(10),
+        Duration::from_secs(120) + Duration::from_millis(50) * n as u32,
+    );
+    rate
+}
+
+fn burst(n: usize, runs: usize) -> Vec<Row> {
+    let mut bounds = Vec::new();
     let mut floors = Vec::new();
     let mut relays = Vec::new();
     let mut ratios = Vec::new();
     let mut rss = None;
     let mut wrong: Vec<String> = Vec::new();
     for run in 0..runs {
+        let b = bound(n);
         let f = floor(n);
         // The relay: a store of ≥ n running games, n move mails waiting, one `once`.
         let relay = Relay::new("load-burst");
@@ -72,14 +115,25 @@ fn burst(n: usize, runs: usize) -> Row {
         let ran = fernzug(&relay, &["once"], &[]);
         let r = n as f64 / ran.wall.as_secs_f64();
         println!(
-            "burst {n}, run {}: floor {:.1} mails/s, relay {:.1} mails/s (once {:?}, peak RSS {} KiB)",
+            "burst {n}, run {}: floor {:.1} mails/s, relay {:.1} mails/s (once {:?}, CPU {:?}, peak RSS {} KiB)",
             run + 1,
             f,
             r,
             ran.wall,
+            ran.cpu.unwrap_or_default(),
             ran.rss_kb.unwrap_or(0)
         );
+        // With FERNZUG_LOAD_RELAY_LOG=fernzug=debug: where the pass spent its time.
+        for line in ran
+            .stderr
+            .lines()
+            .filter(|l| l.contains(" in ") && l.contains(" ms"))
+        {
+            println!("  {line}");
+        }
+        println!("  bound: bare clients hand 2 mails per move at {b:.1} moves/s");
         floors.push(f);
+        bounds.push(b);
         relays.push(r);
         ratios.push(r / f);
         rss = rss.max(ran.rss_kb);
@@ -112,7 +166,7 @@ fn burst(n: usize, runs: usize) -> Row {
         }
     ));
     row.floor = Stats::new(floors).show("mails/s");
-    row.relay = Stats::new(relays).show("mails/s");
+    row.relay = Stats::new(relays.clone()).show("mails/s");
     row.ratio = Some(Stats::new(ratios).median());
     row.goal = Goal::AtLeast(1.0);
     row.rss = mib(rss);
@@ -124,5 +178,15 @@ fn burst(n: usize, runs: usize) -> Row {
         );
         row.failed = Some(format!("{} forwards not exactly once", wrong.len()));
     }
-    row
+    let mut bound = Row::new(format!(
+        "P2 burst, {} moves, beside what the stack can take: bare clients handing 2 mails per move (forward, receipt) over {} connections, moves/s",
+        count(n),
+        fernzug::daemon::PARALLEL_SENDS
+    ));
+    bound.floor = Stats::new(bounds.clone()).show("moves/s");
+    bound.relay = row.relay.replace("mails/s", "moves/s");
+    let ratios: Vec<f64> = relays.iter().zip(&bounds).map(|(r, b)| r / b).collect();
+    bound.ratio = Some(Stats::new(ratios).median());
+    bound.rss = row.rss.clone();
+    vec![row, bound]
 }

@@ -51,8 +51,12 @@ pub struct Ran {
     pub wall: Duration,
     /// Peak resident set size in KiB.
     pub rss_kb: Option<u64>,
+    /// User + system CPU time (GNU time only).
+    pub cpu: Option<Duration>,
     /// Stopped at the limit of [`fernzug_within`]: `wall` is a lower bound.
     pub timed_out: bool,
+    /// What it wrote to stderr (its log: `RUST_LOG=warn`, or `$FERNZUG_LOAD_RELAY_LOG`).
+    pub stderr: String,
 }
 
 /// `VmHWM` (peak resident set) of a live process, KiB.
@@ -111,7 +115,11 @@ pub fn fernzug_within(
         .join(format!("rss-{}", crate::common::unique("m")));
     let mut cmd = if gnu_time() {
         let mut c = Command::new(GNU_TIME);
-        c.arg("-f").arg("%M").arg("-o").arg(&rss_file).arg(&bin);
+        c.arg("-f")
+            .arg("%U %S %M")
+            .arg("-o")
+            .arg(&rss_file)
+            .arg(&bin);
         c
     } else {
         Command::new(&bin)
@@ -120,7 +128,10 @@ pub fn fernzug_within(
         .arg(&relay.config)
         .args(args)
         .env_remove("FERNZUG_CONFIG")
-        .env("RUST_LOG", "warn")
+        .env(
+            "RUST_LOG",
+            std::env::var("FERNZUG_LOAD_RELAY_LOG").unwrap_or_else(|_| "warn".into()),
+        )
         .current_dir(&relay.dir);
     for (k, v) in envs {
         cmd.env(k, v);
@@ -169,13 +180,29 @@ pub fn fernzug_within(
     };
     let stdout = read(&out_file);
     let stderr = read(&err_file);
-    let rss_kb = if gnu_time() {
+    // GNU time's last line: user and system seconds, peak RSS in KiB.
+    let timed = if gnu_time() {
         read(&rss_file)
-            .lines()
-            .rev()
-            .find_map(|l| l.trim().parse().ok())
+    } else {
+        String::new()
+    };
+    let fields: Vec<&str> = timed
+        .lines()
+        .rev()
+        .find(|l| l.split_whitespace().count() == 3)
+        .map(|l| l.split_whitespace().collect())
+        .unwrap_or_default();
+    let rss_kb = if gnu_time() {
+        fields.get(2).and_then(|f| f.parse().ok())
     } else {
         polled
+    };
+    let cpu = match (fields.first(), fields.get(1)) {
+        (Some(u), Some(s)) => match (u.parse::<f64>(), s.parse::<f64>()) {
+            (Ok(u), Ok(s)) => Some(Duration::from_secs_f64(u + s)),
+            _ => None,
+        },
+        _ => None,
     };
     assert!(
         timed_out || status.success(),
@@ -185,7 +212,9 @@ pub fn fernzug_within(
     Ran {
         wall,
         rss_kb,
+        cpu,
         timed_out,
+        stderr,
     }
 }
 
