@@ -17,8 +17,10 @@ use crate::store::{ArchiveEntry, Batch, Direction, OutboxEntry, QuarantineEntry,
 
 mod awake;
 mod due;
+mod enrol;
 mod shelf;
 use due::DueIndex;
+pub use enrol::REGISTER_CHUNK;
 
 /// A runtime failure of the shell: printed as one line, exit status 1.
 #[derive(Debug, thiserror::Error)]
@@ -239,6 +241,12 @@ impl App {
             let _ = std::fs::remove_file(&request);
         }
         let store = opened?;
+        for id in enrol::abandon_registrations(&store)? {
+            tracing::warn!(
+                "the registration of tournament {id} stopped before its end and does not count: \
+                 its parts were removed; add it again"
+            );
+        }
         let (kept, templates) = match held {
             Some(h) => (Some((h.generation, h.state, h.due)), h.templates),
             None => (
@@ -374,7 +382,9 @@ impl App {
 
     /// Registers a tournament and queues its start mails.
     ///
-    /// The tournament, its games and keys are committed first, with a note of the start mails
+    /// The games, their keys and events are written in parts of [`REGISTER_CHUNK`] games, the
+    /// tournament last (`enrol.rs`: a registration stopped in between does not count and is removed
+    /// at the next opening). The tournament is committed with a note of the start mails
     /// still to queue ([`PendingStarts`]); then the start mails are rendered and queued
     /// [`START_CHUNK`] games at a time, each part in its own transaction that moves the note on
     /// (memory stays small however many games the tournament has). Should the relay stop in
@@ -388,10 +398,12 @@ impl App {
         let mut out = self
             .state
             .register_without_mails(file, now, &self.settings, &mut key)?;
-        let mut batch = Batch::default();
-        let pending = PendingStarts { at: now, next: 0 };
-        batch.put(Tree::Meta, pending_key(&file.id).as_bytes(), &pending);
-        self.settle(batch, &out, now)?;
+        if let Err(e) = self.write_registration(&file.id, &out, now, REGISTER_CHUNK) {
+            // Nothing of it counts: the parts written go now (or at the next opening).
+            let _ = enrol::abandon_registrations(&self.store);
+            self.reload()?;
+            return Err(e);
+        }
         out.log.extend(self.queue_starts()?);
         Ok(out)
     }

@@ -23,9 +23,10 @@ pub const AFTER_IMAP_FLAG: &str = "after-imap-flag";
 pub const AFTER_SMTP_ACCEPT: &str = "after-smtp-accept";
 pub const BEFORE_OUTBOX_DELETE: &str = "before-outbox-delete";
 pub const BETWEEN_START_PARTS: &str = "between-start-parts";
+pub const BETWEEN_REGISTER_PARTS: &str = "between-register-parts";
 
 /// Every named point.
-pub const ALL: [&str; 7] = [
+pub const ALL: [&str; 8] = [
     AFTER_READ,
     AFTER_COMMIT,
     AFTER_FSYNC,
@@ -33,6 +34,7 @@ pub const ALL: [&str; 7] = [
     AFTER_SMTP_ACCEPT,
     BEFORE_OUTBOX_DELETE,
     BETWEEN_START_PARTS,
+    BETWEEN_REGISTER_PARTS,
 ];
 
 static SPEC: LazyLock<Option<(String, u64)>> = LazyLock::new(|| {

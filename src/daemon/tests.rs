@@ -606,3 +606,89 @@ async fn a_burst_is_handed_to_smtp_while_it_is_still_read() {
         trail.iter().filter(|t| t.starts_with("send ")).count()
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_tournament_written_in_parts_is_whole_and_a_stopped_one_is_removed_at_opening() {
+    let dir = TempDir::new("parts");
+    let config = config(&dir.0);
+    let players: Vec<(String, String)> = (0..12)
+        .map(|i| (format!("Spieler {i}"), format!("p{i}@fernschach.test")))
+        .collect();
+    let entries: Vec<(&str, &str, Option<crate::lang::Lang>)> = players
+        .iter()
+        .map(|(n, e)| (n.as_str(), e.as_str(), None))
+        .collect();
+    let pairs: Vec<(usize, usize)> = (0..12)
+        .flat_map(|w| (w + 1..12).map(move |b| (w, b)))
+        .collect();
+    let file = crate::core::testkit::tournament("BIG", "Gross", RuleSet::Post, &entries, &pairs);
+    let mut app = App::open(config.clone()).unwrap();
+    // 66 games in parts of 10: seven transactions, the tournament in the last.
+    let mut key = crate::app::new_key;
+    let out = app
+        .state
+        .register_without_mails(&file, at(1, 9, 0), &app.settings, &mut key)
+        .unwrap();
+    app.write_registration("BIG", &out, at(1, 9, 0), 10)
+        .unwrap();
+    let keys = out.keys.len();
+    assert!(keys >= 132, "two keys a game at least");
+    drop(app);
+    let app = App::open(config.clone()).unwrap();
+    assert_eq!(app.state.games.len(), 66, "every game");
+    assert_eq!(app.state.keys.len(), keys, "every reply key");
+    let (stored, rebuilt) = app.due_stored_and_rebuilt();
+    assert_eq!(stored, rebuilt, "the index of deadlines");
+    let pending = app
+        .store
+        .scan_prefix::<serde::de::IgnoredAny>(crate::store::Tree::Meta, b"starts-pending:")
+        .unwrap();
+    assert_eq!(
+        pending.len(),
+        1,
+        "the start mails still to queue, noted with the tournament"
+    );
+
+    // A registration that stopped before its last part: its parts go at the next opening.
+    let mut app = app;
+    let mut other = file.clone();
+    other.id = "HALF".into();
+    let out = app
+        .state
+        .register_without_mails(&other, at(1, 9, 0), &app.settings, &mut key)
+        .unwrap();
+    let mut batch = crate::store::Batch::default();
+    batch.put(crate::store::Tree::Meta, b"registering:HALF", &at(1, 9, 0));
+    for g in out.games.iter().take(10) {
+        batch.put(
+            crate::store::Tree::Games,
+            g.to_string().as_bytes(),
+            &app.state.games[g],
+        );
+    }
+    for k in &out.keys {
+        batch.put(
+            crate::store::Tree::Keys,
+            k.as_bytes(),
+            &app.state.keys.get(k).unwrap().clone(),
+        );
+    }
+    for (g, seq, e) in &out.events {
+        batch.append_event(&g.to_string(), *seq, e);
+    }
+    app.store.commit(batch).unwrap();
+    drop(app);
+    let app = App::open(config).unwrap();
+    assert_eq!(
+        app.state.games.len(),
+        66,
+        "only the whole tournament's games"
+    );
+    assert_eq!(app.state.keys.len(), keys, "only its keys");
+    assert!(!app.state.tournaments.contains_key("HALF"));
+    let events = app
+        .store
+        .scan_prefix::<serde::de::IgnoredAny>(crate::store::Tree::Events, b"HALF/")
+        .unwrap();
+    assert!(events.is_empty(), "no event of the half registration");
+}

@@ -683,7 +683,7 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
 /// stopped hard between two parts, the next pass queues the rest: every player gets exactly one
 /// start mail for each of his games, none twice.
 #[test]
-fn tournament_add_stopped_between_start_parts_is_completed_by_the_next_pass() {
+fn tournament_add_stopped_between_parts_counts_whole_or_not_and_its_start_mails_are_completed() {
     let relay = Relay::new("start-parts");
     // 16 players: 120 games, more than one part.
     let players: Vec<(String, String)> = (0..16)
@@ -695,6 +695,24 @@ fn tournament_add_stopped_between_start_parts_is_completed_by_the_next_pass() {
         .collect();
     let t = relay.tournament(&entries, "fax", "2026-12-01");
     let path = t.path.to_string_lossy().into_owned();
+    // Stopped before the last part of the registration: nothing of it counts.
+    let out = relay
+        .command(&["tournament", "add", &path, "--now", REGISTERED])
+        .env("FERNZUG_CRASH_AT", "between-register-parts")
+        .output()
+        .expect("run fernzug");
+    assert!(
+        !out.status.success(),
+        "the crash point was not reached: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let status = relay.run_ok(&["status", "--json"]);
+    let games: Vec<serde_json::Value> = serde_json::from_str(&status).expect("status --json");
+    assert!(
+        games.is_empty(),
+        "a half registration does not count: {status}"
+    );
+    // Added again, stopped after the registration, between the parts of its start mails.
     let out = relay
         .command(&["tournament", "add", &path, "--now", REGISTERED])
         .env("FERNZUG_CRASH_AT", "between-start-parts")

@@ -149,11 +149,12 @@ pub fn generate_at(
                 now - Duration::minutes(rng.gen_range(60..9 * 24 * 60))
             };
             let start = registered + Duration::days(1);
-            let span = (end - start).num_minutes().max(plies as i64);
+            // The moves first, then their times: a running game whose random play would have run
+            // into a finished position stops earlier, and its last move must still be recent (a
+            // store as the relay leaves it has no deadline overdue).
             let mut pos = Chess::default();
-            let mut last = start;
-            let mut played = 0;
-            for n in 0..plies {
+            let mut chosen = Vec::new();
+            for _ in 0..plies {
                 let legal = pos.legal_moves();
                 let Some(m) = legal.choose(&mut rng).cloned() else {
                     break;
@@ -163,10 +164,17 @@ pub fn generate_at(
                 if !finished && next_pos.is_game_over() {
                     break;
                 }
-                let at = start + Duration::minutes(span * (n as i64 + 1) / plies as i64);
+                chosen.push((pos, m));
+                pos = next_pos;
+            }
+            let played = chosen.len();
+            let span = (end - start).num_minutes().max(played as i64);
+            let mut last = start;
+            for (n, (before, m)) in chosen.into_iter().enumerate() {
+                let at = start + Duration::minutes(span * (n as i64 + 1) / played as i64);
                 let days = u32::try_from((at - last).num_days()).unwrap_or(0);
-                let color = pos.turn();
-                let san = shakmaty::san::San::from_move(&pos, m).to_string();
+                let color = before.turn();
+                let san = shakmaty::san::San::from_move(&before, m).to_string();
                 let uci = m.to_uci(shakmaty::CastlingMode::Standard).to_string();
                 let message_id = format!("<gen-{id}-{}-{n}@{domain}>", r.number);
                 game.moves.push(PlayedMove {
@@ -201,8 +209,6 @@ pub fn generate_at(
                 );
                 game.last_forward = Some(message_id);
                 last = at;
-                pos = next_pos;
-                played += 1;
             }
             game.turn = Turn::new(last);
             if finished {
@@ -239,7 +245,7 @@ pub fn generate_at(
                     partner: game.players.get(!to_move).clone(),
                     key: game.keys.get(to_move).clone(),
                     mover,
-                    move_number: played / 2 + 1,
+                    move_number: u32::try_from(played / 2 + 1).expect("a short game"),
                     white_to_move: to_move == Color::White,
                     san: shakmaty::san::San::from_move(&pos, *m).to_string(),
                 });
