@@ -148,17 +148,27 @@ pub fn wait_total(
     quiet: Duration,
     timeout: Duration,
 ) -> BTreeMap<String, usize> {
+    // Dovecot allows a limited number of connections: up to KEPT stay open, the others are
+    // opened for each look.
+    const KEPT: usize = 400;
     let mut open: Vec<(String, Mailbox)> = boxes
         .iter()
+        .take(KEPT)
         .map(|a| (a.clone(), Mailbox::open(a).expect("IMAP")))
         .collect();
     let started = Instant::now();
     let mut last = (usize::MAX, Instant::now());
     loop {
-        let counts: BTreeMap<String, usize> = open
+        let mut counts: BTreeMap<String, usize> = open
             .iter_mut()
             .map(|(a, b)| (a.clone(), b.count().expect("STATUS")))
             .collect();
+        for a in boxes.iter().skip(KEPT) {
+            let n = Mailbox::open(a)
+                .and_then(|mut b| b.count())
+                .expect("STATUS");
+            counts.insert(a.clone(), n);
+        }
         let sum: usize = counts.values().sum();
         if sum >= total || started.elapsed() > timeout {
             return counts;
