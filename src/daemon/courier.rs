@@ -169,8 +169,9 @@ async fn work<S: Outgoing>(
         tokio::select! {
             order = orders.recv(), if open => match order {
                 None => open = false,
+                // His mails handed over before stay in line (they are older than the one
+                // waiting); later ones wait for the next pass.
                 Some(Order::Hold(r)) => {
-                    queues.remove(&r);
                     held.insert(r);
                 }
                 Some(Order::Send(entry)) => {
