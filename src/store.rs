@@ -1677,6 +1677,42 @@ mod tests {
     }
 
     #[test]
+    fn watched_enqueues_are_named_once_and_only_from_transactions_that_held() {
+        let dir = TempDir::new("outbox-watch");
+        let s = Store::open(&dir.0).unwrap();
+        let id = |m: &str| OutboxEntry::make_id(m, "a@x.test");
+        let mut b = Batch::new();
+        b.enqueue(&outbox("<0@x>", t(9, 0), t(9, 0)));
+        s.commit(b).unwrap();
+        assert!(s.take_enqueued().is_empty(), "not watched: nothing noted");
+        s.watch_enqueued(true);
+        let mut b = Batch::new();
+        b.enqueue(&outbox("<1@x>", t(9, 0), t(9, 0)))
+            .enqueue(&outbox("<2@x>", t(9, 0), t(9, 0)));
+        s.apply(b).unwrap();
+        let mut b = Batch::new();
+        b.enqueue(&outbox("<3@x>", t(9, 0), t(9, 0))).fail_here();
+        assert!(s.commit(b).is_err());
+        // A retry rewrites an entry: not a new one.
+        s.outbox_retry(&id("<0@x>"), t(9, 5), "421").unwrap();
+        assert_eq!(s.take_enqueued(), vec![id("<1@x>"), id("<2@x>")]);
+        assert!(s.take_enqueued().is_empty(), "each named once");
+        assert_eq!(
+            s.outbox_entry(&id("<2@x>")).unwrap().map(|e| e.seq),
+            Some(3),
+            "read back with the order the store gave it"
+        );
+        s.outbox_sent_many(&[id("<1@x>"), id("<2@x>"), id("<absent@x>")])
+            .unwrap();
+        assert_eq!(s.outbox_all().unwrap().len(), 1);
+        s.watch_enqueued(false);
+        let mut b = Batch::new();
+        b.enqueue(&outbox("<4@x>", t(9, 0), t(9, 0)));
+        s.commit(b).unwrap();
+        assert!(s.take_enqueued().is_empty());
+    }
+
+    #[test]
     fn quarantine_and_raw_bytes_round_trip() {
         let dir = TempDir::new("quarantine");
         let s = Store::open(&dir.0).unwrap();
