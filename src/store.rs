@@ -1080,16 +1080,11 @@ impl Store {
             .min())
     }
 
-    /// The SMTP server accepted entry `id`: delete it. Flushed, but not fsynced: a delete lost in a
-    /// crash only sends the mail once more, with the same Message-ID (at least once for mail), and
-    /// sparing the fsync per sent mail is most of the cost of a pass. Deleting an absent entry is
-    /// not an error.
-    pub fn outbox_sent(&self, id: &str) -> Result<(), StoreError> {
-        self.outbox_sent_many(&[id])
-    }
-
-    /// [`Store::outbox_sent`] for several entries, with one flush.
-    pub fn outbox_sent_many<S: AsRef<str>>(&self, ids: &[S]) -> Result<(), StoreError> {
+    /// The SMTP server accepted the entries `ids`: delete them, with one flush. Flushed, but not
+    /// fsynced: a delete lost in a crash only sends the mail once more, with the same Message-ID
+    /// (at least once for mail), and sparing the fsync per sent mail is most of the cost of a
+    /// pass. Deleting an absent entry is not an error.
+    pub fn outbox_sent<S: AsRef<str>>(&self, ids: &[S]) -> Result<(), StoreError> {
         if ids.is_empty() {
             return Ok(());
         }
@@ -1569,7 +1564,7 @@ mod tests {
         assert_eq!(due, vec!["<c@x>"]);
         assert_eq!(next_attempt(&s), Some(t(9, 30)));
 
-        s.outbox_sent(&OutboxEntry::make_id("<c@x>", "a@x.test"))
+        s.outbox_sent(&[OutboxEntry::make_id("<c@x>", "a@x.test")])
             .unwrap();
         remove(&s, &OutboxEntry::make_id("<b@x>", "a@x.test")).unwrap();
         let all: Vec<String> = s
@@ -1584,7 +1579,7 @@ mod tests {
             s.outbox_retry("nope", t(12, 0), "x"),
             Err(StoreError::Missing { .. })
         ));
-        s.outbox_sent(&id_a).unwrap();
+        s.outbox_sent(&[&id_a]).unwrap();
         assert_eq!(next_attempt(&s), None);
     }
 
@@ -1702,7 +1697,7 @@ mod tests {
             Some(3),
             "read back with the order the store gave it"
         );
-        s.outbox_sent_many(&[id("<1@x>"), id("<2@x>"), id("<absent@x>")])
+        s.outbox_sent(&[id("<1@x>"), id("<2@x>"), id("<absent@x>")])
             .unwrap();
         assert_eq!(s.outbox_all().unwrap().len(), 1);
         s.watch_enqueued(false);

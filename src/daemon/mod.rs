@@ -232,8 +232,7 @@ fn start_courier<S>(app: &App, sender: &S, now: DateTime<Utc>) -> Result<Courier
 where
     S: Outgoing + Clone + Send + Sync + 'static,
 {
-    let max_age = chrono::Duration::days(i64::from(app.config.limits.outbox_max_age_days));
-    let mut courier = Courier::start(sender, now, max_age);
+    let mut courier = Courier::start(sender, now, outbox_max_age(app));
     app.store.watch_enqueued(true);
     for entry in app.store.outbox_all()? {
         if entry.next_attempt > now {
@@ -243,6 +242,11 @@ where
         }
     }
     Ok(courier)
+}
+
+/// How long a mail is retried before it is given up (`[limits] outbox_max_age_days`, Fax 2.3).
+fn outbox_max_age(app: &App) -> chrono::Duration {
+    chrono::Duration::days(i64::from(app.config.limits.outbox_max_age_days))
 }
 
 /// Hands the entries the pass enqueued since the last call to the courier. Only once they are
@@ -270,7 +274,7 @@ fn apply(
     now: DateTime<Utc>,
     report: &mut PassReport,
 ) -> Result<(), AppError> {
-    let max_age = chrono::Duration::days(i64::from(app.config.limits.outbox_max_age_days));
+    let max_age = outbox_max_age(app);
     let mut stop = None;
     let mut accepted: Vec<String> = Vec::new();
     for Attempt { entry, sent } in attempts {
@@ -325,7 +329,7 @@ fn apply(
     }
     if !accepted.is_empty() {
         crash::point(crash::BEFORE_OUTBOX_DELETE);
-        app.store.outbox_sent_many(&accepted)?;
+        app.store.outbox_sent(&accepted)?;
     }
     match stop {
         Some(e) => Err(AppError::Send(e)),
@@ -401,7 +405,7 @@ pub fn reconnect_backoff(failures: u32, jitter_unit: f64) -> Duration {
 async fn chores<S>(
     app: &mut App,
     sender: &S,
-    courier: Courier,
+    mut courier: Courier,
     now: DateTime<Utc>,
     tick_to: Option<DateTime<Utc>>,
     report: &mut PassReport,
@@ -409,7 +413,6 @@ async fn chores<S>(
 where
     S: Outgoing + Clone + Send + Sync + 'static,
 {
-    let mut courier = courier;
     // Start mails of a tournament whose registration stopped half-way (`App::register`).
     for line in app.queue_starts()? {
         info!("{line}");
@@ -505,10 +508,11 @@ fn log_pass(started: std::time::Instant, r: &PassReport) {
 /// `idle_minutes`; ending each IDLE needs the server's answer within the timeout, so a silent,
 /// dead connection is noticed then), wakes for the core's next deadline and the outbox's next
 /// retry, and reconnects to IMAP with [`reconnect_backoff`]. Deadlines and the outbox go on while
-/// IMAP is away; SMTP failures never stop it. After an outage it catches up in order. The store is
-/// opened for each pass and closed while the daemon waits, so that `fernzug status`,
-/// `tournament add` and `export` work while it runs (in the manner of mini-redis:
-/// `run(config, shutdown)`).
+/// IMAP is away; SMTP failures never stop it. After an outage it catches up in order. The store
+/// stays open while the daemon waits, until another command asks for it (`store.wanted`, see
+/// [`crate::app::store_request`]): then it lets go until that command is done, so that
+/// `fernzug status`, `tournament add` and `export` work while it runs (in the manner of
+/// mini-redis: `run(config, shutdown)`).
 pub async fn run(config: Config, shutdown: watch::Receiver<bool>) -> Result<(), AppError> {
     let sender = Sender::new(smtp_settings(&config))?;
     let imap = imap_settings(&config);

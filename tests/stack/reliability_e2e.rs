@@ -695,36 +695,29 @@ fn tournament_add_stopped_between_parts_counts_whole_or_not_and_its_start_mails_
         .collect();
     let t = relay.tournament(&entries, "fax", "2026-12-01");
     let path = t.path.to_string_lossy().into_owned();
+    // `tournament add`, killed at crash point `point`; then every game `status` lists.
+    let add_stopped_at = |point: &str| {
+        let out = relay
+            .command(&["tournament", "add", &path, "--now", REGISTERED])
+            .env("FERNZUG_CRASH_AT", point)
+            .output()
+            .expect("run fernzug");
+        assert!(
+            !out.status.success(),
+            "the crash point {point} was not reached: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let status = relay.run_ok(&["status", "--json"]);
+        serde_json::from_str::<Vec<serde_json::Value>>(&status).expect("status --json")
+    };
     // Stopped before the last part of the registration: nothing of it counts.
-    let out = relay
-        .command(&["tournament", "add", &path, "--now", REGISTERED])
-        .env("FERNZUG_CRASH_AT", "between-register-parts")
-        .output()
-        .expect("run fernzug");
-    assert!(
-        !out.status.success(),
-        "the crash point was not reached: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let status = relay.run_ok(&["status", "--json"]);
-    let games: Vec<serde_json::Value> = serde_json::from_str(&status).expect("status --json");
+    let games = add_stopped_at("between-register-parts");
     assert!(
         games.is_empty(),
-        "a half registration does not count: {status}"
+        "a half registration does not count: {games:?}"
     );
     // Added again, stopped after the registration, between the parts of its start mails.
-    let out = relay
-        .command(&["tournament", "add", &path, "--now", REGISTERED])
-        .env("FERNZUG_CRASH_AT", "between-start-parts")
-        .output()
-        .expect("run fernzug");
-    assert!(
-        !out.status.success(),
-        "the crash point was not reached: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let status = relay.run_ok(&["status", "--json"]);
-    let games: Vec<serde_json::Value> = serde_json::from_str(&status).expect("status --json");
+    let games = add_stopped_at("between-start-parts");
     assert_eq!(
         games.len(),
         120,
