@@ -18,7 +18,7 @@ use crate::store::{ArchiveEntry, Batch, Direction, OutboxEntry, QuarantineEntry,
 mod awake;
 mod due;
 mod enrol;
-mod shelf;
+pub mod shelf;
 use due::DueIndex;
 pub use enrol::REGISTER_CHUNK;
 
@@ -49,6 +49,13 @@ pub enum AppError {
     /// The tournament cannot be registered.
     #[error(transparent)]
     Register(#[from] crate::core::RegisterError),
+    /// A shelf file (`app/shelf.rs`) could not be written or read.
+    #[error("shelf file {}: {source}", path.display())]
+    Shelf {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// `--now` earlier than what the relay already acted on.
     #[error(transparent)]
     TimeBackwards(#[from] TimeBackwards),
@@ -204,7 +211,9 @@ impl App {
         let key = id.to_string();
         let game = match app.store.get::<Game>(Tree::Games, key.as_bytes())? {
             Some(g) => Some(g),
-            None => app.store.get::<Game>(Tree::ShelvedGames, key.as_bytes())?,
+            None => {
+                shelf::shelved_games(&app.store, &id.tournament, std::slice::from_ref(id))?.pop()
+            }
         };
         if let Some(g) = game {
             app.state.games.insert(g.id.clone(), g);
@@ -721,12 +730,21 @@ impl App {
             // The rotated tournaments' games go to the shelf in the same transaction (shelf.rs).
             let ids: std::collections::BTreeSet<String> =
                 out.rotate.iter().map(|(id, _)| id.clone()).collect();
-            let staged = self.stage(&mut batch, &out, now);
-            let (games, keys) = shelf::shelve(&self.state, &ids, &mut batch);
-            if let Err(e) = staged.and_then(|()| Ok(self.store.commit(batch)?)) {
-                self.reload()?;
-                return Err(e);
-            }
+            // The shelf files are durable before the transaction that removes the games.
+            let shelved = self
+                .stage(&mut batch, &out, now)
+                .and_then(|()| shelf::shelve(&self.store, &self.state, &ids, &mut batch));
+            let done = shelved.and_then(|moved| {
+                self.store.commit(batch)?;
+                Ok(moved)
+            });
+            let (games, keys) = match done {
+                Ok(moved) => moved,
+                Err(e) => {
+                    self.reload()?;
+                    return Err(e);
+                }
+            };
             shelf::forget(&mut self.state, &games, &keys);
         }
         Ok(log)
@@ -774,7 +792,7 @@ impl App {
         }
         for k in &out.keys {
             if let Some(b) = self.state.keys.get(k) {
-                batch.put(Tree::Keys, k.as_bytes(), b);
+                batch.bind_key(k, &b.game.to_string(), b);
             }
         }
         for (g, seq, e) in &out.events {
@@ -813,8 +831,8 @@ impl App {
     }
 }
 
-/// The state as the store has it: with every game (but the shelved ones) when `games`, else
-/// with none.
+/// The state as the store has it: with every game (but the shelved ones) and every reply key
+/// when `games`, else with neither.
 fn load_state(store: &Store, games: bool) -> Result<State, AppError> {
     let mut state = State::default();
     store.for_each(Tree::Tournaments, |_, t: crate::core::Tournament| {
@@ -824,17 +842,20 @@ fn load_state(store: &Store, games: bool) -> Result<State, AppError> {
         store.for_each(Tree::Games, |_, g: Game| {
             state.games.insert(g.id.clone(), g);
         })?;
+        store.for_each(Tree::Keys, |k, b: crate::core::KeyBinding| {
+            state
+                .keys
+                .insert(String::from_utf8_lossy(k).into_owned(), b);
+        })?;
     }
-    store.for_each(Tree::Keys, |k, b: crate::core::KeyBinding| {
-        state
-            .keys
-            .insert(String::from_utf8_lossy(k).into_owned(), b);
-    })?;
     if let Some(meta) = store.get(Tree::Meta, META_STATE.as_bytes())? {
         state.meta = meta;
     }
     Ok(state)
 }
+
+/// Set once every reply key was indexed by its game in [`Tree::KeysByGame`].
+const META_KEYS_BY_GAME: &str = "keys-by-game";
 
 /// Set once the index of deadlines was written to [`Tree::Due`] (`due.rs`).
 const META_DUE: &str = "due-index";
@@ -843,12 +864,17 @@ const META_DUE: &str = "due-index";
 /// it needs them. A store from before the index (or before the migrations below) is read whole
 /// once, migrated, indexed and the index written.
 fn lazy_state(store: &Store, settings: &Settings) -> Result<(State, DueIndex), AppError> {
-    let migrated = [META_DUE, META_ENDS_MIGRATED, shelf::META_SHELVED]
-        .iter()
-        .map(|k| store.get::<bool>(Tree::Meta, k.as_bytes()))
-        .collect::<Result<Vec<_>, _>>()?
-        .into_iter()
-        .all(|v| v == Some(true));
+    let migrated = [
+        META_DUE,
+        META_ENDS_MIGRATED,
+        shelf::META_SHELVED,
+        META_KEYS_BY_GAME,
+    ]
+    .iter()
+    .map(|k| store.get::<bool>(Tree::Meta, k.as_bytes()))
+    .collect::<Result<Vec<_>, _>>()?
+    .into_iter()
+    .all(|v| v == Some(true));
     if migrated {
         return Ok((load_state(store, false)?, DueIndex::load(store)?));
     }
@@ -862,8 +888,14 @@ fn lazy_state(store: &Store, settings: &Settings) -> Result<(State, DueIndex), A
     }
     due.persist_all(&mut batch);
     batch.put(Tree::Meta, META_DUE.as_bytes(), &true);
+    // The index of the reply keys by game (stores from before it; rewriting it is harmless).
+    for (k, b) in state.keys.iter() {
+        batch.bind_key(k, &b.game.to_string(), b);
+    }
+    batch.put(Tree::Meta, META_KEYS_BY_GAME.as_bytes(), &true);
     store.commit(batch)?;
     state.games.clear();
+    state.keys = Default::default();
     Ok((state, due))
 }
 

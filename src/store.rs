@@ -68,8 +68,9 @@ pub enum Tree {
     ArchiveByGame,
     /// Mails that could not be handled, [`QuarantineEntry`].
     Quarantine,
-    /// The games of tournaments whose archive was rotated (Fax 2.8): over for weeks, read only
-    /// when a mail or a command names them, never at start.
+    /// The shelved games the core changed after they were shelved (`crate::app::shelf`: the
+    /// others wait in the shelf files beside the store), and those shelved by versions before
+    /// the shelf files: read only when a mail or a command names them, never at start.
     ShelvedGames,
     /// The reply keys of the shelved games.
     ShelvedKeys,
@@ -77,12 +78,16 @@ pub enum Tree {
     /// each tournament's next digest and from when its archive may be rotated — so that a start
     /// need not read every game to learn when to wake.
     Due,
+    /// The reply keys of each game (`game 0 key` → its binding, as in [`Tree::Keys`]): the
+    /// relay reads the keys of the tournaments it works on, not every key at start. Written
+    /// only through [`Batch::bind_key`] / [`Batch::unbind_key`], together with `Keys`.
+    KeysByGame,
 }
 
 impl Tree {
     /// Every tree, in a fixed order (the index of a tree in this list is its slot in a
     /// transaction).
-    pub const ALL: [Tree; 14] = [
+    pub const ALL: [Tree; 15] = [
         Tree::Meta,
         Tree::Tournaments,
         Tree::Games,
@@ -97,6 +102,7 @@ impl Tree {
         Tree::ShelvedGames,
         Tree::ShelvedKeys,
         Tree::Due,
+        Tree::KeysByGame,
     ];
 
     /// The sled tree name.
@@ -116,6 +122,7 @@ impl Tree {
             Tree::ShelvedGames => "shelved_games",
             Tree::ShelvedKeys => "shelved_keys",
             Tree::Due => "due",
+            Tree::KeysByGame => "keys_by_game",
         }
     }
 
@@ -536,6 +543,39 @@ impl Batch {
             return self;
         }
         self.put(Tree::Events, game_key(game, seq), event)
+    }
+
+    /// Binds reply key `key` of `game`: in [`Tree::Keys`] and in the index [`Tree::KeysByGame`].
+    pub fn bind_key<T: Serialize + ?Sized>(
+        &mut self,
+        key: &str,
+        game: &str,
+        binding: &T,
+    ) -> &mut Batch {
+        if let Some(reason) = bad_game(game) {
+            self.fail(StoreError::InvalidKey {
+                tree: Tree::KeysByGame,
+                reason,
+            });
+            return self;
+        }
+        let mut by_game = game_prefix(game);
+        by_game.extend_from_slice(key.as_bytes());
+        self.put(Tree::KeysByGame, by_game, binding);
+        self.put(Tree::Keys, key.as_bytes(), binding)
+    }
+
+    /// Unbinds reply key `key` of `game` (from [`Tree::Keys`] and the index).
+    pub fn unbind_key(&mut self, key: &str, game: &str) -> &mut Batch {
+        let mut by_game = game_prefix(game);
+        by_game.extend_from_slice(key.as_bytes());
+        self.delete(Tree::KeysByGame, by_game);
+        self.delete(Tree::Keys, key.as_bytes())
+    }
+
+    /// Removes event `seq` from the log of `game` (the game went to a shelf file with its log).
+    pub fn remove_event(&mut self, game: &str, seq: u64) -> &mut Batch {
+        self.delete(Tree::Events, game_key(game, seq))
     }
 
     /// Put a mail into the outbox (key: its `id`).
@@ -978,6 +1018,22 @@ impl Store {
             }
         }
         Ok(out)
+    }
+
+    /// The reply keys of `game` and their bindings (the index [`Tree::KeysByGame`]).
+    pub fn keys_of_game<T: DeserializeOwned>(
+        &self,
+        game: &str,
+    ) -> Result<Vec<(String, T)>, StoreError> {
+        let prefix = game_prefix(game);
+        Ok(self
+            .scan_prefix::<T>(Tree::KeysByGame, &prefix)?
+            .into_iter()
+            .filter_map(|(k, b)| {
+                let key = std::str::from_utf8(k.get(prefix.len()..)?).ok()?;
+                Some((key.to_string(), b))
+            })
+            .collect())
     }
 
     /// The archived mails naming `game`, in archive order.

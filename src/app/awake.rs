@@ -1,6 +1,7 @@
 //! Which games are in memory. The daemon (and `once`, `tournament add`) start with none: the
-//! tournaments, the reply keys and the index of deadlines (`due.rs`) are enough to know what to
-//! read. Before the core is asked, the shell brings in the games of every tournament the input
+//! tournaments and the index of deadlines (`due.rs`) are enough to know what to read; a game's
+//! reply keys come in with it (the store's index `keys_by_game`), and a mail's own keys are
+//! looked up in the store. Before the core is asked, the shell brings in the games of every tournament the input
 //! can touch — a tournament is always read whole, so that what the core says about a tournament
 //! (its digest, its crosstable, its rotation) sees all of it:
 //!
@@ -11,7 +12,7 @@
 //!   archive to rotate;
 //! - an undeliverable or refused outbox entry: its game's tournament and its recipient's.
 //!
-//! The games are dropped again once more than [`KEEP_GAMES`] are held ([`App::rest_if_full`],
+//! The games and keys are dropped again once more than [`KEEP_GAMES`] are held ([`App::rest_if_full`],
 //! after each pass of the daemon and, within a long drain, after each group of mails), and when
 //! the daemon lets go of the store ([`App::close`]): memory follows what is being worked on, not
 //! the number of games in the store.
@@ -37,20 +38,28 @@ impl App {
         let Some(t) = self.state.tournaments.get(id) else {
             return Ok(());
         };
-        let tree = if t.rotated {
-            Tree::ShelvedGames
-        } else {
-            Tree::Games
-        };
         let missing: Vec<GameRef> = t
             .games
             .iter()
             .filter(|g| !self.state.games.contains_key(*g))
             .cloned()
             .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        if t.rotated {
+            for game in super::shelf::shelved_games(&self.store, id, &missing)? {
+                self.state.games.insert(game.id.clone(), game);
+            }
+            return Ok(());
+        }
         for g in missing {
-            if let Some(game) = self.store.get::<Game>(tree, g.to_string().as_bytes())? {
+            let name = g.to_string();
+            if let Some(game) = self.store.get::<Game>(Tree::Games, name.as_bytes())? {
                 self.state.games.insert(g, game);
+            }
+            for (k, b) in self.store.keys_of_game::<KeyBinding>(&name)? {
+                self.state.keys.insert(k, b);
             }
         }
         Ok(())
@@ -108,12 +117,14 @@ impl App {
         for k in &letter.reply_keys {
             if let Some(b) = self.state.keys.get(k) {
                 ids.insert(b.game.tournament.clone());
-            } else if let Some(b) = self
-                .store
-                .get::<KeyBinding>(Tree::ShelvedKeys, k.as_bytes())?
-            {
-                ids.insert(b.game.tournament.clone());
-                self.state.keys.insert(k.clone(), b);
+                continue;
+            }
+            for tree in [Tree::Keys, Tree::ShelvedKeys] {
+                if let Some(b) = self.store.get::<KeyBinding>(tree, k.as_bytes())? {
+                    ids.insert(b.game.tournament.clone());
+                    self.state.keys.insert(k.clone(), b);
+                    break;
+                }
             }
         }
         ids.extend(letter.game_ref.iter().map(|g| g.tournament.clone()));
@@ -134,11 +145,12 @@ impl App {
         }
     }
 
-    /// Drops every game from memory (they are all in the store); the next input reads what it
-    /// needs again. Only for a relay opened without every game ([`App::reopen`]).
+    /// Drops every game and reply key from memory (they are all in the store); the next input
+    /// reads what it needs again. Only for a relay opened without every game ([`App::reopen`]).
     pub(crate) fn rest(&mut self) {
         if self.lazy {
             self.state.games.clear();
+            self.state.keys = Default::default();
         }
     }
 

@@ -58,7 +58,7 @@ impl App {
                     batch.put(Tree::Games, name.as_bytes(), game);
                 }
                 for (k, b) in keys_of.remove(*g).unwrap_or_default() {
-                    batch.put(Tree::Keys, k.as_bytes(), b);
+                    batch.bind_key(k, &name, b);
                 }
                 for (seq, e) in events_of.remove(*g).unwrap_or_default() {
                     batch.append_event(&name, seq, e);
@@ -71,7 +71,7 @@ impl App {
         let mut batch = Batch::default();
         // Keys and events of no game of the tournament (none today) go with the last part.
         for (k, b) in keys_of.into_values().flatten() {
-            batch.put(Tree::Keys, k.as_bytes(), b);
+            batch.bind_key(k, &b.game.to_string(), b);
         }
         for (g, events) in events_of {
             for (seq, e) in events {
@@ -112,11 +112,11 @@ pub(crate) fn abandon_registrations(store: &Store) -> Result<Vec<String>, StoreE
         let mut keys = Vec::new();
         store.for_each::<KeyBinding>(Tree::Keys, |k, b| {
             if b.game.tournament == id {
-                keys.push(k.to_vec());
+                keys.push((String::from_utf8_lossy(k).into_owned(), b.game.to_string()));
             }
         })?;
-        for k in keys {
-            batch.delete(Tree::Keys, k);
+        for (k, game) in keys {
+            batch.unbind_key(&k, &game);
         }
         batch.delete(Tree::Meta, marker);
         store.commit(batch)?;

@@ -1,15 +1,29 @@
-//! The shelf: the games (and their reply keys) of tournaments whose archive was rotated (Fax 2.8,
-//! four weeks after their last game ended) leave the state the relay loads at every start and
-//! keeps in memory, and wait in the store's `shelved_games` / `shelved_keys` trees. A federation's
-//! store holds many more finished games than running ones; with the shelf, starting the relay and
-//! its memory grow with the running tournaments, not with the years.
+//! The shelf: the games of tournaments whose archive was rotated (Fax 2.8, four weeks after
+//! their last game ended) leave the state the relay loads at every start and keeps in memory,
+//! and leave the store too. A federation's store holds many more finished games than running
+//! ones; with the shelf, starting the relay, its memory and the store it opens grow with the
+//! running tournaments, not with the years.
+//!
+//! - **Shelf files.** When a tournament is rotated, its games and their event logs are written
+//!   to one file, `DATA/shelf/ID.json` ([`ShelfFile`]): to a temporary file, fsynced, renamed,
+//!   the folder fsynced — all before the transaction that marks the tournament rotated and
+//!   removes its games and events from the store. A crash in between leaves the games in the
+//!   store (the tournament is not rotated; the file is written again at the next rotation) and
+//!   never loses one. A shelf file is never changed after that.
+//! - **The store's `shelved_games` / `shelved_keys` trees.** The reply keys of the shelved games
+//!   (a mail may still answer through one) and every shelved game the core changes after it was
+//!   shelved (a late mail noted in its log): the store's copy wins over the file's. Stores
+//!   shelved by earlier versions keep their shelved games there.
 //!
 //! A shelved game is read back only when asked for: a mail that answers through one of its reply
-//! keys or names it in the subject (`App::warm` in `awake.rs`, before the core decides), or a command about it
-//! (`fernzug status`, `export`: [`App::open_all`]). A shelved game the core changes is written
-//! back to the shelf.
+//! keys or names it in the subject (`App::warm` in `awake.rs`, before the core decides), or a
+//! command about it (`fernzug status`, `export`: [`App::open_all`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
 
 use super::{App, AppError};
 use crate::core::model::Game;
@@ -20,6 +34,117 @@ use crate::store::{Batch, Store, Tree};
 /// Set once the games of tournaments rotated before the shelf existed were shelved.
 pub(crate) const META_SHELVED: &str = "migrated-shelf";
 
+/// One rotated tournament's games and their event logs as they were when it was shelved.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct ShelfFile {
+    /// The tournament's id.
+    pub tournament: String,
+    /// Its games, finished.
+    pub games: Vec<Game>,
+    /// Each game's event log: (sequence number, the event as the store kept it).
+    pub events: BTreeMap<String, Vec<(u64, serde_json::Value)>>,
+}
+
+/// The shelf's folder beside the store (`DATA/store` → `DATA/shelf`).
+pub fn dir(store: &Store) -> PathBuf {
+    match store.path().parent() {
+        Some(data) => data.join("shelf"),
+        None => PathBuf::from("shelf"),
+    }
+}
+
+/// The file of tournament `id` (ids are letters, digits and `-`; anything else is written as
+/// its bytes in hex after `x-`, so no id can name a path outside the folder; so is an id that
+/// starts with `x-` itself).
+fn file_of(dir: &Path, id: &str) -> PathBuf {
+    let plain = !id.is_empty()
+        && !id.starts_with("x-")
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    let name = if plain {
+        id.to_string()
+    } else {
+        let hex: String = id.bytes().map(|b| format!("{b:02x}")).collect();
+        format!("x-{hex}")
+    };
+    dir.join(format!("{name}.json"))
+}
+
+fn shelf_err(path: &Path) -> impl FnOnce(io::Error) -> AppError + '_ {
+    move |source| AppError::Shelf {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Writes `file` durably into the shelf folder `dir`: a temporary file, fsynced, renamed over the
+/// tournament's file, the folder fsynced. Returns only once the file would survive a power cut.
+pub fn write(dir: &Path, file: &ShelfFile) -> Result<(), AppError> {
+    std::fs::create_dir_all(dir).map_err(shelf_err(dir))?;
+    let path = file_of(dir, &file.tournament);
+    let tmp = path.with_extension("json.tmp");
+    let written = (|| {
+        let f = std::fs::File::create(&tmp)?;
+        let mut w = io::BufWriter::new(f);
+        serde_json::to_writer(&mut w, file).map_err(io::Error::other)?;
+        w.flush()?;
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, &path)?;
+        std::fs::File::open(dir)?.sync_all()
+    })();
+    written.map_err(shelf_err(&path))
+}
+
+/// The shelf file of tournament `id`, if it was written.
+pub fn read(dir: &Path, id: &str) -> Result<Option<ShelfFile>, AppError> {
+    let path = file_of(dir, id);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(shelf_err(&path)(e)),
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| shelf_err(&path)(io::Error::new(io::ErrorKind::InvalidData, e)))
+}
+
+/// The ids of the tournaments with a shelf file in `dir`.
+fn shelved_ids(dir: &Path) -> Result<Vec<String>, AppError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(shelf_err(dir)(e)),
+    };
+    let mut ids = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(shelf_err(dir))?;
+        let name = entry.file_name();
+        let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+            continue;
+        };
+        let id = match stem.strip_prefix("x-") {
+            Some(hex) => match unhex(hex) {
+                Some(id) => id,
+                None => continue,
+            },
+            None => stem.to_string(),
+        };
+        ids.push(id);
+    }
+    ids.sort();
+    Ok(ids)
+}
+
+fn unhex(hex: &str) -> Option<String> {
+    if !hex.len().is_multiple_of(2) {
+        return None;
+    }
+    let bytes = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect::<Option<Vec<u8>>>()?;
+    String::from_utf8(bytes).ok()
+}
+
 impl App {
     /// Opens the store with the shelved games read too: for the commands that show every game
     /// (`status`, `export`), never for the daemon.
@@ -27,6 +152,19 @@ impl App {
         let mut app = App::open(config)?;
         for (_, g) in app.store.scan::<Game>(Tree::ShelvedGames)? {
             app.state.games.insert(g.id.clone(), g);
+        }
+        let dir = dir(&app.store);
+        for id in shelved_ids(&dir)? {
+            // Only the files of tournaments the store counts as rotated: a file written just
+            // before a crash that stopped the rotation's transaction is not the games' place.
+            if !app.state.tournaments.get(&id).is_some_and(|t| t.rotated) {
+                continue;
+            }
+            if let Some(file) = read(&dir, &id)? {
+                for g in file.games {
+                    app.state.games.entry(g.id.clone()).or_insert(g);
+                }
+            }
         }
         for (k, b) in app.store.scan::<KeyBinding>(Tree::ShelvedKeys)? {
             app.state
@@ -45,25 +183,69 @@ impl App {
     }
 }
 
-/// Adds to `batch`: the games of the tournaments `ids` and their reply keys moved from the state's
-/// trees to the shelf. Returns what to drop from memory once the batch is committed.
+/// The shelved games `wanted` (all of one rotated tournament `id`): the store's copy where the
+/// core changed one after it was shelved, else the shelf file's.
+pub(crate) fn shelved_games(
+    store: &Store,
+    id: &str,
+    wanted: &[GameRef],
+) -> Result<Vec<Game>, AppError> {
+    let mut found = Vec::new();
+    let mut missing = BTreeSet::new();
+    for g in wanted {
+        match store.get::<Game>(Tree::ShelvedGames, g.to_string().as_bytes())? {
+            Some(game) => found.push(game),
+            None => {
+                missing.insert(g.clone());
+            }
+        }
+    }
+    if !missing.is_empty()
+        && let Some(file) = read(&dir(store), id)?
+    {
+        found.extend(file.games.into_iter().filter(|g| missing.contains(&g.id)));
+    }
+    Ok(found)
+}
+
+/// Writes the shelf files of the tournaments `ids` (their games as `state` holds them, every
+/// game in memory; their event logs from the store) and adds to `batch` their removal from the
+/// store's games and events, and their reply keys moved to the shelf's tree. The files are
+/// durable when this returns; `batch` must be committed after. Returns what to drop from memory
+/// once it is.
 pub(crate) fn shelve(
+    store: &Store,
     state: &State,
     ids: &BTreeSet<String>,
     batch: &mut Batch,
-) -> (Vec<GameRef>, Vec<String>) {
+) -> Result<(Vec<GameRef>, Vec<String>), AppError> {
+    let dir = dir(store);
     let mut games = Vec::new();
     for id in ids {
         let Some(t) = state.tournaments.get(id) else {
             continue;
         };
+        let mut file = ShelfFile {
+            tournament: id.clone(),
+            ..ShelfFile::default()
+        };
         for g in &t.games {
             if let Some(game) = state.games.get(g) {
                 let key = g.to_string();
-                batch.put(Tree::ShelvedGames, key.as_bytes(), game);
+                let events = store.events::<serde_json::Value>(&key)?;
+                for (seq, _) in &events {
+                    batch.remove_event(&key, *seq);
+                }
+                file.events.insert(key.clone(), events);
+                file.games.push(game.clone());
                 batch.delete(Tree::Games, key.as_bytes());
+                batch.delete(Tree::ShelvedGames, key.as_bytes());
                 games.push(g.clone());
             }
+        }
+        // None in memory (a migration that already shelved this one): its file stays as it is.
+        if !file.games.is_empty() {
+            write(&dir, &file)?;
         }
     }
     let set: BTreeSet<&GameRef> = games.iter().collect();
@@ -71,11 +253,11 @@ pub(crate) fn shelve(
     for (k, b) in state.keys.iter() {
         if set.contains(&b.game) {
             batch.put(Tree::ShelvedKeys, k.as_bytes(), b);
-            batch.delete(Tree::Keys, k.as_bytes());
+            batch.unbind_key(k, &b.game.to_string());
             keys.push(k.clone());
         }
     }
-    (games, keys)
+    Ok((games, keys))
 }
 
 /// Drops shelved games and keys from memory.
@@ -88,21 +270,59 @@ pub(crate) fn forget(state: &mut State, games: &[GameRef], keys: &[String]) {
     }
 }
 
-/// Stores from before the shelf: the games of tournaments already rotated go to the shelf, once.
+/// Stores from before the shelf: the games of tournaments already rotated go to the shelf, once
+/// (a transaction per tournament: a store of many years is not moved in one).
 pub(crate) fn migrate(store: &Store, state: &mut State) -> Result<(), AppError> {
     if store.get::<bool>(Tree::Meta, META_SHELVED.as_bytes())? == Some(true) {
         return Ok(());
     }
-    let rotated: BTreeSet<String> = state
+    let rotated: Vec<String> = state
         .tournaments
         .values()
         .filter(|t| t.rotated)
         .map(|t| t.id.clone())
         .collect();
+    for id in rotated {
+        let mut batch = Batch::default();
+        let (games, keys) = shelve(store, state, &BTreeSet::from([id]), &mut batch)?;
+        store.commit(batch)?;
+        forget(state, &games, &keys);
+    }
     let mut batch = Batch::default();
-    let (games, keys) = shelve(state, &rotated, &mut batch);
     batch.put(Tree::Meta, META_SHELVED.as_bytes(), &true);
     store.commit(batch)?;
-    forget(state, &games, &keys);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tournament_id_names_a_file_inside_the_shelf_and_is_read_back_from_its_name() {
+        let dir = std::env::temp_dir().join(format!("fernzug-shelf-names-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(file_of(&dir, "FAX-2026-3"), dir.join("FAX-2026-3.json"));
+        for id in ["FAX-2026-3", "../etc/passwd", "x-41", "Fernturnier 2027/1"] {
+            let path = file_of(&dir, id);
+            assert_eq!(path.parent(), Some(dir.as_path()), "{id}");
+            write(
+                &dir,
+                &ShelfFile {
+                    tournament: id.into(),
+                    ..ShelfFile::default()
+                },
+            )
+            .unwrap();
+            assert_eq!(read(&dir, id).unwrap().unwrap().tournament, id);
+        }
+        let mut ids = shelved_ids(&dir).unwrap();
+        ids.sort();
+        assert_eq!(
+            ids,
+            ["../etc/passwd", "FAX-2026-3", "Fernturnier 2027/1", "x-41"]
+        );
+        assert!(read(&dir, "NONE").unwrap().is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

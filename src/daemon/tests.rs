@@ -639,6 +639,52 @@ async fn a_tournament_written_in_parts_is_whole_and_a_stopped_one_is_removed_at_
     assert_eq!(app.state.keys.len(), keys, "every reply key");
     let (stored, rebuilt) = app.due_stored_and_rebuilt();
     assert_eq!(stored, rebuilt, "the index of deadlines");
+    // The reply keys indexed by game: White's, Black's and the director's of each game.
+    let of_game = |app: &App, g: &str| {
+        let mut k: Vec<String> = app
+            .store
+            .keys_of_game::<crate::core::KeyBinding>(g)
+            .unwrap()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        k.sort();
+        k
+    };
+    let mut first: Vec<String> = app
+        .state
+        .keys
+        .iter()
+        .filter(|(_, b)| b.game.to_string() == "BIG/1")
+        .map(|(k, _)| k.clone())
+        .collect();
+    first.sort();
+    assert_eq!(first.len(), 3);
+    assert_eq!(of_game(&app, "BIG/1"), first);
+    // A relay opened lazily holds no key until a game comes in, then that game's keys.
+    drop(app);
+    let mut app = App::reopen(config.clone(), None).unwrap();
+    assert!(app.state.keys.is_empty(), "no key at start");
+    app.wake("BIG").unwrap();
+    assert_eq!(app.state.keys.len(), keys, "the woken tournament's keys");
+    // A store from before the index gets it at its first lazy opening.
+    let mut batch = crate::store::Batch::default();
+    for (k, _) in app
+        .store
+        .scan::<serde::de::IgnoredAny>(crate::store::Tree::KeysByGame)
+        .unwrap()
+    {
+        batch.delete(crate::store::Tree::KeysByGame, k);
+    }
+    batch.delete(crate::store::Tree::Meta, b"keys-by-game");
+    app.store.commit(batch).unwrap();
+    assert!(of_game(&app, "BIG/1").is_empty());
+    drop(app);
+    let app = App::reopen(config.clone(), None).unwrap();
+    assert!(app.state.keys.is_empty());
+    assert_eq!(of_game(&app, "BIG/1"), first, "indexed again");
+    drop(app);
+    let app = App::open(config.clone()).unwrap();
     let pending = app
         .store
         .scan_prefix::<serde::de::IgnoredAny>(crate::store::Tree::Meta, b"starts-pending:")
@@ -691,4 +737,96 @@ async fn a_tournament_written_in_parts_is_whole_and_a_stopped_one_is_removed_at_
         .scan_prefix::<serde::de::IgnoredAny>(crate::store::Tree::Events, b"HALF/")
         .unwrap();
     assert!(events.is_empty(), "no event of the half registration");
+}
+
+/// The shelf (`app/shelf.rs`): a rotated tournament's games go to its shelf file, durable before
+/// the transaction that removes them from the store. A file left by a rotation that a crash
+/// stopped before that transaction does not count; the rotation writes it again; a mail naming
+/// the shelved game brings it in from the file.
+#[tokio::test(start_paused = true)]
+async fn a_shelf_file_counts_only_once_the_rotation_is_committed() {
+    use crate::app::shelf::{self, ShelfFile};
+    let dir = TempDir::new("shelf");
+    let script = Script::default();
+    let sender = Recorder::default();
+    let config = relay(&dir, &script, &sender).await;
+    let g = crate::game_ref::GameRef::new("T-1", 1);
+    let mut app = App::reopen(config.clone(), None).unwrap();
+    let p = app
+        .process(
+            letter(ANNA, "Ich gebe auf.", "resign").as_bytes(),
+            at(2, 10, 0),
+            Some((1, 1)),
+        )
+        .unwrap();
+    assert!(matches!(p, Processed::Done(_)), "{p:?}");
+    let finished = app.state.games[&g].clone();
+    assert!(finished.result.is_some(), "Anna resigned");
+
+    // A rotation stopped after its file was written: an older copy of the game in the file,
+    // the store unchanged.
+    let mut stale = finished.clone();
+    stale.result = None;
+    shelf::write(
+        &shelf::dir(&app.store),
+        &ShelfFile {
+            tournament: "T-1".into(),
+            games: vec![stale],
+            ..ShelfFile::default()
+        },
+    )
+    .unwrap();
+    drop(app);
+    let app = App::open_all(config.clone()).unwrap();
+    assert_eq!(
+        app.state.games[&g].result, finished.result,
+        "the store's game"
+    );
+    drop(app);
+
+    // Four weeks after the end the rotation writes the file again, then lets go of the games.
+    let mut app = App::reopen(config.clone(), None).unwrap();
+    let log = app
+        .rotate_archive(at(2, 10, 0) + chrono::Days::new(29))
+        .unwrap();
+    assert_eq!(log.len(), 1, "{log:?}");
+    let file = shelf::read(&shelf::dir(&app.store), "T-1")
+        .unwrap()
+        .expect("the shelf file");
+    assert_eq!(file.games.len(), 1);
+    assert_eq!(file.games[0].result, finished.result, "written again");
+    assert_eq!(
+        file.events[&g.to_string()].len() as u64,
+        finished.events,
+        "the whole log"
+    );
+    assert!(
+        app.store
+            .get::<crate::core::model::Game>(crate::store::Tree::Games, g.to_string().as_bytes())
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        app.store
+            .events::<serde_json::Value>(&g.to_string())
+            .unwrap()
+            .is_empty()
+    );
+    drop(app);
+
+    // Brought in from the file by a mail about it; shown by the commands that show every game.
+    let mut app = App::reopen(config.clone(), None).unwrap();
+    assert!(app.state.games.is_empty());
+    let p = app
+        .process(
+            letter(BERT, "Noch eine Frage zur Partie", "late").as_bytes(),
+            at(2, 10, 0) + chrono::Days::new(30),
+            Some((1, 2)),
+        )
+        .unwrap();
+    assert!(matches!(p, Processed::Done(_)), "{p:?}");
+    assert_eq!(app.state.games[&g].result, finished.result);
+    drop(app);
+    let app = App::open_all(config).unwrap();
+    assert_eq!(app.state.games[&g].result, finished.result);
 }

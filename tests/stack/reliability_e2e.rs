@@ -616,8 +616,10 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
             .is_empty()
     );
 
-    // The rotated tournament's games go to the shelf: not loaded at start any more, read when a
-    // mail names them, shown by `status`.
+    // The rotated tournament's games go to the shelf: not loaded at start any more, out of the
+    // store (in its shelf file, with their event logs), read when a mail names them, shown by
+    // `status`.
+    use fernzug::app::shelf;
     use fernzug::store::Tree;
     assert!(
         app.state.games.is_empty(),
@@ -630,7 +632,27 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
             .get::<fernzug::core::model::Game>(Tree::ShelvedGames, g.to_string().as_bytes())
             .unwrap()
     };
-    assert!(shelved(&app).is_some());
+    assert!(shelved(&app).is_none(), "in the shelf file, not the store");
+    let file = shelf::read(&shelf::dir(&app.store), &g.tournament)
+        .unwrap()
+        .expect("the tournament's shelf file");
+    let on_shelf = file.games.iter().find(|x| x.id == g).expect("the game");
+    assert_eq!(on_shelf.san_moves(), vec!["e4", "e5"]);
+    let logged = file.events[&g.to_string()].len();
+    assert!(logged >= 3, "registered, two moves, ended: {logged}");
+    assert!(
+        app.store
+            .events::<serde_json::Value>(&g.to_string())
+            .unwrap()
+            .is_empty(),
+        "the log went with the game"
+    );
+    assert!(
+        app.store
+            .get::<fernzug::core::model::Game>(Tree::Games, g.to_string().as_bytes())
+            .unwrap()
+            .is_none()
+    );
     let key_address = relay.address.replace('@', &format!("+{key}@"));
     let late = crate::common::text_mail(
         &anna,
@@ -658,7 +680,15 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
             .any(|(_, e)| e.to_string().contains("late@x.test")),
         "the late mail was answered as about its game: {events:?}"
     );
-    assert!(shelved(&app).is_some());
+    assert!(
+        events.iter().all(|(seq, _)| *seq as usize > logged),
+        "the log goes on after the shelf file's: {events:?}"
+    );
+    // The game the core changed after it was shelved: the store's copy wins over the file's.
+    assert_eq!(
+        shelved(&app).map(|x| x.events),
+        Some(u64::try_from(logged + events.len()).unwrap())
+    );
     assert!(
         app.store
             .get::<fernzug::core::model::Game>(Tree::Games, g.to_string().as_bytes())

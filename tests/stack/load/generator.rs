@@ -19,6 +19,7 @@ use std::path::Path;
 
 use chrono::{DateTime, Duration, Utc};
 use fernzug::app::App;
+use fernzug::app::shelf::{self, ShelfFile};
 use fernzug::core::model::{
     EndReason, Event, GameResult, GameStatus, PlayedMove, SerdeColor, Turn,
 };
@@ -129,8 +130,13 @@ pub fn generate_at(
             .register(&file, registered, &app.settings, &mut fresh_key)
             .expect("a generated tournament registers");
         let mut batch = Batch::default();
+        // A rotated tournament's games and their logs wait in its shelf file (src/app/shelf.rs).
+        let mut shelf = finished.then(|| ShelfFile {
+            tournament: id.clone(),
+            ..ShelfFile::default()
+        });
         for (g, seq, e) in &registered_out.events {
-            batch.append_event(&g.to_string(), *seq, e);
+            log_event(&mut batch, &mut shelf, &g.to_string(), *seq, e);
         }
         let refs: Vec<GameRef> = state.tournaments[&id].games.clone();
         for r in &refs {
@@ -194,7 +200,9 @@ pub fn generate_at(
                     clock.used_in_period + days.min(2)
                 };
                 game.events += 1;
-                batch.append_event(
+                log_event(
+                    &mut batch,
+                    &mut shelf,
                     &r.to_string(),
                     game.events,
                     &Event::Moved {
@@ -225,7 +233,9 @@ pub fn generate_at(
                 game.result = Some(result);
                 game.ended_at = Some(last);
                 game.events += 1;
-                batch.append_event(
+                log_event(
+                    &mut batch,
+                    &mut shelf,
                     &r.to_string(),
                     game.events,
                     &Event::Ended {
@@ -250,24 +260,25 @@ pub fn generate_at(
                     san: shakmaty::san::San::from_move(&pos, *m).to_string(),
                 });
             }
-            // A rotated tournament's games wait on the shelf (src/app/shelf.rs).
-            let games_tree = if finished {
-                Tree::ShelvedGames
-            } else {
-                Tree::Games
-            };
-            batch.put(games_tree, r.to_string().as_bytes(), &*game);
+            match &mut shelf {
+                Some(file) => file.games.push(game.clone()),
+                None => {
+                    batch.put(Tree::Games, r.to_string().as_bytes(), &*game);
+                }
+            }
+        }
+        if let Some(file) = &shelf {
+            shelf::write(&shelf::dir(&app.store), file).expect("write a shelf file");
         }
         let t = state.tournaments.get_mut(&id).expect("registered");
         t.rotated = finished;
         batch.put(Tree::Tournaments, id.as_bytes(), &*t);
-        let keys_tree = if finished {
-            Tree::ShelvedKeys
-        } else {
-            Tree::Keys
-        };
         for (k, b) in state.keys.iter() {
-            batch.put(keys_tree, k.as_bytes(), b);
+            if finished {
+                batch.put(Tree::ShelvedKeys, k.as_bytes(), b);
+            } else {
+                batch.bind_key(k, &b.game.to_string(), b);
+            }
         }
         app.store
             .commit(batch)
@@ -279,6 +290,26 @@ pub fn generate_at(
     drop(app);
     drop(App::reopen(config, None).expect("the generated store indexed"));
     out
+}
+
+/// Event `seq` of `game`: into the store's log, or the shelf file's for a rotated tournament.
+fn log_event(
+    batch: &mut Batch,
+    shelf: &mut Option<ShelfFile>,
+    game: &str,
+    seq: u64,
+    event: &impl serde::Serialize,
+) {
+    match shelf {
+        Some(file) => file
+            .events
+            .entry(game.to_string())
+            .or_default()
+            .push((seq, serde_json::to_value(event).expect("an event as JSON"))),
+        None => {
+            batch.append_event(game, seq, event);
+        }
+    }
 }
 
 fn tournament(id: &str, domain: &str, seed: u64, registered: DateTime<Utc>) -> NewTournament {
