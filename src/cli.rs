@@ -11,7 +11,7 @@ use shakmaty::Color;
 
 use crate::app::App;
 use crate::config;
-use crate::core::model::{Game, GameStatus};
+use crate::core::model::{Game, GameStatus, Tournament};
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
 
@@ -181,8 +181,8 @@ fn execute(cli: Cli) -> Result<(), Failure> {
             crate::daemon::run(cfg, rx).await.map_err(runtime)
         });
     }
-    // Showing games reads the shelved ones too (src/app/shelf.rs); acting never needs them all.
-    // A command about one game reads only that game.
+    // Showing games reads the shelved ones too (src/app/shelf.rs), a tournament at a time;
+    // acting never needs them all. A command about one game reads only that game.
     let one_game: Option<GameRef> = match &cli.command {
         Command::Status {
             target: Some(t), ..
@@ -198,7 +198,9 @@ fn execute(cli: Cli) -> Result<(), Failure> {
     let shows_all = matches!(cli.command, Command::Status { .. } | Command::Export(_));
     let opened = match (&one_game, shows_all) {
         (Some(id), _) => App::open_game(cfg, id),
-        (None, true) => App::open_all(cfg),
+        // Every running game; a shelved tournament's games are read when their turn comes
+        // (`each_tournament`), so that memory holds one of them at a time.
+        (None, true) => App::open(cfg),
         // `once` and `tournament add` read games only as they need them.
         (None, false) => App::open_lazy(cfg),
     };
@@ -255,13 +257,12 @@ fn execute(cli: Cli) -> Result<(), Failure> {
             status(&app, target.as_deref(), json, now)
         }
         Command::Export(ExportCommand::Pgn { target }) => {
-            let games = select_games(&app, Some(&target))?;
-            for g in games {
-                if let Some(t) = app.state.tournament_of(&g.id) {
+            each_tournament(&app, Some(&target), |t, games| {
+                for g in games {
                     print!("{}", pgn::game_pgn(g, t, app.settings.tz));
                 }
-            }
-            Ok(())
+                Ok(())
+            })
         }
         Command::Export(ExportCommand::Mbox { game }) => {
             let id: GameRef = game.parse().map_err(usage)?;
@@ -283,29 +284,50 @@ fn execute(cli: Cli) -> Result<(), Failure> {
     }
 }
 
-fn select_games<'a>(app: &'a App, target: Option<&str>) -> Result<Vec<&'a Game>, Failure> {
-    match target {
-        None => Ok(app.state.games.values().collect()),
-        Some(t) if t.contains('/') => {
-            let id: GameRef = t.parse().map_err(usage)?;
-            app.state
-                .games
-                .get(&id)
-                .map(|g| vec![g])
-                .ok_or_else(|| usage(format!("no game {id}")))
+/// The games of `target` (a game, a tournament, or every game when `None`), a tournament at a
+/// time in the order of their ids, each tournament's games in their order: the running
+/// tournaments' from memory, a shelved tournament's read from the shelf and dropped after it.
+fn each_tournament(
+    app: &App,
+    target: Option<&str>,
+    mut each: impl FnMut(&Tournament, &[&Game]) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    if let Some(t) = target.filter(|t| t.contains('/')) {
+        let id: GameRef = t.parse().map_err(usage)?;
+        let g = app
+            .state
+            .games
+            .get(&id)
+            .ok_or_else(|| usage(format!("no game {id}")))?;
+        return match app.state.tournament_of(&id) {
+            Some(tournament) => each(tournament, &[g]),
+            None => Ok(()),
+        };
+    }
+    if let Some(t) = target
+        && !app.state.tournaments.contains_key(t)
+    {
+        return Err(usage(format!("no tournament {t}")));
+    }
+    for t in app.state.tournaments.values() {
+        if target.is_some_and(|id| id != t.id) {
+            continue;
         }
-        Some(t) => {
-            if !app.state.tournaments.contains_key(t) {
-                return Err(usage(format!("no tournament {t}")));
-            }
-            Ok(app
-                .state
+        if t.rotated {
+            let mut games = app.shelved_games_of(&t.id).map_err(runtime)?;
+            games.sort_by(|a, b| a.id.cmp(&b.id));
+            each(t, &games.iter().collect::<Vec<_>>())?;
+        } else {
+            let mut games: Vec<&Game> = t
                 .games
-                .values()
-                .filter(|g| g.id.tournament == t)
-                .collect())
+                .iter()
+                .filter_map(|g| app.state.games.get(g))
+                .collect();
+            games.sort_by(|a, b| a.id.cmp(&b.id));
+            each(t, &games)?;
         }
     }
+    Ok(())
 }
 
 fn status(
@@ -314,7 +336,8 @@ fn status(
     as_json: bool,
     now: DateTime<Utc>,
 ) -> Result<(), Failure> {
-    let games = select_games(app, target)?;
+    use serde::ser::{SerializeSeq, Serializer};
+    use std::io::Write;
     let tz = app.settings.tz;
     // Every pending deadline once, by game (not once per game: that grew with the square).
     let mut pending: std::collections::HashMap<&crate::game_ref::GameRef, Vec<serde_json::Value>> =
@@ -326,11 +349,7 @@ fn status(
             .or_default()
             .push(json!({"at": at.to_rfc3339(), "what": format!("{d:?}").to_lowercase()}));
     }
-    let mut rows = Vec::new();
-    for g in &games {
-        let Some(t) = app.state.tournament_of(&g.id) else {
-            continue;
-        };
+    let row = |g: &Game, t: &Tournament| {
         let state = match g.status {
             GameStatus::Running if now < t.clock_start => GameStatus::WaitingStart,
             // Not yet ticked by a pass: as of `now` the clocks run.
@@ -352,7 +371,7 @@ fn status(
             json!({"used": f.used, "allowed": f.allowed, "time_forfeits": f.time_forfeits, "on_leave": f.on_leave})
         };
         let deadlines = pending.get(&g.id).cloned().unwrap_or_default();
-        rows.push(json!({
+        json!({
             "id": g.id.to_string(),
             "white": g.players.white,
             "black": g.players.black,
@@ -363,44 +382,76 @@ fn status(
             "result": g.result.map_or_else(|| "*".into(), |r| r.to_string()),
             "clock": {"white": clock(Color::White), "black": clock(Color::Black)},
             "deadlines": deadlines,
-        }));
-    }
+        })
+    };
+    let stdout = std::io::stdout().lock();
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&rows).map_err(runtime)?);
+        // One array, written row by row (a federation's store holds more games than fit in
+        // memory at once comfortably).
+        let mut out = serde_json::Serializer::pretty(std::io::BufWriter::new(stdout));
+        let mut seq = out.serialize_seq(None).map_err(runtime)?;
+        each_tournament(app, target, |t, games| {
+            for g in games {
+                seq.serialize_element(&row(g, t)).map_err(runtime)?;
+            }
+            Ok(())
+        })?;
+        seq.end().map_err(runtime)?;
+        let mut w = out.into_inner();
+        writeln!(w).map_err(runtime)?;
+        w.flush().map_err(runtime)?;
         return Ok(());
     }
+    drop(stdout);
     print_quarantine(app)?;
-    for r in rows {
-        println!(
-            "{:<16} {:<9} {:<7} {} – {}  moves {}  clocks W {}/{} B {}/{}{}",
-            r["id"].as_str().unwrap_or(""),
-            r["state"].as_str().unwrap_or(""),
-            r["result"].as_str().unwrap_or(""),
-            r["white"].as_str().unwrap_or(""),
-            r["black"].as_str().unwrap_or(""),
-            r["moves"].as_array().map(|m| m.len()).unwrap_or(0),
-            r["clock"]["white"]["used"],
-            r["clock"]["white"]["allowed"],
-            r["clock"]["black"]["used"],
-            r["clock"]["black"]["allowed"],
-            r["to_move"]
-                .as_str()
-                .map(|c| format!("  {c} to move"))
-                .unwrap_or_default(),
-        );
-        if let Some(d) = r["deadlines"].as_array().and_then(|d| d.first()) {
-            println!(
-                "{:<16} next: {} at {}",
-                "",
-                d["what"].as_str().unwrap_or(""),
-                d["at"].as_str().unwrap_or("")
-            );
+    let mut table = None;
+    each_tournament(app, target, |t, games| {
+        let mut w = std::io::stdout().lock();
+        for g in games {
+            let r = row(g, t);
+            writeln!(
+                w,
+                "{:<16} {:<9} {:<7} {} – {}  moves {}  clocks W {}/{} B {}/{}{}",
+                r["id"].as_str().unwrap_or(""),
+                r["state"].as_str().unwrap_or(""),
+                r["result"].as_str().unwrap_or(""),
+                r["white"].as_str().unwrap_or(""),
+                r["black"].as_str().unwrap_or(""),
+                r["moves"].as_array().map(|m| m.len()).unwrap_or(0),
+                r["clock"]["white"]["used"],
+                r["clock"]["white"]["allowed"],
+                r["clock"]["black"]["used"],
+                r["clock"]["black"]["allowed"],
+                r["to_move"]
+                    .as_str()
+                    .map(|c| format!("  {c} to move"))
+                    .unwrap_or_default(),
+            )
+            .map_err(runtime)?;
+            if let Some(d) = r["deadlines"].as_array().and_then(|d| d.first()) {
+                writeln!(
+                    w,
+                    "{:<16} next: {} at {}",
+                    "",
+                    d["what"].as_str().unwrap_or(""),
+                    d["at"].as_str().unwrap_or("")
+                )
+                .map_err(runtime)?;
+            }
         }
-    }
-    // The crosstable of a tournament (src/core/records/crosstable.rs) below its games.
-    if let Some(t) = target.and_then(|t| app.state.tournaments.get(t)) {
-        let table = crate::core::records::crosstable::crosstable(t, app.state.games.values());
-        println!("\n{} ({})\n", t.name, t.id);
+        // The crosstable of a tournament asked for (src/core/records/crosstable.rs) below its
+        // games.
+        if target == Some(t.id.as_str()) {
+            table = Some((
+                t.name.clone(),
+                t.id.clone(),
+                crate::core::records::crosstable::crosstable(t, games.iter().copied()),
+            ));
+        }
+        Ok(())
+    })?;
+    if let Some((name, id, table)) = table {
+        println!("\n{name} ({id})\n");
         print!(
             "{}",
             crate::render::words::crosstable::text(&table, app.settings.default_lang)

@@ -174,6 +174,14 @@ impl App {
         Ok(app)
     }
 
+    /// Every game of the shelved tournament `id` (none for a tournament not shelved).
+    pub fn shelved_games_of(&self, id: &str) -> Result<Vec<Game>, AppError> {
+        match self.state.tournaments.get(id) {
+            Some(t) if t.rotated => shelved_games(&self.store, id, &t.games),
+            _ => Ok(Vec::new()),
+        }
+    }
+
     /// Whether game `g` belongs on the shelf (its tournament's archive was rotated).
     pub(crate) fn shelved(&self, g: &GameRef) -> bool {
         self.state

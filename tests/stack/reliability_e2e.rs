@@ -707,6 +707,26 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
     drop(app);
     let status = relay.run_ok(&["status", &g.to_string()]);
     assert!(status.contains("finished"), "{status}");
+    // Every game, the tournament, the JSON list and the PGN export read the shelf too.
+    for args in [
+        vec!["status"],
+        vec!["status", g.tournament.as_str()],
+        vec!["export", "pgn", g.tournament.as_str()],
+    ] {
+        let out = relay.run_ok(&args);
+        let shown = out.contains(&g.to_string()) || out.contains("[PlyCount \"2\"]");
+        assert!(shown, "{args:?}: {out}");
+    }
+    let listed: serde_json::Value =
+        serde_json::from_str(&relay.run_ok(&["status", "--json"])).expect("JSON");
+    let row = listed
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|r| r["id"] == g.to_string())
+        .expect("the shelved game listed");
+    assert_eq!(row["moves"], serde_json::json!(["e4", "e5"]));
+    assert_eq!(row["state"], "finished");
 }
 
 /// `tournament add` queues the start mails in parts (`App::register`, `START_CHUNK` games each);
