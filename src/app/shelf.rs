@@ -17,7 +17,8 @@
 //!
 //! A shelved game is read back only when asked for: a mail that answers through one of its reply
 //! keys or names it in the subject (`App::warm` in `awake.rs`, before the core decides), or a
-//! command about it (`fernzug status`, `export`: [`App::open_all`]).
+//! command about it (`fernzug status`, `export`: [`App::shelved_games_of`], a tournament at a
+//! time).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
@@ -146,8 +147,9 @@ fn unhex(hex: &str) -> Option<String> {
 }
 
 impl App {
-    /// Opens the store with the shelved games read too: for the commands that show every game
-    /// (`status`, `export`), never for the daemon.
+    /// Opens the store with every game, the shelved ones too, in memory at once: for tests and
+    /// tools that compare whole states. The commands that show every game go a tournament at a
+    /// time ([`App::shelved_games_of`]); the daemon never reads the shelf whole.
     pub fn open_all(config: crate::config::Config) -> Result<App, AppError> {
         let mut app = App::open(config)?;
         for (_, g) in app.store.scan::<Game>(Tree::ShelvedGames)? {
