@@ -727,10 +727,10 @@ impl App {
         }
         if !out.rotate.is_empty() {
             let mut batch = Batch::default();
-            // The rotated tournaments' games go to the shelf in the same transaction (shelf.rs).
+            // The rotated tournaments' games go to their shelf files (shelf.rs), durable before
+            // the transaction that marks them rotated and removes them from the store.
             let ids: std::collections::BTreeSet<String> =
                 out.rotate.iter().map(|(id, _)| id.clone()).collect();
-            // The shelf files are durable before the transaction that removes the games.
             let shelved = self
                 .stage(&mut batch, &out, now)
                 .and_then(|()| shelf::shelve(&self.store, &self.state, &ids, &mut batch));

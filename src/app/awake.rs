@@ -1,9 +1,9 @@
 //! Which games are in memory. The daemon (and `once`, `tournament add`) start with none: the
 //! tournaments and the index of deadlines (`due.rs`) are enough to know what to read; a game's
 //! reply keys come in with it (the store's index `keys_by_game`), and a mail's own keys are
-//! looked up in the store. Before the core is asked, the shell brings in the games of every tournament the input
-//! can touch — a tournament is always read whole, so that what the core says about a tournament
-//! (its digest, its crosstable, its rotation) sees all of it:
+//! looked up in the store. Before the core is asked, the shell brings in the games of every
+//! tournament the input can touch — a tournament is always read whole, so that what the core
+//! says about a tournament (its digest, its crosstable, its rotation) sees all of it:
 //!
 //! - a mail: the tournaments its sender plays in or directs, those of the games its reply keys
 //!   and subject name, and for a delivery-status report those of the game and the recipients it
@@ -12,10 +12,10 @@
 //!   archive to rotate;
 //! - an undeliverable or refused outbox entry: its game's tournament and its recipient's.
 //!
-//! The games and keys are dropped again once more than [`KEEP_GAMES`] are held ([`App::rest_if_full`],
-//! after each pass of the daemon and, within a long drain, after each group of mails), and when
-//! the daemon lets go of the store ([`App::close`]): memory follows what is being worked on, not
-//! the number of games in the store.
+//! The games and keys are dropped again once more than [`KEEP_GAMES`] games are held
+//! ([`App::rest_if_full`], after each pass of the daemon and, within a long drain, after each
+//! group of mails), and when the daemon lets go of the store ([`App::close`]): memory follows
+//! what is being worked on, not the number of games in the store.
 
 use std::collections::BTreeSet;
 
