@@ -1369,7 +1369,7 @@ mod tests {
                 .archive(&archive(&["T-1/1"], "<a@x>"));
             s.commit(b).unwrap();
         }
-        let s = Store::open(&dir.0).unwrap();
+        let s = open_again(&dir.0).unwrap();
         assert_eq!(
             s.get::<String>(Tree::Games, "T-1/1").unwrap().as_deref(),
             Some("game one")
@@ -1432,18 +1432,25 @@ mod tests {
         ));
     }
 
-    /// Opens a store that must be refused, waiting while sled's flusher thread still holds the
-    /// file lock a moment after the last drop (seen under load).
-    fn reopen_refused(dir: &std::path::Path) -> StoreError {
+    /// Opens the store in `dir` again, waiting while sled's flusher thread still holds the file
+    /// lock a moment after the last drop (seen under load).
+    fn open_again(dir: &std::path::Path) -> Result<Store, StoreError> {
         let started = std::time::Instant::now();
         loop {
             match Store::open(dir) {
                 Err(e) if e.is_locked() && started.elapsed().as_secs() < 10 => {
                     std::thread::sleep(std::time::Duration::from_millis(20))
                 }
-                Err(e) => break e,
-                Ok(_) => panic!("the store was opened"),
+                opened => break opened,
             }
+        }
+    }
+
+    /// Opens a store that must be refused ([`open_again`]).
+    fn reopen_refused(dir: &std::path::Path) -> StoreError {
+        match open_again(dir) {
+            Err(e) => e,
+            Ok(_) => panic!("the store was opened"),
         }
     }
 
