@@ -384,11 +384,11 @@ fn status(
             "deadlines": deadlines,
         })
     };
-    let stdout = std::io::stdout().lock();
     if as_json {
         // One array, written row by row (a federation's store holds more games than fit in
         // memory at once comfortably).
-        let mut out = serde_json::Serializer::pretty(std::io::BufWriter::new(stdout));
+        let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+        let mut out = serde_json::Serializer::pretty(stdout);
         let mut seq = out.serialize_seq(None).map_err(runtime)?;
         each_tournament(app, target, |t, games| {
             for g in games {
@@ -402,7 +402,6 @@ fn status(
         w.flush().map_err(runtime)?;
         return Ok(());
     }
-    drop(stdout);
     print_quarantine(app)?;
     let mut table = None;
     each_tournament(app, target, |t, games| {

@@ -13,6 +13,7 @@
 //! - `Uids`: `uidvalidity: u32`, `uid: u32`
 //! - `Archive`: `id: u64`, allocated inside the transaction from a counter in `Meta`
 //! - `ArchiveByGame`: game bytes, `0u8`, archive id `u64`
+//! - `KeysByGame`: game bytes, `0u8`, the reply key
 //! - `Outbox`: [`OutboxEntry::id`]; `Processed`: the Message-ID.
 
 use std::fmt;
@@ -412,6 +413,13 @@ fn game_key(game: &str, n: u64) -> Vec<u8> {
     key
 }
 
+/// `game 0 key` (the layout of [`Tree::KeysByGame`] keys).
+fn game_key_of(game: &str, key: &str) -> Vec<u8> {
+    let mut by_game = game_prefix(game);
+    by_game.extend_from_slice(key.as_bytes());
+    by_game
+}
+
 /// `game 0`.
 fn game_prefix(game: &str) -> Vec<u8> {
     let mut key = Vec::with_capacity(game.len() + 9);
@@ -535,14 +543,21 @@ impl Batch {
         seq: u64,
         event: &T,
     ) -> &mut Batch {
-        if let Some(reason) = bad_game(game) {
-            self.fail(StoreError::InvalidKey {
-                tree: Tree::Events,
-                reason,
-            });
+        if self.refuses_game(Tree::Events, game) {
             return self;
         }
         self.put(Tree::Events, game_key(game, seq), event)
+    }
+
+    /// Fails the batch when `game` cannot be part of a key of `tree` ([`bad_game`]).
+    fn refuses_game(&mut self, tree: Tree, game: &str) -> bool {
+        match bad_game(game) {
+            Some(reason) => {
+                self.fail(StoreError::InvalidKey { tree, reason });
+                true
+            }
+            None => false,
+        }
     }
 
     /// Binds reply key `key` of `game`: in [`Tree::Keys`] and in the index [`Tree::KeysByGame`].
@@ -552,24 +567,16 @@ impl Batch {
         game: &str,
         binding: &T,
     ) -> &mut Batch {
-        if let Some(reason) = bad_game(game) {
-            self.fail(StoreError::InvalidKey {
-                tree: Tree::KeysByGame,
-                reason,
-            });
+        if self.refuses_game(Tree::KeysByGame, game) {
             return self;
         }
-        let mut by_game = game_prefix(game);
-        by_game.extend_from_slice(key.as_bytes());
-        self.put(Tree::KeysByGame, by_game, binding);
+        self.put(Tree::KeysByGame, game_key_of(game, key), binding);
         self.put(Tree::Keys, key.as_bytes(), binding)
     }
 
     /// Unbinds reply key `key` of `game` (from [`Tree::Keys`] and the index).
     pub fn unbind_key(&mut self, key: &str, game: &str) -> &mut Batch {
-        let mut by_game = game_prefix(game);
-        by_game.extend_from_slice(key.as_bytes());
-        self.delete(Tree::KeysByGame, by_game);
+        self.delete(Tree::KeysByGame, game_key_of(game, key));
         self.delete(Tree::Keys, key.as_bytes())
     }
 
