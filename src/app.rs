@@ -19,6 +19,7 @@ mod awake;
 mod due;
 mod enrol;
 pub mod shelf;
+pub mod status_row;
 use due::DueIndex;
 pub use enrol::REGISTER_CHUNK;
 
@@ -206,7 +207,7 @@ impl App {
             .store
             .get::<crate::core::Tournament>(Tree::Tournaments, id.tournament.as_bytes())?
         {
-            app.state.tournaments.insert(t.id.clone(), t);
+            app.state.add_tournament(t);
         }
         let key = id.to_string();
         let game = match app.store.get::<Game>(Tree::Games, key.as_bytes())? {
@@ -836,7 +837,7 @@ impl App {
 fn load_state(store: &Store, games: bool) -> Result<State, AppError> {
     let mut state = State::default();
     store.for_each(Tree::Tournaments, |_, t: crate::core::Tournament| {
-        state.tournaments.insert(t.id.clone(), t);
+        state.add_tournament(t);
     })?;
     if games {
         store.for_each(Tree::Games, |_, g: Game| {

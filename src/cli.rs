@@ -6,13 +6,12 @@ use std::process::ExitCode;
 
 use chrono::{DateTime, Utc};
 use clap::{Parser, Subcommand};
-use serde_json::json;
-use shakmaty::Color;
 
 use crate::app::App;
+use crate::app::status_row::{DeadlineRow, StatusRow};
 use crate::config;
-use crate::core::model::{Game, GameStatus, Tournament};
-use crate::core::{pgn, view};
+use crate::core::model::{Game, Tournament};
+use crate::core::pgn;
 use crate::game_ref::GameRef;
 
 #[derive(Parser, Debug)]
@@ -318,14 +317,57 @@ fn each_tournament(
             games.sort_by(|a, b| a.id.cmp(&b.id));
             each(t, &games.iter().collect::<Vec<_>>())?;
         } else {
-            let mut games: Vec<&Game> = t
-                .games
-                .iter()
-                .filter_map(|g| app.state.games.get(g))
-                .collect();
-            games.sort_by(|a, b| a.id.cmp(&b.id));
-            each(t, &games)?;
+            each(t, &running_games(app, t))?;
         }
+    }
+    Ok(())
+}
+
+/// The games of a tournament that is not shelved, from memory, in order.
+fn running_games<'a>(app: &'a App, t: &Tournament) -> Vec<&'a Game> {
+    let mut games: Vec<&Game> = t
+        .games
+        .iter()
+        .filter_map(|g| app.state.games.get(g))
+        .collect();
+    games.sort_by(|a, b| a.id.cmp(&b.id));
+    games
+}
+
+/// The `status` rows of every tournament's games, or of `target`'s (a tournament or a game), a
+/// tournament at a time: a running tournament's made by `row` from its games in memory, a
+/// shelved one's from the rows kept beside its shelf file (`App::shelved_rows_of`), so listing
+/// every game does not read the games of the years before.
+fn each_tournament_rows(
+    app: &App,
+    target: Option<&str>,
+    now: DateTime<Utc>,
+    row: &dyn Fn(&Game, &Tournament) -> StatusRow,
+    mut each: impl FnMut(Vec<StatusRow>) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    if target.is_some_and(|t| t.contains('/')) {
+        return each_tournament(app, target, |t, games| {
+            each(games.iter().map(|g| row(g, t)).collect())
+        });
+    }
+    if let Some(t) = target
+        && !app.state.tournaments.contains_key(t)
+    {
+        return Err(usage(format!("no tournament {t}")));
+    }
+    for t in app.state.tournaments.values() {
+        if target.is_some_and(|id| id != t.id) {
+            continue;
+        }
+        let rows = if t.rotated {
+            app.shelved_rows_of(t, now).map_err(runtime)?
+        } else {
+            running_games(app, t)
+                .into_iter()
+                .map(|g| row(g, t))
+                .collect()
+        };
+        each(rows)?;
     }
     Ok(())
 }
@@ -340,49 +382,18 @@ fn status(
     use std::io::Write;
     let tz = app.settings.tz;
     // Every pending deadline once, by game (not once per game: that grew with the square).
-    let mut pending: std::collections::HashMap<&crate::game_ref::GameRef, Vec<serde_json::Value>> =
+    let mut pending: std::collections::HashMap<&GameRef, Vec<DeadlineRow>> =
         std::collections::HashMap::new();
     let all = app.state.deadlines(&app.settings);
     for (at, id, d) in &all {
-        pending
-            .entry(id)
-            .or_default()
-            .push(json!({"at": at.to_rfc3339(), "what": format!("{d:?}").to_lowercase()}));
+        pending.entry(id).or_default().push(DeadlineRow {
+            at: at.to_rfc3339(),
+            what: format!("{d:?}").to_lowercase(),
+        });
     }
     let row = |g: &Game, t: &Tournament| {
-        let state = match g.status {
-            GameStatus::Running if now < t.clock_start => GameStatus::WaitingStart,
-            // Not yet ticked by a pass: as of `now` the clocks run.
-            GameStatus::WaitingStart if now >= t.clock_start => GameStatus::Running,
-            s => s,
-        };
-        let to_move = match state {
-            GameStatus::Running | GameStatus::WaitingStart => {
-                Some(if g.to_move() == Color::White {
-                    "white"
-                } else {
-                    "black"
-                })
-            }
-            _ => None,
-        };
-        let clock = |c: Color| {
-            let f = view::clock_figures(g, t, c, now, tz);
-            json!({"used": f.used, "allowed": f.allowed, "time_forfeits": f.time_forfeits, "on_leave": f.on_leave})
-        };
         let deadlines = pending.get(&g.id).cloned().unwrap_or_default();
-        json!({
-            "id": g.id.to_string(),
-            "white": g.players.white,
-            "black": g.players.black,
-            "state": state.name(),
-            "to_move": to_move,
-            "fen": g.fen(),
-            "moves": g.san_moves(),
-            "result": g.result.map_or_else(|| "*".into(), |r| r.to_string()),
-            "clock": {"white": clock(Color::White), "black": clock(Color::Black)},
-            "deadlines": deadlines,
-        })
+        StatusRow::of(g, t, now, tz, deadlines)
     };
     if as_json {
         // One array, written row by row (a federation's store holds more games than fit in
@@ -390,9 +401,9 @@ fn status(
         let stdout = std::io::BufWriter::new(std::io::stdout().lock());
         let mut out = serde_json::Serializer::pretty(stdout);
         let mut seq = out.serialize_seq(None).map_err(runtime)?;
-        each_tournament(app, target, |t, games| {
-            for g in games {
-                seq.serialize_element(&row(g, t)).map_err(runtime)?;
+        each_tournament_rows(app, target, now, &row, |rows| {
+            for r in rows {
+                seq.serialize_element(&r).map_err(runtime)?;
             }
             Ok(())
         })?;
@@ -404,57 +415,50 @@ fn status(
     }
     print_quarantine(app)?;
     let mut table = None;
-    each_tournament(app, target, |t, games| {
+    each_tournament_rows(app, target, now, &row, |rows| {
         let mut w = std::io::stdout().lock();
-        for g in games {
-            let r = row(g, t);
+        for r in rows {
             writeln!(
                 w,
                 "{:<16} {:<9} {:<7} {} – {}  moves {}  clocks W {}/{} B {}/{}{}",
-                r["id"].as_str().unwrap_or(""),
-                r["state"].as_str().unwrap_or(""),
-                r["result"].as_str().unwrap_or(""),
-                r["white"].as_str().unwrap_or(""),
-                r["black"].as_str().unwrap_or(""),
-                r["moves"].as_array().map(|m| m.len()).unwrap_or(0),
-                r["clock"]["white"]["used"],
-                r["clock"]["white"]["allowed"],
-                r["clock"]["black"]["used"],
-                r["clock"]["black"]["allowed"],
-                r["to_move"]
-                    .as_str()
+                r.id,
+                r.state,
+                r.result,
+                r.white,
+                r.black,
+                r.moves.len(),
+                r.clock.white.used,
+                r.clock.white.allowed,
+                r.clock.black.used,
+                r.clock.black.allowed,
+                r.to_move
+                    .as_deref()
                     .map(|c| format!("  {c} to move"))
                     .unwrap_or_default(),
             )
             .map_err(runtime)?;
-            if let Some(d) = r["deadlines"].as_array().and_then(|d| d.first()) {
-                writeln!(
-                    w,
-                    "{:<16} next: {} at {}",
-                    "",
-                    d["what"].as_str().unwrap_or(""),
-                    d["at"].as_str().unwrap_or("")
-                )
-                .map_err(runtime)?;
+            if let Some(d) = r.deadlines.first() {
+                writeln!(w, "{:<16} next: {} at {}", "", d.what, d.at).map_err(runtime)?;
             }
-        }
-        // The crosstable of a tournament asked for (src/core/records/crosstable.rs) below its
-        // games.
-        if target == Some(t.id.as_str()) {
-            table = Some((
-                t.name.clone(),
-                t.id.clone(),
-                crate::core::records::crosstable::crosstable(t, games.iter().copied()),
-            ));
         }
         Ok(())
     })?;
-    if let Some((name, id, table)) = table {
-        println!("\n{name} ({id})\n");
-        print!(
-            "{}",
-            crate::render::words::crosstable::text(&table, app.settings.default_lang)
-        );
+    // The crosstable of a tournament asked for (src/core/records/crosstable.rs) below its games.
+    if let Some(t) = target.and_then(|id| app.state.tournaments.get(id)) {
+        each_tournament(app, target, |t, games| {
+            table = Some(crate::core::records::crosstable::crosstable(
+                t,
+                games.iter().copied(),
+            ));
+            Ok(())
+        })?;
+        if let Some(table) = table {
+            println!("\n{} ({})\n", t.name, t.id);
+            print!(
+                "{}",
+                crate::render::words::crosstable::text(&table, app.settings.default_lang)
+            );
+        }
     }
     Ok(())
 }

@@ -75,13 +75,13 @@ impl App {
     /// The running tournaments `email` plays in or directs.
     fn tournaments_of(&self, email: &str) -> impl Iterator<Item = String> + '_ {
         let email = email.trim().to_lowercase();
-        self.state
-            .tournaments
-            .values()
-            .filter(move |t| {
-                !t.rotated && (t.director.email == email || t.player(&email).is_some())
-            })
+        let ids: Vec<String> = self
+            .state
+            .tournaments_with(&email)
+            .filter(|t| !t.rotated && (t.director.email == email || t.player(&email).is_some()))
             .map(|t| t.id.clone())
+            .collect();
+        ids.into_iter()
     }
 
     /// Brings in what the deadlines due by `now` need; returns those tournaments.

@@ -20,14 +20,17 @@
 //! command about it (`fernzug status`, `export`: [`App::shelved_games_of`], a tournament at a
 //! time).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use chrono::{DateTime, Utc};
+
+use super::status_row::StatusRow;
 use super::{App, AppError};
-use crate::core::model::Game;
+use crate::core::model::{Game, Tournament};
 use crate::core::{KeyBinding, State};
 use crate::game_ref::GameRef;
 use crate::store::{Batch, Store, Tree};
@@ -80,32 +83,60 @@ fn shelf_err(path: &Path) -> impl FnOnce(io::Error) -> AppError + '_ {
 /// Writes `file` durably into the shelf folder `dir`: a temporary file, fsynced, renamed over the
 /// tournament's file, the folder fsynced. Returns only once the file would survive a power cut.
 pub fn write(dir: &Path, file: &ShelfFile) -> Result<(), AppError> {
+    write_json(dir, &file_of(dir, &file.tournament), file)
+}
+
+/// The folder of the status rows kept for the shelved tournaments (`DATA/shelf/rows`).
+fn rows_dir(dir: &Path) -> PathBuf {
+    dir.join("rows")
+}
+
+/// Writes the status rows of tournament `t`'s finished `games` durably beside its shelf file
+/// (`DATA/shelf/rows/ID.json`): what `fernzug status` lists of them without reading the shelf
+/// file (see [`StatusRow::kept`]).
+pub fn write_rows(dir: &Path, t: &Tournament, games: &[Game]) -> Result<(), AppError> {
+    let rows: Vec<StatusRow> = games.iter().filter_map(|g| StatusRow::kept(g, t)).collect();
+    let rows_dir = rows_dir(dir);
+    write_json(&rows_dir, &file_of(&rows_dir, &t.id), &rows)
+}
+
+/// The kept status rows of tournament `id`, if they were written.
+pub fn read_rows(dir: &Path, id: &str) -> Result<Option<Vec<StatusRow>>, AppError> {
+    let rows_dir = rows_dir(dir);
+    read_json(&file_of(&rows_dir, id))
+}
+
+/// Writes `value` as JSON to `path` in folder `dir` durably: a temporary file, fsynced, renamed,
+/// the folder fsynced.
+fn write_json(dir: &Path, path: &Path, value: &impl Serialize) -> Result<(), AppError> {
     std::fs::create_dir_all(dir).map_err(shelf_err(dir))?;
-    let path = file_of(dir, &file.tournament);
     let tmp = path.with_extension("json.tmp");
     let written = (|| {
         let f = std::fs::File::create(&tmp)?;
         let mut w = io::BufWriter::new(f);
-        serde_json::to_writer(&mut w, file).map_err(io::Error::other)?;
+        serde_json::to_writer(&mut w, value).map_err(io::Error::other)?;
         w.flush()?;
         w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, &path)?;
+        std::fs::rename(&tmp, path)?;
         std::fs::File::open(dir)?.sync_all()
     })();
-    written.map_err(shelf_err(&path))
+    written.map_err(shelf_err(path))
 }
 
 /// The shelf file of tournament `id`, if it was written.
 pub fn read(dir: &Path, id: &str) -> Result<Option<ShelfFile>, AppError> {
-    let path = file_of(dir, id);
-    let bytes = match std::fs::read(&path) {
+    read_json(&file_of(dir, id))
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>, AppError> {
+    let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(shelf_err(&path)(e)),
+        Err(e) => return Err(shelf_err(path)(e)),
     };
     serde_json::from_slice(&bytes)
         .map(Some)
-        .map_err(|e| shelf_err(&path)(io::Error::new(io::ErrorKind::InvalidData, e)))
+        .map_err(|e| shelf_err(path)(io::Error::new(io::ErrorKind::InvalidData, e)))
 }
 
 /// The ids of the tournaments with a shelf file in `dir`.
@@ -184,6 +215,45 @@ impl App {
         }
     }
 
+    /// The `status` rows of the games of the shelved tournament `t` as of `now`, in the order of
+    /// the games: a game the core changed after it was shelved from the store's copy, the others
+    /// from the rows kept beside the shelf file; the shelf file is read only for a game without
+    /// a kept row (a shelf written before rows were kept).
+    pub fn shelved_rows_of(
+        &self,
+        t: &Tournament,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<StatusRow>, AppError> {
+        let tz = self.settings.tz;
+        let dir = dir(&self.store);
+        let mut kept: HashMap<String, StatusRow> = read_rows(&dir, &t.id)?
+            .unwrap_or_default()
+            .into_iter()
+            .filter(StatusRow::keeps)
+            .map(|r| (r.id.clone(), r))
+            .collect();
+        let mut rows = Vec::with_capacity(t.games.len());
+        let mut missing = Vec::new();
+        for g in &t.games {
+            let key = g.to_string();
+            if let Some(game) = self.store.get::<Game>(Tree::ShelvedGames, key.as_bytes())? {
+                rows.push((g.clone(), StatusRow::of(&game, t, now, tz, Vec::new())));
+            } else if let Some(row) = kept.remove(&key) {
+                rows.push((g.clone(), row.as_of(t, now, tz)));
+            } else {
+                missing.push(g.clone());
+            }
+        }
+        if !missing.is_empty() {
+            for game in shelved_games(&self.store, &t.id, &missing)? {
+                let row = StatusRow::of(&game, t, now, tz, Vec::new());
+                rows.push((game.id, row));
+            }
+        }
+        rows.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(rows.into_iter().map(|(_, r)| r).collect())
+    }
+
     /// Whether game `g` belongs on the shelf (its tournament's archive was rotated).
     pub(crate) fn shelved(&self, g: &GameRef) -> bool {
         self.state
@@ -253,8 +323,9 @@ pub(crate) fn shelve(
                 games.push(g.clone());
             }
         }
-        // None in memory (a migration that already shelved this one): its file stays as it is.
+        // None in memory (a migration that already shelved this one): its files stay as they are.
         if !file.games.is_empty() {
+            write_rows(&dir, t, &file.games)?;
             write(&dir, &file)?;
         }
     }

@@ -134,7 +134,7 @@ impl State {
             self.games.insert(id.clone(), game);
             self.log_event(&mut out, &id, Event::Started { at: now });
         }
-        self.tournaments.insert(t.id.clone(), t);
+        self.add_tournament(t);
         out.tournaments.insert(file.id.clone());
         out.log.push(format!(
             "tournament {} registered: {} games, clocks start {}",

@@ -134,20 +134,22 @@ pub fn clock_figures(
     };
     let period_first_move = own_moves + 1 - pc.moves_in_period;
     let next_control = period_first_move + k.div_ceil(10) * 10 - 1;
-    let email = game.players.get(color);
-    let today = local_date(now, tz);
-    let on_leave = t
-        .rest_of(email)
-        .iter()
-        .any(|r| r.from <= today && today <= r.to);
     ClockFigures {
         used,
         allowed,
         left: allowed.saturating_sub(used),
         next_control,
         time_forfeits: pc.forfeits,
-        on_leave,
+        on_leave: on_leave(t, game.players.get(color), now, tz),
     }
+}
+
+/// Whether player `email` of `t` is on leave (TO §24) on the local day of `now`.
+pub fn on_leave(t: &Tournament, email: &str, now: DateTime<Utc>, tz: Tz) -> bool {
+    let today = local_date(now, tz);
+    t.rest_of(email)
+        .iter()
+        .any(|r| r.from <= today && today <= r.to)
 }
 
 /// The facts every game mail shows ([`GameContext`]), for the reader playing `reader` (or a

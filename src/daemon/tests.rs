@@ -746,6 +746,7 @@ async fn a_tournament_written_in_parts_is_whole_and_a_stopped_one_is_removed_at_
 #[tokio::test(start_paused = true)]
 async fn a_shelf_file_counts_only_once_the_rotation_is_committed() {
     use crate::app::shelf::{self, ShelfFile};
+    use crate::app::status_row::StatusRow;
     let dir = TempDir::new("shelf");
     let script = Script::default();
     let sender = Recorder::default();
@@ -812,6 +813,21 @@ async fn a_shelf_file_counts_only_once_the_rotation_is_committed() {
             .unwrap()
             .is_empty()
     );
+    // `status` lists the shelved game from the row kept beside the file, without the file.
+    let t = app.state.tournaments["T-1"].clone();
+    let later = at(2, 10, 0) + chrono::Days::new(29);
+    let row = StatusRow::of(&finished, &t, later, app.settings.tz, Vec::new());
+    let file = shelf::dir(&app.store).join("T-1.json");
+    let aside = file.with_extension("aside");
+    std::fs::rename(&file, &aside).unwrap();
+    assert_eq!(
+        app.shelved_rows_of(&t, later).unwrap(),
+        std::slice::from_ref(&row)
+    );
+    // Without its kept rows (a shelf from before them) the file is read.
+    std::fs::rename(&aside, &file).unwrap();
+    std::fs::remove_file(shelf::dir(&app.store).join("rows").join("T-1.json")).unwrap();
+    assert_eq!(app.shelved_rows_of(&t, later).unwrap(), [row]);
     drop(app);
 
     // Brought in from the file by a mail about it; shown by the commands that show every game.
@@ -829,4 +845,20 @@ async fn a_shelf_file_counts_only_once_the_rotation_is_committed() {
     drop(app);
     let app = App::open_all(config).unwrap();
     assert_eq!(app.state.games[&g].result, finished.result);
+    // The store's copy (changed by the late mail's note) is listed, not a kept row.
+    let t = app.state.tournaments["T-1"].clone();
+    let later = at(2, 10, 0) + chrono::Days::new(31);
+    let mut other = finished.clone();
+    other.result = Some(crate::core::model::GameResult::WhiteWins);
+    shelf::write_rows(&shelf::dir(&app.store), &t, &[other]).unwrap();
+    assert_eq!(
+        app.shelved_rows_of(&t, later).unwrap(),
+        [StatusRow::of(
+            &app.state.games[&g],
+            &t,
+            later,
+            app.settings.tz,
+            Vec::new()
+        )]
+    );
 }

@@ -192,8 +192,8 @@ impl State {
                 vec![tid]
             }
             None => self
-                .tournaments
-                .keys()
+                .tournaments_with(&email)
+                .map(|t| &t.id)
                 .filter(|tid| !self.open_games_in(tid, &email).is_empty())
                 .cloned()
                 .collect(),

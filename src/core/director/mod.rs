@@ -78,12 +78,10 @@ impl State {
             return true;
         }
         let directs = self
-            .tournaments
-            .values()
+            .tournaments_with(&letter.from)
             .any(|t| t.director.email == letter.from);
         let plays = self
-            .tournaments
-            .values()
+            .tournaments_with(&letter.from)
             .any(|t| t.player(&letter.from).is_some());
         directs && !plays
     }
@@ -98,8 +96,7 @@ impl State {
             out.letter_games.insert(g.clone());
         }
         let directs: Vec<String> = self
-            .tournaments
-            .values()
+            .tournaments_with(&letter.from)
             .filter(|t| t.director.email == letter.from)
             .map(|t| t.id.clone())
             .collect();
@@ -424,6 +421,7 @@ impl State {
                 if *change {
                     p.send_to = (address != player).then(|| address.clone());
                 }
+                self.note_address(address, &tid);
                 let games = self.open_games_in(&tid, player);
                 let what = if *change {
                     "address"

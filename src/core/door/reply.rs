@@ -32,8 +32,7 @@ impl State {
         {
             return l;
         }
-        self.tournaments
-            .values()
+        self.tournaments_with(email)
             .find_map(|t| t.player(email).and_then(|p| p.lang))
             .unwrap_or(s.default_lang)
     }
@@ -51,8 +50,7 @@ impl State {
         let (now, s) = (at.now, at.s);
         // The name he is registered with, else the one his mail gives, else his address.
         let name = self
-            .tournaments
-            .values()
+            .tournaments_with(&letter.from)
             .find_map(|t| t.player(&letter.from).map(|p| p.name.clone()))
             .or_else(|| letter.from_name.clone())
             .unwrap_or_else(|| letter.from.clone());

@@ -4,7 +4,7 @@
 //! One type (with its small helpers) per file: [`State`] and its parts ([`Tournament`], [`Player`],
 //! [`Person`], [`KeyBinding`], [`Meta`], [`Settings`]) in `state`, [`Game`] in `game`, [`Event`],
 //! [`Mail`] and its [`Facts`] (in `facts`, one file per group of kinds), [`Output`], the refusals (TO §8) in `refusal`, [`Guard`], [`AnswerDay`],
-//! [`ConditionalLine`] (TO §6), [`Due`] (TO §16–§21) and [`NewTournament`], the core's own input type
+//! [`ConditionalLine`] (TO §6), [`People`] (the index of addresses), [`Due`] (TO §16–§21) and [`NewTournament`], the core's own input type
 //! for a tournament to register.
 
 pub mod answer_day;
@@ -20,6 +20,7 @@ pub mod mail;
 pub mod new_tournament;
 pub mod outcome;
 pub mod output;
+pub mod people;
 pub mod refusal;
 pub mod state;
 pub mod step;
@@ -37,6 +38,7 @@ pub use mail::{Attachment, Mail, Note, Recipient, Sentence, Stated, Told};
 pub use new_tournament::{NewPlayer, NewTournament, Pairing};
 pub use outcome::{EndReason, GameResult, NotAResult};
 pub use output::Output;
+pub use people::People;
 pub use refusal::{Act, Command, DirectorRefusal, LeaveRefusal, Refusal};
 pub(crate) use state::Parts;
 pub use state::{KeyBinding, Meta, Person, Player, Settings, State, Tournament};

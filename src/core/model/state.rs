@@ -11,7 +11,7 @@ use shakmaty::Color;
 use crate::core::clock::Rest;
 use crate::core::model::Event;
 use crate::core::model::Game;
-use crate::core::model::{Output, Recipient};
+use crate::core::model::{Output, People, Recipient};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::rules::RuleSet;
@@ -146,6 +146,10 @@ pub struct State {
     pub games: BTreeMap<GameRef, Game>,
     pub keys: crate::core::model::Keys,
     pub meta: Meta,
+    /// Which tournaments each address appears in (derived from `tournaments`, never stored):
+    /// kept by [`State::add_tournament`] and [`State::note_address`].
+    #[serde(skip)]
+    people: People,
 }
 
 /// Counters and small sets kept beside the games.
@@ -189,12 +193,38 @@ impl State {
         self.tournaments.get(&game.tournament)
     }
 
-    /// Whether `email` plays in or directs any tournament.
+    /// Adds tournament `t` (or replaces the one of its id), noting its addresses.
+    pub fn add_tournament(&mut self, t: Tournament) {
+        if let Some(old) = self.tournaments.remove(&t.id) {
+            self.people.forget_tournament(&old);
+        }
+        self.people.note_tournament(&t);
+        self.tournaments.insert(t.id.clone(), t);
+    }
+
+    /// Notes that `address` now appears in tournament `id` (a player's further address, given
+    /// by the director).
+    pub(crate) fn note_address(&mut self, address: &str, id: &str) {
+        self.people.note(address, id);
+    }
+
+    /// The tournaments `address` appears in — as the director, a player or one of a player's
+    /// other addresses — in id order: the only ones a look for that address must read.
+    pub fn tournaments_with<'a>(&'a self, address: &str) -> impl Iterator<Item = &'a Tournament> {
+        debug_assert_eq!(
+            self.people,
+            People::of(self.tournaments.values()),
+            "the index of addresses is kept with the tournaments (add_tournament, note_address)"
+        );
+        self.people
+            .tournaments_of(address)
+            .filter_map(|id| self.tournaments.get(id))
+    }
+
     /// The address a player is known by, when `address` is one of his other addresses
     /// (`Player::also`); `None` for his own address and for anyone else.
     pub fn registered_as(&self, address: &str) -> Option<&str> {
-        self.tournaments
-            .values()
+        self.tournaments_with(address)
             .flat_map(|t| &t.players)
             .find(|p| p.email != address && p.also.iter().any(|a| a == address))
             .map(|p| p.email.as_str())
@@ -202,8 +232,7 @@ impl State {
 
     /// Where mail to the player known as `email` goes (`Player::send_to`), if not to `email`.
     pub fn delivery_address(&self, email: &str) -> Option<&str> {
-        self.tournaments
-            .values()
+        self.tournaments_with(email)
             .flat_map(|t| &t.players)
             .find(|p| p.email == email)
             .and_then(|p| p.send_to.as_deref())
@@ -211,7 +240,7 @@ impl State {
 
     /// Whether `address` is anyone's: a director's, a player's own or one of his other ones.
     pub fn address_in_use(&self, address: &str) -> Option<&str> {
-        self.tournaments.values().find_map(|t| {
+        self.tournaments_with(address).find_map(|t| {
             if t.director.email == address {
                 return Some(t.director.email.as_str());
             }
@@ -222,9 +251,9 @@ impl State {
         })
     }
 
+    /// Whether `email` plays in or directs any tournament.
     pub fn knows(&self, email: &str) -> bool {
-        self.tournaments
-            .values()
+        self.tournaments_with(email)
             .any(|t| t.director.email == email || t.player(email).is_some())
     }
 

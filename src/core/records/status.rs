@@ -109,7 +109,7 @@ impl State {
     ) -> (Vec<TournamentReport>, Vec<(String, Sentence)>) {
         let mut tournaments = Vec::new();
         let mut sentences = Vec::new();
-        for t in self.tournaments.values() {
+        for t in self.tournaments_with(email) {
             let plays = t.player(email).is_some();
             let directs = t.director.email == email;
             if !plays && !directs {
@@ -152,12 +152,10 @@ impl State {
         let lang = self.lang_for(&letter.from, None, s);
         let named = self.named_game_of(letter);
         let name = self
-            .tournaments
-            .values()
+            .tournaments_with(&letter.from)
             .find_map(|t| t.player(&letter.from).map(|p| p.name.clone()))
             .or_else(|| {
-                self.tournaments
-                    .values()
+                self.tournaments_with(&letter.from)
                     .find(|t| t.director.email == letter.from)
                     .map(|t| t.director.name.clone())
             })

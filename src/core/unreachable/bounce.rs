@@ -65,8 +65,7 @@ impl State {
         let tournaments: Vec<String> = match &game {
             Some(g) => vec![g.tournament.clone()],
             None => self
-                .tournaments
-                .values()
+                .tournaments_with(&recipient)
                 .filter(|t| t.player(&recipient).is_some())
                 .map(|t| t.id.clone())
                 .collect(),

@@ -268,7 +268,10 @@ pub fn generate_at(
             }
         }
         if let Some(file) = &shelf {
-            shelf::write(&shelf::dir(&app.store), file).expect("write a shelf file");
+            let dir = shelf::dir(&app.store);
+            let t = &state.tournaments[&id];
+            shelf::write_rows(&dir, t, &file.games).expect("write a shelf's rows");
+            shelf::write(&dir, file).expect("write a shelf file");
         }
         let t = state.tournaments.get_mut(&id).expect("registered");
         t.rotated = finished;

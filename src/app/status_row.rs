@@ -1,0 +1,185 @@
+//! One game's row of `fernzug status` and `status --json` (docs/contract.md: the fields of
+//! `status --json`). The fields are declared in the order the JSON has always shown them
+//! (alphabetical), so the output stays the same byte for byte.
+//!
+//! The rows of a shelved tournament are also written beside its shelf file when it is shelved
+//! (`shelf::write_rows`): its games are finished and their rows no longer change — but for
+//! whether a player is on leave today ([`StatusRow::as_of`]) — so listing every game reads a
+//! row per shelved game, not the game with its moves, clocks and log.
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
+use shakmaty::Color;
+
+use crate::core::model::{Game, GameStatus, Tournament};
+use crate::core::view;
+
+/// What `status` shows of a game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatusRow {
+    pub black: String,
+    pub clock: Clocks,
+    /// The pending deadlines, soonest first.
+    pub deadlines: Vec<DeadlineRow>,
+    pub fen: String,
+    pub id: String,
+    /// The moves in SAN with English letters.
+    pub moves: Vec<String>,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub result: String,
+    /// `waiting-start`, `running`, `suspended`, `adjourned` or `finished`.
+    pub state: String,
+    /// `white` or `black` while the game runs (or waits for its start), else `null`.
+    pub to_move: Option<String>,
+    pub white: String,
+}
+
+/// Both players' clocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Clocks {
+    pub black: ClockRow,
+    pub white: ClockRow,
+}
+
+/// One player's clock: days used and allowed in the current period, time forfeits, on leave
+/// today.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockRow {
+    pub allowed: u32,
+    pub on_leave: bool,
+    pub time_forfeits: u8,
+    pub used: u32,
+}
+
+/// A pending deadline of the game: when, and what (`reminder`, `forfeit`, …).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeadlineRow {
+    pub at: String,
+    pub what: String,
+}
+
+impl StatusRow {
+    /// The row of game `g` of tournament `t` as of `now`, with its pending `deadlines`.
+    pub fn of(
+        g: &Game,
+        t: &Tournament,
+        now: DateTime<Utc>,
+        tz: Tz,
+        deadlines: Vec<DeadlineRow>,
+    ) -> StatusRow {
+        let state = match g.status {
+            GameStatus::Running if now < t.clock_start => GameStatus::WaitingStart,
+            // Not yet ticked by a pass: as of `now` the clocks run.
+            GameStatus::WaitingStart if now >= t.clock_start => GameStatus::Running,
+            s => s,
+        };
+        let to_move = match state {
+            GameStatus::Running | GameStatus::WaitingStart => Some(
+                if g.to_move() == Color::White {
+                    "white"
+                } else {
+                    "black"
+                }
+                .to_string(),
+            ),
+            _ => None,
+        };
+        let clock = |c: Color| {
+            let f = view::clock_figures(g, t, c, now, tz);
+            ClockRow {
+                allowed: f.allowed,
+                on_leave: f.on_leave,
+                time_forfeits: f.time_forfeits,
+                used: f.used,
+            }
+        };
+        StatusRow {
+            black: g.players.black.clone(),
+            clock: Clocks {
+                black: clock(Color::Black),
+                white: clock(Color::White),
+            },
+            deadlines,
+            fen: g.fen(),
+            id: g.id.to_string(),
+            moves: g.san_moves(),
+            result: g.result.map_or_else(|| "*".into(), |r| r.to_string()),
+            state: state.name().to_string(),
+            to_move,
+            white: g.players.white.clone(),
+        }
+    }
+
+    /// The row of finished game `g` of `t` to keep beside its shelf file (`None` for a game
+    /// not finished). Taken as of the tournament's clock start: of a finished game's row only
+    /// whether a player is on leave depends on the day, and [`StatusRow::as_of`] sets that anew.
+    pub fn kept(g: &Game, t: &Tournament) -> Option<StatusRow> {
+        (g.status == GameStatus::Finished)
+            .then(|| StatusRow::of(g, t, t.clock_start, chrono_tz::UTC, Vec::new()))
+    }
+
+    /// Whether a row kept from when the game was shelved is still the game's row as of any
+    /// later time: a finished game's row changes only in whether a player is on leave today.
+    pub fn keeps(&self) -> bool {
+        self.state == GameStatus::Finished.name() && self.deadlines.is_empty()
+    }
+
+    /// A kept row (see [`StatusRow::keeps`]) as of `now`: whether each player is on leave today
+    /// (TO §24), from tournament `t`.
+    pub fn as_of(mut self, t: &Tournament, now: DateTime<Utc>, tz: Tz) -> StatusRow {
+        self.clock.white.on_leave = view::on_leave(t, &self.white, now, tz);
+        self.clock.black.on_leave = view::on_leave(t, &self.black, now, tz);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::clock::Rest;
+    use crate::core::model::GameResult;
+    use crate::core::testkit::{ANNA, at, day, duel, game, registered};
+    use crate::rules::RuleSet;
+
+    #[test]
+    fn a_kept_row_is_the_finished_games_row_on_any_later_day_and_says_who_is_on_leave_then() {
+        let mut st = registered(&duel(RuleSet::Fax));
+        let g = st.games.get_mut(&game()).unwrap();
+        g.status = GameStatus::Finished;
+        g.result = Some(GameResult::BlackWins);
+        let g = g.clone();
+        let t = st.tournaments["T-1"].clone();
+        let tz = chrono_tz::Europe::Berlin;
+        let kept = StatusRow::kept(&g, &t).expect("a finished game's row is kept");
+        assert!(kept.keeps());
+        let later = at(2027, 3, 1, 12, 0);
+        assert_eq!(
+            kept.clone().as_of(&t, later, tz),
+            StatusRow::of(&g, &t, later, tz, Vec::new())
+        );
+        // TO §24: a leave of Anna's in March 2027 shows on its days, and only then.
+        let mut on_leave = t.clone();
+        on_leave.players[0].leaves.push(Rest {
+            from: day(2027, 3, 1),
+            to: day(2027, 3, 3),
+        });
+        assert_eq!(on_leave.players[0].email, ANNA);
+        let row = kept.clone().as_of(&on_leave, later, tz);
+        assert!(row.clock.white.on_leave && !row.clock.black.on_leave);
+        assert_eq!(row, StatusRow::of(&g, &on_leave, later, tz, Vec::new()));
+        let after = at(2027, 3, 4, 12, 0);
+        assert!(
+            !kept
+                .clone()
+                .as_of(&on_leave, after, tz)
+                .clock
+                .white
+                .on_leave
+        );
+        // A running game's row depends on the day: none is kept.
+        let mut running = g.clone();
+        running.status = GameStatus::Running;
+        assert_eq!(StatusRow::kept(&running, &t), None);
+    }
+}
