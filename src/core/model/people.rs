@@ -2,14 +2,16 @@
 //! director, one of a player's other addresses) does not mean looking through every tournament
 //! the relay ever registered.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::core::model::state::Tournament;
 
 /// Every address of the tournaments — a director's, a player's own, a player's other ones
 /// (`Player::also`) — with the ids of the tournaments it appears in, in id order (the order in
 /// which the state keeps its tournaments, so a lookup through the index finds what a look
-/// through every tournament would find first).
+/// through every tournament would find first). Small: most addresses appear in one or two
+/// tournaments, and a tournament's id is kept once for all its addresses.
 ///
 /// It is derived from the tournaments and kept beside them by [`State`](super::State)
 /// (`add_tournament`, `note_address`); never stored.
@@ -25,28 +27,30 @@ use crate::core::model::state::Tournament;
 /// assert_eq!(people.tournaments_of("bert@example.org").count(), 0);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct People(HashMap<String, BTreeSet<String>>);
+pub struct People(HashMap<Box<str>, Vec<Arc<str>>>);
 
 impl People {
     /// Notes that `address` appears in tournament `id`.
     pub fn note(&mut self, address: &str, id: &str) {
-        match self.0.get_mut(address) {
-            Some(ids) => {
-                if !ids.contains(id) {
-                    ids.insert(id.to_string());
-                }
-            }
-            None => {
-                self.0
-                    .insert(address.to_string(), BTreeSet::from([id.to_string()]));
-            }
+        self.note_shared(address, &Arc::from(id));
+    }
+
+    /// Notes that `address` appears in tournament `id`, sharing the id's text.
+    fn note_shared(&mut self, address: &str, id: &Arc<str>) {
+        let ids = match self.0.get_mut(address) {
+            Some(ids) => ids,
+            None => self.0.entry(Box::from(address)).or_default(),
+        };
+        if let Err(at) = ids.binary_search_by(|t| (**t).cmp(&**id)) {
+            ids.insert(at, Arc::clone(id));
         }
     }
 
     /// Notes every address of `t`.
     pub fn note_tournament(&mut self, t: &Tournament) {
+        let id: Arc<str> = Arc::from(t.id.as_str());
         for a in addresses(t) {
-            self.note(a, &t.id);
+            self.note_shared(a, &id);
         }
     }
 
@@ -54,7 +58,7 @@ impl People {
     pub fn forget_tournament(&mut self, t: &Tournament) {
         for a in addresses(t) {
             if let Some(ids) = self.0.get_mut(a) {
-                ids.remove(&t.id);
+                ids.retain(|id| **id != *t.id);
                 if ids.is_empty() {
                     self.0.remove(a);
                 }
@@ -67,7 +71,7 @@ impl People {
         self.0
             .get(address)
             .into_iter()
-            .flat_map(|ids| ids.iter().map(String::as_str))
+            .flat_map(|ids| ids.iter().map(|id| &**id))
     }
 
     /// The index as a fresh look through `tournaments` would build it.
