@@ -24,9 +24,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 
 use super::status_row::StatusRow;
 use super::{App, AppError};
