@@ -303,15 +303,7 @@ fn each_tournament(
             None => Ok(()),
         };
     }
-    if let Some(t) = target
-        && !app.state.tournaments.contains_key(t)
-    {
-        return Err(usage(format!("no tournament {t}")));
-    }
-    for t in app.state.tournaments.values() {
-        if target.is_some_and(|id| id != t.id) {
-            continue;
-        }
+    for t in tournaments(app, target)? {
         if t.rotated {
             let mut games = app.shelved_games_of(&t.id).map_err(runtime)?;
             games.sort_by(|a, b| a.id.cmp(&b.id));
@@ -321,6 +313,23 @@ fn each_tournament(
         }
     }
     Ok(())
+}
+
+/// The tournaments `target` names (one, or every one when `None`), in the order of their ids.
+fn tournaments<'a>(
+    app: &'a App,
+    target: Option<&'a str>,
+) -> Result<impl Iterator<Item = &'a Tournament>, Failure> {
+    if let Some(t) = target
+        && !app.state.tournaments.contains_key(t)
+    {
+        return Err(usage(format!("no tournament {t}")));
+    }
+    Ok(app
+        .state
+        .tournaments
+        .values()
+        .filter(move |t| target.is_none_or(|id| id == t.id)))
 }
 
 /// The games of a tournament that is not shelved, from memory, in order.
@@ -350,15 +359,7 @@ fn each_tournament_rows(
             each(games.iter().map(|g| row(g, t)).collect())
         });
     }
-    if let Some(t) = target
-        && !app.state.tournaments.contains_key(t)
-    {
-        return Err(usage(format!("no tournament {t}")));
-    }
-    for t in app.state.tournaments.values() {
-        if target.is_some_and(|id| id != t.id) {
-            continue;
-        }
+    for t in tournaments(app, target)? {
         let rows = if t.rotated {
             app.shelved_rows_of(t, now).map_err(runtime)?
         } else {
