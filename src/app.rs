@@ -341,7 +341,7 @@ impl App {
         Ok(())
     }
 
-    /// Makes everything applied so far durable (flush and fsync).
+    /// Makes everything applied so far durable (one commit redb writes with an fsync).
     pub fn sync(&mut self) -> Result<(), AppError> {
         Ok(self.store.sync()?)
     }

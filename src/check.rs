@@ -88,6 +88,16 @@ fn store(config: &Config, r: &mut Report) {
         return;
     }
     use crate::store::{Store, Tree};
+    if Store::kept_by_sled(&path) {
+        r.ok(
+            "store",
+            format!(
+                "{} was kept by an earlier fernzug (sled); the next `run` (or any other command) takes it over",
+                path.display()
+            ),
+        );
+        return;
+    }
     match Store::open(&path) {
         Ok(store) => match store.scan::<crate::core::Tournament>(Tree::Tournaments) {
             Ok(ts) => r.ok(

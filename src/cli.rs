@@ -194,14 +194,12 @@ fn execute(cli: Cli) -> Result<(), Failure> {
         Command::Export(ExportCommand::Mbox { game }) => game.parse().ok(),
         _ => None,
     };
-    let shows_all = matches!(cli.command, Command::Status { .. } | Command::Export(_));
-    let opened = match (&one_game, shows_all) {
-        (Some(id), _) => App::open_game(cfg, id),
-        // Every running game; a shelved tournament's games are read when their turn comes
-        // (`each_tournament`), so that memory holds one of them at a time.
-        (None, true) => App::open(cfg),
-        // `once` and `tournament add` read games only as they need them.
-        (None, false) => App::open_lazy(cfg),
+    let opened = match &one_game {
+        Some(id) => App::open_game(cfg, id),
+        // `status` and `export` read a tournament's games when its turn comes
+        // (`each_tournament`), so that memory holds one tournament at a time; `once` and
+        // `tournament add` read games only as they need them.
+        None => App::open_lazy(cfg),
     };
     let mut app = opened.map_err(|e| match e {
         // A broken template override is the operator's configuration: exit 2.
@@ -304,13 +302,8 @@ fn each_tournament(
         };
     }
     for t in tournaments(app, target)? {
-        if t.rotated {
-            let mut games = app.shelved_games_of(&t.id).map_err(runtime)?;
-            games.sort_by(|a, b| a.id.cmp(&b.id));
-            each(t, &games.iter().collect::<Vec<_>>())?;
-        } else {
-            each(t, &running_games(app, t))?;
-        }
+        let games = app.games_of(t).map_err(runtime)?;
+        each(t, &games.iter().collect::<Vec<_>>())?;
     }
     Ok(())
 }
@@ -332,26 +325,17 @@ fn tournaments<'a>(
         .filter(move |t| target.is_none_or(|id| id == t.id)))
 }
 
-/// The games of a tournament that is not shelved, from memory, in order.
-fn running_games<'a>(app: &'a App, t: &Tournament) -> Vec<&'a Game> {
-    let mut games: Vec<&Game> = t
-        .games
-        .iter()
-        .filter_map(|g| app.state.games.get(g))
-        .collect();
-    games.sort_by(|a, b| a.id.cmp(&b.id));
-    games
-}
-
 /// The `status` rows of every tournament's games, or of `target`'s (a tournament or a game), a
-/// tournament at a time: a running tournament's made by `row` from its games in memory, a
-/// shelved one's from the rows kept beside its shelf file (`App::shelved_rows_of`), so listing
-/// every game does not read the games of the years before.
+/// tournament at a time, in the order of the tournaments: a running tournament's made by `row`
+/// from its games (read from the store), a shelved one's from the rows kept beside its shelf file
+/// (`App::shelved_rows_of`), so listing every game does not read the games of the years before.
+/// The tournaments are read by [`READERS`] threads, tournament `i` by thread `i % READERS`, while
+/// `each` takes the rows of those before (a few tournaments' rows are held at a time).
 fn each_tournament_rows(
     app: &App,
     target: Option<&str>,
     now: DateTime<Utc>,
-    row: &dyn Fn(&Game, &Tournament) -> StatusRow,
+    row: &(dyn Fn(&Game, &Tournament) -> StatusRow + Sync),
     mut each: impl FnMut(Vec<StatusRow>) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
     if target.is_some_and(|t| t.contains('/')) {
@@ -359,19 +343,57 @@ fn each_tournament_rows(
             each(games.iter().map(|g| row(g, t)).collect())
         });
     }
-    for t in tournaments(app, target)? {
-        let rows = if t.rotated {
-            app.shelved_rows_of(t, now).map_err(runtime)?
+    let ts: Vec<&Tournament> = tournaments(app, target)?.collect();
+    let rows_of = |t: &Tournament| -> Result<Vec<StatusRow>, Failure> {
+        if t.rotated {
+            app.shelved_rows_of(t, now).map_err(runtime)
         } else {
-            running_games(app, t)
-                .into_iter()
+            Ok(app
+                .games_of(t)
+                .map_err(runtime)?
+                .iter()
                 .map(|g| row(g, t))
-                .collect()
-        };
-        each(rows)?;
-    }
-    Ok(())
+                .collect())
+        }
+    };
+    std::thread::scope(|scope| {
+        let mut done = Vec::with_capacity(READERS);
+        let mut readers = Vec::with_capacity(READERS);
+        for k in 0..READERS {
+            let (tx, rx) = std::sync::mpsc::sync_channel(2);
+            let (ts, rows_of) = (&ts, &rows_of);
+            readers.push(scope.spawn(move || {
+                for t in ts.iter().skip(k).step_by(READERS) {
+                    // Refused only when `each` stopped: nothing more is wanted.
+                    if tx.send(rows_of(t)).is_err() {
+                        break;
+                    }
+                }
+            }));
+            done.push(rx);
+        }
+        let mut result = Ok(());
+        for i in 0..ts.len() {
+            let rows = done[i % READERS]
+                .recv()
+                .unwrap_or_else(|_| Err(runtime("reading the games stopped (a panic)")));
+            if let Err(e) = rows.and_then(&mut each) {
+                result = Err(e);
+                break;
+            }
+        }
+        drop(done);
+        for r in readers {
+            if r.join().is_err() && result.is_ok() {
+                result = Err(runtime("reading the games stopped (a panic)"));
+            }
+        }
+        result
+    })
 }
+
+/// Threads that read the games for `status` (the machine's two cores: these and the writer).
+const READERS: usize = 2;
 
 fn status(
     app: &App,
@@ -382,18 +404,16 @@ fn status(
     use serde::ser::{SerializeSeq, Serializer};
     use std::io::Write;
     let tz = app.settings.tz;
-    // Every pending deadline once, by game (not once per game: that grew with the square).
-    let mut pending: std::collections::HashMap<&GameRef, Vec<DeadlineRow>> =
-        std::collections::HashMap::new();
-    let all = app.state.deadlines(&app.settings);
-    for (at, id, d) in &all {
-        pending.entry(id).or_default().push(DeadlineRow {
-            at: at.to_rfc3339(),
-            what: format!("{d:?}").to_lowercase(),
-        });
-    }
     let row = |g: &Game, t: &Tournament| {
-        let deadlines = pending.get(&g.id).cloned().unwrap_or_default();
+        let deadlines = app
+            .state
+            .game_deadlines(g, t, &app.settings)
+            .into_iter()
+            .map(|(at, d)| DeadlineRow {
+                at: at.to_rfc3339(),
+                what: format!("{d:?}").to_lowercase(),
+            })
+            .collect();
         StatusRow::of(g, t, now, tz, deadlines)
     };
     if as_json {

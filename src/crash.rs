@@ -4,8 +4,8 @@
 //! process. Without the variable every point is a no-op.
 //!
 //! The points, in the order a mail passes them: [`AFTER_READ`] (fetched from IMAP, nothing
-//! done), `after-commit` (the store transaction applied, not yet flushed), `after-fsync`
-//! (flushed and fsynced), [`AFTER_IMAP_FLAG`] (flagged `\Seen` on the server),
+//! done), `after-commit` (the store transaction applied, not yet durable), `after-fsync`
+//! (made durable: fsynced), [`AFTER_IMAP_FLAG`] (flagged `\Seen` on the server),
 //! [`AFTER_SMTP_ACCEPT`] (the SMTP server took an outgoing mail), [`BEFORE_OUTBOX_DELETE`]
 //! (just before that outbox entry is removed). Beside the mail's path: [`BETWEEN_START_PARTS`]
 //! (`tournament add` queued one part of the start mails, not the rest).

@@ -22,7 +22,8 @@
 //! - [`render`] — a decided mail → RFC 5322 bytes, from the templates in `templates/de|en` (the
 //!   frames) and `render::words` (every sentence the core decides as a value).
 //! - [`config`], [`tournament_file`] — the two files an operator writes.
-//! - [`store`] — the one module that touches sled: state, event log, outbox, archive, IMAP UIDs.
+//! - [`store`] — the one module that touches the database (redb): state, event log, outbox, archive,
+//!   IMAP UIDs.
 //! - [`imap`], [`smtp`] — the network: fetching with `BODY.PEEK[]` and IDLE; sending raw mail;
 //!   [`tls`] — whom they trust (the system store plus `ca_file`) and the one line an operator reads
 //!   when a certificate is refused; [`secret`] — passwords from the environment, a file or a

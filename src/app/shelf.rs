@@ -214,6 +214,26 @@ impl App {
         }
     }
 
+    /// The games of tournament `t` in the order of their ids, read for showing them (`status`,
+    /// `export`) without bringing them into memory for work: a running tournament's from the
+    /// store (one scan of its games), a shelved one's as [`App::shelved_games_of`] reads them.
+    /// A game held in memory is taken from there.
+    pub fn games_of(&self, t: &Tournament) -> Result<Vec<Game>, AppError> {
+        let mut games = if t.rotated {
+            shelved_games(&self.store, &t.id, &t.games)?
+        } else {
+            let prefix = format!("{}/", t.id);
+            let mut games = Vec::with_capacity(t.games.len());
+            self.store
+                .each_prefix(Tree::Games, prefix.as_bytes(), |_, g: Game| {
+                    games.push(self.state.games.get(&g.id).cloned().unwrap_or(g));
+                })?;
+            games
+        };
+        games.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(games)
+    }
+
     /// The `status` rows of the games of the shelved tournament `t` as of `now`, in the order of
     /// the games: a game the core changed after it was shelved from the store's copy, the others
     /// from the rows kept beside the shelf file; the shelf file is read only for a game without
@@ -231,11 +251,18 @@ impl App {
             .filter(StatusRow::keeps)
             .map(|r| (r.id.clone(), r))
             .collect();
+        // The games the core changed after they were shelved: one scan of the tournament's.
+        let mut changed: HashMap<GameRef, Game> = HashMap::new();
+        let prefix = format!("{}/", t.id);
+        self.store
+            .each_prefix(Tree::ShelvedGames, prefix.as_bytes(), |_, g: Game| {
+                changed.insert(g.id.clone(), g);
+            })?;
         let mut rows = Vec::with_capacity(t.games.len());
         let mut missing = Vec::new();
         for g in &t.games {
             let key = g.to_string();
-            if let Some(game) = self.store.get::<Game>(Tree::ShelvedGames, key.as_bytes())? {
+            if let Some(game) = changed.remove(g) {
                 rows.push((g.clone(), StatusRow::of(&game, t, now, tz, Vec::new())));
             } else if let Some(row) = kept.remove(&key) {
                 rows.push((g.clone(), row.as_of(t, now, tz)));

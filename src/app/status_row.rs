@@ -9,7 +9,8 @@
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
-use serde::{Deserialize, Serialize};
+use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
 use shakmaty::Color;
 
 use crate::core::model::{Game, GameStatus, Tournament};
@@ -25,7 +26,7 @@ pub struct StatusRow {
     pub fen: String,
     pub id: String,
     /// The moves in SAN with English letters.
-    pub moves: Vec<String>,
+    pub moves: Moves,
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: String,
     /// `waiting-start`, `running`, `suspended`, `adjourned` or `finished`.
@@ -57,6 +58,103 @@ pub struct ClockRow {
 pub struct DeadlineRow {
     pub at: String,
     pub what: String,
+}
+
+/// A game's moves in SAN as `status --json` shows them (an array of strings), held as one line
+/// (`e4 e5 Nf3`, a SAN never has a space): the kept rows of 100,000 games read into one string
+/// each, not one per move.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Moves(String);
+
+impl Moves {
+    /// The moves, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.split(' ').filter(|m| !m.is_empty())
+    }
+
+    /// How many moves.
+    pub fn len(&self) -> usize {
+        self.iter().count()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for Moves {
+    fn from_iter<I: IntoIterator<Item = S>>(moves: I) -> Moves {
+        let mut line = String::new();
+        for m in moves {
+            Append(&mut line).push(m.as_ref());
+        }
+        Moves(line)
+    }
+}
+
+impl Serialize for Moves {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for Moves {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Moves, D::Error> {
+        d.deserialize_seq(MovesVisitor)
+    }
+}
+
+struct MovesVisitor;
+
+impl<'de> Visitor<'de> for MovesVisitor {
+    type Value = Moves;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array of moves in SAN")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Moves, A::Error> {
+        let mut line = String::new();
+        while seq.next_element_seed(Append(&mut line))?.is_some() {}
+        Ok(Moves(line))
+    }
+}
+
+/// Appends the move it reads to a line of moves (no string of its own per move).
+struct Append<'a>(&'a mut String);
+
+impl Append<'_> {
+    fn push(self, m: &str) {
+        if !self.0.is_empty() {
+            self.0.push(' ');
+        }
+        self.0.push_str(m);
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Append<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Append<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a move in SAN")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, m: &str) -> Result<(), E> {
+        if m.is_empty() || m.contains(' ') {
+            return Err(E::invalid_value(serde::de::Unexpected::Str(m), &self));
+        }
+        self.push(m);
+        Ok(())
+    }
 }
 
 impl StatusRow {
@@ -103,7 +201,7 @@ impl StatusRow {
             deadlines,
             fen: g.fen(),
             id: g.id.to_string(),
-            moves: g.san_moves(),
+            moves: g.san_moves().iter().collect(),
             result: g.result.map_or_else(|| "*".into(), |r| r.to_string()),
             state: state.name().to_string(),
             to_move,
@@ -141,6 +239,26 @@ mod tests {
     use crate::core::model::GameResult;
     use crate::core::testkit::{ANNA, at, day, duel, game, registered};
     use crate::rules::RuleSet;
+
+    #[test]
+    fn moves_read_and_write_as_the_array_of_san_they_always_were() {
+        let sans = vec!["e4".to_string(), "e5".to_string(), "Nf3".to_string()];
+        let moves: Moves = sans.iter().collect();
+        assert_eq!((moves.len(), moves.is_empty()), (3, false));
+        let json = serde_json::to_string(&moves).unwrap();
+        assert_eq!(json, serde_json::to_string(&sans).unwrap());
+        assert_eq!(serde_json::from_str::<Moves>(&json).unwrap(), moves);
+        let none: Moves = serde_json::from_str("[]").unwrap();
+        assert_eq!((none.len(), none.is_empty()), (0, true));
+        assert_eq!(serde_json::to_string(&none).unwrap(), "[]");
+        // A move read with an escape (`\u0065` is `e`) is the same move.
+        assert_eq!(
+            serde_json::from_str::<Moves>(r#"["\u00654","e5","Nf3"]"#).unwrap(),
+            moves
+        );
+        assert!(serde_json::from_str::<Moves>(r#"["e4 e5"]"#).is_err());
+        assert!(serde_json::from_str::<Moves>(r#"[""]"#).is_err());
+    }
 
     #[test]
     fn a_kept_row_is_the_finished_games_row_on_any_later_day_and_says_who_is_on_leave_then() {

@@ -17,8 +17,9 @@ use crate::game_ref::GameRef;
 use crate::mail_kind::MailKind;
 
 impl State {
-    /// Every pending deadline of one game: (instant, what).
-    fn game_deadlines(
+    /// The pending deadlines of `game` (of tournament `t`), in the order they fall due: what
+    /// `status` shows beside a game.
+    pub fn game_deadlines(
         &self,
         game: &Game,
         t: &Tournament,
@@ -61,6 +62,7 @@ impl State {
             }
             GameStatus::Suspended | GameStatus::Adjourned | GameStatus::Finished => {}
         }
+        due.sort();
         due
     }
 
