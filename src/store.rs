@@ -1337,16 +1337,30 @@ impl Store {
     /// wait for the disk (the next commit, or closing the store, makes it durable): a delete lost
     /// in a crash only sends the mail once more, with the same Message-ID (at least once for
     /// mail), and sparing the fsync per sent mail is most of the cost of a pass. Deleting an
-    /// absent entry is not an error.
+    /// absent entry is not an error. Not counted as a transaction ([`Store::generation`]): what a
+    /// process keeps while the store is closed (the state, the index of deadlines) does not
+    /// change by it.
     pub fn outbox_sent<S: AsRef<str>>(&self, ids: &[S]) -> Result<(), StoreError> {
         if ids.is_empty() {
             return Ok(());
         }
-        let mut batch = Batch::new();
-        for id in ids {
-            batch.delete(Tree::Outbox, id.as_ref().as_bytes());
-        }
-        self.apply(batch)
+        let delete = || -> Result<(), redb::Error> {
+            let mut tx = self.db.db.begin_write()?;
+            tx.set_durability(redb::Durability::None)?;
+            {
+                let mut outbox = tx.open_table(table(Tree::Outbox))?;
+                for id in ids {
+                    outbox.remove(id.as_ref().as_bytes())?;
+                }
+            }
+            tx.commit()?;
+            Ok(())
+        };
+        delete().map_err(self.db_err(format!("deleting sent entries from {}", Tree::Outbox)))?;
+        self.db
+            .pending
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        Ok(())
     }
 
     /// One outbox entry, if it is (still) queued.
@@ -1668,13 +1682,24 @@ mod tests {
             s.get::<String>(Tree::Games, "g").unwrap().as_deref(),
             Some("x")
         );
-        s.outbox_sent(&["none"]).unwrap();
+        let mut b = Batch::new();
+        b.enqueue(&outbox("<m@x>", t(9, 0), t(9, 0)));
+        s.commit(b).unwrap();
+        let id = s.outbox_all().unwrap()[0].id.clone();
+        // Deleting sent outbox entries changes nothing a closed process keeps: no transaction.
+        let generation = s.generation();
+        s.outbox_sent(&[id.as_str(), "none"]).unwrap();
+        assert_eq!(s.generation(), generation);
+        assert!(s.outbox_all().unwrap().is_empty());
         drop(s);
+        // Closing made both the applied batch and the deletion durable.
         let s = open_again(&dir.0).unwrap();
         assert_eq!(
             s.get::<String>(Tree::Games, "g").unwrap().as_deref(),
             Some("x")
         );
+        assert!(s.outbox_all().unwrap().is_empty());
+        assert_eq!(s.generation(), generation);
         let err = sync_path(&dir.0.join("no-such-dir")).unwrap_err();
         assert!(matches!(err, StoreError::Sync { .. }));
     }
