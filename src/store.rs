@@ -1434,10 +1434,10 @@ mod tests {
     use chrono::TimeZone;
 
     /// A fresh directory under the system temp dir, removed on drop.
-    struct TempDir(PathBuf);
+    pub(super) struct TempDir(pub(super) PathBuf);
 
     impl TempDir {
-        fn new(name: &str) -> TempDir {
+        pub(super) fn new(name: &str) -> TempDir {
             let nanos = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_nanos())

@@ -17,8 +17,7 @@
 //!
 //! A shelved game is read back only when asked for: a mail that answers through one of its reply
 //! keys or names it in the subject (`App::warm` in `awake.rs`, before the core decides), or a
-//! command about it (`fernzug status`, `export`: [`App::shelved_games_of`], a tournament at a
-//! time).
+//! command about it (`fernzug status`, `export`: [`App::games_of`], a tournament at a time).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
@@ -179,7 +178,7 @@ fn unhex(hex: &str) -> Option<String> {
 impl App {
     /// Opens the store with every game, the shelved ones too, in memory at once: for tests and
     /// tools that compare whole states. The commands that show every game go a tournament at a
-    /// time ([`App::shelved_games_of`]); the daemon never reads the shelf whole.
+    /// time ([`App::games_of`]); the daemon never reads the shelf whole.
     pub fn open_all(config: crate::config::Config) -> Result<App, AppError> {
         let mut app = App::open(config)?;
         for (_, g) in app.store.scan::<Game>(Tree::ShelvedGames)? {
@@ -206,17 +205,10 @@ impl App {
         Ok(app)
     }
 
-    /// Every game of the shelved tournament `id` (none for a tournament not shelved).
-    pub fn shelved_games_of(&self, id: &str) -> Result<Vec<Game>, AppError> {
-        match self.state.tournaments.get(id) {
-            Some(t) if t.rotated => shelved_games(&self.store, id, &t.games),
-            _ => Ok(Vec::new()),
-        }
-    }
-
     /// The games of tournament `t` in the order of their ids, read for showing them (`status`,
     /// `export`) without bringing them into memory for work: a running tournament's from the
-    /// store (one scan of its games), a shelved one's as [`App::shelved_games_of`] reads them.
+    /// store (one scan of its games), a shelved one's from the store's changed copies and the shelf
+    /// file.
     /// A game held in memory is taken from there.
     pub fn games_of(&self, t: &Tournament) -> Result<Vec<Game>, AppError> {
         let mut games = if t.rotated {

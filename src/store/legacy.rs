@@ -105,12 +105,13 @@ fn copy(store: &Store, dir: &Path) -> Result<usize, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::tests::TempDir;
     use crate::store::{Batch, SCHEMA_VERSION};
 
     #[test]
     fn a_store_kept_in_sled_is_copied_over_and_its_files_moved_aside() {
-        let dir = std::env::temp_dir().join(format!("fernzug-legacy-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let tmp = TempDir::new("legacy");
+        let dir = tmp.0.clone();
         {
             let old = sled::open(&dir).unwrap();
             let meta = old.open_tree(Tree::Meta.name()).unwrap();
@@ -141,7 +142,5 @@ mod tests {
         drop(s);
         let s = Store::open(&dir).unwrap();
         assert_eq!(s.scan::<String>(Tree::Games).unwrap().len(), 3);
-        drop(s);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
