@@ -20,6 +20,7 @@ mod due;
 mod enrol;
 pub mod shelf;
 pub mod status_row;
+pub mod verify;
 use due::DueIndex;
 pub use enrol::REGISTER_CHUNK;
 
@@ -571,7 +572,7 @@ impl App {
             return Err(e);
         }
         let decided = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.state.handle_letter(&letter, now, &self.settings)
+            self.state.handle_mail(&letter, raw, now, &self.settings)
         }));
         let failure = match decided {
             Err(panic) => Err(format!("core failure: {}", panic_text(&panic))),
@@ -796,8 +797,8 @@ impl App {
                 batch.bind_key(k, &b.game.to_string(), b);
             }
         }
-        for (g, seq, e) in &out.events {
-            batch.append_event(&g.to_string(), *seq, e);
+        for e in &out.events {
+            batch.append_event(&e.game.to_string(), e.seq, &e.stored());
         }
         for mail in &out.mails {
             let raw = render::render(mail, &self.templates, &self.settings, now)?;

@@ -56,6 +56,12 @@ pub enum Command {
     /// PGN or mbox to stdout.
     #[command(subcommand)]
     Export(ExportCommand),
+    /// Recomputes a game's hash chain (TO §29): `ok` with the final hash, or the first event
+    /// that does not fit (exit 1).
+    Verify {
+        /// The game (`TOURNAMENT/N`).
+        game: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -191,7 +197,9 @@ fn execute(cli: Cli) -> Result<(), Failure> {
         {
             t.parse().ok()
         }
-        Command::Export(ExportCommand::Mbox { game }) => game.parse().ok(),
+        Command::Export(ExportCommand::Mbox { game }) | Command::Verify { game } => {
+            game.parse().ok()
+        }
         _ => None,
     };
     let opened = match &one_game {
@@ -277,6 +285,21 @@ fn execute(cli: Cli) -> Result<(), Failure> {
                 .map_err(runtime)?;
             stdout.flush().map_err(runtime)?;
             Ok(())
+        }
+        Command::Verify { game } => {
+            let id: GameRef = game.parse().map_err(usage)?;
+            let verdict = app
+                .verify(&id)
+                .map_err(runtime)?
+                .ok_or_else(|| usage(format!("no game {id}")))?;
+            println!("{verdict}");
+            match verdict.fault {
+                None => Ok(()),
+                Some(_) => Err(Failure {
+                    code: 1,
+                    message: format!("the record of {id} does not verify"),
+                }),
+            }
         }
     }
 }

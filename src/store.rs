@@ -553,6 +553,25 @@ impl Batch {
         self.delete_unguarded(tree, key)
     }
 
+    /// Overwrites `key` even in the archive: for tests that play a forger (`fernzug verify`).
+    #[cfg(test)]
+    pub(crate) fn put_unguarded<T: Serialize + ?Sized>(
+        &mut self,
+        tree: Tree,
+        key: impl AsRef<[u8]>,
+        value: &T,
+    ) -> &mut Batch {
+        let key = key.as_ref();
+        if let Some(value) = self.serialize(tree, key, value) {
+            self.ops.push(Op::Put {
+                tree,
+                key: key.to_vec(),
+                value,
+            });
+        }
+        self
+    }
+
     /// Removes `key` even from the archive: only for [`Store::rotate_archive`], which removes a
     /// tournament's mails no earlier than 4 weeks after its end (Fax 2.8).
     fn delete_unguarded(&mut self, tree: Tree, key: impl AsRef<[u8]>) -> &mut Batch {

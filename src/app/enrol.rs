@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 
 use super::{App, AppError, PendingStarts, pending_key};
-use crate::core::model::Event;
 use crate::core::{KeyBinding, Output};
 use crate::game_ref::GameRef;
 use crate::store::{Batch, Store, StoreError, Tree};
@@ -42,9 +41,12 @@ impl App {
                 keys_of.entry(&b.game).or_default().push((k, b));
             }
         }
-        let mut events_of: BTreeMap<&GameRef, Vec<(u64, &Event)>> = BTreeMap::new();
-        for (g, seq, e) in &out.events {
-            events_of.entry(g).or_default().push((*seq, e));
+        let mut events_of: BTreeMap<&GameRef, Vec<(u64, serde_json::Value)>> = BTreeMap::new();
+        for e in &out.events {
+            events_of
+                .entry(&e.game)
+                .or_default()
+                .push((e.seq, e.stored()));
         }
         let games: Vec<&GameRef> = out.games.iter().collect();
         for (i, part) in games.chunks(chunk.max(1)).enumerate() {
@@ -61,7 +63,7 @@ impl App {
                     batch.bind_key(k, &name, b);
                 }
                 for (seq, e) in events_of.remove(*g).unwrap_or_default() {
-                    batch.append_event(&name, seq, e);
+                    batch.append_event(&name, seq, &e);
                 }
             }
             // Made durable with the last part (a crash keeps a prefix of the transactions).
@@ -75,7 +77,7 @@ impl App {
         }
         for (g, events) in events_of {
             for (seq, e) in events {
-                batch.append_event(&g.to_string(), seq, e);
+                batch.append_event(&g.to_string(), seq, &e);
             }
         }
         batch.delete(Tree::Meta, marker.as_bytes());

@@ -50,6 +50,7 @@ pub mod unreachable;
 use chrono::{DateTime, Utc};
 
 use crate::core::model::Step;
+use crate::game_ref::GameRef;
 use crate::letter::Letter;
 
 pub use model::{
@@ -71,6 +72,33 @@ impl State {
     /// A delivery-status report about a relay mail (`Letter::dsn`) is no letter to answer: it
     /// becomes bounce reports to the director (Fax 2.2).
     pub fn handle_letter(&mut self, letter: &Letter, now: DateTime<Utc>, s: &Settings) -> Output {
+        self.answer(letter, now, s)
+    }
+
+    /// [`State::handle_letter`] for a letter read from `raw`, the mail as the archive keeps it:
+    /// every event the letter causes is sealed with the mail's SHA-256 (TO §29), and the mail
+    /// belongs to each game it changed (`Output::letter_games`, TO §11).
+    pub fn handle_mail(
+        &mut self,
+        letter: &Letter,
+        raw: &[u8],
+        now: DateTime<Utc>,
+        s: &Settings,
+    ) -> Output {
+        self.input = Some(crate::core::model::MailSeal::of(&letter.message_id, raw));
+        let mut out = self.answer(letter, now, s);
+        self.input = None;
+        let sealed: Vec<GameRef> = out
+            .events
+            .iter()
+            .filter(|e| e.seal.mail.is_some())
+            .map(|e| e.game.clone())
+            .collect();
+        out.letter_games.extend(sealed);
+        out
+    }
+
+    fn answer(&mut self, letter: &Letter, now: DateTime<Utc>, s: &Settings) -> Output {
         let out = match self
             .bounces_of(letter, Step { now, s })
             .or_else(|| self.screen(letter, now, s))

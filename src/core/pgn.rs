@@ -11,6 +11,8 @@
 //!   `TimeControl` as the standard `moves/seconds` (`10/3456000` = 10 moves in 40 days; the relay
 //!   counts whole days, TO §12 / Fax 1.4), `PlyCount`, and once the game is over `Termination` with
 //!   a value of the PGN standard (`normal`, `time forfeit`, `adjudication`, …).
+//! - `Seal` is the hash of the last event of the game's log when the PGN was written
+//!   (TO §29: `fernzug verify GAME` recomputes it; [`crate::core::model::Seal`]).
 //! - Each move carries one comment: `[%ccrt DATE,TIME]` when the mover received the partner's move
 //!   (TO §14 (a); for White's first move the clock start), `[%ccsnt DATE,TIME]` the relay's postmark
 //!   of his move (TO §14 (b), as ICCF writes `%ccsnt`), both local time of the relay's zone, and
@@ -79,6 +81,9 @@ pub fn game_pgn(game: &Game, t: &Tournament, tz: Tz) -> String {
     ];
     if let Some(reason) = game.end_reason {
         tags.push(("Termination", reason.termination().to_string()));
+    }
+    if !game.seal.is_empty() {
+        tags.push(("Seal", game.seal.clone()));
     }
     for (k, v) in tags {
         out.push_str(&format!("[{k} \"{}\"]\n", tag(&v)));
@@ -167,5 +172,6 @@ pub fn record(game: &Game, t: &Tournament, tz: Tz) -> Record {
         started: day(t.clock_start),
         last_move_at: game.moves.last().map(|m| day(m.sent)),
         termination: game.end_reason.map(EndReason::termination),
+        seal: game.seal.clone(),
     }
 }

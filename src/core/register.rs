@@ -108,6 +108,7 @@ impl State {
                 announced_next: ByColor::default(),
                 last_forward: None,
                 events: 0,
+                seal: String::new(),
                 conditional: Vec::new(),
             };
             for (c, key) in [(Color::White, &keys.white), (Color::Black, &keys.black)] {

@@ -14,9 +14,11 @@ use tokio::time::Instant;
 
 use super::*;
 use crate::core::testkit::{ANNA, BERT, TL, duel};
+use crate::game_ref::GameRef;
 use crate::imap::{Fetched, ImapError, Listed};
 use crate::rules::RuleSet;
 use crate::smtp::SendError;
+use crate::store::{ArchiveEntry, Batch, Tree};
 
 const RELAY: &str = "relay@fernschach.test";
 
@@ -719,8 +721,8 @@ async fn a_tournament_written_in_parts_is_whole_and_a_stopped_one_is_removed_at_
             &app.state.keys.get(k).unwrap().clone(),
         );
     }
-    for (g, seq, e) in &out.events {
-        batch.append_event(&g.to_string(), *seq, e);
+    for e in &out.events {
+        batch.append_event(&e.game.to_string(), e.seq, &e.stored());
     }
     app.store.commit(batch).unwrap();
     drop(app);
@@ -861,4 +863,124 @@ async fn a_shelf_file_counts_only_once_the_rotation_is_committed() {
             Vec::new()
         )]
     );
+}
+
+/// The text of the mails of `kind` handed over for `to`.
+fn texts_of(sender: &Recorder, kind: &str, to: &str) -> Vec<String> {
+    let header = format!("X-Fernzug-Kind: {kind}\r\n");
+    sender
+        .sent
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|s| s.to == to && s.raw.contains(&header))
+        .map(|s| s.raw.clone())
+        .collect()
+}
+
+/// TO §29: a game played to its end verifies, with the hash its `game-end` report carries; a
+/// byte changed in a stored event, or in the archived mail an event came from, is named.
+#[tokio::test(start_paused = true)]
+async fn s29_verify_recomputes_the_chain_and_names_the_first_event_changed() {
+    let dir = TempDir::new("verify");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay(&dir, &script, &sender).await;
+    let plies = [
+        (ANNA, "1. f3", "v1", at(1, 10, 0)),
+        (BERT, "1. f3 e5", "v2", at(1, 11, 0)),
+        (ANNA, "1. ... e5\r\n2. g4", "v3", at(1, 12, 0)),
+        (BERT, "2. g4 Dh4#", "v4", at(1, 13, 0)),
+    ];
+    for (from, body, id, when) in plies {
+        script.deliver(letter(from, body, id), when);
+        let mut app = App::open(config.clone()).unwrap();
+        let report = pass(
+            &mut app,
+            &script,
+            &sender,
+            when + chrono::Duration::minutes(1),
+        )
+        .await;
+        assert_eq!(report.processed, 1, "{body}: {report:?}");
+    }
+    let game: GameRef = "T-1/1".parse().unwrap();
+    let app = App::open_game(config.clone(), &game).unwrap();
+    let verdict = app.verify(&game).unwrap().expect("the game is known");
+    assert_eq!(verdict.fault, None, "{verdict}");
+    assert_eq!(verdict.mails, 4, "each move's mail checked: {verdict}");
+    assert_eq!(verdict.hash, app.state.games[&game].seal);
+    assert!(verdict.to_string().starts_with("ok T-1/1: "), "{verdict}");
+    // The report the players and the director got names the same hash, in the text and the PGN.
+    let reports = texts_of(&sender, "game-end", TL);
+    assert_eq!(reports.len(), 1, "{:?}", sender.trail.lock().unwrap());
+    assert!(reports[0].contains(&verdict.hash), "{}", reports[0]);
+    assert!(
+        reports[0].contains(&format!("[Seal \"{}\"]", verdict.hash)),
+        "{}",
+        reports[0]
+    );
+    drop(app);
+
+    // A forger changes Black's mating move in the log: event 3's content no longer fits.
+    let key = game.to_string();
+    let store = crate::store::Store::open(&config.relay.data_dir.join("store")).unwrap();
+    let events = store.events::<serde_json::Value>(&key).unwrap();
+    let (seq, original) = events
+        .iter()
+        .find(|(_, e)| e["event"] == "moved" && e["uci"] == "d8h4")
+        .cloned()
+        .expect("the mate is logged");
+    let mut forged = original.clone();
+    forged["uci"] = serde_json::Value::String("d8h5".into());
+    let mut batch = Batch::default();
+    batch.append_event(&key, seq, &forged);
+    store.commit(batch).unwrap();
+    drop(store);
+    let app = App::open_game(config.clone(), &game).unwrap();
+    let verdict = app.verify(&game).unwrap().unwrap();
+    let fault = verdict.fault.clone().expect("the forged event is found");
+    assert_eq!(fault.seq, seq, "{verdict}");
+    assert!(fault.why.contains("content was changed"), "{verdict}");
+    assert!(
+        verdict
+            .to_string()
+            .starts_with(&format!("FAIL T-1/1: event {seq} (moved at ")),
+        "{verdict}"
+    );
+    drop(app);
+
+    // Put back, the log fits again; then one byte of White's first mail changes in the archive.
+    let store = crate::store::Store::open(&config.relay.data_dir.join("store")).unwrap();
+    let mut batch = Batch::default();
+    batch.append_event(&key, seq, &original);
+    let (id, mut entry) = store
+        .scan::<ArchiveEntry>(Tree::Archive)
+        .unwrap()
+        .into_iter()
+        .find(|(_, e)| e.message_id == "v1@fernschach.test")
+        .expect("Anna's first mail is archived");
+    let at = entry
+        .raw
+        .windows(5)
+        .position(|w| w == b"1. f3")
+        .expect("the move in the mail");
+    entry.raw[at + 4] = b'4';
+    batch.put_unguarded(Tree::Archive, &id, &entry);
+    store.commit(batch).unwrap();
+    drop(store);
+    let app = App::open_game(config, &game).unwrap();
+    let verdict = app.verify(&game).unwrap().unwrap();
+    let fault = verdict.fault.clone().expect("the changed mail is found");
+    assert!(
+        fault.why.contains("<v1@fernschach.test>") && fault.why.contains("was changed"),
+        "{verdict}"
+    );
+    let first_move = app
+        .store
+        .events::<serde_json::Value>(&key)
+        .unwrap()
+        .into_iter()
+        .find(|(_, e)| e["event"] == "moved")
+        .map(|(s, _)| s);
+    assert_eq!(Some(fault.seq), first_move, "{verdict}");
 }

@@ -277,6 +277,26 @@ fn fools_mate_game_end_pgn_exports_and_mbox_byte_for_byte() {
     if let Some(tool) = &extract {
         read_pgn_extract(tool, &t_path, &[]);
     }
+    // TO §29: `verify` recomputes the game's chain from the store and the archive of the mails
+    // that came over IMAP: ok, with the hash the PGN and the report carry.
+    let seal = pgn
+        .lines()
+        .find_map(|l| l.strip_prefix("[Seal \"")?.strip_suffix("\"]"))
+        .expect("the PGN carries the record's hash")
+        .to_string();
+    let verified = d.relay.run_ok(&["verify", &d.game]);
+    assert!(
+        verified.starts_with(&format!("ok {}: ", d.game)) && verified.trim_end().ends_with(&seal),
+        "{verified}"
+    );
+    assert!(verified.contains("4 mails checked"), "{verified}");
+    assert_eq!(
+        d.relay
+            .run(&["verify", &format!("{}/9", d.id)])
+            .status
+            .code(),
+        Some(2)
+    );
     // Unknown targets are usage errors.
     assert_eq!(
         d.relay.run(&["export", "pgn", "NOPE"]).status.code(),

@@ -279,8 +279,8 @@ fn s25_leave_notice_to_every_partner_and_tl_receipt_to_him() {
     let logged: Vec<&GameRef> = out
         .events
         .iter()
-        .filter(|(_, _, e)| matches!(e, Event::Leave { .. }))
-        .map(|(g, _, _)| g)
+        .filter(|e| matches!(e.event, Event::Leave { .. }))
+        .map(|e| &e.game)
         .collect();
     assert_eq!(logged, vec![&g(1), &g(3)]);
     assert!(out.letter_games.contains(&g(1)) && out.letter_games.contains(&g(3)));
@@ -528,7 +528,7 @@ fn s22_tl_confirms_second_zu() {
     let game = &st.games[&g(1)];
     assert_eq!(game.status, GameStatus::Finished);
     assert_eq!(game.result.map(|r| r.as_str()), Some("1-0"));
-    assert!(out.events.iter().any(|(_, _, e)| matches!(e, Event::Director { command, .. } if command.contains("second time forfeit"))));
+    assert!(out.events.iter().any(|e| matches!(&e.event, Event::Director { command, .. } if command.contains("second time forfeit"))));
     assert!(out.letter_games.contains(&g(1)));
 }
 

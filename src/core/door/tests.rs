@@ -438,8 +438,8 @@ fn forged_from_without_reply_key_is_refused_under_require_reply_key() {
         );
         // The attempt is in the game's record, for the director.
         assert!(
-            out.events.iter().any(|(g, _, e)| *g == game()
-                && matches!(e, crate::core::model::Event::Queried { reason, .. } if reason == "NotThroughReplyKey")),
+            out.events.iter().any(|e| e.game == game()
+                && matches!(&e.event, crate::core::model::Event::Queried { reason, .. } if reason == "NotThroughReplyKey")),
             "{:?}",
             out.events
         );

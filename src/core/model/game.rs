@@ -137,6 +137,11 @@ pub struct Game {
     pub last_forward: Option<String>,
     /// The number of events appended to this game's log.
     pub events: u64,
+    /// TO §29: the hash of the last sealed event of the log ([`crate::core::model::Seal`]);
+    /// empty while no event is sealed (a game of a version before the seals, until its next
+    /// event).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub seal: String,
     /// TO §6: the pending conditional lines (Eventualzüge).
     #[serde(default)]
     pub conditional: Vec<ConditionalLine>,

@@ -4,7 +4,7 @@
 //! One type (with its small helpers) per file: [`State`] and its parts ([`Tournament`], [`Player`],
 //! [`Person`], [`KeyBinding`], [`Meta`], [`Settings`]) in `state`, [`Game`] in `game`, [`Event`],
 //! [`Mail`] and its [`Facts`] (in `facts`, one file per group of kinds), [`Output`], the refusals (TO §8) in `refusal`, [`Guard`], [`AnswerDay`],
-//! [`ConditionalLine`] (TO §6), [`People`] (the index of addresses), [`Due`] (TO §16–§21) and [`NewTournament`], the core's own input type
+//! [`ConditionalLine`] (TO §6), [`Seal`] (TO §29: the chain of a game's log), [`People`] (the index of addresses), [`Due`] (TO §16–§21) and [`NewTournament`], the core's own input type
 //! for a tournament to register.
 
 pub mod answer_day;
@@ -22,6 +22,7 @@ pub mod outcome;
 pub mod output;
 pub mod people;
 pub mod refusal;
+pub mod seal;
 pub mod state;
 pub mod step;
 
@@ -37,9 +38,10 @@ pub use keys::Keys;
 pub use mail::{Attachment, Mail, Note, Recipient, Sentence, Stated, Told};
 pub use new_tournament::{NewPlayer, NewTournament, Pairing};
 pub use outcome::{EndReason, GameResult, NotAResult};
-pub use output::Output;
+pub use output::{LoggedEvent, Output};
 pub use people::People;
 pub use refusal::{Act, Command, DirectorRefusal, LeaveRefusal, Refusal};
+pub use seal::{MailSeal, Seal};
 pub(crate) use state::Parts;
 pub use state::{KeyBinding, Meta, Person, Player, Settings, State, Tournament};
 pub use step::Step;

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::core::model::Event;
 use crate::core::model::Mail;
+use crate::core::model::{Event, Seal};
 use crate::game_ref::GameRef;
 
 /// What one step of the core decided.
@@ -11,8 +11,8 @@ use crate::game_ref::GameRef;
 pub struct Output {
     /// Mails to send.
     pub mails: Vec<Mail>,
-    /// Events to append: game, sequence number within the game, event.
-    pub events: Vec<(GameRef, u64, Event)>,
+    /// Events to append to the games' logs, each with its seal (TO §29).
+    pub events: Vec<LoggedEvent>,
     /// Games whose state changed.
     pub games: BTreeSet<GameRef>,
     /// Tournaments whose state changed.
@@ -29,6 +29,31 @@ pub struct Output {
     /// quarantine with this reason (e.g. no DMARC pass, `crate::core::door::screen`).
     pub quarantine: Option<String>,
 }
+
+/// One event appended to a game's log: number `seq` of `game`'s log, with its [`Seal`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoggedEvent {
+    pub game: GameRef,
+    pub seq: u64,
+    pub event: Event,
+    pub seal: Seal,
+}
+
+impl LoggedEvent {
+    /// The event as the store keeps it: its JSON object with the seal under `seal`.
+    pub fn stored(&self) -> serde_json::Value {
+        let mut value = serde_json::to_value(&self.event).unwrap_or_default();
+        if let (serde_json::Value::Object(map), Ok(seal)) =
+            (&mut value, serde_json::to_value(&self.seal))
+        {
+            map.insert(SEAL_KEY.to_string(), seal);
+        }
+        value
+    }
+}
+
+/// The key of an event's seal in the JSON the store keeps ([`LoggedEvent::stored`]).
+pub const SEAL_KEY: &str = "seal";
 
 impl Output {
     /// Adds what another step decided, after what this one did.

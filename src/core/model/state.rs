@@ -11,7 +11,7 @@ use shakmaty::Color;
 use crate::core::clock::Rest;
 use crate::core::model::Event;
 use crate::core::model::Game;
-use crate::core::model::{Output, People, Recipient};
+use crate::core::model::{LoggedEvent, MailSeal, Output, People, Recipient, Seal};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::rules::RuleSet;
@@ -150,6 +150,10 @@ pub struct State {
     /// kept by [`State::add_tournament`] and [`State::note_address`].
     #[serde(skip)]
     people: People,
+    /// TO §29: the mail the step at hand is answering (set by `handle_letter` for its step
+    /// only): every event the step logs is sealed with it.
+    #[serde(skip)]
+    pub(crate) input: Option<MailSeal>,
 }
 
 /// Counters and small sets kept beside the games.
@@ -279,7 +283,7 @@ impl State {
 
     /// Appends an event to a game's log.
     pub(crate) fn log_event(&mut self, out: &mut Output, game: &GameRef, event: Event) {
-        log_event(&mut self.games, out, game, event);
+        log_event(&mut self.games, self.input.as_ref(), out, game, event);
     }
 
     /// Tournament `tid` to read, beside the parts a rule changes: the games and the counters.
@@ -289,6 +293,7 @@ impl State {
             games: &mut self.games,
             keys: &self.keys,
             meta: &mut self.meta,
+            input: self.input.as_ref(),
         };
         Some((t, parts))
     }
@@ -300,12 +305,14 @@ pub(crate) struct Parts<'a> {
     pub games: &'a mut BTreeMap<GameRef, Game>,
     pub keys: &'a crate::core::model::Keys,
     pub meta: &'a mut Meta,
+    /// The mail the step answers ([`State::input`]).
+    pub input: Option<&'a MailSeal>,
 }
 
 impl Parts<'_> {
     /// Appends an event to a game's log.
     pub(crate) fn log_event(&mut self, out: &mut Output, game: &GameRef, event: Event) {
-        log_event(self.games, out, game, event);
+        log_event(self.games, self.input, out, game, event);
     }
 
     /// The director's reply key for a game of `t` (bound to his address at registration).
@@ -323,10 +330,30 @@ pub(crate) fn director_key(
     keys.key_of(game, &t.director.email).map(str::to_string)
 }
 
-fn log_event(games: &mut BTreeMap<GameRef, Game>, out: &mut Output, game: &GameRef, event: Event) {
+/// Appends `event` to the log of `game`, sealed after the game's last event (TO §29) and with
+/// the mail `input` it came from.
+fn log_event(
+    games: &mut BTreeMap<GameRef, Game>,
+    input: Option<&MailSeal>,
+    out: &mut Output,
+    game: &GameRef,
+    event: Event,
+) {
     if let Some(g) = games.get_mut(game) {
         g.events += 1;
-        out.events.push((game.clone(), g.events, event));
+        let prev = if g.seal.is_empty() {
+            Seal::GENESIS
+        } else {
+            g.seal.as_str()
+        };
+        let seal = Seal::after(prev, &game.to_string(), g.events, input, &event);
+        g.seal = seal.hash.clone();
+        out.events.push(LoggedEvent {
+            game: game.clone(),
+            seq: g.events,
+            event,
+            seal,
+        });
         out.games.insert(game.clone());
     }
 }

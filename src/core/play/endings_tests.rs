@@ -579,11 +579,10 @@ fn s6_line_is_forwarded_in_the_partners_notation_and_kept() {
     let g = &st.games[&game()];
     assert_eq!(g.conditional.len(), 1);
     assert_eq!(g.conditional[0].moves, vec!["g8f6", "f3g5", "d7d5", "e4d5"]);
-    assert!(
-        out.events
-            .iter()
-            .any(|(_, _, e)| matches!(e, crate::core::model::Event::ConditionalProposed { .. }))
-    );
+    assert!(out.events.iter().any(|e| matches!(
+        e.event,
+        crate::core::model::Event::ConditionalProposed { .. }
+    )));
 }
 
 #[test]

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Europe::Berlin;
 use shakmaty::Color;
 
-use crate::core::model::{Facts, GameStatus};
+use crate::core::model::{Event, Facts, GameStatus};
 use crate::core::records::crosstable::crosstable;
 use crate::core::{Output, State};
 use crate::game_ref::GameRef;
@@ -139,10 +139,58 @@ fn s27_game_end_pgn_names_the_tournament() {
     assert!(body.contains("Bedenkzeit Weiß:    2 Tage\n"), "{body}");
     assert!(body.contains("Bedenkzeit Schwarz: 1 Tag\n"), "{body}");
     assert!(body.contains("[Event \"Testturnier"), "{body}");
-    assert_eq!(
-        st.games[&GameRef::new("T-1", 1)].status,
-        GameStatus::Finished
+    let game = &st.games[&GameRef::new("T-1", 1)];
+    assert_eq!(game.status, GameStatus::Finished);
+    // TO §29: the PGN and the report carry the hash of the game's last event, the end.
+    let ended = last.events.last().expect("the end is logged");
+    assert!(matches!(ended.event, Event::Ended { .. }), "{ended:?}");
+    assert_eq!(ended.seal.hash, game.seal);
+    assert!(pgn.contains(&format!("[Seal \"{}\"]", game.seal)), "{pgn}");
+    assert!(
+        body.contains(&format!(
+            "Prüfsumme des Partieprotokolls (TO §29; „fernzug verify“ rechnet sie nach):\n{}\n",
+            game.seal
+        )),
+        "{body}"
     );
+}
+
+/// TO §29: each event is sealed after the one before it, and with the mail it came from when
+/// the shell gave the core the mail as archived (`State::handle_mail`).
+#[test]
+fn s29_every_event_is_sealed_after_the_one_before_and_with_its_mail() {
+    let mut st = duel();
+    let s = testkit::settings();
+    let raw = b"Message-ID: <f3@test>\r\nSubject: [T-1/1]\r\n\r\n1. f3\r\n";
+    let mut l = letter(ANNA, Some(1), &[(1, W, "f3")], Content::default());
+    l.message_id = "f3@test".into();
+    let now = at(2026, 12, 1, 10, 0);
+    let ticked = st.tick(now, &s);
+    assert!(ticked.events.iter().all(|e| e.seal.mail.is_none()));
+    let out = st.handle_mail(&l, raw, now, &s);
+    let game = &st.games[&GameRef::new("T-1", 1)];
+    let moved: Vec<_> = out.events.iter().collect();
+    assert_eq!(moved.len(), 1, "{moved:?}");
+    let e = moved[0];
+    assert!(
+        matches!(e.event, Event::Moved { .. }),
+        "{e:?} {:?}",
+        out.log
+    );
+    assert_eq!(
+        e.seal.mail,
+        Some(crate::core::model::MailSeal::of("f3@test", raw))
+    );
+    assert_eq!(e.seal.hash, game.seal);
+    assert!(out.letter_games.contains(&GameRef::new("T-1", 1)));
+    // The next event (a tick's, no mail) is sealed after it.
+    let before = game.seal.clone();
+    let l2 = letter(BERT, Some(1), &[(1, B, "e5")], Content::default());
+    let out2 = step(&mut st, &l2, at(2026, 12, 2, 10, 0));
+    let e2 = out2.events.last().expect("logged");
+    assert_eq!(e2.seal.prev, before);
+    assert_eq!(e2.seal.mail, None, "handle_letter seals without a mail");
+    assert_eq!(e2.seq, e.seq + 1);
 }
 
 #[test]

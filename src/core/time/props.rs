@@ -111,11 +111,11 @@ proptest! {
         for m in steps {
             now += Duration::minutes(i64::from(m));
             let out = woken.tick(now, &settings());
-            fired.extend(out.events.into_iter().map(|(_, _, e)| e));
+            fired.extend(out.events.into_iter().map(|e| e.event));
             // Nothing is left due after a tick.
             prop_assert!(woken.deadlines(&settings()).iter().all(|(at, _, _)| *at > now));
         }
-        let all_at_once: Vec<Event> = once.tick(now, &settings()).events.into_iter().map(|(_, _, e)| e).collect();
+        let all_at_once: Vec<Event> = once.tick(now, &settings()).events.into_iter().map(|e| e.event).collect();
         let n = names(&fired);
         for kind in ["reminder", "silence", "forfeit-1"] {
             prop_assert!(n.iter().filter(|k| **k == kind).count() <= 1, "{kind} fired twice: {n:?}");

@@ -23,7 +23,7 @@ use fernzug::app::shelf::{self, ShelfFile};
 use fernzug::core::model::{
     EndReason, Event, GameResult, GameStatus, PlayedMove, SerdeColor, Turn,
 };
-use fernzug::core::model::{NewPlayer, Pairing};
+use fernzug::core::model::{LoggedEvent, NewPlayer, Pairing, Seal};
 use fernzug::core::{NewTournament, Person, State};
 use fernzug::game_ref::GameRef;
 use fernzug::rules::RuleSet;
@@ -135,8 +135,14 @@ pub fn generate_at(
             tournament: id.clone(),
             ..ShelfFile::default()
         });
-        for (g, seq, e) in &registered_out.events {
-            log_event(&mut batch, &mut shelf, &g.to_string(), *seq, e);
+        for e in &registered_out.events {
+            log_event(
+                &mut batch,
+                &mut shelf,
+                &e.game.to_string(),
+                e.seq,
+                &e.stored(),
+            );
         }
         let refs: Vec<GameRef> = state.tournaments[&id].games.clone();
         for r in &refs {
@@ -199,13 +205,9 @@ pub fn generate_at(
                 } else {
                     clock.used_in_period + days.min(2)
                 };
-                game.events += 1;
-                log_event(
-                    &mut batch,
-                    &mut shelf,
-                    &r.to_string(),
-                    game.events,
-                    &Event::Moved {
+                let (seq, stored) = sealed(
+                    game,
+                    Event::Moved {
                         at,
                         color: SerdeColor::from(color),
                         san,
@@ -215,6 +217,7 @@ pub fn generate_at(
                         message_id: message_id.clone(),
                     },
                 );
+                log_event(&mut batch, &mut shelf, &r.to_string(), seq, &stored);
                 game.last_forward = Some(message_id);
                 last = at;
             }
@@ -232,18 +235,13 @@ pub fn generate_at(
                 });
                 game.result = Some(result);
                 game.ended_at = Some(last);
-                game.events += 1;
-                log_event(
-                    &mut batch,
-                    &mut shelf,
-                    &r.to_string(),
-                    game.events,
-                    &Event::Ended {
-                        at: last,
-                        result,
-                        reason: game.end_reason.expect("set above"),
-                    },
-                );
+                let ended = Event::Ended {
+                    at: last,
+                    result,
+                    reason: game.end_reason.expect("set above"),
+                };
+                let (seq, stored) = sealed(game, ended);
+                log_event(&mut batch, &mut shelf, &r.to_string(), seq, &stored);
                 out.finished_games += 1;
             } else {
                 let to_move = pos.turn();
@@ -295,20 +293,40 @@ pub fn generate_at(
     out
 }
 
+/// `event` appended to `game`'s log as the relay does it: numbered and sealed after the game's
+/// last event (TO §29); its number and the JSON the store keeps.
+fn sealed(game: &mut fernzug::core::model::Game, event: Event) -> (u64, serde_json::Value) {
+    game.events += 1;
+    let prev = if game.seal.is_empty() {
+        Seal::GENESIS.to_string()
+    } else {
+        game.seal.clone()
+    };
+    let seal = Seal::after(&prev, &game.id.to_string(), game.events, None, &event);
+    game.seal = seal.hash.clone();
+    let logged = LoggedEvent {
+        game: game.id.clone(),
+        seq: game.events,
+        event,
+        seal,
+    };
+    (logged.seq, logged.stored())
+}
+
 /// Event `seq` of `game`: into the store's log, or the shelf file's for a rotated tournament.
 fn log_event(
     batch: &mut Batch,
     shelf: &mut Option<ShelfFile>,
     game: &str,
     seq: u64,
-    event: &impl serde::Serialize,
+    event: &serde_json::Value,
 ) {
     match shelf {
         Some(file) => file
             .events
             .entry(game.to_string())
             .or_default()
-            .push((seq, serde_json::to_value(event).expect("an event as JSON"))),
+            .push((seq, event.clone())),
         None => {
             batch.append_event(game, seq, event);
         }

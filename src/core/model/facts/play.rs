@@ -117,6 +117,9 @@ pub struct Record {
     pub started: Day,
     pub last_move_at: Option<Day>,
     pub termination: Option<&'static str>,
+    /// TO §29: the hash of the last event of the game's log (`fernzug verify GAME`), empty
+    /// while no event is sealed.
+    pub seal: String,
 }
 
 /// One side's moves and thinking days in a [`Record`] (used, and charged where TO §13 charged more).
