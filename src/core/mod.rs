@@ -72,6 +72,7 @@ impl State {
     /// A delivery-status report about a relay mail (`Letter::dsn`) is no letter to answer: it
     /// becomes bounce reports to the director (Fax 2.2).
     pub fn handle_letter(&mut self, letter: &Letter, now: DateTime<Utc>, s: &Settings) -> Output {
+        self.input = None;
         self.answer(letter, now, s)
     }
 
@@ -121,6 +122,8 @@ impl State {
 
     /// Fires every deadline due by `now` (TO §16–§21, the digest), in time order, each once.
     pub fn tick(&mut self, now: DateTime<Utc>, s: &Settings) -> Output {
+        // What time alone makes happen came from no mail (even after a step that panicked).
+        self.input = None;
         let out = self.fire_due(Step { now, s });
         self.complete(out, now)
     }

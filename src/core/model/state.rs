@@ -150,8 +150,8 @@ pub struct State {
     /// kept by [`State::add_tournament`] and [`State::note_address`].
     #[serde(skip)]
     people: People,
-    /// TO §29: the mail the step at hand is answering (set by `handle_letter` for its step
-    /// only): every event the step logs is sealed with it.
+    /// TO §29: the mail the step at hand is answering (set by `State::handle_mail` for its step
+    /// only, cleared by every other entry point): every event the step logs is sealed with it.
     #[serde(skip)]
     pub(crate) input: Option<MailSeal>,
 }
