@@ -200,6 +200,11 @@ pub fn game_context(
         fen: game.fen(),
         // Without its final line end: the template decides the empty line after it.
         diagram: notation::diagram(&pos, viewer, lang).trim_end().to_string(),
+        board_side: match viewer {
+            Color::White => "white",
+            Color::Black => "black",
+        },
+        last_uci: game.moves.last().map(|m| m.uci.clone()),
         clock_white: clock(Color::White),
         clock_black: clock(Color::Black),
         clock_you: reader.map(clock),

@@ -20,6 +20,7 @@ use crate::core::model::{Mail, Recipient};
 use crate::lang::Lang;
 use crate::mail_kind::MailKind;
 
+pub mod board;
 pub mod words;
 
 /// The built-in templates of `kinds` in both languages: (language, kind, source).
@@ -304,7 +305,8 @@ pub fn render(
     s: &Settings,
     date: DateTime<Utc>,
 ) -> Result<Vec<u8>, RenderError> {
-    let (mut subject, body) = templates.text(mail.kind, mail.lang, &facts(mail))?;
+    let data = facts(mail);
+    let (mut subject, body) = templates.text(mail.kind, mail.lang, &data)?;
     if let Some(g) = &mail.game {
         // docs/contract.md: the subject of a game mail contains `[TOURNAMENT/N]`, whatever a template says.
         let tag = format!("[{g}]");
@@ -320,7 +322,7 @@ pub fn render(
     );
     let mut b = Message::builder()
         .from(from)
-        .subject(subject)
+        .subject(subject.clone())
         .date(SystemTime::from(date))
         .message_id(Some(format!("<{}>", mail.message_id)));
     for r in &mail.to {
@@ -363,17 +365,48 @@ pub fn render(
     if let Some(f) = &mail.fen {
         b = b.raw_header(raw("X-Fernzug-FEN", f.clone()));
     }
+    // docs/contract.md "Pictures": a mail with a position shows the board in an HTML part beside
+    // the text.
+    let html = mail.fen.as_deref().and_then(|fen| {
+        let side = match data["board_side"].as_str() {
+            Some("black") => shakmaty::Color::Black,
+            _ => shakmaty::Color::White,
+        };
+        let table = board::board_table(fen, side, data["last_uci"].as_str())?;
+        Some(board::html_part(
+            &subject,
+            mail.lang.code(),
+            &body,
+            data["diagram"].as_str(),
+            &table,
+        ))
+    });
     let text = SinglePart::plain(body);
-    let message = if mail.attachments.is_empty() {
-        b.singlepart(text)
-    } else {
-        let mut mp = MultiPart::mixed().singlepart(text);
-        for a in &mail.attachments {
-            let ct = ContentType::parse(&a.content_type)
-                .map_err(|e| RenderError::Build(format!("content type {}: {e}", a.content_type)))?;
-            mp = mp.singlepart(LettreAttachment::new(a.filename.clone()).body(a.body.clone(), ct));
+    let message = match (html, mail.attachments.is_empty()) {
+        (None, true) => b.singlepart(text),
+        (Some(html), true) => b.multipart(
+            MultiPart::alternative()
+                .singlepart(text)
+                .singlepart(SinglePart::html(html)),
+        ),
+        (html, false) => {
+            let mut mp = match html {
+                None => MultiPart::mixed().singlepart(text),
+                Some(html) => MultiPart::mixed().multipart(
+                    MultiPart::alternative()
+                        .singlepart(text)
+                        .singlepart(SinglePart::html(html)),
+                ),
+            };
+            for a in &mail.attachments {
+                let ct = ContentType::parse(&a.content_type).map_err(|e| {
+                    RenderError::Build(format!("content type {}: {e}", a.content_type))
+                })?;
+                mp = mp
+                    .singlepart(LettreAttachment::new(a.filename.clone()).body(a.body.clone(), ct));
+            }
+            b.multipart(mp)
         }
-        b.multipart(mp)
     }
     .map_err(|e| RenderError::Build(e.to_string()))?;
     Ok(message.formatted())

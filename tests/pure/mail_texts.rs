@@ -145,6 +145,9 @@ struct Run {
     prefix: &'static str,
     /// (kind, lang, variant) of every recorded mail.
     seen: BTreeSet<(String, String, String)>,
+    /// (kind, lang) of the mails whose HTML part (the board, docs/contract.md "Pictures") has its
+    /// snapshot: the first of each.
+    html_seen: BTreeSet<(String, String)>,
     /// Problems found in rendered texts.
     problems: Vec<String>,
 }
@@ -163,6 +166,7 @@ impl Run {
             quiet: false,
             prefix,
             seen: BTreeSet::new(),
+            html_seen: BTreeSet::new(),
             problems: Vec::new(),
         }
     }
@@ -360,9 +364,33 @@ impl Run {
                 lang.to_string(),
                 variant.to_string(),
             ));
+            // Every mail with a position has the board as an HTML part beside the text; the
+            // first of each kind and language is kept whole.
+            let html = html_of(&raw);
+            assert_eq!(
+                html.is_some(),
+                mail.fen.is_some(),
+                "{name}: an HTML part exactly when the mail has a position"
+            );
+            if let Some(html) = html
+                && self
+                    .html_seen
+                    .insert((mail.kind.name().to_string(), lang.to_string()))
+            {
+                self.snaps.insert(name.replace(".txt", ".html"), html);
+            }
             self.snaps.insert(name, text);
         }
     }
+}
+
+/// The decoded HTML part of `raw`, if it has one.
+fn html_of(raw: &[u8]) -> Option<String> {
+    let msg = MessageParser::default().parse(raw)?;
+    if msg.html_body_count() == 0 || msg.html_body.first() == msg.text_body.first() {
+        return None;
+    }
+    msg.body_html(0).map(|h| h.replace("\r\n", "\n"))
 }
 
 /// The message as a reader sees it: every header but `Date` (decoded, one per line, in order, the
@@ -907,7 +935,7 @@ fn every_mail_text_matches_its_snapshot() {
         std::fs::create_dir_all(&dir).expect("snapshot dir");
         for entry in std::fs::read_dir(&dir).expect("snapshot dir").flatten() {
             let name = entry.file_name().to_string_lossy().to_string();
-            if name.ends_with(".txt") && !snaps.contains_key(&name) {
+            if (name.ends_with(".txt") || name.ends_with(".html")) && !snaps.contains_key(&name) {
                 std::fs::remove_file(entry.path()).expect("remove stale snapshot");
             }
         }
@@ -936,7 +964,7 @@ fn every_mail_text_matches_its_snapshot() {
         .map(|d| {
             d.flatten()
                 .map(|e| e.file_name().to_string_lossy().to_string())
-                .filter(|n| n.ends_with(".txt"))
+                .filter(|n| n.ends_with(".txt") || n.ends_with(".html"))
                 .collect()
         })
         .unwrap_or_default();

@@ -45,6 +45,10 @@ pub struct GameContext {
     pub fen: String,
     /// The diagram without its final line end: the template decides the empty line after it.
     pub diagram: String,
+    /// The side the diagram is seen from, `white` or `black` (the board picture's too).
+    pub board_side: &'static str,
+    /// The last move in UCI (`e2e4`): the squares the board picture marks.
+    pub last_uci: Option<String>,
     pub clock_white: ClockFigures,
     pub clock_black: ClockFigures,
     pub clock_you: Option<ClockFigures>,
