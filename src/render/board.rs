@@ -20,6 +20,8 @@
 //! assert!(html.contains("\u{2659}")); // a white pawn
 //! ```
 
+use std::fmt::Write;
+
 use shakmaty::fen::Fen;
 use shakmaty::{Color, File, Piece, Rank, Role, Square};
 
@@ -86,12 +88,14 @@ pub fn board_table(fen: &str, viewer: Color, last: Option<&str>) -> Option<Strin
                 (true, true) => LIGHT_MOVED,
                 (false, true) => DARK_MOVED,
             };
-            let figure = board.piece_at(sq).map(figure).unwrap_or_default();
-            out.push_str(&format!(
+            let figure = board.piece_at(sq).map(figure).unwrap_or("");
+            // Writing into a String cannot fail.
+            let _ = writeln!(
+                out,
                 "<td data-square=\"{sq}\" width=\"{SQUARE}\" height=\"{SQUARE}\" align=\"center\" \
                  bgcolor=\"{colour}\" style=\"width:{SQUARE}px;height:{SQUARE}px;background-color:{colour};\
-                 font-size:30px;line-height:{SQUARE}px\">{figure}</td>\n"
-            ));
+                 font-size:30px;line-height:{SQUARE}px\">{figure}</td>"
+            );
         }
         out.push_str(&rank_cell);
         out.push_str("</tr>\n");
@@ -101,22 +105,23 @@ pub fn board_table(fen: &str, viewer: Color, last: Option<&str>) -> Option<Strin
     Some(out)
 }
 
-/// The chess figure of `piece`, in text presentation: outlined for White, filled for Black.
-fn figure(piece: Piece) -> String {
-    let white = match piece.role {
-        Role::King => '\u{2654}',
-        Role::Queen => '\u{2655}',
-        Role::Rook => '\u{2656}',
-        Role::Bishop => '\u{2657}',
-        Role::Knight => '\u{2658}',
-        Role::Pawn => '\u{2659}',
-    };
-    let c = match piece.color {
-        Color::White => white,
-        // The filled figures follow the outlined ones, six code points on.
-        Color::Black => char::from_u32(white as u32 + 6).unwrap_or(white),
-    };
-    format!("{c}\u{fe0e}")
+/// The chess figure of `piece` in text presentation (U+FE0E): outlined for White, filled for
+/// Black.
+fn figure(piece: Piece) -> &'static str {
+    match (piece.color, piece.role) {
+        (Color::White, Role::King) => "\u{2654}\u{fe0e}",
+        (Color::White, Role::Queen) => "\u{2655}\u{fe0e}",
+        (Color::White, Role::Rook) => "\u{2656}\u{fe0e}",
+        (Color::White, Role::Bishop) => "\u{2657}\u{fe0e}",
+        (Color::White, Role::Knight) => "\u{2658}\u{fe0e}",
+        (Color::White, Role::Pawn) => "\u{2659}\u{fe0e}",
+        (Color::Black, Role::King) => "\u{265a}\u{fe0e}",
+        (Color::Black, Role::Queen) => "\u{265b}\u{fe0e}",
+        (Color::Black, Role::Rook) => "\u{265c}\u{fe0e}",
+        (Color::Black, Role::Bishop) => "\u{265d}\u{fe0e}",
+        (Color::Black, Role::Knight) => "\u{265e}\u{fe0e}",
+        (Color::Black, Role::Pawn) => "\u{265f}\u{fe0e}",
+    }
 }
 
 /// The HTML part of a mail whose text part is `text`: the same text, the diagram `diagram` (as the

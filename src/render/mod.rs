@@ -11,8 +11,8 @@ use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
 use lettre::Message;
-use lettre::message::header::{ContentType, HeaderName, HeaderValue};
-use lettre::message::{Attachment as LettreAttachment, Mailbox, MultiPart, SinglePart};
+use lettre::message::header::{ContentTransferEncoding, ContentType, HeaderName, HeaderValue};
+use lettre::message::{Attachment as LettreAttachment, Body, Mailbox, MultiPart, SinglePart};
 use minijinja::Environment;
 
 use crate::core::Settings;
@@ -381,22 +381,18 @@ pub fn render(
             &table,
         ))
     });
+    let html = html.map(html_single_part).transpose()?;
     let text = SinglePart::plain(body);
     let message = match (html, mail.attachments.is_empty()) {
         (None, true) => b.singlepart(text),
-        (Some(html), true) => b.multipart(
-            MultiPart::alternative()
-                .singlepart(text)
-                .singlepart(SinglePart::html(html)),
-        ),
+        (Some(html), true) => {
+            b.multipart(MultiPart::alternative().singlepart(text).singlepart(html))
+        }
         (html, false) => {
             let mut mp = match html {
                 None => MultiPart::mixed().singlepart(text),
-                Some(html) => MultiPart::mixed().multipart(
-                    MultiPart::alternative()
-                        .singlepart(text)
-                        .singlepart(SinglePart::html(html)),
-                ),
+                Some(html) => MultiPart::mixed()
+                    .multipart(MultiPart::alternative().singlepart(text).singlepart(html)),
             };
             for a in &mail.attachments {
                 let ct = ContentType::parse(&a.content_type).map_err(|e| {
@@ -410,6 +406,18 @@ pub fn render(
     }
     .map_err(|e| RenderError::Build(e.to_string()))?;
     Ok(message.formatted())
+}
+
+/// The HTML part: base64 with CRLF line ends given, so that lettre neither weighs encodings nor
+/// inserts a CR before each of the many line ends (the board's figures would make
+/// quoted-printable three times their size).
+fn html_single_part(html: String) -> Result<SinglePart, RenderError> {
+    let crlf = html.replace("\r\n", "\n").replace('\n', "\r\n");
+    let body = Body::new_with_encoding(crlf.into_bytes(), ContentTransferEncoding::Base64)
+        .map_err(|_| RenderError::Build("the HTML part cannot be encoded".into()))?;
+    Ok(SinglePart::builder()
+        .header(ContentType::TEXT_HTML)
+        .body(body))
 }
 
 #[cfg(test)]
