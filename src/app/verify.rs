@@ -17,7 +17,7 @@ use crate::app::{App, AppError, shelf};
 use crate::core::model::output::SEAL_KEY;
 use crate::core::model::{MailSeal, Seal};
 use crate::game_ref::GameRef;
-use crate::store::{ArchiveEntry, Direction};
+use crate::store::Direction;
 
 /// What `verify` found for one game.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,7 +107,17 @@ impl App {
         }
         // Events logged after the shelving (a director's late result) stay in the store.
         log.extend(self.store.events::<Value>(&key)?);
-        let archive = self.store.archive_for_game(&key)?;
+        // Each incoming mail of the game hashed once: Message-ID → the SHA-256 of each copy.
+        let mut archived: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for entry in self.store.archive_for_game(&key)? {
+            if entry.direction == Direction::In {
+                let seal = MailSeal::of(&entry.message_id, &entry.raw);
+                archived
+                    .entry(seal.message_id)
+                    .or_default()
+                    .push(seal.sha256);
+            }
+        }
         let rotated_tournament = self
             .state
             .tournaments
@@ -170,7 +180,7 @@ impl App {
                 return Ok(Some(v));
             }
             if let Some(mail) = &seal.mail {
-                match check_mail(mail, &archive) {
+                match check_mail(mail, &archived) {
                     MailCheck::Kept => {
                         checked.insert(mail.message_id.clone());
                         v.mails = checked.len();
@@ -245,17 +255,10 @@ enum MailCheck {
     Changed(String),
 }
 
-fn check_mail(mail: &MailSeal, archive: &[ArchiveEntry]) -> MailCheck {
-    let mut found = None;
-    for entry in archive
-        .iter()
-        .filter(|e| e.direction == Direction::In && e.message_id == mail.message_id)
-    {
-        let seal = MailSeal::of(&entry.message_id, &entry.raw);
-        if seal.sha256 == mail.sha256 {
-            return MailCheck::Kept;
-        }
-        found = Some(seal.sha256);
+fn check_mail(mail: &MailSeal, archived: &BTreeMap<String, Vec<String>>) -> MailCheck {
+    match archived.get(&mail.message_id) {
+        None => MailCheck::Gone,
+        Some(hashes) if hashes.contains(&mail.sha256) => MailCheck::Kept,
+        Some(hashes) => MailCheck::Changed(hashes.join(", ")),
     }
-    found.map_or(MailCheck::Gone, MailCheck::Changed)
 }

@@ -50,7 +50,6 @@ pub mod unreachable;
 use chrono::{DateTime, Utc};
 
 use crate::core::model::Step;
-use crate::game_ref::GameRef;
 use crate::letter::Letter;
 
 pub use model::{
@@ -89,13 +88,12 @@ impl State {
         self.input = Some(crate::core::model::MailSeal::of(&letter.message_id, raw));
         let mut out = self.answer(letter, now, s);
         self.input = None;
-        let sealed: Vec<GameRef> = out
-            .events
-            .iter()
-            .filter(|e| e.seal.mail.is_some())
-            .map(|e| e.game.clone())
-            .collect();
-        out.letter_games.extend(sealed);
+        out.letter_games.extend(
+            out.events
+                .iter()
+                .filter(|e| e.seal.mail.is_some())
+                .map(|e| e.game.clone()),
+        );
         out
     }
 

@@ -218,15 +218,24 @@ impl Recorder {
         self.of(kind, to)[0]
     }
 
-    /// The mails of `kind` (`X-Fernzug-Kind`) handed over for `to`.
+    /// When the mails of `kind` (`X-Fernzug-Kind`) were handed over for `to`.
     fn of(&self, kind: &str, to: &str) -> Vec<Instant> {
+        self.matching(kind, to, |s| s.at)
+    }
+
+    /// The raw mails of `kind` handed over for `to`.
+    fn texts(&self, kind: &str, to: &str) -> Vec<String> {
+        self.matching(kind, to, |s| s.raw.clone())
+    }
+
+    fn matching<T>(&self, kind: &str, to: &str, each: impl Fn(&Sent) -> T) -> Vec<T> {
         let header = format!("X-Fernzug-Kind: {kind}\r\n");
         self.sent
             .lock()
             .unwrap()
             .iter()
             .filter(|s| s.to == to && s.raw.contains(&header))
-            .map(|s| s.at)
+            .map(each)
             .collect()
     }
 }
@@ -865,19 +874,6 @@ async fn a_shelf_file_counts_only_once_the_rotation_is_committed() {
     );
 }
 
-/// The text of the mails of `kind` handed over for `to`.
-fn texts_of(sender: &Recorder, kind: &str, to: &str) -> Vec<String> {
-    let header = format!("X-Fernzug-Kind: {kind}\r\n");
-    sender
-        .sent
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|s| s.to == to && s.raw.contains(&header))
-        .map(|s| s.raw.clone())
-        .collect()
-}
-
 /// TO §29: a game played to its end verifies, with the hash its `game-end` report carries; a
 /// byte changed in a stored event, or in the archived mail an event came from, is named.
 #[tokio::test(start_paused = true)]
@@ -911,7 +907,7 @@ async fn s29_verify_recomputes_the_chain_and_names_the_first_event_changed() {
     assert_eq!(verdict.hash, app.state.games[&game].seal);
     assert!(verdict.to_string().starts_with("ok T-1/1: "), "{verdict}");
     // The report the players and the director got names the same hash, in the text and the PGN.
-    let reports = texts_of(&sender, "game-end", TL);
+    let reports = sender.texts("game-end", TL);
     assert_eq!(reports.len(), 1, "{:?}", sender.trail.lock().unwrap());
     assert!(reports[0].contains(&verdict.hash), "{}", reports[0]);
     assert!(

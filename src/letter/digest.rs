@@ -43,10 +43,16 @@ pub fn sha256(data: &[u8]) -> [u8; 32] {
 
 /// `sha256:` followed by the lower-case hex digest of `data`.
 pub fn sha256_name(data: &[u8]) -> String {
-    let mut s = String::with_capacity(7 + 64);
-    s.push_str("sha256:");
-    for b in sha256(data) {
-        s.push_str(&format!("{b:02x}"));
+    format!("sha256:{}", hex(&sha256(data)))
+}
+
+/// Lower-case hex of `bytes`, two digits a byte.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
     }
     s
 }
@@ -93,6 +99,11 @@ fn compress(h: &mut [u32; 8], block: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_is_lower_case_and_two_digits_a_byte() {
+        assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff]), "000fa0ff");
+    }
 
     #[test]
     fn fips_vectors() {

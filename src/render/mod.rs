@@ -385,14 +385,11 @@ pub fn render(
     let text = SinglePart::plain(body);
     let message = match (html, mail.attachments.is_empty()) {
         (None, true) => b.singlepart(text),
-        (Some(html), true) => {
-            b.multipart(MultiPart::alternative().singlepart(text).singlepart(html))
-        }
+        (Some(html), true) => b.multipart(alternative(text, html)),
         (html, false) => {
             let mut mp = match html {
                 None => MultiPart::mixed().singlepart(text),
-                Some(html) => MultiPart::mixed()
-                    .multipart(MultiPart::alternative().singlepart(text).singlepart(html)),
+                Some(html) => MultiPart::mixed().multipart(alternative(text, html)),
             };
             for a in &mail.attachments {
                 let ct = ContentType::parse(&a.content_type).map_err(|e| {
@@ -406,6 +403,11 @@ pub fn render(
     }
     .map_err(|e| RenderError::Build(e.to_string()))?;
     Ok(message.formatted())
+}
+
+/// The text and its HTML part, as alternatives (docs/contract.md "Pictures").
+fn alternative(text: SinglePart, html: SinglePart) -> MultiPart {
+    MultiPart::alternative().singlepart(text).singlepart(html)
 }
 
 /// The HTML part: base64 with CRLF line ends given, so that lettre neither weighs encodings nor

@@ -146,10 +146,9 @@ fn square(shot: &Shot, b: &Board, name: &str) -> ([u8; 3], usize) {
 
 #[test]
 fn the_html_part_of_a_move_mail_shows_the_board_in_a_real_browser() {
-    let Some(chromium) = chromium() else {
-        // scripts/test installs Chromium; without it the picture cannot be looked at.
-        panic!("no chromium (apt-get install chromium): scripts/test installs it");
-    };
+    // scripts/test installs Chromium; without it the picture cannot be looked at.
+    let chromium =
+        chromium().expect("no chromium (apt-get install chromium): scripts/test installs it");
     let d = Duel::new(
         "pictures",
         "fax",

@@ -6,7 +6,9 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use crate::core::clock::PlayerClock;
-use crate::core::model::{ConditionalLine, EndReason, GameResult};
+use crate::core::model::{
+    ConditionalLine, EndReason, Event, GameResult, LoggedEvent, MailSeal, Seal,
+};
 use crate::game_ref::GameRef;
 use crate::notation::Form;
 
@@ -182,6 +184,26 @@ pub fn color_name(c: Color) -> &'static str {
 }
 
 impl Game {
+    /// Appends `event` to the game's log: numbered after the last, sealed after it (TO §29) with
+    /// the mail `input` it came from.
+    pub fn log(&mut self, input: Option<&MailSeal>, event: Event) -> LoggedEvent {
+        self.events += 1;
+        let seal = Seal::after(
+            Seal::prev_of(&self.seal),
+            &self.id.to_string(),
+            self.events,
+            input,
+            &event,
+        );
+        self.seal = seal.hash.clone();
+        LoggedEvent {
+            game: self.id.clone(),
+            seq: self.events,
+            event,
+            seal,
+        }
+    }
+
     /// The position after all played moves.
     pub fn position(&self) -> Chess {
         self.position_after(self.moves.len())

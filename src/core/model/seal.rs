@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::model::Event;
-use crate::letter::digest::sha256;
+use crate::letter::digest::{hex, sha256};
 
 /// The seal of one event of a game's log (see the module's documentation).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +83,11 @@ impl Seal {
         }
     }
 
+    /// The `prev` of the event after the one whose hash is `last` (empty: none is sealed yet).
+    pub fn prev_of(last: &str) -> &str {
+        if last.is_empty() { Seal::GENESIS } else { last }
+    }
+
     /// The hash of an event given as JSON (`event` without its seal): what [`Seal::after`]
     /// computes, and what `fernzug verify` recomputes from the store.
     pub fn hash_of(
@@ -115,17 +120,6 @@ impl Seal {
         canonical(event, &mut bytes);
         hex(&sha256(&bytes))
     }
-}
-
-/// Lower-case hex of `bytes`.
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
-    }
-    s
 }
 
 /// Writes `v` as canonical JSON: object keys in byte order, no spaces.
@@ -244,10 +238,5 @@ mod tests {
         ] {
             assert_ne!(hash, base, "{what} is part of the hash");
         }
-    }
-
-    #[test]
-    fn hex_is_lower_case_and_two_digits_a_byte() {
-        assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff]), "000fa0ff");
     }
 }

@@ -11,7 +11,7 @@ use shakmaty::Color;
 use crate::core::clock::Rest;
 use crate::core::model::Event;
 use crate::core::model::Game;
-use crate::core::model::{LoggedEvent, MailSeal, Output, People, Recipient, Seal};
+use crate::core::model::{MailSeal, Output, People, Recipient};
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::rules::RuleSet;
@@ -340,20 +340,7 @@ fn log_event(
     event: Event,
 ) {
     if let Some(g) = games.get_mut(game) {
-        g.events += 1;
-        let prev = if g.seal.is_empty() {
-            Seal::GENESIS
-        } else {
-            g.seal.as_str()
-        };
-        let seal = Seal::after(prev, &game.to_string(), g.events, input, &event);
-        g.seal = seal.hash.clone();
-        out.events.push(LoggedEvent {
-            game: game.clone(),
-            seq: g.events,
-            event,
-            seal,
-        });
+        out.events.push(g.log(input, event));
         out.games.insert(game.clone());
     }
 }

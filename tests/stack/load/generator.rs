@@ -23,7 +23,7 @@ use fernzug::app::shelf::{self, ShelfFile};
 use fernzug::core::model::{
     EndReason, Event, GameResult, GameStatus, PlayedMove, SerdeColor, Turn,
 };
-use fernzug::core::model::{LoggedEvent, NewPlayer, Pairing, Seal};
+use fernzug::core::model::{NewPlayer, Pairing};
 use fernzug::core::{NewTournament, Person, State};
 use fernzug::game_ref::GameRef;
 use fernzug::rules::RuleSet;
@@ -293,23 +293,10 @@ pub fn generate_at(
     out
 }
 
-/// `event` appended to `game`'s log as the relay does it: numbered and sealed after the game's
-/// last event (TO §29); its number and the JSON the store keeps.
+/// `event` appended to `game`'s log as the relay does it (`Game::log`): its number and the JSON
+/// the store keeps.
 fn sealed(game: &mut fernzug::core::model::Game, event: Event) -> (u64, serde_json::Value) {
-    game.events += 1;
-    let prev = if game.seal.is_empty() {
-        Seal::GENESIS.to_string()
-    } else {
-        game.seal.clone()
-    };
-    let seal = Seal::after(&prev, &game.id.to_string(), game.events, None, &event);
-    game.seal = seal.hash.clone();
-    let logged = LoggedEvent {
-        game: game.id.clone(),
-        seq: game.events,
-        event,
-        seal,
-    };
+    let logged = game.log(None, event);
     (logged.seq, logged.stored())
 }
 
