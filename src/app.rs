@@ -21,6 +21,7 @@ mod enrol;
 pub mod shelf;
 pub mod status_row;
 pub mod verify;
+pub mod xfcc;
 use due::DueIndex;
 pub use enrol::REGISTER_CHUNK;
 
@@ -61,6 +62,9 @@ pub enum AppError {
     /// `--now` earlier than what the relay already acted on.
     #[error(transparent)]
     TimeBackwards(#[from] TimeBackwards),
+    /// The XFCC endpoint could not be started, or a move by XFCC not written as a letter.
+    #[error("XFCC: {0}")]
+    Xfcc(String),
 }
 
 /// Why a `--now` cannot be used.
@@ -108,6 +112,12 @@ pub struct App {
     due: DueIndex,
     /// Opened without the games (`awake.rs`): each input brings in what it needs.
     lazy: bool,
+    /// The XFCC passwords this process issued (`xfcc.rs`), by address, so that all start mails
+    /// of one registration carry the same one. Only in memory: the store keeps their hashes.
+    xfcc_issued: std::collections::HashMap<String, String>,
+    /// The refusals of the queries the last processed mail drew (`xfcc.rs` answers a move by
+    /// XFCC with the code of its refusal).
+    refusals: Vec<crate::core::model::Refusal>,
 }
 
 /// What [`App::open_with`] reads of the games.
@@ -327,6 +337,8 @@ impl App {
             grouped: false,
             due,
             lazy: load == Load::Lazy,
+            xfcc_issued: Default::default(),
+            refusals: Vec::new(),
         })
     }
 
@@ -359,6 +371,8 @@ impl App {
     /// After a failed step: the state as the store has it (the step wrote nothing), without
     /// the games (each input brings in what it needs).
     pub(crate) fn reload(&mut self) -> Result<(), AppError> {
+        // A password issued in a step that was not written holds nowhere.
+        self.xfcc_issued.clear();
         self.state = load_state(&self.store, false)?;
         self.due = DueIndex::load(&self.store)?;
         self.lazy = true;
@@ -577,6 +591,7 @@ impl App {
         let failure = match decided {
             Err(panic) => Err(format!("core failure: {}", panic_text(&panic))),
             Ok(out) => {
+                self.refusals = xfcc::refusals_to(&out, &letter.from);
                 let mut letter_batch = Batch::default();
                 match self.stage(&mut letter_batch, &out, now) {
                     Err(e) => Err(format!("cannot render the answer: {e}")),
@@ -801,13 +816,26 @@ impl App {
             batch.append_event(&e.game.to_string(), e.seq, &e.stored());
         }
         for mail in &out.mails {
-            let raw = render::render(mail, &self.templates, &self.settings, now)?;
+            let login = self.xfcc_login(mail, batch);
+            let raw =
+                render::render_with(mail, &self.templates, &self.settings, now, login.as_ref())?;
+            // The archive keeps the mail without the password (docs/xfcc.md).
+            let kept = match &login {
+                Some(l) => render::render_with(
+                    mail,
+                    &self.templates,
+                    &self.settings,
+                    now,
+                    Some(&l.withheld()),
+                )?,
+                None => raw.clone(),
+            };
             batch.archive(&ArchiveEntry {
                 direction: Direction::Out,
                 at: now,
                 games: mail.game.iter().map(GameRef::to_string).collect(),
                 message_id: mail.message_id.clone(),
-                raw: raw.clone(),
+                raw: kept,
             });
             for recipient in &mail.envelope {
                 batch.enqueue(&OutboxEntry {

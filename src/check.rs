@@ -45,6 +45,9 @@ pub async fn check(config: &Config, config_path: &std::path::Path) -> Report {
     store(config, &mut r);
     let inbox = imap(config, &mut r).await;
     let sender = smtp(config, &mut r).await;
+    if let Some(x) = &config.xfcc {
+        xfcc(x, &mut r).await;
+    }
     match (inbox, sender) {
         (Some(inbox), Some(sender)) => probe(config, inbox, &sender, &mut r).await,
         (inbox, _) => {
@@ -109,6 +112,53 @@ fn store(config: &Config, r: &mut Report) {
         Err(e) if e.is_locked() => r.ok("store", "in use by a running fernzug (that is fine)"),
         Err(e) => r.fail("store", format!("cannot be opened: {e}")),
     }
+}
+
+/// `[xfcc]`: the address `run` will listen on is free, or already served by a running fernzug.
+async fn xfcc(x: &crate::config::XfccConfig, r: &mut Report) {
+    let told = format!("players are told {}", x.url);
+    match tokio::net::TcpListener::bind(x.listen).await {
+        Ok(_) => r.ok("xfcc", format!("`run` can listen on {}; {told}", x.listen)),
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+            if served_by_fernzug(x.listen).await {
+                r.ok(
+                    "xfcc",
+                    format!("{} is served by the running fernzug; {told}", x.listen),
+                );
+            } else {
+                r.fail(
+                    "xfcc",
+                    format!(
+                        "{} is in use by another program; free it or change [xfcc] listen",
+                        x.listen
+                    ),
+                );
+            }
+        }
+        Err(e) => r.fail(
+            "xfcc",
+            format!("cannot listen on {}: {e}; change [xfcc] listen", x.listen),
+        ),
+    }
+}
+
+/// Whether `addr` answers `?WSDL` with XfccBasic's service description.
+async fn served_by_fernzug(addr: std::net::SocketAddr) -> bool {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let asked = async {
+        let mut s = tokio::net::TcpStream::connect(addr).await.ok()?;
+        s.write_all(b"GET /xfccbasic.asmx?WSDL HTTP/1.1\r\nHost: fernzug-check\r\n\r\n")
+            .await
+            .ok()?;
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).await.ok()?;
+        Some(String::from_utf8_lossy(&out).contains(crate::xfcc::soap::NS))
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(5), asked)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or(false)
 }
 
 async fn imap(config: &Config, r: &mut Report) -> Option<Inbox> {

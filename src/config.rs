@@ -41,6 +41,18 @@ pub struct Config {
     pub smtp: SmtpConfig,
     pub limits: LimitsConfig,
     pub security: SecurityConfig,
+    /// `[xfcc]` (optional): the XfccBasic endpoint `run` serves (docs/xfcc.md).
+    pub xfcc: Option<XfccConfig>,
+}
+
+/// `[xfcc]`: where `fernzug run` serves XfccBasic (docs/xfcc.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct XfccConfig {
+    /// `listen = "HOST:PORT"`: the address the endpoint listens on.
+    pub listen: std::net::SocketAddr,
+    /// `url`: the endpoint as players reach it (behind a reverse proxy with TLS, say); shown in
+    /// the start mails. Default `http://LISTEN/xfccbasic.asmx`.
+    pub url: String,
 }
 
 /// `[relay]`: who the relay is and where it keeps its data.
@@ -306,13 +318,14 @@ pub fn parse(
         read_file,
     };
     ctx.config(&table)
-        .map(|(relay, imap, smtp, limits, security)| Config {
+        .map(|(relay, imap, smtp, limits, security, xfcc)| Config {
             path: path.to_path_buf(),
             relay,
             imap,
             smtp,
             limits,
             security,
+            xfcc,
         })
         .map_err(|e| ConfigError::key(path, e))
 }
@@ -331,11 +344,16 @@ type Sections = (
     SmtpConfig,
     LimitsConfig,
     SecurityConfig,
+    Option<XfccConfig>,
 );
 
 impl Ctx<'_> {
     fn config(&self, table: &toml::Table) -> Result<Sections, KeyErr> {
-        let top = Fields::new(table, "", &["relay", "imap", "smtp", "limits", "security"])?;
+        let top = Fields::new(
+            table,
+            "",
+            &["relay", "imap", "smtp", "limits", "security", "xfcc"],
+        )?;
         let relay = self.relay(&top.req_table("relay")?)?;
         let imap = self.imap(&top.req_table("imap")?)?;
         let smtp = self.smtp(&top.req_table("smtp")?)?;
@@ -347,7 +365,11 @@ impl Ctx<'_> {
             Some(t) => security(&t)?,
             None => SecurityConfig::default(),
         };
-        Ok((relay, imap, smtp, limits, security))
+        let xfcc = match top.opt_table("xfcc")? {
+            Some(t) => Some(xfcc(&t)?),
+            None => None,
+        };
+        Ok((relay, imap, smtp, limits, security, xfcc))
     }
 
     fn path(&self, p: &str) -> PathBuf {
@@ -670,6 +692,30 @@ fn limits(f: &Fields<'_>) -> Result<LimitsConfig, KeyErr> {
 /// A value already range-checked to fit.
 fn saturate_u32(v: u64) -> u32 {
     u32::try_from(v).unwrap_or(u32::MAX)
+}
+
+fn xfcc(f: &Fields<'_>) -> Result<XfccConfig, KeyErr> {
+    f.allow(&["listen", "url"])?;
+    let text = f.req_text("listen")?;
+    let listen: std::net::SocketAddr = text.parse().map_err(|_| {
+        f.expected(
+            "listen",
+            "an IP address and a port, e.g. \"127.0.0.1:8080\" or \"[::1]:8080\"",
+            format!("{text:?}"),
+        )
+    })?;
+    let url = match f.opt_text("url")? {
+        Some(u) if u.starts_with("http://") || u.starts_with("https://") => u.to_string(),
+        Some(u) => {
+            return Err(f.expected(
+                "url",
+                "the endpoint as players reach it, starting with http:// or https://",
+                format!("{u:?}"),
+            ));
+        }
+        None => format!("http://{listen}/xfccbasic.asmx"),
+    };
+    Ok(XfccConfig { listen, url })
 }
 
 fn security(f: &Fields<'_>) -> Result<SecurityConfig, KeyErr> {
@@ -1326,6 +1372,32 @@ time_zone = "Europe/Berlin"
     }
 
     #[test]
+    fn xfcc_listens_where_told_and_tells_players_its_url() {
+        let c = ok(&with(
+            RELAY,
+            IMAP,
+            SMTP,
+            "[xfcc]\nlisten = \"127.0.0.1:8080\"\n",
+        ));
+        let x = c.xfcc.expect("[xfcc]");
+        assert_eq!(x.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(x.url, "http://127.0.0.1:8080/xfccbasic.asmx");
+        let proxied =
+            "[xfcc]\nlisten = \"[::1]:8080\"\nurl = \"https://schach.example/xfccbasic.asmx\"\n";
+        let x = ok(&with(RELAY, IMAP, SMTP, proxied)).xfcc.unwrap();
+        assert_eq!(x.url, "https://schach.example/xfccbasic.asmx");
+        assert!(ok(&with(RELAY, IMAP, SMTP, "")).xfcc.is_none());
+        assert_eq!(
+            err(&with(RELAY, IMAP, SMTP, "[xfcc]\nlisten = \"localhost\"\n")),
+            "/etc/fernzug/fernzug.toml: key `xfcc.listen`: expected an IP address and a port, e.g. \
+             \"127.0.0.1:8080\" or \"[::1]:8080\", found \"localhost\""
+        );
+        assert!(
+            err(&with(RELAY, IMAP, SMTP, "[xfcc]\nurl = \"https://x\"\n")).contains("xfcc.listen")
+        );
+    }
+
+    #[test]
     fn unknown_keys_are_refused() {
         let relay = RELAY.replace("address", "adress");
         assert_eq!(
@@ -1336,7 +1408,7 @@ time_zone = "Europe/Berlin"
         assert_eq!(
             err(&with(RELAY, IMAP, SMTP, "[pop3]\nhost = \"x\"\n")),
             "/etc/fernzug/fernzug.toml: key `pop3`: unknown key (allowed here: relay, imap, smtp, \
-             limits, security)"
+             limits, security, xfcc)"
         );
         let e = err(&with(RELAY, IMAP, SMTP, "[limits]\nmax_mail_size = 5\n"));
         assert!(

@@ -34,6 +34,9 @@
 //!   game's archive as mboxrd (TO §11).
 //! - [`unreachable`] — Fax 2.2 in the shell: SMTP refusals and delivery-status reports → the core.
 //! - [`crash`] — named crash points for the crash tests (`FERNZUG_CRASH_AT`), shell only.
+//! - [`xfcc`] — XfccBasic, the SOAP service of correspondence-chess programs (ChessBase, Scid),
+//!   served by `run` with `[xfcc]`: a move by XFCC is handed to the core as the letter it
+//!   stands for (docs/xfcc.md).
 //! - Vocabulary: [`game_ref`], [`lang`], [`rules`], [`mail_kind`].
 
 pub mod app;
@@ -58,3 +61,4 @@ pub mod store;
 pub mod tls;
 pub mod tournament_file;
 pub mod unreachable;
+pub mod xfcc;

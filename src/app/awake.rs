@@ -84,6 +84,12 @@ impl App {
         ids.into_iter()
     }
 
+    /// Brings in the running tournaments `email` plays in or directs (an XFCC call).
+    pub(crate) fn wake_player(&mut self, email: &str) -> Result<(), AppError> {
+        let ids: BTreeSet<String> = self.tournaments_of(email).collect();
+        self.wake_all(ids).map(|_| ())
+    }
+
     /// Brings in what the deadlines due by `now` need; returns those tournaments.
     pub(crate) fn wake_due(&mut self, now: DateTime<Utc>) -> Result<BTreeSet<String>, AppError> {
         let ids = self.due.due_tournaments(now);

@@ -534,6 +534,22 @@ where
     S: Outgoing + Clone + Send + Sync + 'static,
 {
     let idle_max = Duration::from_secs(config.imap.idle_minutes.clamp(1, 5) * 60);
+    // docs/xfcc.md: the XFCC listener hands its calls to this loop, which alone holds the store.
+    let mut xfcc = match &config.xfcc {
+        Some(x) => {
+            let wsdl = crate::xfcc::wsdl::wsdl(&x.url);
+            let (bound, calls) = crate::xfcc::server::start(x.listen, wsdl, shutdown.clone())
+                .await
+                .map_err(|e| AppError::Xfcc(format!("cannot listen on {}: {e}", x.listen)))?;
+            info!(
+                "XFCC: serving XfccBasic on http://{bound}/xfccbasic.asmx (players are told {})",
+                x.url
+            );
+            Some(calls)
+        }
+        None => None,
+    };
+    let xfcc_wake = xfcc.as_ref().map(|c| c.wake.clone());
     let mut failures: u32 = 0;
     // What the last pass read, kept while the store is closed (`App::close`): a pass reads every
     // game again only when another fernzug command wrote to the store meanwhile, or after an error.
@@ -599,6 +615,9 @@ where
                 inbox.logout().await;
                 return Ok(());
             };
+            if let Some(calls) = &mut xfcc {
+                answer_xfcc(&mut app, calls, clock)?;
+            }
             let mut report = PassReport::default();
             let mut courier = start_courier(&app, sender, app.now_at(None, clock.now())?)?;
             let fetched = fetch_new(&mut app, &mut inbox, None, clock, &mut courier, &mut report);
@@ -627,7 +646,8 @@ where
                 wake = wake.min(until.max(Duration::from_millis(50)));
             }
             // Wait with the store open; a command that asks for it ends the wait.
-            let (mut woken, watcher) = watch_requests(&shutdown, &config.relay.data_dir);
+            let (mut woken, watcher) =
+                watch_requests(&shutdown, &config.relay.data_dir, xfcc_wake.clone());
             let waited = inbox.wait(wake, &mut woken).await;
             watcher.abort();
             match waited {
@@ -635,11 +655,13 @@ where
                     i.logout().await;
                     return Ok(());
                 }
-                Ok((i, Woke::Shutdown)) => {
+                Ok((i, Woke::Shutdown)) if requested(&config.relay.data_dir) => {
                     info!("another fernzug command asks for the store: let go until it is done");
                     held = Some(app.close());
                     inbox = i;
                 }
+                // New mail, the wait's end, or an XFCC call (answered at the top of the next
+                // pass): the store stays open.
                 Ok((i, _)) => {
                     kept = Some(app);
                     inbox = i;
@@ -673,11 +695,19 @@ fn requested(data_dir: &std::path::Path) -> bool {
 fn watch_requests(
     shutdown: &watch::Receiver<bool>,
     data_dir: &std::path::Path,
+    xfcc: Option<std::sync::Arc<tokio::sync::Notify>>,
 ) -> (watch::Receiver<bool>, tokio::task::JoinHandle<()>) {
     let (tx, rx) = watch::channel(*shutdown.borrow());
     let mut shutdown = shutdown.clone();
     let dir = data_dir.to_path_buf();
     let task = tokio::spawn(async move {
+        let called = async {
+            match &xfcc {
+                Some(n) => n.notified().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(called);
         loop {
             if *shutdown.borrow() || requested(&dir) {
                 let _ = tx.send(true);
@@ -685,6 +715,11 @@ fn watch_requests(
             }
             tokio::select! {
                 _ = tokio::time::sleep(REQUEST_POLL) => {}
+                // An XFCC call waits for the loop: end the wait (docs/xfcc.md).
+                _ = &mut called => {
+                    let _ = tx.send(true);
+                    return;
+                }
                 r = shutdown.changed() => {
                     if r.is_err() {
                         return;
@@ -729,6 +764,46 @@ async fn open_store(
             return Ok(None);
         }
     }
+}
+
+/// Answers every XFCC call waiting (docs/xfcc.md): a login is checked against the store, a
+/// move processed as the letter it stands for (its forward and receipt leave with the pass
+/// that follows). Only a failure of the store is an error; the call then gets `ServerError`.
+fn answer_xfcc(
+    app: &mut App,
+    calls: &mut crate::xfcc::server::Calls,
+    clock: &impl Clock,
+) -> Result<(), AppError> {
+    use crate::xfcc::server::Answer;
+    use crate::xfcc::soap::Call;
+    while let Ok(job) = calls.jobs.try_recv() {
+        let now = app.now_at(None, clock.now())?;
+        let (username, password) = match &job.call {
+            Call::GetMyGames { username, password } => (username, password),
+            Call::MakeAMove(m) => (&m.username, &m.password),
+        };
+        let done = match app.xfcc_check_login(username, password) {
+            Ok(None) => {
+                warn!("XFCC: failed login of {username:?} from {}", job.client);
+                Ok(Answer::Denied)
+            }
+            Ok(Some(email)) => match &job.call {
+                Call::GetMyGames { .. } => app.xfcc_games(&email, now).map(Answer::Games),
+                Call::MakeAMove(m) => app.xfcc_move(&email, m, job.client, now).map(Answer::Moved),
+            },
+            Err(e) => Err(e),
+        };
+        match done {
+            Ok(answer) => {
+                let _ = job.reply.send(answer);
+            }
+            Err(e) => {
+                let _ = job.reply.send(Answer::Failed);
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The next moment something is due: a deadline of the core or an outbox head's retry.

@@ -980,3 +980,260 @@ async fn s29_verify_recomputes_the_chain_and_names_the_first_event_changed() {
         .map(|(s, _)| s);
     assert_eq!(Some(fault.seq), first_move, "{verdict}");
 }
+
+// --- XFCC (docs/xfcc.md) ---------------------------------------------------------------------------
+
+/// [`config`] with `[xfcc]`: the endpoint as players are told it.
+fn xfcc_config(dir: &Path) -> Config {
+    let mut c = config(dir);
+    c.xfcc = Some(crate::config::XfccConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        url: "https://xfcc.fernschach.test/xfccbasic.asmx".into(),
+    });
+    c
+}
+
+/// The value of header `name` in a rendered mail.
+fn header_of(raw: &str, name: &str) -> String {
+    raw.split("\r\n")
+        .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+        .unwrap_or_else(|| panic!("no {name} in\n{raw}"))
+        .to_string()
+}
+
+/// A `MakeAMove` of `user` in game 100001 (T-1/1).
+fn xfcc_move(user: &str, movecount: u32, my_move: &str) -> crate::xfcc::soap::MoveCall {
+    crate::xfcc::soap::MoveCall {
+        username: user.into(),
+        game_id: "100001".into(),
+        movecount: Some(movecount),
+        my_move: my_move.into(),
+        ..Default::default()
+    }
+}
+
+/// The duel registered with `[xfcc]`, its start mails sent; Anna's and Bert's passwords.
+async fn xfcc_relay(dir: &TempDir, script: &Script, sender: &Recorder) -> (Config, String, String) {
+    let config = xfcc_config(&dir.0);
+    let mut app = App::open(config.clone()).unwrap();
+    let mut file = duel(RuleSet::Post);
+    file.start = at(1, 0, 0).date_naive();
+    file.digest = false;
+    app.register(&file, at(1, 9, 0)).unwrap();
+    pass(&mut app, script, sender, at(1, 9, 0)).await;
+    let anna = &sender.texts("start", ANNA)[0];
+    let bert = &sender.texts("start", BERT)[0];
+    let (pa, pb) = (
+        header_of(anna, "X-Fernzug-XFCC-Password"),
+        header_of(bert, "X-Fernzug-XFCC-Password"),
+    );
+    (config, pa, pb)
+}
+
+#[tokio::test(start_paused = true)]
+async fn xfcc_a_game_played_by_xfcc_against_mail_to_the_end() {
+    use crate::xfcc::Code;
+    let dir = TempDir::new("xfcc-game");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let (config, pw, bert_pw) = xfcc_relay(&dir, &script, &sender).await;
+    // The start mail shows the login in its text (the header's password, the URL, the user).
+    let start = &sender.texts("start", ANNA)[0];
+    assert_ne!(pw, bert_pw, "each player his own password");
+    assert_eq!(pw.len(), 35, "{pw}");
+    let text = String::from_utf8(
+        mail_parser::MessageParser::default()
+            .parse(start.as_bytes())
+            .unwrap()
+            .body_text(0)
+            .unwrap()
+            .as_bytes()
+            .to_vec(),
+    )
+    .unwrap();
+    for shown in [
+        pw.as_str(),
+        "https://xfcc.fernschach.test/xfccbasic.asmx",
+        ANNA,
+    ] {
+        assert!(text.contains(shown), "{shown} in\n{text}");
+    }
+    let mut app = App::open(config.clone()).unwrap();
+    // The store and the archive hold no password: the archived start mail withholds it.
+    let archived = app.store.archive_for_game("T-1/1").unwrap();
+    let kept = archived
+        .iter()
+        .find(|e| String::from_utf8_lossy(&e.raw).contains("X-Fernzug-Kind: start"))
+        .expect("the start mail is archived");
+    let kept = String::from_utf8_lossy(&kept.raw);
+    assert!(!kept.contains(&pw) && !kept.contains(&bert_pw), "{kept}");
+    assert!(kept.contains("X-Fernzug-XFCC-Password: ********"), "{kept}");
+
+    // The login: the address in any case and the password with or without its dashes.
+    assert_eq!(
+        app.xfcc_check_login("Anna@Fernschach.test", &pw.replace('-', ""))
+            .unwrap(),
+        Some(ANNA.to_string())
+    );
+    assert_eq!(app.xfcc_check_login(ANNA, &bert_pw).unwrap(), None);
+    assert_eq!(
+        app.xfcc_check_login("x@fernschach.test", &pw).unwrap(),
+        None
+    );
+
+    let ip: std::net::IpAddr = "192.0.2.7".parse().unwrap();
+    // Bert may not move first; Anna moves by XFCC, with a message for Bert.
+    assert_eq!(
+        app.xfcc_move(BERT, &xfcc_move(BERT, 1, "e5"), ip, at(1, 10, 0))
+            .unwrap(),
+        Code::NotYourTurn
+    );
+    let mut first = xfcc_move(ANNA, 1, "f3");
+    first.my_message = "Viel Glück!".into();
+    assert_eq!(
+        app.xfcc_move(ANNA, &first, ip, at(1, 10, 0)).unwrap(),
+        Code::Success
+    );
+    pass(&mut app, &script, &sender, at(1, 10, 1)).await;
+    assert_eq!(
+        sender.of("move", BERT).len(),
+        1,
+        "Bert gets the move by mail"
+    );
+    assert_eq!(sender.of("receipt", ANNA).len(), 1, "Anna her receipt");
+    // Bert answers by mail; Anna sees it in GetMyGames.
+    script.deliver(letter(BERT, "1. f3 e5", "x2"), at(1, 11, 0));
+    pass(&mut app, &script, &sender, at(1, 11, 1)).await;
+    let games = app.xfcc_games(ANNA, at(1, 11, 2)).unwrap();
+    assert_eq!(games.len(), 1);
+    assert_eq!(
+        (games[0].moves.as_str(), games[0].my_turn),
+        ("1.f3 e5", true)
+    );
+    // A draw claimed that does not hold: the core's query, as a code (and by mail, as always).
+    let mut claim = xfcc_move(ANNA, 2, "g4");
+    claim.claim_draw = true;
+    assert_eq!(
+        app.xfcc_move(ANNA, &claim, ip, at(1, 12, 0)).unwrap(),
+        Code::InvalidMove
+    );
+    assert_eq!(
+        app.xfcc_move(ANNA, &xfcc_move(ANNA, 2, "g4"), ip, at(1, 12, 1))
+            .unwrap(),
+        Code::Success
+    );
+    pass(&mut app, &script, &sender, at(1, 12, 2)).await;
+    script.deliver(letter(BERT, "2. g4 Dh4#", "x4"), at(1, 13, 0));
+    pass(&mut app, &script, &sender, at(1, 13, 1)).await;
+    assert_eq!(sender.of("game-end", ANNA).len(), 1, "the game report");
+    let games = app.xfcc_games(ANNA, at(1, 13, 2)).unwrap();
+    assert_eq!(games[0].result, crate::xfcc::XfccResult::BlackWins);
+    assert_eq!(games[0].moves, "1.f3 e5 2.g4 Qh4#");
+    assert!(!games[0].my_turn);
+    assert_eq!(
+        app.xfcc_move(ANNA, &xfcc_move(ANNA, 3, "a3"), ip, at(1, 14, 0))
+            .unwrap(),
+        Code::NotYourTurn
+    );
+    // TO §11: the XFCC moves are in the game's archive as the letters they stand for.
+    let letters: Vec<String> = app
+        .store
+        .archive_for_game("T-1/1")
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.message_id.starts_with("xfcc."))
+        .map(|e| String::from_utf8_lossy(&e.raw).into_owned())
+        .collect();
+    assert_eq!(letters.len(), 3, "two moves and the refused claim");
+    assert!(
+        letters
+            .iter()
+            .all(|l| l.contains("X-Fernzug-Via: XFCC from 192.0.2.7"))
+    );
+    assert!(
+        letters[0].contains("X-Fernzug-XFCC-Message: "),
+        "{}",
+        letters[0]
+    );
+    // TO §29: sealed like any mail.
+    let game: GameRef = "T-1/1".parse().unwrap();
+    drop(app);
+    let app = App::open_game(config, &game).unwrap();
+    let verdict = app.verify(&game).unwrap().unwrap();
+    assert_eq!(verdict.fault, None, "{verdict}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn xfcc_a_new_password_by_mail_replaces_the_old() {
+    let dir = TempDir::new("xfcc-renew");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let (config, old, _) = xfcc_relay(&dir, &script, &sender).await;
+    script.deliver(letter(ANNA, "XFCC-Passwort", "r1"), at(1, 10, 0));
+    let mut app = App::open(config).unwrap();
+    pass(&mut app, &script, &sender, at(1, 10, 1)).await;
+    let status = sender.texts("status", ANNA);
+    assert_eq!(status.len(), 1, "the answer");
+    let new = header_of(&status[0], "X-Fernzug-XFCC-Password");
+    assert_ne!(new, old);
+    assert_eq!(
+        app.xfcc_check_login(ANNA, &old).unwrap(),
+        None,
+        "the old one no longer holds"
+    );
+    assert_eq!(
+        app.xfcc_check_login(ANNA, &new).unwrap(),
+        Some(ANNA.to_string())
+    );
+    assert!(app.store.outbox_all().unwrap().is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn xfcc_a_draw_offered_by_mail_is_shown_and_accepted_by_xfcc() {
+    use crate::xfcc::Code;
+    let dir = TempDir::new("xfcc-draw");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let (config, pw, _) = xfcc_relay(&dir, &script, &sender).await;
+    let mut app = App::open(config).unwrap();
+    let ip: std::net::IpAddr = "192.0.2.8".parse().unwrap();
+    let mut offer = xfcc_move(ANNA, 1, "e4");
+    offer.offer_draw = true;
+    assert_eq!(
+        app.xfcc_move(ANNA, &offer, ip, at(1, 10, 0)).unwrap(),
+        Code::Success
+    );
+    pass(&mut app, &script, &sender, at(1, 10, 1)).await;
+    let forward = &sender.texts("move", BERT)[0];
+    assert!(
+        forward.contains("offers a draw"),
+        "Bert is told of the offer:\n{forward}"
+    );
+    // Bert declines by moving, and offers a draw himself.
+    script.deliver(
+        letter(BERT, "1. e4 e5\r\n\r\nIch biete Remis an.", "d2"),
+        at(1, 11, 0),
+    );
+    pass(&mut app, &script, &sender, at(1, 11, 1)).await;
+    let games = app.xfcc_games(ANNA, at(1, 11, 2)).unwrap();
+    assert!(games[0].draw_offered, "Anna's program shows Bert's offer");
+    assert!(app.xfcc_check_login(ANNA, &pw).unwrap().is_some());
+    let mut accept = xfcc_move(ANNA, 2, "Qh5");
+    accept.accept_draw = true;
+    assert_eq!(
+        app.xfcc_move(ANNA, &accept, ip, at(1, 12, 0)).unwrap(),
+        Code::Success
+    );
+    pass(&mut app, &script, &sender, at(1, 12, 1)).await;
+    assert_eq!(sender.of("game-end", BERT).len(), 1);
+    let games = app.xfcc_games(ANNA, at(1, 12, 2)).unwrap();
+    assert_eq!(games[0].result, crate::xfcc::XfccResult::Draw);
+    assert_eq!(
+        games[0].moves, "1.e4 e5",
+        "Scid's move beside the acceptance is not played"
+    );
+    // A resignation now: the game is over.
+    let mut resign = xfcc_move(ANNA, 2, "");
+    resign.resign = true;
+    assert_eq!(
+        app.xfcc_move(ANNA, &resign, ip, at(1, 13, 0)).unwrap(),
+        Code::NotYourTurn
+    );
+}

@@ -152,6 +152,11 @@ fn bare(line: &str, written: &str, c: &mut Content) -> bool {
         c.status_request = true;
         return true;
     }
+    if super::headers::text_is_xfcc_password(bare) {
+        c.status_request = true;
+        c.xfcc_password = true;
+        return true;
+    }
     // TO §2: `1-0`, `½`, `remis` alone: a result without words is doubtful.
     if is_result(bare) || BARE_WORD.is_match(line) {
         if c.bare_result.is_none() {
@@ -925,6 +930,22 @@ mod tests {
     #[test]
     fn status_line() {
         assert!(read_content("Status").status_request);
+        for asks in [
+            "XFCC-Passwort",
+            "xfcc password",
+            "Bitte ein neues XFCC-Passwort!",
+            "Please send me a new XFCC password.",
+        ] {
+            let c = read_content(asks);
+            assert!(c.xfcc_password && c.status_request, "{asks}");
+        }
+        for not in [
+            "Ich brauche kein XFCC-Passwort",
+            "Mein Programm kann kein XFCC",
+            "Das XFCC-Passwort aus der Startmail funktioniert, aber die Partie ist heute leider nicht erschienen, warum?",
+        ] {
+            assert!(!read_content(not).xfcc_password, "{not}");
+        }
         assert!(read_content("status?").status_request);
         assert!(!read_content("Der Status ist klar").status_request);
     }

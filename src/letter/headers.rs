@@ -150,6 +150,24 @@ pub(crate) fn text_is_status(text: &str) -> bool {
         .eq_ignore_ascii_case("status")
 }
 
+/// Whether `text` (a subject or a line alone) asks for a new XFCC password: `XFCC-Passwort`,
+/// `XFCC password`, `Bitte ein neues XFCC-Passwort`, `Please send me a new XFCC password` — a
+/// short line naming XFCC and its password, without a negation (docs/xfcc.md).
+pub(crate) fn text_is_xfcc_password(text: &str) -> bool {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    words.len() <= 10
+        && has(&["xfcc"])
+        && has(&["passwort", "password", "kennwort", "zugangsdaten", "login"])
+        && !has(&[
+            "nicht", "kein", "keine", "keinen", "not", "no", "don", "never", "nie",
+        ])
+}
+
 fn all_addrs<'a, 'x>(a: &'a Address<'x>) -> Vec<&'a mail_parser::Addr<'x>> {
     match a {
         Address::List(list) => list.iter().collect(),

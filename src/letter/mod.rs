@@ -86,6 +86,10 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
     if headers::text_is_status(&subject) {
         content.status_request = true;
     }
+    if headers::text_is_xfcc_password(&subject) {
+        content.status_request = true;
+        content.xfcc_password = true;
+    }
     // A request in the subject (`Remisangebot`, `Urlaub 10.12.–23.12.2026`, `Ich gebe auf`),
     // unless the text refuses the same thing (`Re: … Remis?` over `Remis? Nein danke!`); the
     // relay's own subjects about requests carry their § and are not read.

@@ -89,6 +89,10 @@ pub struct Content {
     pub leave: Option<DateSpan>,
     /// `Status`: the sender asks for his games.
     pub status_request: bool,
+    /// `XFCC-Passwort` / `XFCC password`: the sender asks for a new XFCC password (answered with
+    /// his status, which carries it; docs/xfcc.md).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub xfcc_password: bool,
     /// TO §4: the sender tries to take something back.
     pub take_back: bool,
     /// A bare result (`1-0`, `0-1`, `½`, `1/2`, `remis?` without an own move…) not written out in words: doubtful (§2/§8).

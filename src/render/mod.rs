@@ -305,7 +305,45 @@ pub fn render(
     s: &Settings,
     date: DateTime<Utc>,
 ) -> Result<Vec<u8>, RenderError> {
-    let data = facts(mail);
+    render_with(mail, templates, s, date, None)
+}
+
+/// A player's XFCC login as his `start` mail (and the `status` mail that answers
+/// `XFCC-Passwort`) shows it: in the text (`xfcc.url`, `xfcc.user`, `xfcc.password`) and in the
+/// header `X-Fernzug-XFCC-Password` (docs/contract.md "XFCC"). The shell issues it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct XfccLogin {
+    pub url: String,
+    pub user: String,
+    pub password: String,
+}
+
+impl XfccLogin {
+    /// The same login with the password withheld: the copy the archive keeps, so that neither
+    /// the store nor `export mbox` holds a password.
+    pub fn withheld(&self) -> XfccLogin {
+        XfccLogin {
+            password: "********".into(),
+            ..self.clone()
+        }
+    }
+}
+
+/// [`render`], with the recipient's XFCC login shown where the template shows it.
+pub fn render_with(
+    mail: &Mail,
+    templates: &Templates,
+    s: &Settings,
+    date: DateTime<Utc>,
+    xfcc: Option<&XfccLogin>,
+) -> Result<Vec<u8>, RenderError> {
+    let mut data = facts(mail);
+    if let (Some(login), serde_json::Value::Object(map)) = (xfcc, &mut data) {
+        map.insert(
+            "xfcc".into(),
+            serde_json::to_value(login).unwrap_or_default(),
+        );
+    }
     let (mut subject, body) = templates.text(mail.kind, mail.lang, &data)?;
     if let Some(g) = &mail.game {
         // docs/contract.md: the subject of a game mail contains `[TOURNAMENT/N]`, whatever a template says.
@@ -364,6 +402,9 @@ pub fn render(
     }
     if let Some(f) = &mail.fen {
         b = b.raw_header(raw("X-Fernzug-FEN", f.clone()));
+    }
+    if let Some(login) = xfcc {
+        b = b.raw_header(raw("X-Fernzug-XFCC-Password", login.password.clone()));
     }
     // docs/contract.md "Pictures": a mail with a position shows the board in an HTML part beside
     // the text.

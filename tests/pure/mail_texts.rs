@@ -28,7 +28,7 @@ use fernzug::game_ref::GameRef;
 use fernzug::lang::Lang;
 use fernzug::letter::read_letter;
 use fernzug::mail_kind::MailKind;
-use fernzug::render::{Templates, render};
+use fernzug::render::{Templates, render_with};
 use mail_parser::{Address, HeaderValue, MessageParser, MimeHeaders};
 
 const TID: &str = "FAX-2026-3";
@@ -148,6 +148,8 @@ struct Run {
     /// The kinds whose HTML part (the board, docs/contract.md "Pictures") has its snapshot: the
     /// first mail of each (its words are those of the text part, which every mail's snapshot has).
     html_seen: BTreeSet<String>,
+    /// The languages whose start mail was kept with an XFCC login.
+    xfcc_seen: BTreeSet<String>,
     /// Problems found in rendered texts.
     problems: Vec<String>,
 }
@@ -167,6 +169,7 @@ impl Run {
             prefix,
             seen: BTreeSet::new(),
             html_seen: BTreeSet::new(),
+            xfcc_seen: BTreeSet::new(),
             problems: Vec::new(),
         }
     }
@@ -346,7 +349,28 @@ impl Run {
                 n += 1;
                 name = format!("{base}-{n}.{lang}.txt");
             }
-            let raw = render(&mail, &self.templates, &self.s, now).expect("renders");
+            // On a relay with `[xfcc]`: the status that answers `XFCC-Passwort` carries a new
+            // password; the first start mail of each language is also kept as it is then.
+            let login = fernzug::render::XfccLogin {
+                url: "https://schach.example.org/xfccbasic.asmx".into(),
+                user: to.clone(),
+                password: "k7qmz-4ra2w-9dfhx-pq3ne-b8tjc-m2vy6".into(),
+            };
+            let asked = matches!(&mail.facts, Facts::Status(f) if f.xfcc_password);
+            let raw = render_with(
+                &mail,
+                &self.templates,
+                &self.s,
+                now,
+                asked.then_some(&login),
+            )
+            .expect("renders");
+            if mail.kind == MailKind::Start && self.xfcc_seen.insert(lang.to_string()) {
+                let with = render_with(&mail, &self.templates, &self.s, now, Some(&login))
+                    .expect("renders");
+                self.snaps
+                    .insert(name.replace(".txt", ".xfcc.txt"), snapshot_text(&with));
+            }
             let text = snapshot_text(&raw);
             for p in problems_in(&text) {
                 self.problems.push(format!("{name}: {p}"));
@@ -840,6 +864,22 @@ fn scenario(r: &mut Run) {
         "[FAX-2026-3] Sonderurlaub",
         "Sonderurlaub: 01.03.2027 – 14.03.2027 für clara@fernschach.test",
         at(2027, 2, 12, 12, 0),
+    );
+    // docs/xfcc.md: a new XFCC password, asked in German and in English (answered with the
+    // status, which carries it on a relay with `[xfcc]`).
+    r.mail(
+        "anna-xfcc-password",
+        ANNA,
+        "Neues XFCC-Passwort",
+        "Bitte ein neues XFCC-Passwort.",
+        at(2027, 2, 13, 9, 0),
+    );
+    r.mail(
+        "bert-xfcc-password",
+        BERT,
+        "XFCC password",
+        "XFCC password",
+        at(2027, 2, 13, 9, 5),
     );
 }
 

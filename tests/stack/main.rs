@@ -24,3 +24,4 @@ mod relay_e2e;
 mod reliability_e2e;
 mod tls_e2e;
 mod words_e2e;
+mod xfcc_e2e;

@@ -169,6 +169,7 @@ impl State {
             tournaments,
             now: view::when(now, s.tz),
             today: view::day(view::local_date(now, s.tz)),
+            xfcc_password: letter.content.xfcc_password,
         };
         let reply_key = named.as_ref().and_then(|g| {
             let game = self.games.get(g)?;

@@ -17,6 +17,9 @@ pub struct StatusFacts {
     pub tournaments: Vec<TournamentReport>,
     pub now: When,
     pub today: Day,
+    /// The writer asked for a new XFCC password (`XFCC-Passwort`): the shell issues it into
+    /// this mail when `[xfcc]` is set (docs/xfcc.md).
+    pub xfcc_password: bool,
 }
 
 /// One tournament of a status report.

@@ -1,0 +1,230 @@
+//! XFCC in the shell (docs/xfcc.md): the passwords issued into start mails, the login, a
+//! player's games, and a move by XFCC handed to the core as the letter it stands for.
+
+use std::net::IpAddr;
+
+use chrono::{DateTime, Utc};
+use lettre::Message;
+use lettre::message::header::{HeaderName, HeaderValue};
+use lettre::message::{Mailbox, SinglePart};
+
+use super::{App, AppError, Processed};
+use crate::core::Output;
+use crate::core::model::{Facts, Mail, Refusal, Sentence};
+use crate::mail_kind::MailKind;
+use crate::render::XfccLogin;
+use crate::store::{Batch, Tree};
+use crate::xfcc::games::{self, Asked};
+use crate::xfcc::login::{Credential, new_password};
+use crate::xfcc::soap::MoveCall;
+use crate::xfcc::{Code, XfccGame};
+
+/// The key of an address's [`Credential`] in [`Tree::Meta`].
+fn credential_key(email: &str) -> String {
+    format!("xfcc-login:{}", email.to_lowercase())
+}
+
+/// The refusals of the queries in `out` addressed to `from`.
+pub(crate) fn refusals_to(out: &Output, from: &str) -> Vec<Refusal> {
+    out.mails
+        .iter()
+        .filter(|m| m.kind == MailKind::Query && m.to.iter().any(|r| r.email == from))
+        .flat_map(|m| &m.sentences)
+        .filter_map(|(_, s)| match s {
+            Sentence::Refusal(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+impl App {
+    /// The login `mail` shows, when `[xfcc]` is set: every `start` mail, and the `status` mail
+    /// that answers `XFCC-Passwort`. A start mail carries the password this process issued to
+    /// its recipient already (one registration, one password), else a new one; the status mail
+    /// always a new one. The hash of a new one goes into `batch`, replacing the earlier.
+    pub(crate) fn xfcc_login(&mut self, mail: &Mail, batch: &mut Batch) -> Option<XfccLogin> {
+        let x = self.config.xfcc.as_ref()?;
+        let renew = match (&mail.kind, &mail.facts) {
+            (MailKind::Start, _) => false,
+            (MailKind::Status, Facts::Status(f)) if f.xfcc_password => true,
+            _ => return None,
+        };
+        let to = &mail.to.first()?.email;
+        let user = self.state.registered_as(to).unwrap_or(to).to_lowercase();
+        let known = if renew {
+            None
+        } else {
+            self.xfcc_issued.get(&user).cloned()
+        };
+        let password = match known {
+            Some(p) => p,
+            None => {
+                let mut rng = rand::thread_rng();
+                let p = new_password(&mut rng);
+                let c = Credential::of(&p, &mut rng);
+                batch.put(Tree::Meta, credential_key(&user).as_bytes(), &c);
+                self.xfcc_issued.insert(user.clone(), p.clone());
+                p
+            }
+        };
+        Some(XfccLogin {
+            url: x.url.clone(),
+            user,
+            password,
+        })
+    }
+
+    /// The address a login names when `password` is his XFCC password; `None` otherwise (an
+    /// address the relay does not know, or one never given a password, fails alike).
+    pub fn xfcc_check_login(
+        &self,
+        username: &str,
+        password: &str,
+    ) -> Result<Option<String>, AppError> {
+        let given = username.trim().to_lowercase();
+        let email = self
+            .state
+            .registered_as(&given)
+            .map(str::to_string)
+            .unwrap_or(given);
+        if !self.state.knows(&email) {
+            return Ok(None);
+        }
+        let c: Option<Credential> = self
+            .store
+            .get(Tree::Meta, credential_key(&email).as_bytes())?;
+        Ok(c.filter(|c| c.verify(password)).map(|_| email))
+    }
+
+    /// `GetMyGames` of `email` (logged in) at `now`.
+    pub fn xfcc_games(
+        &mut self,
+        email: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<XfccGame>, AppError> {
+        self.wake_player(email)?;
+        let site = self.settings.relay_name.clone();
+        Ok(games::my_games(
+            &self.state,
+            email,
+            &site,
+            now,
+            self.settings.tz,
+        ))
+    }
+
+    /// `MakeAMove` of `email` (logged in) from `client` at `now`: checked against the game, then
+    /// written as the letter it stands for and processed as a mail (one transaction: the move,
+    /// the forward to the partner, the receipt, the archive). Returns its XfccBasic code: the
+    /// check's, or the code of the query the core decided (which also goes to the player by
+    /// mail, as for a mail), or `Success`.
+    pub fn xfcc_move(
+        &mut self,
+        email: &str,
+        call: &MoveCall,
+        client: IpAddr,
+        now: DateTime<Utc>,
+    ) -> Result<Code, AppError> {
+        self.wake_player(email)?;
+        let asked = match games::check_move(&self.state, email, call) {
+            Ok(a) => a,
+            Err(code) => {
+                tracing::info!(
+                    "XFCC: move of {email} in game {} refused: {}",
+                    call.game_id,
+                    code.name()
+                );
+                return Ok(code);
+            }
+        };
+        let raw = self.xfcc_letter(email, &asked, call, client, now)?;
+        self.refusals.clear();
+        match self.process(&raw, now, None)? {
+            Processed::Done(log) => {
+                for line in log {
+                    tracing::info!("{line}");
+                }
+            }
+            Processed::Duplicate => return Ok(Code::ServerError),
+            Processed::Quarantined(reason) => {
+                tracing::warn!("XFCC: the move of {email} was quarantined: {reason}");
+                return Ok(Code::ServerError);
+            }
+        }
+        let code = self
+            .refusals
+            .first()
+            .map(games::code_of)
+            .unwrap_or(Code::Success);
+        tracing::info!(
+            "XFCC: move of {email} in game {} ({}): {}",
+            asked.game,
+            call.game_id,
+            code.name()
+        );
+        Ok(code)
+    }
+
+    /// The mail a move by XFCC stands for, as its player would have written it: from him, to
+    /// his private reply address of the game, the game in the subject, the moves as TO §2 wants
+    /// them; its message in the header `X-Fernzug-XFCC-Message`, where the reader does not
+    /// take it for a request. It is archived with the game like any mail (TO §11).
+    fn xfcc_letter(
+        &self,
+        email: &str,
+        asked: &Asked,
+        call: &MoveCall,
+        client: IpAddr,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<u8>, AppError> {
+        let s = &self.settings;
+        let fail =
+            |what: &str| AppError::Xfcc(format!("cannot write the letter of an XFCC move: {what}"));
+        let name = self
+            .state
+            .tournament_of(&asked.game)
+            .and_then(|t| t.player(email))
+            .map(|p| p.name.clone());
+        let from = Mailbox::new(name, email.parse().map_err(|_| fail(email))?);
+        let to_addr = match self.state.reply_key_for(&asked.game, email) {
+            Some(k) => crate::render::reply_address(&k, s),
+            None => s.relay_address.clone(),
+        };
+        let to = Mailbox::new(None, to_addr.parse().map_err(|_| fail(&to_addr))?);
+        let token: u64 = rand::random();
+        let message_id = format!(
+            "<xfcc.{}.{token:016x}@{}>",
+            now.timestamp_millis(),
+            s.domain()
+        );
+        let header = |name: &'static str, value: String| {
+            HeaderValue::new(HeaderName::new_from_ascii_str(name), value)
+        };
+        let mut b = Message::builder()
+            .from(from)
+            .to(to)
+            .subject(format!("[{}] XFCC", asked.game))
+            .date(std::time::SystemTime::from(now))
+            .message_id(Some(message_id))
+            .raw_header(header("X-Fernzug-Via", format!("XFCC from {client}")));
+        let message = call.my_message.trim();
+        if !message.is_empty() {
+            let message: String = message.chars().take(2000).collect();
+            b = b.raw_header(header("X-Fernzug-XFCC-Message", message));
+        }
+        if self.config.security.require_dmarc_pass
+            && let Some(authserv) = &self.config.security.trusted_authserv_id
+        {
+            // The relay checked the XFCC login: it vouches for the sender itself.
+            let domain = email.rsplit_once('@').map(|(_, d)| d).unwrap_or_default();
+            b = b.raw_header(header(
+                "Authentication-Results",
+                format!("{authserv}; dmarc=pass (fernzug: XFCC login) header.from={domain}"),
+            ));
+        }
+        let m = b
+            .singlepart(SinglePart::plain(asked.text.clone()))
+            .map_err(|e| fail(&e.to_string()))?;
+        Ok(m.formatted())
+    }
+}

@@ -1,0 +1,367 @@
+//! A player's games as XfccBasic shows them, the games' XFCC ids, and what `MakeAMove` asks of
+//! a game before it becomes a letter. Pure: the core's state, the call and `now` in, values out.
+
+use chrono::{DateTime, Duration, Utc};
+use chrono_tz::Tz;
+use shakmaty::san::SanPlus;
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, Color};
+
+use super::soap::MoveCall;
+use super::{Code, XfccResult};
+use crate::core::clock;
+use crate::core::model::{EndReason, Game, GameResult, GameStatus, State, Tournament};
+use crate::game_ref::GameRef;
+use crate::notation::{Form, IllegalReason, NotationError, read_move, write_move};
+
+/// Finished games stay in `GetMyGames` this long after their end (the clients then keep them).
+pub const FINISHED_SHOWN_DAYS: i64 = 28;
+
+/// The XFCC ids: 100000 × the tournament's place in the order of registration (from 1) + the
+/// game's number. Stable (tournaments only ever join the end of that order), an xs:int, without
+/// `-` (Scid splits `server-id` on it), and readable: game 7 of the second tournament is 200007.
+const ID_STRIDE: u64 = 100_000;
+
+/// One game as `GetMyGames` lists it (the elements of `XfccGame`, docs/xfcc.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct XfccGame {
+    pub id: u32,
+    pub white: String,
+    pub black: String,
+    pub event: String,
+    pub site: String,
+    pub my_turn: bool,
+    pub has_white: bool,
+    /// The caller's time left: days, hours, minutes.
+    pub player: (i64, i64, i64),
+    /// The opponent's time left.
+    pub opponent: (i64, i64, i64),
+    /// PGN movetext without result (`1.e4 e5 2.Nf3`).
+    pub moves: String,
+    /// The opponent offered a draw to the caller (TO §2).
+    pub draw_offered: bool,
+    pub result: XfccResult,
+    pub message: String,
+    pub server_info: String,
+    /// The tournament's start, `YYYY.MM.DD`.
+    pub event_date: String,
+    /// Always false: every game starts from the initial position.
+    pub setup: bool,
+    /// The position now (the caller's board: `setup` is false, so clients do not take it for a
+    /// start position).
+    pub fen: String,
+    /// `moves/seconds`: 10 moves in the rule set's days (TO §12).
+    pub time_control: String,
+}
+
+fn tournaments_in_order(state: &State) -> Vec<&Tournament> {
+    let mut all: Vec<&Tournament> = state.tournaments.values().collect();
+    all.sort_by(|a, b| (a.registered, &a.id).cmp(&(b.registered, &b.id)));
+    all
+}
+
+/// The XFCC id of `game`; `None` beyond the range of xs:int.
+pub fn game_id(state: &State, game: &GameRef) -> Option<u32> {
+    let place = tournaments_in_order(state)
+        .iter()
+        .position(|t| t.id == game.tournament)? as u64
+        + 1;
+    let n = u64::from(game.number);
+    if n >= ID_STRIDE {
+        return None;
+    }
+    u32::try_from(place * ID_STRIDE + n)
+        .ok()
+        .filter(|&id| id <= i32::MAX as u32)
+}
+
+/// The game an XFCC id names, as written by the client.
+pub fn game_of_id(state: &State, id: &str) -> Option<GameRef> {
+    let id: u64 = id.trim().parse().ok()?;
+    let (place, n) = (id / ID_STRIDE, id % ID_STRIDE);
+    let order = tournaments_in_order(state);
+    let t = order.get(usize::try_from(place).ok()?.checked_sub(1)?)?;
+    let g = GameRef::new(t.id.clone(), u32::try_from(n).ok()?);
+    t.games.contains(&g).then_some(g)
+}
+
+/// The games `email` plays, as `GetMyGames` lists them: running, stopped, and finished within
+/// [`FINISHED_SHOWN_DAYS`]. The games must be in `state` (the shell brings them in).
+pub fn my_games(
+    state: &State,
+    email: &str,
+    site: &str,
+    now: DateTime<Utc>,
+    tz: Tz,
+) -> Vec<XfccGame> {
+    let mut out = Vec::new();
+    for t in state.tournaments_with(email) {
+        if t.player(email).is_none() {
+            continue;
+        }
+        for g in &t.games {
+            let Some(game) = state.games.get(g) else {
+                continue;
+            };
+            let Some(color) = game.color_of(email) else {
+                continue;
+            };
+            let shown = match game.status {
+                GameStatus::WaitingStart => false,
+                GameStatus::Finished => game
+                    .ended_at
+                    .is_none_or(|e| now - e <= Duration::days(FINISHED_SHOWN_DAYS)),
+                _ => true,
+            };
+            if !shown {
+                continue;
+            }
+            let Some(id) = game_id(state, g) else {
+                continue;
+            };
+            out.push(xfcc_game(id, game, t, color, site, now, tz));
+        }
+    }
+    out
+}
+
+fn name_of(t: &Tournament, email: &str) -> String {
+    t.player(email)
+        .map(|p| p.name.clone())
+        .unwrap_or_else(|| email.to_string())
+}
+
+fn xfcc_game(
+    id: u32,
+    game: &Game,
+    t: &Tournament,
+    color: Color,
+    site: &str,
+    now: DateTime<Utc>,
+    tz: Tz,
+) -> XfccGame {
+    let result = match game.result {
+        None => XfccResult::Ongoing,
+        Some(GameResult::WhiteWins) => XfccResult::WhiteWins,
+        Some(GameResult::BlackWins) => XfccResult::BlackWins,
+        Some(GameResult::Draw) => XfccResult::Draw,
+    };
+    XfccGame {
+        id,
+        white: name_of(t, &game.players.white),
+        black: name_of(t, &game.players.black),
+        event: t.name.clone(),
+        site: site.to_string(),
+        my_turn: game.status == GameStatus::Running && game.to_move() == color,
+        has_white: color == Color::White,
+        player: time_left(game, t, color, now, tz),
+        opponent: time_left(game, t, color.other(), now, tz),
+        moves: movetext(&sans_with_suffix(game)),
+        draw_offered: game.is_open() && game.draw_offer.map(Color::from) == Some(color.other()),
+        result,
+        message: String::new(),
+        server_info: format!("fernzug {}", game.id),
+        event_date: t.start.format("%Y.%m.%d").to_string(),
+        setup: false,
+        fen: game.fen(),
+        time_control: format!("10/{}", u64::from(t.rules.days_per_period()) * 86_400),
+    }
+}
+
+/// The game's moves in SAN with `+` and `#` (the relay keeps them without).
+fn sans_with_suffix(game: &Game) -> Vec<String> {
+    let mut pos = Chess::default();
+    let mut out = Vec::with_capacity(game.moves.len());
+    for m in &game.moves {
+        match m
+            .uci
+            .parse::<UciMove>()
+            .ok()
+            .and_then(|u| u.to_move(&pos).ok())
+        {
+            Some(mv) => out.push(SanPlus::from_move_and_play_unchecked(&mut pos, mv).to_string()),
+            // Not replayable (never expected): the rest as kept.
+            None => {
+                out.extend(game.moves[out.len()..].iter().map(|m| m.san.clone()));
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// `1.e4 e5 2.Nf3`: numbers without a space, as ICCF writes them.
+pub fn movetext(sans: &[String]) -> String {
+    let mut out = String::new();
+    for (i, san) in sans.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        if i % 2 == 0 {
+            out.push_str(&format!("{}.", i / 2 + 1));
+        }
+        out.push_str(san);
+    }
+    out
+}
+
+/// The thinking time `color` has left in the current period, in days, hours and minutes: for the
+/// player on move up to the instant his limit is exceeded (TO §17, with the §13 surcharge and his
+/// leaves), for the other the days his next move may take.
+fn time_left(
+    game: &Game,
+    t: &Tournament,
+    color: Color,
+    now: DateTime<Utc>,
+    tz: Tz,
+) -> (i64, i64, i64) {
+    let pc = game.clocks.get(color);
+    let days_room = i64::from(pc.allowed(t.rules).saturating_sub(pc.used_in_period));
+    let minutes = if game.status == GameStatus::Running && game.to_move() == color {
+        let rest = t.rest_of(game.players.get(color));
+        let at =
+            clock::forfeit_instant(t.rules, pc, game.turn.since, game.turn.announced, tz, &rest);
+        if at == DateTime::<Utc>::MAX_UTC {
+            days_room * 1440
+        } else {
+            (at - now).num_minutes().max(0)
+        }
+    } else {
+        days_room * 1440
+    };
+    (minutes / 1440, minutes % 1440 / 60, minutes % 60)
+}
+
+/// What a `MakeAMove` call asks, checked against its game: the game and the text of the letter
+/// that says it, or the XfccBasic code that refuses it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Asked {
+    pub game: GameRef,
+    /// The letter's text: the moves as TO §2 wants them and the sentences of the flags.
+    pub text: String,
+}
+
+/// Checks a `MakeAMove` of `email` against the state, in the order of the clients' servers
+/// (docs/xfcc.md): the game id, the player, the game's state, the flags, then turn, number and
+/// move. What passes is written as the letter a player would send by mail; the core then decides
+/// on it as on any mail.
+pub fn check_move(state: &State, email: &str, call: &MoveCall) -> Result<Asked, Code> {
+    let game_ref = game_of_id(state, &call.game_id).ok_or(Code::InvalidGameID)?;
+    let game = state.games.get(&game_ref).ok_or(Code::InvalidGameID)?;
+    let color = game.color_of(email).ok_or(Code::NotYourGame)?;
+    match game.status {
+        GameStatus::Running => {}
+        GameStatus::Suspended if game.clocks.get(color).forfeits >= 2 => {
+            return Err(Code::LostOnTime);
+        }
+        GameStatus::Finished
+            if game.end_reason == Some(EndReason::ForfeitConfirmed)
+                && game.result == Some(GameResult::for_winner(color.other())) =>
+        {
+            return Err(Code::LostOnTime);
+        }
+        _ => return Err(Code::NotYourTurn),
+    }
+    let mut lines: Vec<String> = Vec::new();
+    if call.resign {
+        // The move a client sends beside a resignation is its board's last (Scid): ignored.
+        lines.push("I resign.".into());
+        return Ok(Asked {
+            game: game_ref,
+            text: lines.join("\n"),
+        });
+    }
+    if call.accept_draw {
+        if game.draw_offer.map(Color::from) != Some(color.other()) {
+            return Err(Code::NoDrawWasOffered);
+        }
+        lines.push("I accept the draw.".into());
+        return Ok(Asked {
+            game: game_ref,
+            text: lines.join("\n"),
+        });
+    }
+    if game.to_move() != color {
+        return Err(Code::NotYourTurn);
+    }
+    let number = Game::number_of_ply(game.moves.len());
+    if call.movecount != Some(number) {
+        return Err(Code::InvalidMoveNumber);
+    }
+    // The relay's own reader (the one a mail's move meets): SAN, also in the other notations.
+    let pos = game.position();
+    let mv = match read_move(&call.my_move, &pos) {
+        Ok(reading) => reading.mv,
+        Err(e) if ambiguous(&e) => return Err(Code::MoveIsAmbigous),
+        Err(_) => return Err(Code::InvalidMove),
+    };
+    // Written so that the letter's reader cannot take it for another move.
+    let written = [Form::SanEnglish, Form::Uci]
+        .into_iter()
+        .map(|f| write_move(&pos, &mv, f))
+        .find(|w| read_move(w, &pos).is_ok_and(|r| r.mv == mv))
+        .unwrap_or_else(|| write_move(&pos, &mv, Form::Uci));
+    // TO §2: the partner's last move repeated, then the own move, both numbered.
+    if let Some(last) = game.moves.last() {
+        let n = Game::number_of_ply(game.moves.len() - 1);
+        match color {
+            Color::White => lines.push(format!("{n}... {}", last.san)),
+            Color::Black => lines.push(format!("{n}. {}", last.san)),
+        }
+    }
+    match color {
+        Color::White => lines.push(format!("{number}. {written}")),
+        Color::Black => lines.push(format!("{number}... {written}")),
+    }
+    if call.offer_draw {
+        lines.push(String::new());
+        lines.push("I offer a draw.".into());
+    }
+    if call.claim_draw {
+        lines.push(String::new());
+        lines.push("I claim a draw by threefold repetition.".into());
+    }
+    Ok(Asked {
+        game: game_ref,
+        text: lines.join("\n"),
+    })
+}
+
+/// The XfccBasic code for a query the core decided about a letter that came by XFCC: the
+/// refusal the player would have read in his mail.
+pub fn code_of(refusal: &crate::core::model::Refusal) -> Code {
+    use crate::core::model::Refusal as R;
+    match refusal {
+        R::UnknownGame { .. } | R::NoGameNamed { .. } => Code::InvalidGameID,
+        R::NotAPlayer { .. } | R::ForeignKey => Code::NotYourGame,
+        R::NotYourTurn { .. }
+        | R::GameOver { .. }
+        | R::Suspended { .. }
+        | R::Adjourned { .. }
+        | R::NotStarted { .. } => Code::NotYourTurn,
+        R::WrongNumber { .. } => Code::InvalidMoveNumber,
+        R::NoOfferToAccept => Code::NoDrawWasOffered,
+        R::BadMove { error, .. } if ambiguous(error) => Code::MoveIsAmbigous,
+        R::BadMove { .. } | R::RepetitionClaimFalse { .. } | R::OfferWithoutMove => {
+            Code::InvalidMove
+        }
+        _ => Code::ServerError,
+    }
+}
+
+/// Whether a move text names more than one legal move: two readings (`Bb5` as a German pawn
+/// move and an English bishop move), or two pieces that reach the square (`Nd2`).
+fn ambiguous(e: &NotationError) -> bool {
+    matches!(
+        e,
+        NotationError::Ambiguous { .. }
+            | NotationError::Illegal {
+                reason: IllegalReason::SeveralPiecesCanReach { .. },
+                ..
+            }
+    )
+}
+
+#[cfg(test)]
+#[path = "games_tests.rs"]
+mod tests;

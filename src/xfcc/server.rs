@@ -1,0 +1,628 @@
+//! The XFCC listener: HTTP/1.1 on `[xfcc] listen`, one request per connection, bounded in
+//! size, number of connections and time. It reads a call and hands it, as a [`Job`], to the
+//! daemon's loop, which alone holds the store; it never blocks the mail handling, and the loop
+//! answers between two mails. Failed logins are counted here ([`Limiter`]).
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, Semaphore, mpsc, oneshot, watch};
+
+use super::login::Limiter;
+use super::soap::{self, Call};
+use super::{Code, XfccGame};
+
+/// At most this many connections at once; more are answered `503` and closed.
+pub const MAX_CONNECTIONS: usize = 64;
+/// The request line and headers may have this many bytes.
+pub const MAX_HEAD: usize = 16 * 1024;
+/// The body may have this many bytes (a `MakeAMove` with a long message has a few KB).
+pub const MAX_BODY: usize = 64 * 1024;
+/// A request must arrive whole within this time.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(20);
+/// The daemon's loop must answer within this time (it may be reconnecting to IMAP); otherwise
+/// the call gets `ServerError` (a `MakeAMove` that is still handled later counts then: the
+/// client sees the move on its next `GetMyGames`).
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
+/// Calls waiting for the loop at most; more are answered `ServerError` at once.
+pub const QUEUE: usize = 256;
+
+/// One call for the daemon's loop, with where to put the answer.
+#[derive(Debug)]
+pub struct Job {
+    pub call: Call,
+    /// The client's IP address (logged with a move, counted for failed logins).
+    pub client: IpAddr,
+    pub reply: oneshot::Sender<Answer>,
+}
+
+/// The loop's answer to a [`Job`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// `GetMyGames`: the caller's games.
+    Games(Vec<XfccGame>),
+    /// `MakeAMove`: its result.
+    Moved(Code),
+    /// The address and password do not match.
+    Denied,
+    /// The relay could not handle the call (its store failed): `ServerError`.
+    Failed,
+}
+
+/// The listener's side of the channel to the loop.
+#[derive(Clone)]
+struct Door {
+    jobs: mpsc::Sender<Job>,
+    wake: Arc<Notify>,
+    limiter: Arc<Mutex<Limiter>>,
+    wsdl: Arc<String>,
+    slots: Arc<Semaphore>,
+}
+
+/// The loop's side: the calls and the signal that one is waiting.
+pub struct Calls {
+    pub jobs: mpsc::Receiver<Job>,
+    /// Notified for every call handed over (a permit is kept when nobody waits).
+    pub wake: Arc<Notify>,
+}
+
+/// Binds `addr` and serves XfccBasic until `shutdown` turns true. `wsdl` is the service
+/// description served at `?WSDL`. Returns the address bound (port 0 picks one) and the loop's
+/// side of the channel.
+pub async fn start(
+    addr: SocketAddr,
+    wsdl: String,
+    shutdown: watch::Receiver<bool>,
+) -> std::io::Result<(SocketAddr, Calls)> {
+    let listener = TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    let (tx, rx) = mpsc::channel(QUEUE);
+    let wake = Arc::new(Notify::new());
+    let door = Door {
+        jobs: tx,
+        wake: wake.clone(),
+        limiter: Arc::new(Mutex::new(Limiter::default())),
+        wsdl: Arc::new(wsdl),
+        slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+    };
+    tokio::spawn(accept(listener, door, shutdown));
+    Ok((bound, Calls { jobs: rx, wake }))
+}
+
+async fn accept(listener: TcpListener, door: Door, mut shutdown: watch::Receiver<bool>) {
+    loop {
+        let accepted = tokio::select! {
+            a = listener.accept() => a,
+            _ = shutdown.changed() => return,
+        };
+        if *shutdown.borrow() {
+            return;
+        }
+        let (stream, peer) = match accepted {
+            Ok(a) => a,
+            Err(e) => {
+                tracing::warn!("XFCC: accept failed: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let door = door.clone();
+        match door.slots.clone().try_acquire_owned() {
+            Ok(permit) => {
+                tokio::spawn(async move {
+                    connection(stream, peer.ip(), &door).await;
+                    drop(permit);
+                });
+            }
+            Err(_) => {
+                tokio::spawn(async move {
+                    let mut stream = stream;
+                    let _ = respond(&mut stream, 503, "text/plain", "busy, try again\n").await;
+                });
+            }
+        }
+    }
+}
+
+/// A request as read: method, target, body.
+struct Request {
+    method: String,
+    target: String,
+    body: Vec<u8>,
+}
+
+/// Why a request could not be read: the HTTP status to answer with (`None`: just close).
+struct Refused(Option<(u16, &'static str)>);
+
+async fn read_request(stream: &mut TcpStream) -> Result<Request, Refused> {
+    let mut buf: Vec<u8> = Vec::with_capacity(4096);
+    let head_end = loop {
+        if let Some(i) = find(&buf, b"\r\n\r\n") {
+            if i > MAX_HEAD {
+                return Err(Refused(Some((431, "request header too large\n"))));
+            }
+            break i;
+        }
+        if buf.len() > MAX_HEAD {
+            return Err(Refused(Some((431, "request header too large\n"))));
+        }
+        let mut chunk = [0u8; 4096];
+        let n = stream.read(&mut chunk).await.map_err(|_| Refused(None))?;
+        if n == 0 {
+            return Err(Refused(None));
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head =
+        std::str::from_utf8(&buf[..head_end]).map_err(|_| Refused(Some((400, "bad request\n"))))?;
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next().unwrap_or_default().split(' ');
+    let method = first.next().unwrap_or_default().to_string();
+    let target = first.next().unwrap_or_default().to_string();
+    let mut length: usize = 0;
+    let mut expect_continue = false;
+    for line in lines {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let (name, value) = (name.trim(), value.trim());
+        if name.eq_ignore_ascii_case("content-length") {
+            length = value
+                .parse()
+                .map_err(|_| Refused(Some((400, "bad Content-Length\n"))))?;
+        } else if name.eq_ignore_ascii_case("transfer-encoding")
+            && !value.eq_ignore_ascii_case("identity")
+        {
+            return Err(Refused(Some((411, "a Content-Length is required\n"))));
+        } else if name.eq_ignore_ascii_case("expect") && value.eq_ignore_ascii_case("100-continue")
+        {
+            expect_continue = true;
+        }
+    }
+    if length > MAX_BODY {
+        return Err(Refused(Some((413, "request too large\n"))));
+    }
+    let mut body = buf[head_end + 4..].to_vec();
+    if expect_continue && body.len() < length {
+        stream
+            .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
+            .await
+            .map_err(|_| Refused(None))?;
+    }
+    while body.len() < length {
+        let mut chunk = vec![0u8; (length - body.len()).min(16 * 1024)];
+        let n = stream.read(&mut chunk).await.map_err(|_| Refused(None))?;
+        if n == 0 {
+            return Err(Refused(None));
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    body.truncate(length);
+    Ok(Request {
+        method,
+        target,
+        body,
+    })
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+async fn connection(mut stream: TcpStream, client: IpAddr, door: &Door) {
+    let request = match tokio::time::timeout(READ_TIMEOUT, read_request(&mut stream)).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(Refused(Some((status, text))))) => {
+            let _ = respond(&mut stream, status, "text/plain", text).await;
+            return;
+        }
+        Ok(Err(Refused(None))) => return,
+        Err(_) => {
+            let _ = respond(&mut stream, 408, "text/plain", "request timeout\n").await;
+            return;
+        }
+    };
+    let (path, query) = match request.target.split_once('?') {
+        Some((p, q)) => (p, q),
+        None => (request.target.as_str(), ""),
+    };
+    // IIS matches without regard to case, and users type `XfccBasic.asmx` and `?wsdl`.
+    if !path.eq_ignore_ascii_case("/xfccbasic.asmx") {
+        let _ = respond(
+            &mut stream,
+            404,
+            "text/plain",
+            "not found: the XFCC endpoint is /xfccbasic.asmx\n",
+        )
+        .await;
+        return;
+    }
+    let (status, body) = match request.method.as_str() {
+        "GET" if query.eq_ignore_ascii_case("wsdl") => (200, door.wsdl.as_str().to_string()),
+        "GET" => {
+            let _ = respond(
+                &mut stream,
+                200,
+                "text/plain; charset=utf-8",
+                "fernzug: XfccBasic endpoint (SOAP 1.1); the service description is at ?WSDL\n",
+            )
+            .await;
+            return;
+        }
+        "POST" => call(&request.body, client, door).await,
+        _ => {
+            let _ = respond(
+                &mut stream,
+                405,
+                "text/plain",
+                "GET ?WSDL or POST a SOAP call\n",
+            )
+            .await;
+            return;
+        }
+    };
+    let _ = respond(&mut stream, status, "text/xml; charset=utf-8", &body).await;
+}
+
+/// Handles one SOAP call: the HTTP status and the envelope to answer with.
+async fn call(body: &[u8], client: IpAddr, door: &Door) -> (u16, String) {
+    let call = match soap::parse(body) {
+        Ok(c) => c,
+        Err(e) => return (500, soap::fault(true, &e.to_string())),
+    };
+    let (username, is_move) = match &call {
+        Call::GetMyGames { username, .. } => (username.clone(), false),
+        Call::MakeAMove(m) => (m.username.clone(), true),
+    };
+    let client_key = client.to_string();
+    let blocked = door
+        .limiter
+        .lock()
+        .map(|mut l| l.blocked(&username, &client_key, Instant::now()))
+        .unwrap_or(true);
+    let answer = if blocked {
+        tracing::warn!("XFCC: login of {username} from {client} refused: too many failed logins");
+        Answer::Denied
+    } else {
+        ask(call, client, door).await
+    };
+    let failed = matches!(
+        answer,
+        Answer::Denied | Answer::Moved(Code::AuthenticationFailed)
+    );
+    if failed
+        && !blocked
+        && let Ok(mut l) = door.limiter.lock()
+    {
+        l.failed(&username, &client_key, Instant::now());
+    }
+    match (answer, is_move) {
+        (Answer::Games(games), _) => (200, soap::games_response(&games)),
+        (Answer::Moved(code), _) => (200, soap::move_response(code)),
+        (Answer::Denied, true) => (200, soap::move_response(Code::AuthenticationFailed)),
+        (Answer::Failed, true) => (200, soap::move_response(Code::ServerError)),
+        // Clients look for the code in the fault's faultstring (docs/xfcc.md); nothing else is
+        // told.
+        (Answer::Denied, false) => (500, soap::fault(true, Code::AuthenticationFailed.name())),
+        (Answer::Failed, false) => (500, soap::fault(false, Code::ServerError.name())),
+    }
+}
+
+/// Hands the call to the loop and waits for its answer.
+async fn ask(call: Call, client: IpAddr, door: &Door) -> Answer {
+    let (tx, rx) = oneshot::channel();
+    let job = Job {
+        call,
+        client,
+        reply: tx,
+    };
+    if door.jobs.try_send(job).is_err() {
+        tracing::warn!("XFCC: {QUEUE} calls already wait for the relay; answered ServerError");
+        return Answer::Failed;
+    }
+    door.wake.notify_one();
+    match tokio::time::timeout(ANSWER_TIMEOUT, rx).await {
+        Ok(Ok(a)) => a,
+        _ => Answer::Failed,
+    }
+}
+
+async fn respond(
+    stream: &mut TcpStream,
+    status: u16,
+    content_type: &str,
+    body: &str,
+) -> std::io::Result<()> {
+    let reason = match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        411 => "Length Required",
+        413 => "Payload Too Large",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        _ => "Service Unavailable",
+    };
+    let head = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
+         Connection: close\r\nServer: fernzug\r\n\r\n",
+        body.len()
+    );
+    let io = async {
+        stream.write_all(head.as_bytes()).await?;
+        stream.write_all(body.as_bytes()).await?;
+        stream.shutdown().await
+    };
+    tokio::time::timeout(READ_TIMEOUT, io)
+        .await
+        .unwrap_or_else(|_| Err(std::io::ErrorKind::TimedOut.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The listener with a stand-in for the daemon's loop: the password `right` logs in;
+    /// `GetMyGames` has no games, `MakeAMove` succeeds. Counts the calls it was asked.
+    async fn serve() -> (SocketAddr, Arc<AtomicUsize>, watch::Sender<bool>) {
+        let (stop, shutdown) = watch::channel(false);
+        let (addr, mut calls) = start(
+            "127.0.0.1:0".parse().unwrap(),
+            super::super::wsdl::wsdl("http://x/xfccbasic.asmx"),
+            shutdown,
+        )
+        .await
+        .unwrap();
+        let asked = Arc::new(AtomicUsize::new(0));
+        let counter = asked.clone();
+        tokio::spawn(async move {
+            while let Some(job) = calls.jobs.recv().await {
+                counter.fetch_add(1, Ordering::SeqCst);
+                let ok = match &job.call {
+                    Call::GetMyGames { password, .. } => password == "right",
+                    Call::MakeAMove(m) => m.password == "right",
+                };
+                let answer = match (&job.call, ok) {
+                    (_, false) => Answer::Denied,
+                    (Call::GetMyGames { .. }, true) => Answer::Games(Vec::new()),
+                    (Call::MakeAMove(_), true) => Answer::Moved(Code::Success),
+                };
+                let _ = job.reply.send(answer);
+            }
+        });
+        (addr, asked, stop)
+    }
+
+    /// Sends `request` as it is and reads the whole answer.
+    async fn http(addr: SocketAddr, request: &[u8]) -> String {
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        s.write_all(request).await.unwrap();
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).await.unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// A POST of `body` as Scid's Tcl client sends it: the charset quoted, no SOAPAction.
+    fn scid_post(body: &str) -> Vec<u8> {
+        format!(
+            "POST /xfccbasic.asmx HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: Tcl http client package 2.9.5\r\n\
+             Accept: */*\r\nAccept-Encoding: gzip,deflate,compress\r\n\
+             Content-Type: text/xml; charset=\"utf-8\"\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes()
+    }
+
+    /// Scid's envelope, verbatim (docs/xfcc.md), for `op` with `params`.
+    fn scid_envelope(op: &str, params: &str) -> String {
+        format!(
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\t<soap:Envelope xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xmlns:xsd=\"http://www.w3.org/2001/XMLSchema\" xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\">\n\t<soap:Body>\n\t<{op} xmlns=\"http://www.bennedik.com/webservices/XfccBasic\">{params}</{op}></soap:Body>\n\t</soap:Envelope>"
+        )
+    }
+
+    #[tokio::test]
+    async fn scids_requests_get_the_answers_scid_reads() {
+        let (addr, _, _stop) = serve().await;
+        let moved = http(
+            addr,
+            &scid_post(&scid_envelope(
+                "MakeAMove",
+                "<username>anna@x.test</username><password>right</password><gameId>100001</gameId><resign>0</resign><acceptDraw>0</acceptDraw><movecount>1</movecount><myMove>e4</myMove><offerDraw>0</offerDraw><claimDraw>0</claimDraw><myMessage></myMessage>",
+            )),
+        )
+        .await;
+        assert!(moved.starts_with("HTTP/1.1 200 OK\r\n"), "{moved}");
+        assert!(moved.contains("Content-Type: text/xml; charset=utf-8\r\n"));
+        // Scid: regsub `.*<MakeAMoveResponse.*\">`, then the unprefixed result.
+        assert!(moved.contains("<MakeAMoveResponse xmlns=\"http://www.bennedik.com/webservices/XfccBasic\"><MakeAMoveResult>Success</MakeAMoveResult></MakeAMoveResponse>"), "{moved}");
+        let games = http(
+            addr,
+            &scid_post(&scid_envelope(
+                "GetMyGames",
+                "<username>anna@x.test</username><password>right</password>",
+            )),
+        )
+        .await;
+        assert!(
+            games.contains("<GetMyGamesResult></GetMyGamesResult>"),
+            "{games}"
+        );
+        // A wrong password: Scid's SOAPError looks for `<soap:Fault>` and the code.
+        let denied = http(
+            addr,
+            &scid_post(&scid_envelope(
+                "GetMyGames",
+                "<username>anna@x.test</username><password>wrong</password>",
+            )),
+        )
+        .await;
+        assert!(denied.starts_with("HTTP/1.1 500 "), "{denied}");
+        assert!(denied.contains("<soap:Fault><faultcode>soap:Client</faultcode><faultstring>AuthenticationFailed</faultstring>"), "{denied}");
+        assert!(
+            !denied.contains("GetMyGamesResult"),
+            "a client must not take it for a login"
+        );
+        let refused = http(
+            addr,
+            &scid_post(&scid_envelope(
+                "MakeAMove",
+                "<username>anna@x.test</username><password>wrong</password><gameId>1</gameId>",
+            )),
+        )
+        .await;
+        assert!(
+            refused.contains("<MakeAMoveResult>AuthenticationFailed</MakeAMoveResult>"),
+            "{refused}"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_wsdl_and_what_is_not_a_call() {
+        let (addr, asked, _stop) = serve().await;
+        for target in ["/xfccbasic.asmx?WSDL", "/XfccBasic.asmx?wsdl"] {
+            let w = http(
+                addr,
+                format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes(),
+            )
+            .await;
+            assert!(w.starts_with("HTTP/1.1 200 OK"), "{w}");
+            assert!(
+                w.contains("<wsdl:definitions")
+                    && w.contains(
+                        "soapAction=\"http://www.bennedik.com/webservices/XfccBasic/MakeAMove\""
+                    )
+            );
+        }
+        let nf = http(addr, b"GET /other HTTP/1.1\r\n\r\n").await;
+        assert!(nf.starts_with("HTTP/1.1 404 "), "{nf}");
+        let put = http(
+            addr,
+            b"PUT /xfccbasic.asmx HTTP/1.1\r\nContent-Length: 0\r\n\r\n",
+        )
+        .await;
+        assert!(put.starts_with("HTTP/1.1 405 "), "{put}");
+        let big = http(
+            addr,
+            format!(
+                "POST /xfccbasic.asmx HTTP/1.1\r\nContent-Length: {}\r\n\r\n",
+                MAX_BODY + 1
+            )
+            .as_bytes(),
+        )
+        .await;
+        assert!(big.starts_with("HTTP/1.1 413 "), "{big}");
+        let chunked = http(
+            addr,
+            b"POST /xfccbasic.asmx HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        )
+        .await;
+        assert!(chunked.starts_with("HTTP/1.1 411 "), "{chunked}");
+        let head = http(
+            addr,
+            format!("GET /{} HTTP/1.1\r\n\r\n", "a".repeat(MAX_HEAD + 10)).as_bytes(),
+        )
+        .await;
+        assert!(head.starts_with("HTTP/1.1 431 "), "{head}");
+        let bad = http(addr, &scid_post("<soap:Envelope>")).await;
+        assert!(
+            bad.starts_with("HTTP/1.1 500 ") && bad.contains("<faultcode>soap:Client</faultcode>"),
+            "{bad}"
+        );
+        let two = http(addr, &scid_post(&scid_envelope("MakeAMove2", ""))).await;
+        assert!(two.contains("no operation `MakeAMove2`"), "{two}");
+        assert_eq!(
+            asked.load(Ordering::SeqCst),
+            0,
+            "none of them reached the relay"
+        );
+    }
+
+    #[tokio::test]
+    async fn failed_logins_lock_the_address_out_without_asking_the_relay() {
+        let (addr, asked, _stop) = serve().await;
+        let login = |pw: &str| {
+            scid_post(&scid_envelope(
+                "GetMyGames",
+                &format!("<username>bert@x.test</username><password>{pw}</password>"),
+            ))
+        };
+        for _ in 0..Limiter::PER_ADDRESS {
+            assert!(
+                http(addr, &login("guess"))
+                    .await
+                    .contains("AuthenticationFailed")
+            );
+        }
+        let n = asked.load(Ordering::SeqCst);
+        let locked = http(addr, &login("right")).await;
+        assert!(locked.contains("AuthenticationFailed"), "{locked}");
+        assert_eq!(asked.load(Ordering::SeqCst), n, "the relay was not asked");
+    }
+
+    #[tokio::test]
+    async fn a_call_the_relay_cannot_answer_gets_server_error() {
+        let (_stop, shutdown) = watch::channel(false);
+        let (addr, mut calls) = start("127.0.0.1:0".parse().unwrap(), String::new(), shutdown)
+            .await
+            .unwrap();
+        // The loop's store failed: it drops the call unanswered.
+        tokio::spawn(async move {
+            while let Some(job) = calls.jobs.recv().await {
+                drop(job);
+            }
+        });
+        let moved = http(
+            addr,
+            &scid_post(&scid_envelope(
+                "MakeAMove",
+                "<username>a@x.test</username><password>p</password><gameId>1</gameId>",
+            )),
+        )
+        .await;
+        assert!(
+            moved.contains("<MakeAMoveResult>ServerError</MakeAMoveResult>"),
+            "{moved}"
+        );
+        let games = http(
+            addr,
+            &scid_post(&scid_envelope(
+                "GetMyGames",
+                "<username>a@x.test</username><password>p</password>",
+            )),
+        )
+        .await;
+        assert!(
+            games.starts_with("HTTP/1.1 500 ")
+                && games.contains(
+                    "<faultcode>soap:Server</faultcode><faultstring>ServerError</faultstring>"
+                ),
+            "{games}"
+        );
+    }
+
+    #[tokio::test]
+    async fn connections_beyond_the_bound_are_turned_away() {
+        let (addr, _, _stop) = serve().await;
+        let mut idle = Vec::new();
+        for _ in 0..MAX_CONNECTIONS {
+            idle.push(TcpStream::connect(addr).await.unwrap());
+        }
+        // Give the listener time to take them all.
+        let mut turned_away = String::new();
+        for _ in 0..50 {
+            turned_away = http(addr, b"GET /xfccbasic.asmx?WSDL HTTP/1.1\r\n\r\n").await;
+            if turned_away.starts_with("HTTP/1.1 503 ") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(turned_away.starts_with("HTTP/1.1 503 "), "{turned_away}");
+        drop(idle);
+    }
+}
