@@ -114,7 +114,7 @@ pub struct App {
     lazy: bool,
     /// The XFCC passwords this process issued (`xfcc.rs`), by address, so that all start mails
     /// of one registration carry the same one. Only in memory: the store keeps their hashes.
-    xfcc_issued: std::collections::HashMap<String, String>,
+    xfcc_issued: std::collections::HashMap<String, xfcc::Issued>,
     /// The refusals of the queries the last processed mail drew (`xfcc.rs` answers a move by
     /// XFCC with the code of its refusal).
     refusals: Vec<crate::core::model::Refusal>,

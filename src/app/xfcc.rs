@@ -19,6 +19,16 @@ use crate::xfcc::login::{Credential, new_password};
 use crate::xfcc::soap::MoveCall;
 use crate::xfcc::{Code, XfccGame};
 
+/// A password this process issued: in memory only.
+#[derive(Debug, Clone)]
+pub(crate) struct Issued {
+    password: String,
+    credential: Credential,
+    /// The store's generation when it was issued: while no transaction was applied since, its
+    /// hash waits in the batch being staged.
+    generation: u64,
+}
+
 /// The key of an address's [`Credential`] in [`Tree::Meta`].
 fn credential_key(email: &str) -> String {
     format!("xfcc-login:{}", email.to_lowercase())
@@ -51,10 +61,11 @@ impl App {
         };
         let to = &mail.to.first()?.email;
         let user = self.state.registered_as(to).unwrap_or(to).to_lowercase();
-        let known = if renew {
-            None
-        } else {
-            self.xfcc_issued.get(&user).cloned()
+        let known = match self.xfcc_issued.get(&user) {
+            Some(issued) if !renew && self.still_holds(&user, issued) => {
+                Some(issued.password.clone())
+            }
+            _ => None,
         };
         let password = match known {
             Some(p) => p,
@@ -63,7 +74,14 @@ impl App {
                 let p = new_password(&mut rng);
                 let c = Credential::of(&p, &mut rng);
                 batch.put(Tree::Meta, credential_key(&user).as_bytes(), &c);
-                self.xfcc_issued.insert(user.clone(), p.clone());
+                self.xfcc_issued.insert(
+                    user.clone(),
+                    Issued {
+                        password: p.clone(),
+                        credential: c,
+                        generation: self.store.generation(),
+                    },
+                );
                 p
             }
         };
@@ -72,6 +90,19 @@ impl App {
             user,
             password,
         })
+    }
+
+    /// Whether a password this process issued is still the one the relay keeps: issued for the
+    /// batch being staged (its hash not yet written), or its hash the one in the store (another
+    /// fernzug command, or a renewal, may have replaced it since).
+    fn still_holds(&self, user: &str, issued: &Issued) -> bool {
+        issued.generation == self.store.generation()
+            || self
+                .store
+                .get::<Credential>(Tree::Meta, credential_key(user).as_bytes())
+                .ok()
+                .flatten()
+                .is_some_and(|c| c == issued.credential)
     }
 
     /// The address a login names when `password` is his XFCC password; `None` otherwise (an
@@ -207,10 +238,17 @@ impl App {
             .date(std::time::SystemTime::from(now))
             .message_id(Some(message_id))
             .raw_header(header("X-Fernzug-Via", format!("XFCC from {client}")));
-        let message = call.my_message.trim();
+        // One header line: line breaks and other control characters become blanks (nothing a
+        // client sends can add a header of its own).
+        let message: String = call
+            .my_message
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(2000)
+            .collect();
+        let message = message.trim();
         if !message.is_empty() {
-            let message: String = message.chars().take(2000).collect();
-            b = b.raw_header(header("X-Fernzug-XFCC-Message", message));
+            b = b.raw_header(header("X-Fernzug-XFCC-Message", message.to_string()));
         }
         if self.config.security.require_dmarc_pass
             && let Some(authserv) = &self.config.security.trusted_authserv_id

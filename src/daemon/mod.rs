@@ -615,9 +615,6 @@ where
                 inbox.logout().await;
                 return Ok(());
             };
-            if let Some(calls) = &mut xfcc {
-                answer_xfcc(&mut app, calls, clock)?;
-            }
             let mut report = PassReport::default();
             let mut courier = start_courier(&app, sender, app.now_at(None, clock.now())?)?;
             let fetched = fetch_new(&mut app, &mut inbox, None, clock, &mut courier, &mut report);
@@ -633,6 +630,11 @@ where
                 }
             };
             failures = 0;
+            // XFCC calls, once the mailbox is read: a mail postmarked earlier decides before
+            // them, and the deadlines they fire are judged with the mailbox listed (TO §14).
+            if let Some(calls) = &mut xfcc {
+                answer_xfcc(&mut app, calls, clock)?;
+            }
             let now = app.now_at(None, clock.now())?;
             let tick_to = Some(now.min(listed_at));
             chores(&mut app, sender, courier, now, tick_to, &mut report).await?;
@@ -767,8 +769,10 @@ async fn open_store(
 }
 
 /// Answers every XFCC call waiting (docs/xfcc.md): a login is checked against the store, a
-/// move processed as the letter it stands for (its forward and receipt leave with the pass
-/// that follows). Only a failure of the store is an error; the call then gets `ServerError`.
+/// move processed as the letter it stands for, durable before it is answered (its forward and
+/// receipt leave with the pass's outbox). Only a failure of the store is an error; the call then
+/// gets `ServerError`. Called after the mailbox was read: while IMAP is away, calls wait (and
+/// get `ServerError` after a minute), since no deadline can be judged then.
 fn answer_xfcc(
     app: &mut App,
     calls: &mut crate::xfcc::server::Calls,

@@ -1184,6 +1184,29 @@ async fn xfcc_a_new_password_by_mail_replaces_the_old() {
         Some(ANNA.to_string())
     );
     assert!(app.store.outbox_all().unwrap().is_empty());
+    // A later tournament's start mail shows the password that holds.
+    let mut second = duel(RuleSet::Post);
+    second.id = "T-2".into();
+    second.start = at(2, 0, 0).date_naive();
+    second.digest = false;
+    app.register(&second, at(1, 11, 0)).unwrap();
+    pass(&mut app, &script, &sender, at(1, 11, 1)).await;
+    let starts = sender.texts("start", ANNA);
+    assert_eq!(starts.len(), 2);
+    let shown = header_of(&starts[1], "X-Fernzug-XFCC-Password");
+    assert_eq!(
+        app.xfcc_check_login(ANNA, &shown).unwrap(),
+        Some(ANNA.to_string()),
+        "the start mail's password logs in"
+    );
+    // Both games are listed, the second with its own id.
+    let ids: Vec<u32> = app
+        .xfcc_games(ANNA, at(2, 9, 0))
+        .unwrap()
+        .iter()
+        .map(|g| g.id)
+        .collect();
+    assert_eq!(ids, vec![100_001, 200_001]);
 }
 
 #[tokio::test(start_paused = true)]

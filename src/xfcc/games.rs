@@ -85,8 +85,8 @@ pub fn game_of_id(state: &State, id: &str) -> Option<GameRef> {
     t.games.contains(&g).then_some(g)
 }
 
-/// The games `email` plays, as `GetMyGames` lists them: running, stopped, and finished within
-/// [`FINISHED_SHOWN_DAYS`]. The games must be in `state` (the shell brings them in).
+/// The games `email` plays, as `GetMyGames` lists them: about to begin, running, stopped, and
+/// finished within [`FINISHED_SHOWN_DAYS`]. The games must be in `state` (the shell brings them in).
 pub fn my_games(
     state: &State,
     email: &str,
@@ -106,8 +106,9 @@ pub fn my_games(
             let Some(color) = game.color_of(email) else {
                 continue;
             };
+            // A game not begun is shown (not on move), so the program has it from its start
+            // mail on; a finished one for four weeks.
             let shown = match game.status {
-                GameStatus::WaitingStart => false,
                 GameStatus::Finished => game
                     .ended_at
                     .is_none_or(|e| now - e <= Duration::days(FINISHED_SHOWN_DAYS)),

@@ -198,12 +198,24 @@ fn xfcc_white_plays_from_scid_and_zeep_black_by_mail_to_mate() {
     );
 
     // 1. f3 from Scid: Bert gets the move by mail, Anna her receipt.
+    let sent = Instant::now();
     let moved = scid_move(port, &anna, &password, &id, 1, "f3");
+    let answered = sent.elapsed();
     assert!(
         moved.contains("<MakeAMoveResponse xmlns=\"http://www.bennedik.com/webservices/XfccBasic\"><MakeAMoveResult>Success</MakeAMoveResult>"),
         "{moved}"
     );
     let bert_mails = wait_for(&bert, 2, WAIT);
+    let forwarded = sent.elapsed();
+    let listed = Instant::now();
+    scid_games(port, &anna, &password);
+    eprintln!(
+        "XFCC: MakeAMove answered in {} ms, the move in Bert's mailbox {} ms after it was sent; \
+         GetMyGames {} ms",
+        answered.as_millis(),
+        forwarded.as_millis(),
+        listed.elapsed().as_millis()
+    );
     assert_eq!(kinds(&bert_mails[1..]), vec!["move"]);
     assert!(
         header(&bert_mails[1], "Subject").is_some_and(|s| s.contains("f3")),
