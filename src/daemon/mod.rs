@@ -788,7 +788,9 @@ fn answer_xfcc(
         };
         let done = match app.xfcc_check_login(username, password) {
             Ok(None) => {
-                warn!("XFCC: failed login of {username:?} from {}", job.client);
+                // At most 100 characters of what the client wrote, so the log stays readable.
+                let shown: String = username.chars().take(100).collect();
+                warn!("XFCC: failed login of {shown:?} from {}", job.client);
                 Ok(Answer::Denied)
             }
             Ok(Some(email)) => match &job.call {

@@ -132,6 +132,8 @@ struct Request {
     method: String,
     target: String,
     body: Vec<u8>,
+    /// The client a reverse proxy names (`X-Forwarded-For`, its last address; `X-Real-IP`).
+    forwarded: Option<IpAddr>,
 }
 
 /// Why a request could not be read: the HTTP status to answer with (`None`: just close).
@@ -164,6 +166,7 @@ async fn read_request(stream: &mut TcpStream) -> Result<Request, Refused> {
     let target = first.next().unwrap_or_default().to_string();
     let mut length: usize = 0;
     let mut expect_continue = false;
+    let mut forwarded: Option<IpAddr> = None;
     for line in lines {
         let Some((name, value)) = line.split_once(':') else {
             continue;
@@ -180,6 +183,11 @@ async fn read_request(stream: &mut TcpStream) -> Result<Request, Refused> {
         } else if name.eq_ignore_ascii_case("expect") && value.eq_ignore_ascii_case("100-continue")
         {
             expect_continue = true;
+        } else if name.eq_ignore_ascii_case("x-forwarded-for") {
+            // The proxy in front appends the address it saw last.
+            forwarded = value.rsplit(',').next().and_then(|a| a.trim().parse().ok());
+        } else if name.eq_ignore_ascii_case("x-real-ip") && forwarded.is_none() {
+            forwarded = value.parse().ok();
         }
     }
     if length > MAX_BODY {
@@ -205,6 +213,7 @@ async fn read_request(stream: &mut TcpStream) -> Result<Request, Refused> {
         method,
         target,
         body,
+        forwarded,
     })
 }
 
@@ -212,7 +221,7 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-async fn connection(mut stream: TcpStream, client: IpAddr, door: &Door) {
+async fn connection(mut stream: TcpStream, peer: IpAddr, door: &Door) {
     let request = match tokio::time::timeout(READ_TIMEOUT, read_request(&mut stream)).await {
         Ok(Ok(r)) => r,
         Ok(Err(Refused(Some((status, text))))) => {
@@ -224,6 +233,13 @@ async fn connection(mut stream: TcpStream, client: IpAddr, door: &Door) {
             let _ = respond(&mut stream, 408, "text/plain", "request timeout\n").await;
             return;
         }
+    };
+    // Behind a reverse proxy on the same host (the TLS in front, docs/xfcc.md) every connection
+    // comes from loopback: the client is the one the proxy names, so that the limit on failed
+    // logins counts each client apart. From elsewhere such headers are not believed.
+    let client = match request.forwarded {
+        Some(c) if peer.is_loopback() => c,
+        _ => peer,
     };
     let (path, query) = match request.target.split_once('?') {
         Some((p, q)) => (p, q),
@@ -284,7 +300,8 @@ async fn call(body: &[u8], client: IpAddr, door: &Door) -> (u16, String) {
         .map(|mut l| l.blocked(&username, &client_key, Instant::now()))
         .unwrap_or(true);
     let answer = if blocked {
-        tracing::warn!("XFCC: login of {username} from {client} refused: too many failed logins");
+        let shown: String = username.chars().take(100).collect();
+        tracing::warn!("XFCC: login of {shown:?} from {client} refused: too many failed logins");
         Answer::Denied
     } else {
         ask(call, client, door).await
@@ -604,6 +621,37 @@ mod tests {
                 ),
             "{games}"
         );
+    }
+
+    #[tokio::test]
+    async fn behind_a_proxy_each_client_is_counted_apart() {
+        let (addr, _, _stop) = serve().await;
+        let login = |user: &str, pw: &str, client: &str| {
+            let body = scid_envelope(
+                "GetMyGames",
+                &format!("<username>{user}</username><password>{pw}</password>"),
+            );
+            format!(
+                "POST /xfccbasic.asmx HTTP/1.1\r\nX-Forwarded-For: 10.9.9.9, {client}\r\n\
+                 Content-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .into_bytes()
+        };
+        // One client guesses (a different address each time): it is locked out...
+        for i in 0..Limiter::PER_CLIENT {
+            let a = http(
+                addr,
+                &login(&format!("p{i}@x.test"), "guess", "198.51.100.7"),
+            )
+            .await;
+            assert!(a.contains("AuthenticationFailed"));
+        }
+        let locked = http(addr, &login("anna@x.test", "right", "198.51.100.7")).await;
+        assert!(locked.contains("AuthenticationFailed"), "{locked}");
+        // ...the other players behind the same proxy are not.
+        let other = http(addr, &login("anna@x.test", "right", "203.0.113.9")).await;
+        assert!(other.contains("<GetMyGamesResult>"), "{other}");
     }
 
     #[tokio::test]
