@@ -325,7 +325,11 @@ async fn pass(
 
 /// A relay with the duel Anna (White) – Bert registered at 1 Dec 2026 09:00, start mails sent.
 async fn relay(dir: &TempDir, script: &Script, sender: &Recorder) -> Config {
-    let config = config(&dir.0);
+    relay_with(config(&dir.0), script, sender).await
+}
+
+/// [`relay`] with the configuration `config`.
+async fn relay_with(config: Config, script: &Script, sender: &Recorder) -> Config {
     let mut app = App::open(config.clone()).unwrap();
     let mut file = duel(RuleSet::Post);
     file.start = at(1, 0, 0).date_naive();
@@ -1014,13 +1018,7 @@ fn xfcc_move(user: &str, movecount: u32, my_move: &str) -> crate::xfcc::soap::Mo
 
 /// The duel registered with `[xfcc]`, its start mails sent; Anna's and Bert's passwords.
 async fn xfcc_relay(dir: &TempDir, script: &Script, sender: &Recorder) -> (Config, String, String) {
-    let config = xfcc_config(&dir.0);
-    let mut app = App::open(config.clone()).unwrap();
-    let mut file = duel(RuleSet::Post);
-    file.start = at(1, 0, 0).date_naive();
-    file.digest = false;
-    app.register(&file, at(1, 9, 0)).unwrap();
-    pass(&mut app, script, sender, at(1, 9, 0)).await;
+    let config = relay_with(xfcc_config(&dir.0), script, sender).await;
     let anna = &sender.texts("start", ANNA)[0];
     let bert = &sender.texts("start", BERT)[0];
     let (pa, pb) = (

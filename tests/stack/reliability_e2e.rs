@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    REGISTERED, Relay, Tournament, body_text, envelope_address, fetch_all, header, kinds,
+    Daemon, REGISTERED, Relay, Tournament, body_text, envelope_address, fetch_all, header, kinds,
     send_mail, send_text, unique, unique_addr, wait_for,
 };
 use proxy::Proxy;
@@ -463,18 +463,6 @@ fn smtp_outage_everything_delivered_afterwards_in_order_then_given_up_after_max_
         "SMTP outage: {} connections refused while cut; everything delivered afterwards, in order",
         smtp.refused.load(std::sync::atomic::Ordering::SeqCst)
     );
-}
-
-/// A `fernzug run` that is killed if the test ends early (a failed assertion).
-struct Daemon(std::process::Child);
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
 }
 
 #[test]

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{Relay, fetch_all, header, kinds, send_text, wait_for};
+use crate::common::{Daemon, Relay, fetch_all, header, kinds, send_text, wait_for};
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -108,18 +108,6 @@ fn zeep_until_moves(port: u16, user: &str, password: &str, moves: &str) -> serde
         }
         assert!(started.elapsed() < WAIT, "moves still {:?}", game["moves"]);
         std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
-/// A `fernzug run`, killed if the test ends early.
-struct Daemon(std::process::Child);
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
     }
 }
 

@@ -1039,3 +1039,15 @@ impl Duel {
 }
 
 // ------------------------------------------------------------------------------------------------
+
+/// A `fernzug run` that is killed if the test ends early (a failed assertion).
+pub struct Daemon(pub std::process::Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
