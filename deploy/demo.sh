@@ -10,6 +10,16 @@
 # Each run starts from scratch: it stops an earlier demo relay, empties the demo's mailboxes
 # (relay@, anna@, bert@, tl@) and its data directory ($FERNZUG_DEMO_DIR, /var/tmp/fernzug-demo).
 # FERNZUG_DEMO_BIN=/path/to/fernzug uses that binary instead of building one.
+#
+# Mail is handed to the test stack's own Postfix instance by SMTP (127.0.0.1:2525), never to
+# /usr/sbin/sendmail: that one belongs to the system's Postfix, which on a fresh machine has no
+# main.cf at all, and where it has one would queue the mail in the system's queue.
+#
+#   deploy/demo.sh                    the demo, as above
+#   deploy/demo.sh send USER TEXT     mails TEXT from USER@fernschach.test (anna, bert) to the
+#                                     relay, as a reply in the demo game, and waits for the answer
+#   deploy/demo.sh show USER          prints USER's newest mail (anna, bert, tl, relay)
+#   deploy/demo.sh stop               stops the demo relay (the stack: tests/mailstack/stop.sh)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -27,7 +37,8 @@ TOURNAMENT="$DEMO_DIR/tournament.toml"
 PIDFILE="$DEMO_DIR/fernzug.pid"
 LOGFILE="$DEMO_DIR/fernzug.log"
 WAIT_SECONDS="${FERNZUG_DEMO_WAIT:-60}"
-SENDMAIL=/usr/sbin/sendmail
+SMTP_HOST=127.0.0.1
+SMTP_PORT=2525 # the test stack's Postfix instance (tests/mailstack/start.sh)
 
 say() { printf '\n==> %s\n' "$*"; }
 die() {
@@ -44,9 +55,47 @@ as_root() {
     if [[ $EUID -eq 0 ]]; then "$@"; else sudo "$@"; fi
 }
 
+# smtp_send FROM TO < MESSAGE: hands one mail to the test stack's Postfix by SMTP. Pure bash
+# (/dev/tcp), so nothing but the stack is needed; every reply is checked.
+smtp_send() {
+    local from="$1" to="$2" line code
+    exec 3<>"/dev/tcp/$SMTP_HOST/$SMTP_PORT" || die "cannot reach SMTP on $SMTP_HOST:$SMTP_PORT"
+    # expect CODE: reads one (possibly multi-line) reply and checks its code.
+    expect() {
+        while IFS= read -r -t 30 line <&3; do
+            line="${line%$'\r'}"
+            code="${line:0:3}"
+            [[ "${line:3:1}" == "-" ]] && continue
+            [[ "$code" == "$1" ]] && return 0
+            exec 3<&-
+            die "SMTP $SMTP_HOST:$SMTP_PORT answered: $line"
+        done
+        exec 3<&-
+        die "no answer from SMTP $SMTP_HOST:$SMTP_PORT"
+    }
+    expect 220
+    printf 'EHLO demo.fernschach.test\r\n' >&3 && expect 250
+    printf 'MAIL FROM:<%s>\r\n' "$from" >&3 && expect 250
+    printf 'RCPT TO:<%s>\r\n' "$to" >&3 && expect 250
+    printf 'DATA\r\n' >&3 && expect 354
+    # The message, CRLF line ends, a leading dot doubled (RFC 5321 4.5.2).
+    sed -e 's/\r$//' -e 's/^\./../' -e 's/$/\r/' >&3
+    printf '.\r\n' >&3 && expect 250
+    printf 'QUIT\r\n' >&3
+    exec 3<&-
+}
+
+# send_move USER TEXT: USER@$DOMAIN replies to the relay in the demo game with TEXT.
+send_move() {
+    local user="${1%@*}" text="$2"
+    printf 'From: %s <%s>\nTo: %s\nSubject: Re: [%s] Adler - Berger\nDate: %s\nMessage-ID: <demo-%s-%s@%s>\nContent-Type: text/plain; charset=utf-8\n\n%s\n' \
+        "${user^}" "$user@$DOMAIN" "$RELAY" "$GAME" "$(date -R)" "$user" "$(date +%s%N)" "$DOMAIN" "$text" |
+        smtp_send "$user@$DOMAIN" "$RELAY"
+}
+
 # mailbox ACTION USER [KIND]:
 #   empty USER       delete every mail in USER's INBOX
-#   show USER KIND   print the newest mail of X-Fernzug-Kind KIND (exit 3 if there is none yet)
+#   show USER [KIND] print the newest mail (of X-Fernzug-Kind KIND; exit 3 if there is none yet)
 mailbox() {
     local action="$1" user="$2" kind="${3:-}"
     if command -v python3 >/dev/null 2>&1; then
@@ -63,7 +112,10 @@ if action == "empty":
         imap.expunge()
     imap.logout()
     sys.exit(0)
-_, data = imap.search(None, "HEADER", "X-Fernzug-Kind", kind)
+if kind:
+    _, data = imap.search(None, "HEADER", "X-Fernzug-Kind", kind)
+else:
+    _, data = imap.search(None, "ALL")
 ids = data[0].split()
 if not ids:
     imap.logout()
@@ -85,7 +137,11 @@ PY
             as_root doveadm -c "$conf" expunge -u "$user" mailbox INBOX all
         else
             local out
-            out="$(as_root doveadm -c "$conf" fetch -u "$user" text mailbox INBOX header X-Fernzug-Kind "$kind")"
+            if [[ -n "$kind" ]]; then
+                out="$(as_root doveadm -c "$conf" fetch -u "$user" text mailbox INBOX header X-Fernzug-Kind "$kind")"
+            else
+                out="$(as_root doveadm -c "$conf" fetch -u "$user" text mailbox INBOX all)"
+            fi
             [[ -n "$out" ]] || return 3
             # doveadm prints every match; show the last one.
             awk '/^text:$/ {buf=""; next} {buf = buf $0 "\n"} END {printf "%s", buf}' <<<"$out"
@@ -119,6 +175,32 @@ stop_relay() {
     fi
     rm -f "$PIDFILE"
 }
+
+# --- subcommands -----------------------------------------------------------------------------------
+case "${1:-}" in
+"") ;;
+stop)
+    stop_relay
+    echo "demo relay stopped (the mail stack still runs: tests/mailstack/stop.sh)"
+    exit 0
+    ;;
+send)
+    [[ $# -eq 3 ]] || die "usage: deploy/demo.sh send USER TEXT   (USER: anna or bert)"
+    relay_alive || die "the demo relay is not running: start it with deploy/demo.sh"
+    send_move "$2" "$3"
+    echo "sent from ${2%@*}@$DOMAIN to $RELAY: $3"
+    echo "the relay answers within a second or two; read a mailbox as shown by deploy/demo.sh"
+    exit 0
+    ;;
+show)
+    [[ $# -eq 2 ]] || die "usage: deploy/demo.sh show USER   (USER: anna, bert, tl or relay)"
+    rc=0
+    mailbox show "${2%@*}@$DOMAIN" || rc=$?
+    [[ $rc -eq 3 ]] && echo "no mail for ${2%@*}@$DOMAIN yet"
+    exit "$rc"
+    ;;
+*) die "usage: deploy/demo.sh [send USER TEXT | show USER | stop]" ;;
+esac
 
 # --- 1. mail stack ---------------------------------------------------------------------------------
 say "mail stack"
@@ -208,9 +290,8 @@ say "waiting for Anna's start mail"
 wait_for_mail "$ANNA" start
 
 # --- 4. Anna's first move --------------------------------------------------------------------------
-say "Anna sends: 1. e4"
-printf 'From: Anna Adler <%s>\nTo: %s\nSubject: Re: [%s] Adler - Berger\nContent-Type: text/plain; charset=utf-8\n\n1. e4\n' \
-    "$ANNA" "$RELAY" "$GAME" | "$SENDMAIL" -f "$ANNA" "$RELAY"
+say "Anna sends: 1. e4 (by SMTP to the test stack, $SMTP_HOST:$SMTP_PORT)"
+send_move anna "1. e4"
 
 say "waiting for the relay to forward it to Bert"
 wait_for_mail "$BERT" move
@@ -222,9 +303,10 @@ cat <<EOF
 
   Game state:        $BIN --config $CONFIG status --json
   Relay log:         tail -f $LOGFILE
-  Bert answers:      printf 'From: $BERT\\nTo: $RELAY\\nSubject: Re: [$GAME]\\n\\n1. e4 e5\\n' | $SENDMAIL -f $BERT $RELAY
-  Read a mailbox:    IMAP 127.0.0.1:1143 without TLS, user = the address, password "test", e.g.
-                     python3 -c 'import imaplib; m = imaplib.IMAP4("127.0.0.1", 1143); m.login("$ANNA", "test"); m.select(); print(m.search(None, "ALL")); print(m.fetch("1:*", "(BODY.PEEK[HEADER.FIELDS (SUBJECT X-FERNZUG-KIND)])"))'
-  Stop the relay:    kill -TERM \$(cat $PIDFILE)
+  Bert answers:      $0 send bert '1. e4 e5'
+  Anna's newest mail: $0 show anna        (also bert, tl, relay)
+  Any mail client:   IMAP 127.0.0.1:1143 without TLS (STARTTLS offered), SMTP 127.0.0.1:2525,
+                     user = the address (anna@$DOMAIN), password "test"
+  Stop the relay:    $0 stop
   Stop the stack:    $ROOT/tests/mailstack/stop.sh
 EOF

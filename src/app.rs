@@ -410,7 +410,7 @@ impl App {
     /// The games, their keys and events are written in parts of [`REGISTER_CHUNK`] games, the
     /// tournament last (`enrol.rs`: a registration stopped in between does not count and is removed
     /// at the next opening). The tournament is committed with a note of the start mails
-    /// still to queue ([`PendingStarts`]); then the start mails are rendered and queued
+    /// still to queue (`PendingStarts`); then the start mails are rendered and queued
     /// [`START_CHUNK`] games at a time, each part in its own transaction that moves the note on
     /// (memory stays small however many games the tournament has). Should the relay stop in
     /// between, the next pass of the daemon (or `once`) queues the rest ([`App::queue_starts`]).

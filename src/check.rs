@@ -1,4 +1,4 @@
-//! `fernzug check`: the operator's first run against a real mail host (CONTRACT "Command line").
+//! `fernzug check`: the operator's first run against a real mail host (docs/contract.md "Command line").
 //!
 //! One line per check, `ok` or `FAIL` with the reason and the key to change: the data directory
 //! and the store (opened, never changed), IMAP (connect, TLS, login, IDLE, the mailbox), SMTP

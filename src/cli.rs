@@ -1,4 +1,4 @@
-//! The command line of CONTRACT.md: `run`, `once`, `tournament add`, `status`, `export`.
+//! The command line of docs/contract.md: `run`, `once`, `tournament add`, `status`, `export`.
 //! Exit status: 0 done; 1 a runtime failure (one clear line); 2 bad usage, configuration or file.
 
 use std::path::PathBuf;
@@ -18,7 +18,20 @@ use crate::game_ref::GameRef;
 #[command(
     name = "fernzug",
     version,
-    about = "E-mail relay for correspondence chess under the BdF rules"
+    about = "E-mail relay for correspondence chess under the BdF rules",
+    long_about = "E-mail relay for correspondence chess under the rules of the German \
+correspondence chess federation (BdF). Players mail their moves to one relay address; the relay \
+checks notation and legality, keeps every player's thinking time, forwards the move to the \
+partner, and on its own sends reminders through the tournament director, time-forfeit notices \
+and game reports.",
+    after_long_help = "EXIT STATUS: 0 done; 1 a runtime failure (one line, e.g. IMAP unreachable); \
+2 bad usage, configuration or tournament file (the line names the file, the key and what is \
+wrong).\n\n\
+ENVIRONMENT: FERNZUG_CONFIG (the configuration file); RUST_LOG=debug (more in the log, which goes \
+to stderr).\n\n\
+FILES: /etc/fernzug/fernzug.toml (the configuration; its comments explain every key); \
+/var/lib/fernzug (data_dir: the store and the mail archive); /usr/share/doc/fernzug/ (the \
+guides for operators, directors and players, and the rulebook as the relay applies it)."
 )]
 pub struct Cli {
     /// The configuration file (default: $FERNZUG_CONFIG, then ./fernzug.toml).
@@ -47,9 +60,11 @@ pub enum Command {
     Status {
         /// A game (`TOURNAMENT/N`) or a tournament id.
         target: Option<String>,
-        /// Print JSON (the schema of CONTRACT.md).
+        /// Print the games as a JSON array (its fields: docs/contract.md, with the .deb in
+        /// /usr/share/doc/fernzug/contract.md).
         #[arg(long)]
         json: bool,
+        /// Judge clocks and deadlines at TIME (RFC 3339) instead of now.
         #[arg(long, value_parser = parse_time)]
         now: Option<DateTime<Utc>>,
     },
@@ -68,7 +83,9 @@ pub enum Command {
 pub enum TournamentCommand {
     /// Register a tournament from its file and queue the start mails.
     Add {
+        /// The tournament file (TOML: id, name, rules, start, director, players, games).
         file: PathBuf,
+        /// Register as if the current time were TIME (RFC 3339).
         #[arg(long, value_parser = parse_time)]
         now: Option<DateTime<Utc>>,
     },
@@ -77,9 +94,15 @@ pub enum TournamentCommand {
 #[derive(Subcommand, Debug)]
 pub enum ExportCommand {
     /// PGN of a tournament or a game (TO §27).
-    Pgn { target: String },
+    Pgn {
+        /// A tournament id, or a game (`TOURNAMENT/N`).
+        target: String,
+    },
     /// Every mail of one game, in and out, unchanged, as mbox (TO §11).
-    Mbox { game: String },
+    Mbox {
+        /// The game (`TOURNAMENT/N`).
+        game: String,
+    },
 }
 
 fn parse_time(s: &str) -> Result<DateTime<Utc>, String> {

@@ -94,7 +94,7 @@ pub struct ImapConfig {
     pub ca_file: Option<PathBuf>,
     /// Default `INBOX`.
     pub mailbox: String,
-    /// How long one IMAP IDLE waits before it is renewed (optional, default 5, 1 to 29 minutes).
+    /// How long one IMAP IDLE waits before it is renewed (optional, default 5, 1 to 5 minutes).
     pub idle_minutes: u64,
 }
 
@@ -1206,6 +1206,44 @@ time_zone = "Europe/Berlin"
 
     fn with(relay: &str, imap: &str, smtp: &str, rest: &str) -> String {
         format!("{relay}\n{imap}\n{smtp}\n{rest}")
+    }
+
+    /// deploy/fernzug.example.toml, the one place where every key is written out for operators
+    /// (installed as /etc/fernzug/fernzug.toml): it parses as it is, and each key it shows
+    /// commented out is one the relay knows (uncommented alone, with its section, it is never an
+    /// unknown key).
+    #[test]
+    fn the_deploy_example_parses_and_names_only_known_keys() {
+        const EXAMPLE: &str = include_str!("../deploy/fernzug.example.toml");
+        let c = ok(EXAMPLE);
+        assert_eq!(c.relay.address, "relay@fernschach.test");
+        let lines: Vec<&str> = EXAMPLE.lines().collect();
+        let key = regex::Regex::new(r"^# ([a-z_]+) = ").unwrap();
+        let mut section = None;
+        let mut tried = 0;
+        for (i, line) in lines.iter().enumerate() {
+            if line.starts_with('[') || line.starts_with("# [") {
+                section = Some(i);
+                continue;
+            }
+            if !key.is_match(line) {
+                continue;
+            }
+            let mut text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+            text[i] = line["# ".len()..].to_string();
+            if let Some(h) = section {
+                text[h] = text[h].trim_start_matches("# ").to_string();
+            }
+            if let Err(e) = parse(path(), &text.join("\n"), &env, &read_file) {
+                assert!(
+                    !e.to_string().contains("unknown key"),
+                    "line {}: {line}: {e}",
+                    i + 1
+                );
+            }
+            tried += 1;
+        }
+        assert!(tried >= 12, "{tried} commented keys tried");
     }
 
     #[test]

@@ -6,8 +6,11 @@
 //! The points, in the order a mail passes them: [`AFTER_READ`] (fetched from IMAP, nothing
 //! done), `after-commit` (the store transaction applied, not yet durable), `after-fsync`
 //! (made durable: fsynced), [`AFTER_IMAP_FLAG`] (flagged `\Seen` on the server),
-//! [`AFTER_SMTP_ACCEPT`] (the SMTP server took an outgoing mail), [`BEFORE_OUTBOX_DELETE`]
-//! (just before that outbox entry is removed). Beside the mail's path: [`BETWEEN_START_PARTS`]
+//! [`AFTER_SMTP_250`] (the SMTP client read the server's 250 after the mail's data),
+//! [`AFTER_SMTP_ACCEPT`] (the courier learned that the server took it), [`BEFORE_OUTBOX_DELETE`]
+//! (just before the durable transaction that marks it sent, i.e. removes its outbox entry).
+//! Between the 250 and that commit a crash sends the mail again at the next start: the only
+//! window in which a mail goes twice. Beside the mail's path: [`BETWEEN_START_PARTS`]
 //! (`tournament add` queued one part of the start mails, not the rest).
 
 use std::sync::LazyLock;
@@ -20,17 +23,19 @@ pub const AFTER_READ: &str = "after-read";
 pub const AFTER_COMMIT: &str = "after-commit";
 pub const AFTER_FSYNC: &str = "after-fsync";
 pub const AFTER_IMAP_FLAG: &str = "after-imap-flag";
+pub const AFTER_SMTP_250: &str = "after-smtp-250";
 pub const AFTER_SMTP_ACCEPT: &str = "after-smtp-accept";
 pub const BEFORE_OUTBOX_DELETE: &str = "before-outbox-delete";
 pub const BETWEEN_START_PARTS: &str = "between-start-parts";
 pub const BETWEEN_REGISTER_PARTS: &str = "between-register-parts";
 
 /// Every named point.
-pub const ALL: [&str; 8] = [
+pub const ALL: [&str; 9] = [
     AFTER_READ,
     AFTER_COMMIT,
     AFTER_FSYNC,
     AFTER_IMAP_FLAG,
+    AFTER_SMTP_250,
     AFTER_SMTP_ACCEPT,
     BEFORE_OUTBOX_DELETE,
     BETWEEN_START_PARTS,

@@ -32,7 +32,7 @@
 //! - [`daemon`] — `once` and `run` over IMAP and SMTP, reached through a seam (mailbox, sender,
 //!   clock) so the in-process tests run them on paused time; [`cli`] — the command line; [`mbox`] — a
 //!   game's archive as mboxrd (TO §11).
-//! - [`unreachable`] — Fax 2.2 in the shell: SMTP refusals and delivery-status reports → the core.
+//! - [`unreachable`](mod@unreachable) — Fax 2.2 in the shell: SMTP refusals and delivery-status reports → the core.
 //! - [`crash`] — named crash points for the crash tests (`FERNZUG_CRASH_AT`), shell only.
 //! - [`xfcc`] — XfccBasic, the SOAP service of correspondence-chess programs (ChessBase, Scid),
 //!   served by `run` with `[xfcc]`: a move by XFCC is handed to the core as the letter it

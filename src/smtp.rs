@@ -1,4 +1,4 @@
-//! Sending mail over SMTP (our own client in [`client`]: tokio, rustls with ring, trusting what
+//! Sending mail over SMTP (our own client in `smtp/client.rs`: tokio, rustls with ring, trusting what
 //! [`crate::tls::Trust`] trusts: the system's store plus `[smtp] ca_file`; AUTH PLAIN, LOGIN or
 //! XOAUTH2; `TCP_NODELAY`, PIPELINING where offered, open connections reused from a pool).
 //!

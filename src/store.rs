@@ -1352,20 +1352,20 @@ impl Store {
             .min())
     }
 
-    /// The SMTP server accepted the entries `ids`: delete them, in one transaction that does not
-    /// wait for the disk (the next commit, or closing the store, makes it durable): a delete lost
-    /// in a crash only sends the mail once more, with the same Message-ID (at least once for
-    /// mail), and sparing the fsync per sent mail is most of the cost of a pass. Deleting an
-    /// absent entry is not an error. Not counted as a transaction ([`Store::generation`]): what a
-    /// process keeps while the store is closed (the state, the index of deadlines) does not
-    /// change by it.
+    /// The SMTP server accepted the entries `ids`: mark them sent — delete them in one durable
+    /// transaction (redb's fsync), at once, so that a crash afterwards does not send them again.
+    /// The daemon's courier calls it for every batch of mails the server accepted together, from
+    /// a task beside the pass (redb takes one write transaction at a time; this one also makes
+    /// durable what the pass applied before it, which is never wrong: only acknowledging a mail
+    /// before it is durable would be). Deleting an absent entry is not an error. Not counted as
+    /// a transaction ([`Store::generation`]): what a process keeps while the store is closed
+    /// (the state, the index of deadlines) does not change by it.
     pub fn outbox_sent<S: AsRef<str>>(&self, ids: &[S]) -> Result<(), StoreError> {
         if ids.is_empty() {
             return Ok(());
         }
         let delete = || -> Result<(), redb::Error> {
-            let mut tx = self.db.db.begin_write()?;
-            tx.set_durability(redb::Durability::None)?;
+            let tx = self.db.db.begin_write()?;
             {
                 let mut outbox = tx.open_table(table(Tree::Outbox))?;
                 for id in ids {
@@ -1375,11 +1375,7 @@ impl Store {
             tx.commit()?;
             Ok(())
         };
-        delete().map_err(self.db_err(format!("deleting sent entries from {}", Tree::Outbox)))?;
-        self.db
-            .pending
-            .store(true, std::sync::atomic::Ordering::SeqCst);
-        Ok(())
+        delete().map_err(self.db_err(format!("deleting sent entries from {}", Tree::Outbox)))
     }
 
     /// One outbox entry, if it is (still) queued.

@@ -8,11 +8,11 @@
 //! - a mail: the tournaments its sender plays in or directs, those of the games its reply keys
 //!   and subject name, and for a delivery-status report those of the game and the recipients it
 //!   names;
-//! - time: the tournaments with a deadline or digest due ([`DueIndex::due_tournaments`]) or an
+//! - time: the tournaments with a deadline or digest due ([`super::due::DueIndex::due_tournaments`]) or an
 //!   archive to rotate;
 //! - an undeliverable or refused outbox entry: its game's tournament and its recipient's.
 //!
-//! The games and keys are dropped again once more than [`KEEP_GAMES`] games are held
+//! The games and keys are dropped again once more than `KEEP_GAMES` games are held
 //! ([`App::rest_if_full`], after each pass of the daemon and, within a long drain, after each
 //! group of mails), and when the daemon lets go of the store ([`App::close`]): memory follows
 //! what is being worked on, not the number of games in the store.
@@ -143,7 +143,7 @@ impl App {
         self.wake_all(ids).map(|_| ())
     }
 
-    /// Drops the games from memory once more than [`KEEP_GAMES`] are there (within a long drain,
+    /// Drops the games from memory once more than `KEEP_GAMES` are there (within a long drain,
     /// between two groups of mails: they are all durable in the store then).
     pub fn rest_if_full(&mut self) {
         if self.state.games.len() > KEEP_GAMES {

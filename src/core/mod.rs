@@ -26,7 +26,7 @@
 //! 4. [`door`] — screening, rate limit, and the replies every room sends the same way.
 //! 5. The rooms, one per rule area: [`play`] (a player's letter: TO §2–§15, conditional moves
 //!    §6/§7, endings §31), [`time`] (deadlines and the digest: TO §16–§21), [`director`] (the
-//!    director's commands and leave: TO §21–§26, §30, §31), [`unreachable`] (Fax 2.2), [`records`]
+//!    director's commands and leave: TO §21–§26, §30, §31), [`unreachable`](mod@unreachable) (Fax 2.2), [`records`]
 //!    (TO §11, §27, §28), `register` (a new tournament). Their tests drive the core through these
 //!    entry points and live in the rooms' `tests.rs` files.
 //! 6. `route` — one letter to its room; then this module, the entry points.

@@ -6,6 +6,12 @@
 //! forwards of a burst leave while the later mails are still being read and decided; the pass
 //! applies what it reports (delete, retry, give up, report a refusal) between its own steps.
 //!
+//! A mail the server accepted is marked sent at once: the courier hands it to its marker, which
+//! removes its outbox entry in a durable transaction (the accepted mails that came back together
+//! share one), and only then reports it to the pass. A crash can so send again only a mail whose
+//! 250 had come and whose mark had not yet been committed — the mails in flight at that moment —
+//! never one the server accepted while the pass was busy with other things.
+//!
 //! Order (Fax 2.3): oldest first, and a later mail to a recipient never overtakes an earlier
 //! one that is still waiting: at most one mail per recipient is in flight, a recipient whose
 //! mail failed for the moment (or who has a mail waiting for its retry, [`Courier::hold`]) gets
@@ -20,8 +26,9 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 
 use super::{Outgoing, PARALLEL_SENDS};
+use crate::crash;
 use crate::smtp::SendError;
-use crate::store::OutboxEntry;
+use crate::store::{OutboxEntry, Store};
 
 /// What the pass tells the courier, in order.
 enum Order {
@@ -35,6 +42,9 @@ enum Order {
 pub(crate) struct Attempt {
     pub entry: OutboxEntry,
     pub sent: Result<(), SendError>,
+    /// For an accepted mail: whether its outbox entry was removed durably (marked sent). `false`
+    /// when the store refused the mark: the pass removes it itself and reports the store's error.
+    pub marked: bool,
 }
 
 /// The handle the pass keeps: orders in, attempts out. Dropping it stops the courier (mails in
@@ -43,6 +53,8 @@ pub(crate) struct Courier {
     orders: Option<mpsc::UnboundedSender<Order>>,
     attempts: mpsc::UnboundedReceiver<Attempt>,
     task: tokio::task::JoinHandle<()>,
+    /// The marker's task (marks accepted mails sent).
+    marker: tokio::task::JoinHandle<()>,
     /// Ids handed over this pass: none is handed twice.
     handed: HashSet<String>,
     /// The pass's instant: what is due, what is too old.
@@ -52,18 +64,26 @@ pub(crate) struct Courier {
 impl Courier {
     /// Starts a courier sending through `sender`. A mail whose temporary failure comes when it is
     /// older than `max_age` at `now` is given up by the pass, and the recipient's next mail may
-    /// go (so the courier needs to know).
-    pub(crate) fn start<S>(sender: &S, now: DateTime<Utc>, max_age: chrono::Duration) -> Courier
+    /// go (so the courier needs to know). An accepted mail is marked sent in `store`.
+    pub(crate) fn start<S>(
+        sender: &S,
+        store: Store,
+        now: DateTime<Utc>,
+        max_age: chrono::Duration,
+    ) -> Courier
     where
         S: Outgoing + Clone + Send + Sync + 'static,
     {
         let (orders, inbox) = mpsc::unbounded_channel();
         let (report, attempts) = mpsc::unbounded_channel();
-        let task = tokio::spawn(work(sender.clone(), inbox, report, now, max_age));
+        let (accepted, to_mark) = mpsc::unbounded_channel();
+        let marker = tokio::spawn(mark(store, to_mark, report.clone()));
+        let task = tokio::spawn(work(sender.clone(), inbox, report, accepted, now, max_age));
         Courier {
             orders: Some(orders),
             attempts,
             task,
+            marker,
             handed: HashSet::new(),
             now,
         }
@@ -121,6 +141,47 @@ impl Courier {
 impl Drop for Courier {
     fn drop(&mut self) {
         self.task.abort();
+        self.marker.abort();
+    }
+}
+
+/// The marker's task: takes the accepted mails as they come back, marks each batch sent in one
+/// durable transaction (the mails that came back while the one before was written make the
+/// next batch), then reports them to the pass.
+async fn mark(
+    store: Store,
+    mut accepted: mpsc::UnboundedReceiver<Attempt>,
+    report: mpsc::UnboundedSender<Attempt>,
+) {
+    while let Some(first) = accepted.recv().await {
+        let mut batch = vec![first];
+        while let Ok(a) = accepted.try_recv() {
+            batch.push(a);
+        }
+        let ids: Vec<String> = batch.iter().map(|a| a.entry.id.clone()).collect();
+        let store = store.clone();
+        let marked = tokio::task::spawn_blocking(move || {
+            crash::point(crash::BEFORE_OUTBOX_DELETE);
+            store.outbox_sent(&ids)
+        })
+        .await;
+        let marked = match marked {
+            Ok(Ok(())) => true,
+            Ok(Err(e)) => {
+                tracing::warn!("could not mark {} sent mails: {e}", batch.len());
+                false
+            }
+            Err(e) => {
+                tracing::warn!("could not mark {} sent mails: {e}", batch.len());
+                false
+            }
+        };
+        for mut a in batch {
+            a.marked = marked;
+            if report.send(a).is_err() {
+                return;
+            }
+        }
     }
 }
 
@@ -129,6 +190,7 @@ async fn work<S: Outgoing>(
     sender: S,
     mut orders: mpsc::UnboundedReceiver<Order>,
     report: mpsc::UnboundedSender<Attempt>,
+    accepted_mails: mpsc::UnboundedSender<Attempt>,
     now: DateTime<Utc>,
     max_age: chrono::Duration,
 ) {
@@ -160,7 +222,11 @@ async fn work<S: Outgoing>(
                 let sent = sender
                     .send(&entry.envelope_from, &entry.recipient, &entry.raw)
                     .await;
-                Attempt { entry, sent }
+                Attempt {
+                    entry,
+                    sent,
+                    marked: false,
+                }
             });
         }
         if !open && in_flight.is_empty() {
@@ -218,7 +284,14 @@ async fn work<S: Outgoing>(
                     queues.remove(&recipient);
                     held.insert(recipient);
                 }
-                if report.send(attempt).is_err() {
+                // An accepted mail goes to the marker, which reports it once marked sent.
+                let to = if attempt.sent.is_ok() {
+                    crash::point(crash::AFTER_SMTP_ACCEPT);
+                    &accepted_mails
+                } else {
+                    &report
+                };
+                if to.send(attempt).is_err() {
                     return;
                 }
             }

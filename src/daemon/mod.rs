@@ -232,7 +232,7 @@ fn start_courier<S>(app: &App, sender: &S, now: DateTime<Utc>) -> Result<Courier
 where
     S: Outgoing + Clone + Send + Sync + 'static,
 {
-    let mut courier = Courier::start(sender, now, outbox_max_age(app));
+    let mut courier = Courier::start(sender, app.store.clone(), now, outbox_max_age(app));
     app.store.watch_enqueued(true);
     for entry in app.store.outbox_all()? {
         if entry.next_attempt > now {
@@ -263,8 +263,8 @@ fn hand_fresh(app: &App, courier: &mut Courier) -> Result<(), AppError> {
     Ok(())
 }
 
-/// Applies what the courier did: an accepted mail leaves the outbox (one flush for all of
-/// them); a refused one is reported to the director (Fax 2.2); a temporary failure is retried
+/// Applies what the courier did: an accepted mail has left the outbox already (the courier
+/// marks it sent durably at once; should that have failed, it is removed here); a refused one is reported to the director (Fax 2.2); a temporary failure is retried
 /// with backoff ([`backoff`]) while the mail is younger than `[limits] outbox_max_age_days`, then
 /// given up and reported ([`App::give_up`], Fax 2.3). A failure the operator must mend
 /// (`needs_operator`) stops the relay, after the others are applied.
@@ -277,15 +277,21 @@ fn apply(
     let max_age = outbox_max_age(app);
     let mut stop = None;
     let mut accepted: Vec<String> = Vec::new();
-    for Attempt { entry, sent } in attempts {
+    for Attempt {
+        entry,
+        sent,
+        marked,
+    } in attempts
+    {
         match sent {
             Ok(()) => {
-                crash::point(crash::AFTER_SMTP_ACCEPT);
                 info!(
                     "sent {} ({}) to {}",
                     entry.message_id, entry.kind, entry.recipient
                 );
-                accepted.push(entry.id);
+                if !marked {
+                    accepted.push(entry.id);
+                }
                 report.sent += 1;
             }
             Err(e) if e.needs_operator() => {
@@ -327,10 +333,8 @@ fn apply(
             }
         }
     }
-    if !accepted.is_empty() {
-        crash::point(crash::BEFORE_OUTBOX_DELETE);
-        app.store.outbox_sent(&accepted)?;
-    }
+    // Only those the courier could not mark (the store refused): this reports the store's error.
+    app.store.outbox_sent(&accepted)?;
     match stop {
         Some(e) => Err(AppError::Send(e)),
         None => Ok(()),

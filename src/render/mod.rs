@@ -196,7 +196,7 @@ impl Templates {
 /// The width `wrap` breaks lines at (a printed page, a small window).
 const WRAP_WIDTH: usize = 78;
 
-/// Breaks each line of `text` at spaces into lines of at most [`WRAP_WIDTH`] characters, every line
+/// Breaks each line of `text` at spaces into lines of at most `WRAP_WIDTH` characters, every line
 /// indented by `indent` spaces. A line with two spaces in a row inside (an aligned table, e.g. the
 /// director's command forms) is kept as it is; so is a word longer than the width.
 pub fn wrap(text: &str, indent: usize) -> String {
@@ -242,7 +242,7 @@ pub fn wrap(text: &str, indent: usize) -> String {
     out.join("\n")
 }
 
-/// A rendered body with every line longer than [`WRAP_WIDTH`] broken at spaces, so that a long name
+/// A rendered body with every line longer than `WRAP_WIDTH` broken at spaces, so that a long name
 /// or subject never makes a line a printer cuts off. Lines that start with a blank (lists, quoted
 /// text, the diagram), with `[`, `{` or `>` (PGN, quotes) and aligned tables are kept as they are.
 pub fn wrap_long_lines(body: &str) -> String {

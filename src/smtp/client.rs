@@ -365,6 +365,8 @@ impl Connection {
         let done = self.reply().await?;
         self.idle_since = tokio::time::Instant::now();
         if done.code == 250 {
+            // The server took the mail; the outbox does not know it yet.
+            crate::crash::point(crate::crash::AFTER_SMTP_250);
             Ok(())
         } else {
             Err(Failure::Reply(done))

@@ -1,7 +1,7 @@
 //! XFCC: the XfccBasic SOAP 1.1 web service that ChessBase, Scid and other correspondence
 //! clients speak (docs/xfcc.md), served by `fernzug run` with `[xfcc] listen`.
 //!
-//! A move by XFCC is a letter by other means: [`games::synthetic_letter`] writes it as the mail a
+//! A move by XFCC is a letter by other means: `App::xfcc_letter` (`src/app/xfcc.rs`) writes it as the mail a
 //! player would send, and the shell hands that to the core like any mail — same rules, clocks,
 //! forwards, receipts, archive and seals. The pieces:
 //!

@@ -6,6 +6,7 @@ mod quiet_walk;
 
 mod letter_fixtures;
 mod mail_texts;
+mod man_page;
 mod phrases;
 mod real_games;
 mod replies;

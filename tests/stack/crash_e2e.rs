@@ -1,8 +1,10 @@
 //! Crash safety: `kill -9` of `fernzug run` at random moments while a stream of moves flows
 //! through the real mail stack, and an abort at every named failure point
 //! (`FERNZUG_CRASH_AT`: after reading, after commit, after fsync, after the IMAP flag, after the
-//! SMTP server accepted, before the outbox delete). Afterwards: 0 moves lost, 0 moves played
-//! twice, and every mail delivered twice carries the same Message-ID (and the same content).
+//! SMTP server's 250, after the courier learned it, before the outbox delete). Afterwards: 0 moves
+//! lost, 0 moves played twice, every mail delivered twice carries the same Message-ID (and the
+//! same content), and there are no more duplicates than crashes: an accepted mail is marked sent
+//! at once, so only the mails in flight at a crash can go twice.
 //!
 //! In the normal suite: `CRASH_KILLS` (default 10) random kills plus each named point once, over
 //! a game of `CRASH_PLIES` (default 24) plies. `scripts/crashtest` runs the full version
@@ -24,11 +26,12 @@ use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
-const POINTS: [&str; 6] = [
+const POINTS: [&str; 7] = [
     "after-read",
     "after-commit",
     "after-fsync",
     "after-imap-flag",
+    "after-smtp-250",
     "after-smtp-accept",
     "before-outbox-delete",
 ];
@@ -356,6 +359,11 @@ fn kill_9_at_random_moments_and_at_every_named_point_loses_and_doubles_nothing()
         started.elapsed().as_secs_f64()
     );
     assert!(random_kills >= kills);
+    let crashes = random_kills + reached.values().map(|n| *n as usize).sum::<usize>();
+    assert!(
+        duplicates <= crashes,
+        "{duplicates} duplicates for {crashes} crashes: a mail the server accepted was sent again"
+    );
     for p in POINTS {
         assert!(reached.contains_key(p), "{p} not reached");
     }

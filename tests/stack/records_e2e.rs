@@ -533,7 +533,7 @@ fn status_mail_and_status_command_show_the_crosstable() {
     assert_eq!(v[1]["clock"]["black"]["used"], 3);
 }
 
-/// README "Backup and restore", as written there: stop, `tar` the data directory, start; to
+/// docs/operating.md "Backup and restore", as written there: stop, `tar` the data directory, start; to
 /// restore, unpack it over the same place. The move that came after the backup is read again
 /// from the mailbox (the restored store never saw its UID), the game goes on from there.
 #[test]
@@ -584,7 +584,7 @@ fn backup_and_restore_of_the_store_as_the_readme_says() {
     d.relay.once("2026-12-02T11:00:00+01:00");
     let s = d.status("2026-12-02T11:00:00+01:00");
     assert_eq!(s["moves"].as_array().map(Vec::len), Some(1), "{s}");
-    // As the README warns: a mail sent after the backup may go out a second time.
+    // As docs/operating.md warns: a mail sent after the backup may go out a second time.
     let forwards = wait_for(&d.bert, 3, WAIT)
         .iter()
         .filter(|m| header(m, "X-Fernzug-Kind").as_deref() == Some("move"))

@@ -89,7 +89,7 @@ impl State {
         self.digest_deadlines_of(self.tournaments.keys().map(String::as_str), s)
     }
 
-    /// The weekly digests due of the tournaments `ids` (see [`State::digest_deadlines`]).
+    /// The weekly digests due of the tournaments `ids` (see `State::digest_deadlines`).
     pub fn digest_deadlines_of<'a>(
         &self,
         ids: impl Iterator<Item = &'a str>,
