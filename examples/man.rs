@@ -2,7 +2,7 @@
 //! they cannot drift from `--help`): `fernzug.1` and one page per subcommand
 //! (`fernzug-tournament-add.1`, …), into DIR (default `target/man`).
 //!
-//! `cargo run --release --example man -- DIR`; `scripts/package` runs it, and the .deb installs
+//! `cargo run --example man -- DIR`; `scripts/package` runs it, and the .deb installs
 //! the pages in /usr/share/man/man1 (`man fernzug`).
 
 use std::path::PathBuf;

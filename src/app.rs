@@ -16,6 +16,7 @@ use crate::render::{self, Templates};
 use crate::store::{ArchiveEntry, Batch, Direction, OutboxEntry, QuarantineEntry, Store, Tree};
 
 mod awake;
+mod bounces;
 mod due;
 mod enrol;
 pub mod shelf;

@@ -162,7 +162,7 @@ async fn served_by_fernzug(addr: std::net::SocketAddr) -> bool {
 }
 
 async fn imap(config: &Config, r: &mut Report) -> Option<Inbox> {
-    let s = crate::daemon::imap_settings(config);
+    let s = crate::imap::ImapSettings::from(&config.imap);
     let server = format!("{}:{} ({})", s.host, s.port, s.security);
     match Inbox::connect(s.clone()).await {
         Ok(inbox) => {
@@ -216,7 +216,7 @@ fn tls_said(security: crate::imap::Security) -> &'static str {
 }
 
 async fn smtp(config: &Config, r: &mut Report) -> Option<Sender> {
-    let s = crate::daemon::smtp_settings(config);
+    let s = crate::smtp::SmtpSettings::from(&config.smtp);
     let sender = match Sender::new(s.clone()) {
         Ok(sender) => sender,
         Err(e) => {

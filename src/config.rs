@@ -75,7 +75,7 @@ pub struct RelayConfig {
 }
 
 /// Transport security of an IMAP or SMTP connection (one type for the whole program).
-pub use crate::imap::Security;
+pub use crate::tls::Security;
 
 /// `[imap]`: where the relay's mail arrives.
 #[derive(Clone)]
@@ -220,7 +220,7 @@ impl fmt::Display for KeyProblem {
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
     /// The file itself could not be read.
-    #[error("{}: cannot read: {}", file.display(), io_message(error))]
+    #[error("{}: cannot read: {}", file.display(), crate::io_text::io_message(error))]
     Read { file: PathBuf, error: io::Error },
     /// The file is not valid TOML.
     #[error("{}: line {line}, column {column}{}: not valid TOML: {message}", file.display(), key_hint(key.as_deref()))]
@@ -270,15 +270,6 @@ impl FileError {
 /// `, key `K`` for a syntax error's message, or nothing.
 pub(crate) fn key_hint(key: Option<&str>) -> String {
     key.map(|k| format!(", key `{k}`")).unwrap_or_default()
-}
-
-/// An I/O error's text without the trailing ` (os error N)`, e.g. `No such file or directory`.
-pub(crate) fn io_message(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.rfind(" (os error ") {
-        Some(i) if s.ends_with(')') => s.get(..i).unwrap_or(&s).to_string(),
-        _ => s,
-    }
 }
 
 /// The configuration file to use: `$FERNZUG_CONFIG` if set and not empty, else `fernzug.toml` in
@@ -519,7 +510,11 @@ impl Ctx<'_> {
         let bytes = (self.read_file)(&p).map_err(|e| {
             f.invalid(
                 "ca_file",
-                format!("cannot read {}: {}", p.display(), io_message(&e)),
+                format!(
+                    "cannot read {}: {}",
+                    p.display(),
+                    crate::io_text::io_message(&e)
+                ),
             )
         })?;
         crate::tls::pem_certificates(&p, bytes.as_bytes())
@@ -566,7 +561,11 @@ impl Ctx<'_> {
             let text = (self.read_file)(&p).map_err(|e| {
                 f.invalid(
                     "password_file",
-                    format!("cannot read {}: {}", p.display(), io_message(&e)),
+                    format!(
+                        "cannot read {}: {}",
+                        p.display(),
+                        crate::io_text::io_message(&e)
+                    ),
                 )
             })?;
             let pw = text

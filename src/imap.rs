@@ -14,9 +14,6 @@
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
-use std::pin::Pin;
-use std::str::FromStr;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use async_imap::extensions::idle::IdleResponse;
@@ -25,8 +22,6 @@ use async_imap::types::{Flag, UnsolicitedResponse};
 use async_imap::{Client, Session};
 use chrono::{DateTime, Utc};
 use futures::TryStreamExt;
-use serde::{Deserialize, Serialize};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::time::{Instant, timeout};
@@ -57,7 +52,8 @@ impl async_imap::Authenticator for Sasl {
         self.first.take().unwrap_or_default()
     }
 }
-use crate::tls::Trust;
+pub use crate::tls::{DEFAULT_TIMEOUT, ParseSecurityError, Security};
+use crate::tls::{Stream, Trust};
 
 /// The longest single IDLE (servers may drop clients idle for 30 min; RFC 2177 says
 /// re-issue at least every 29 min; we re-issue every 5).
@@ -65,59 +61,6 @@ pub const MAX_IDLE: Duration = Duration::from_secs(5 * 60);
 
 /// How often to poll with NOOP when the server has no IDLE.
 pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
-
-/// The time limit of one network call, IMAP and SMTP alike.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// How a connection to a mail server is secured (shared by IMAP and SMTP).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Security {
-    /// TLS from the first byte (IMAPS 993, SMTPS 465).
-    Tls,
-    /// Plain connection upgraded with STARTTLS (IMAP 143, submission 587).
-    Starttls,
-    /// No encryption (only for a server on the same host, e.g. tests).
-    None,
-}
-
-impl Security {
-    /// The name used in the configuration file.
-    pub fn name(self) -> &'static str {
-        match self {
-            Security::Tls => "tls",
-            Security::Starttls => "starttls",
-            Security::None => "none",
-        }
-    }
-}
-
-impl fmt::Display for Security {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Security::Tls => "tls",
-            Security::Starttls => "starttls",
-            Security::None => "none",
-        })
-    }
-}
-
-/// Why a text is not a [`Security`] mode.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` is not a connection security mode: use tls, starttls or none")]
-pub struct ParseSecurityError(pub String);
-
-impl FromStr for Security {
-    type Err = ParseSecurityError;
-    fn from_str(s: &str) -> Result<Security, ParseSecurityError> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "tls" => Ok(Security::Tls),
-            "starttls" => Ok(Security::Starttls),
-            "none" => Ok(Security::None),
-            _ => Err(ParseSecurityError(s.to_string())),
-        }
-    }
-}
 
 /// Where and how to reach the relay's mailbox.
 #[derive(Clone, PartialEq, Eq)]
@@ -135,6 +78,23 @@ pub struct ImapSettings {
     pub mailbox: String,
     /// Time limit of every single network call (default 60 s).
     pub timeout: Duration,
+}
+
+impl From<&crate::config::ImapConfig> for ImapSettings {
+    /// The settings of `[imap]`, with the default time limit of a network call.
+    fn from(c: &crate::config::ImapConfig) -> ImapSettings {
+        ImapSettings {
+            host: c.host.clone(),
+            port: c.port,
+            security: c.security,
+            user: c.user.clone(),
+            password: c.password.clone(),
+            auth: c.auth,
+            ca_file: c.ca_file.clone(),
+            mailbox: c.mailbox.clone(),
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
 }
 
 impl fmt::Debug for ImapSettings {
@@ -229,53 +189,6 @@ pub enum Woke {
     Shutdown,
 }
 
-/// The byte stream under the IMAP session: plain TCP or TLS over TCP.
-#[derive(Debug)]
-enum Conn {
-    Plain(TcpStream),
-    Tls(Box<TlsStream<TcpStream>>),
-}
-
-impl AsyncRead for Conn {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Conn::Plain(s) => Pin::new(s).poll_read(cx, buf),
-            Conn::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
-        }
-    }
-}
-
-impl AsyncWrite for Conn {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            Conn::Plain(s) => Pin::new(s).poll_write(cx, buf),
-            Conn::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
-        }
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Conn::Plain(s) => Pin::new(s).poll_flush(cx),
-            Conn::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
-        }
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Conn::Plain(s) => Pin::new(s).poll_shutdown(cx),
-            Conn::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
-        }
-    }
-}
-
 /// A TLS connector trusting the system's store plus `ca_file`, crypto by ring.
 fn tls_connector(s: &ImapSettings) -> Result<TlsConnector, ImapError> {
     let tls_err = |reason: String| ImapError::Tls {
@@ -322,7 +235,7 @@ fn announces_new_mail(resp: &Response<'_>) -> bool {
 
 /// A logged-in session with the mailbox selected.
 pub struct Inbox {
-    session: Session<Conn>,
+    session: Session<Stream>,
     settings: ImapSettings,
     uid_validity: u32,
     has_idle: bool,
@@ -348,7 +261,7 @@ impl fmt::Debug for Inbox {
 
 /// Read the server greeting; anything but `* OK` / `* PREAUTH` is an error.
 async fn read_greeting(
-    client: &mut Client<Conn>,
+    client: &mut Client<Stream>,
     settings: &ImapSettings,
 ) -> Result<(), ImapError> {
     let server = || format!("{}:{}", settings.host, settings.port);
@@ -397,18 +310,18 @@ impl Inbox {
         })?;
         let client = match s.security {
             Security::None => {
-                let mut client = Client::new(Conn::Plain(tcp));
+                let mut client = Client::new(Stream::Plain(tcp));
                 read_greeting(&mut client, s).await?;
                 client
             }
             Security::Tls => {
                 let tls = tls_handshake(s, tcp).await?;
-                let mut client = Client::new(Conn::Tls(Box::new(tls)));
+                let mut client = Client::new(Stream::Tls(Box::new(tls)));
                 read_greeting(&mut client, s).await?;
                 client
             }
             Security::Starttls => {
-                let mut client = Client::new(Conn::Plain(tcp));
+                let mut client = Client::new(Stream::Plain(tcp));
                 read_greeting(&mut client, s).await?;
                 timed(
                     limit,
@@ -423,14 +336,14 @@ impl Inbox {
                         "the server does not offer STARTTLS ({e}); fernzug never falls back to plain text: use [imap] security = \"tls\" (port 993) or a server that offers STARTTLS"
                     ),
                 })?;
-                let Conn::Plain(tcp) = client.into_inner() else {
+                let Stream::Plain(tcp) = client.into_inner() else {
                     return Err(ImapError::Tls {
                         host: s.host.clone(),
                         port: s.port,
                         reason: "STARTTLS on a connection that already uses TLS".to_string(),
                     });
                 };
-                Client::new(Conn::Tls(Box::new(tls_handshake(s, tcp).await?)))
+                Client::new(Stream::Tls(Box::new(tls_handshake(s, tcp).await?)))
             }
         };
         let password = s.password.reveal()?;

@@ -32,7 +32,6 @@
 //! - [`daemon`] — `once` and `run` over IMAP and SMTP, reached through a seam (mailbox, sender,
 //!   clock) so the in-process tests run them on paused time; [`cli`] — the command line; [`mbox`] — a
 //!   game's archive as mboxrd (TO §11).
-//! - [`unreachable`](mod@unreachable) — Fax 2.2 in the shell: SMTP refusals and delivery-status reports → the core.
 //! - [`crash`] — named crash points for the crash tests (`FERNZUG_CRASH_AT`), shell only.
 //! - [`xfcc`] — XfccBasic, the SOAP service of correspondence-chess programs (ChessBase, Scid),
 //!   served by `run` with `[xfcc]`: a move by XFCC is handed to the core as the letter it
@@ -48,6 +47,7 @@ pub mod crash;
 pub mod daemon;
 pub mod game_ref;
 pub mod imap;
+mod io_text;
 pub mod lang;
 pub mod letter;
 pub mod mail_kind;
@@ -60,5 +60,4 @@ pub mod smtp;
 pub mod store;
 pub mod tls;
 pub mod tournament_file;
-pub mod unreachable;
 pub mod xfcc;

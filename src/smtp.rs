@@ -19,9 +19,9 @@ mod client;
 
 use client::{Connection, Failure};
 
-pub use crate::imap::{DEFAULT_TIMEOUT, Security};
 use crate::secret::{Auth, Secret, SecretError};
 use crate::tls::Trust;
+pub use crate::tls::{DEFAULT_TIMEOUT, Security};
 
 /// Where and how to send mail.
 #[derive(Clone, PartialEq, Eq)]
@@ -38,6 +38,22 @@ pub struct SmtpSettings {
     pub ca_file: Option<PathBuf>,
     /// Time limit of one network operation (default 60 s).
     pub timeout: Duration,
+}
+
+impl From<&crate::config::SmtpConfig> for SmtpSettings {
+    /// The settings of `[smtp]`, with the default time limit of a network call.
+    fn from(c: &crate::config::SmtpConfig) -> SmtpSettings {
+        SmtpSettings {
+            host: c.host.clone(),
+            port: c.port,
+            security: c.security,
+            user: c.user.clone(),
+            password: c.password.clone(),
+            auth: c.auth,
+            ca_file: c.ca_file.clone(),
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
 }
 
 impl fmt::Debug for SmtpSettings {

@@ -7,12 +7,126 @@
 //! container) the compiled-in Mozilla roots (`webpki-roots`) stand in, so hosted providers still
 //! work. The host name — or the IP address, when `host` is one — is checked against the
 //! certificate by rustls (webpki). One [`Trust`] serves IMAP (tokio-rustls) and SMTP (both tokio-rustls).
+//!
+//! The vocabulary IMAP and SMTP share lives here too: how a connection is secured
+//! ([`Security`]), the byte stream under a session, plain or TLS (`Stream`), and the time
+//! limit of one network call ([`DEFAULT_TIMEOUT`]).
 
 use std::fmt;
+use std::io;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::str::FromStr;
 use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio_rustls::client::TlsStream;
 use tokio_rustls::rustls::{self, CertificateError, RootCertStore, pki_types::CertificateDer};
+
+/// The time limit of one network call, IMAP and SMTP alike.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How a connection to a mail server is secured (shared by IMAP and SMTP).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Security {
+    /// TLS from the first byte (IMAPS 993, SMTPS 465).
+    Tls,
+    /// Plain connection upgraded with STARTTLS (IMAP 143, submission 587).
+    Starttls,
+    /// No encryption (only for a server on the same host, e.g. tests).
+    None,
+}
+
+impl Security {
+    /// The name used in the configuration file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Security::Tls => "tls",
+            Security::Starttls => "starttls",
+            Security::None => "none",
+        }
+    }
+}
+
+impl fmt::Display for Security {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Security::Tls => "tls",
+            Security::Starttls => "starttls",
+            Security::None => "none",
+        })
+    }
+}
+
+/// Why a text is not a [`Security`] mode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a connection security mode: use tls, starttls or none")]
+pub struct ParseSecurityError(pub String);
+
+impl FromStr for Security {
+    type Err = ParseSecurityError;
+    fn from_str(s: &str) -> Result<Security, ParseSecurityError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "tls" => Ok(Security::Tls),
+            "starttls" => Ok(Security::Starttls),
+            "none" => Ok(Security::None),
+            _ => Err(ParseSecurityError(s.to_string())),
+        }
+    }
+}
+
+/// The byte stream under an IMAP or SMTP session: plain TCP (also before STARTTLS) or TLS over
+/// TCP.
+#[derive(Debug)]
+pub(crate) enum Stream {
+    Plain(TcpStream),
+    Tls(Box<TlsStream<TcpStream>>),
+}
+
+impl AsyncRead for Stream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Stream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_flush(cx),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
 
 /// The roots one connection trusts.
 #[derive(Clone)]
@@ -80,7 +194,7 @@ fn system_roots() -> Vec<CertificateDer<'static>> {
 pub fn read_ca_file(path: &Path) -> Result<Vec<CertificateDer<'static>>, TrustError> {
     let bytes = std::fs::read(path).map_err(|e| TrustError::Unreadable {
         path: path.to_path_buf(),
-        reason: crate::config::io_message(&e),
+        reason: crate::io_text::io_message(&e),
     })?;
     pem_certificates(path, &bytes)
 }

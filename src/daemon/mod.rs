@@ -35,33 +35,6 @@ pub struct PassReport {
     pub given_up: usize,
 }
 
-pub(crate) fn imap_settings(c: &Config) -> ImapSettings {
-    ImapSettings {
-        host: c.imap.host.clone(),
-        port: c.imap.port,
-        security: c.imap.security,
-        user: c.imap.user.clone(),
-        password: c.imap.password.clone(),
-        auth: c.imap.auth,
-        ca_file: c.imap.ca_file.clone(),
-        mailbox: c.imap.mailbox.clone(),
-        timeout: crate::imap::DEFAULT_TIMEOUT,
-    }
-}
-
-pub(crate) fn smtp_settings(c: &Config) -> SmtpSettings {
-    SmtpSettings {
-        host: c.smtp.host.clone(),
-        port: c.smtp.port,
-        security: c.smtp.security,
-        user: c.smtp.user.clone(),
-        password: c.smtp.password.clone(),
-        auth: c.smtp.auth,
-        ca_file: c.smtp.ca_file.clone(),
-        timeout: crate::imap::DEFAULT_TIMEOUT,
-    }
-}
-
 /// Processes every mail of the inbox that is not done yet, oldest first. `now` given (`--now`):
 /// every mail counts as received then; otherwise at its INTERNALDATE (the postmark).
 ///
@@ -447,8 +420,8 @@ where
 
 /// One pass: every unprocessed mail, every deadline due by now, the outbox.
 pub async fn once(app: &mut App, now: Option<DateTime<Utc>>) -> Result<PassReport, AppError> {
-    let sender = Sender::new(smtp_settings(&app.config))?;
-    let imap = imap_settings(&app.config);
+    let sender = Sender::new(SmtpSettings::from(&app.config.smtp))?;
+    let imap = ImapSettings::from(&app.config.imap);
     let report = once_with(app, now, &imap, &sender, &SystemClock).await;
     sender.close().await;
     report
@@ -518,8 +491,8 @@ fn log_pass(started: std::time::Instant, r: &PassReport) {
 /// `fernzug status`, `tournament add` and `export` work while it runs (in the manner of
 /// mini-redis: `run(config, shutdown)`).
 pub async fn run(config: Config, shutdown: watch::Receiver<bool>) -> Result<(), AppError> {
-    let sender = Sender::new(smtp_settings(&config))?;
-    let imap = imap_settings(&config);
+    let sender = Sender::new(SmtpSettings::from(&config.smtp))?;
+    let imap = ImapSettings::from(&config.imap);
     let done = run_with(config, &imap, &sender, &SystemClock, shutdown).await;
     sender.close().await;
     done

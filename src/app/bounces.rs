@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::app::{App, AppError};
+use super::{App, AppError};
 use crate::core::{Bounce, Output};
 use crate::letter::{Letter, dsn};
 use crate::store::{Batch, Direction, OutboxEntry, Tree};
