@@ -8,12 +8,13 @@ use rand::Rng;
 
 use crate::config::Config;
 use crate::core::NewTournament;
-use crate::core::model::Game;
 use crate::core::{Output, Settings, State};
 use crate::game_ref::GameRef;
 use crate::letter::{self, Letter, Limits};
 use crate::render::{self, Templates};
-use crate::store::{ArchiveEntry, Batch, Direction, OutboxEntry, QuarantineEntry, Store, Tree};
+use crate::store::{
+    ArchiveEntry, Batch, Direction, OutboxEntry, PendingStarts, QuarantineEntry, Store, Upgrade,
+};
 
 mod awake;
 mod bounces;
@@ -132,26 +133,9 @@ enum Load {
     Nothing,
 }
 
-const META_STATE: &str = "state-meta";
-
 /// Start mails queued per transaction: games of a tournament whose start mails are rendered and
 /// queued together (two mails each).
 pub const START_CHUNK: usize = 100;
-
-/// Prefix in [`Tree::Meta`] of a registered tournament's start mails still to queue.
-const PENDING_STARTS: &str = "starts-pending:";
-
-fn pending_key(tournament: &str) -> String {
-    format!("{PENDING_STARTS}{tournament}")
-}
-
-/// A registered tournament's start mails not all queued yet: from game `next` on, dated `at` (the
-/// registration).
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct PendingStarts {
-    at: DateTime<Utc>,
-    next: usize,
-}
 
 /// How long a command waits for the store while another fernzug process holds it.
 pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
@@ -162,9 +146,6 @@ pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 pub fn store_request(data_dir: &std::path::Path) -> std::path::PathBuf {
     data_dir.join("store.wanted")
 }
-const META_INSTANCE: &str = "instance";
-/// Set once older stores were migrated to `Game::ended_at` and `Tournament::rotated`.
-const META_ENDS_MIGRATED: &str = "migrated-ended-at";
 
 /// A fresh random reply key: 128 bits, hex (docs/contract.md: private to the game and recipient).
 pub fn new_key() -> String {
@@ -215,14 +196,10 @@ impl App {
     /// reading every game. Nothing is decided with it.
     pub fn open_game(config: Config, id: &GameRef) -> Result<App, AppError> {
         let mut app = App::open_with(config, None, Load::Nothing, true)?;
-        if let Some(t) = app
-            .store
-            .get::<crate::core::Tournament>(Tree::Tournaments, id.tournament.as_bytes())?
-        {
+        if let Some(t) = app.store.tournament(&id.tournament)? {
             app.state.add_tournament(t);
         }
-        let key = id.to_string();
-        let game = match app.store.get::<Game>(Tree::Games, key.as_bytes())? {
+        let game = match app.store.game(id)? {
             Some(g) => Some(g),
             None => {
                 shelf::shelved_games(&app.store, &id.tournament, std::slice::from_ref(id))?.pop()
@@ -263,7 +240,7 @@ impl App {
             let _ = std::fs::remove_file(&request);
         }
         let store = opened?;
-        for id in enrol::abandon_registrations(&store)? {
+        for id in store.abandon_registrations()? {
             tracing::warn!(
                 "the registration of tournament {id} stopped before its end and does not count: \
                  its parts were removed; add it again"
@@ -276,13 +253,13 @@ impl App {
                 Templates::load(config.relay.templates_dir.as_deref())?,
             ),
         };
-        let instance = match store.get::<String>(Tree::Meta, META_INSTANCE.as_bytes())? {
+        let instance = match store.instance()? {
             Some(i) => i,
             None => {
                 let id: [u8; 6] = rand::thread_rng().r#gen();
                 let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
                 let mut b = Batch::default();
-                b.put(Tree::Meta, META_INSTANCE.as_bytes(), &id);
+                b.put_instance(&id);
                 store.commit(b)?;
                 id
             }
@@ -312,7 +289,7 @@ impl App {
             }
             (_, Load::All) => {
                 let mut state = load_state(&store, true)?;
-                migrate_ends(&store, &mut state)?;
+                store.migrate_ends(&mut state)?;
                 shelf::migrate(&store, &mut state)?;
                 (state, None)
             }
@@ -322,7 +299,7 @@ impl App {
             }
             (_, Load::Nothing) => {
                 let mut state = State::default();
-                if let Some(meta) = store.get(Tree::Meta, META_STATE.as_bytes())? {
+                if let Some(meta) = store.meta_state()? {
                     state.meta = meta;
                 }
                 (state, None)
@@ -426,7 +403,7 @@ impl App {
             .register_without_mails(file, now, &self.settings, &mut key)?;
         if let Err(e) = self.write_registration(&file.id, &out, now, REGISTER_CHUNK) {
             // Nothing of it counts: the parts written go now (or at the next opening).
-            let _ = enrol::abandon_registrations(&self.store);
+            let _ = self.store.abandon_registrations();
             self.reload()?;
             return Err(e);
         }
@@ -438,14 +415,10 @@ impl App {
     /// Returns the log lines.
     pub fn queue_starts(&mut self) -> Result<Vec<String>, AppError> {
         let mut log = Vec::new();
-        for (key, pending) in self
-            .store
-            .scan_prefix::<PendingStarts>(Tree::Meta, PENDING_STARTS)?
-        {
-            let id = String::from_utf8_lossy(&key[PENDING_STARTS.len()..]).into_owned();
+        for (id, pending) in self.store.pending_starts()? {
             let Some(t) = self.state.tournaments.get(&id) else {
                 let mut batch = Batch::default();
-                batch.delete(Tree::Meta, key);
+                batch.pending_starts(&id, None);
                 self.store.commit(batch)?;
                 continue;
             };
@@ -461,13 +434,13 @@ impl App {
                 mails += out.mails.len();
                 let mut batch = Batch::default();
                 if end == games.len() {
-                    batch.delete(Tree::Meta, key.as_slice());
+                    batch.pending_starts(&id, None);
                 } else {
                     let moved = PendingStarts {
                         at: pending.at,
                         next: end,
                     };
-                    batch.put(Tree::Meta, key.as_slice(), &moved);
+                    batch.pending_starts(&id, Some(&moved));
                 }
                 self.settle(batch, &out, pending.at)?;
                 crate::crash::point(crate::crash::BETWEEN_START_PARTS);
@@ -718,7 +691,7 @@ impl App {
         self.wake_for_entry(entry)?;
         let out = self.state.report_undeliverable(&u, now, &self.settings);
         let mut batch = Batch::default();
-        batch.delete(Tree::Outbox, entry.id.as_bytes());
+        batch.unqueue(&entry.id);
         self.settle(batch, &out, now)?;
         Ok(out.log)
     }
@@ -795,17 +768,12 @@ impl App {
     ) -> Result<(), AppError> {
         for id in &out.tournaments {
             if let Some(t) = self.state.tournaments.get(id) {
-                batch.put(Tree::Tournaments, id.as_bytes(), t);
+                batch.put_tournament(t);
             }
         }
         for g in &out.games {
             if let Some(game) = self.state.games.get(g) {
-                let tree = if self.shelved(g) {
-                    Tree::ShelvedGames
-                } else {
-                    Tree::Games
-                };
-                batch.put(tree, g.to_string().as_bytes(), game);
+                batch.put_game(game, self.shelved(g));
             }
         }
         for k in &out.keys {
@@ -855,7 +823,7 @@ impl App {
                 });
             }
         }
-        batch.put(Tree::Meta, META_STATE.as_bytes(), &self.state.meta);
+        batch.put_meta_state(&self.state.meta);
         self.due.update(&self.state, &self.settings, out);
         self.due.persist(batch);
         Ok(())
@@ -866,105 +834,51 @@ impl App {
 /// when `games`, else with neither.
 fn load_state(store: &Store, games: bool) -> Result<State, AppError> {
     let mut state = State::default();
-    store.for_each(Tree::Tournaments, |_, t: crate::core::Tournament| {
-        state.add_tournament(t);
-    })?;
+    store.for_each_tournament(|t| state.add_tournament(t))?;
     if games {
-        store.for_each(Tree::Games, |_, g: Game| {
+        store.for_each_game(|g| {
             state.games.insert(g.id.clone(), g);
         })?;
-        store.for_each(Tree::Keys, |k, b: crate::core::KeyBinding| {
-            state
-                .keys
-                .insert(String::from_utf8_lossy(k).into_owned(), b);
+        store.for_each_key(|k, b| {
+            state.keys.insert(k, b);
         })?;
     }
-    if let Some(meta) = store.get(Tree::Meta, META_STATE.as_bytes())? {
+    if let Some(meta) = store.meta_state()? {
         state.meta = meta;
     }
     Ok(state)
 }
 
-/// Set once every reply key was indexed by its game in [`Tree::KeysByGame`].
-const META_KEYS_BY_GAME: &str = "keys-by-game";
-
-/// Set once the index of deadlines was written to [`Tree::Due`] (`due.rs`).
-const META_DUE: &str = "due-index";
-
 /// The state without its games and the index of deadlines, for a relay that brings in games as
 /// it needs them. A store from before the index (or before the migrations below) is read whole
 /// once, migrated, indexed and the index written.
 fn lazy_state(store: &Store, settings: &Settings) -> Result<(State, DueIndex), AppError> {
-    let migrated = [
-        META_DUE,
-        META_ENDS_MIGRATED,
-        shelf::META_SHELVED,
-        META_KEYS_BY_GAME,
-    ]
-    .iter()
-    .map(|k| store.get::<bool>(Tree::Meta, k.as_bytes()))
-    .collect::<Result<Vec<_>, _>>()?
-    .into_iter()
-    .all(|v| v == Some(true));
+    let migrated = Upgrade::ALL
+        .iter()
+        .map(|u| store.upgraded(*u))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .all(|done| done);
     if migrated {
         return Ok((load_state(store, false)?, DueIndex::load(store)?));
     }
     let mut state = load_state(store, true)?;
-    migrate_ends(store, &mut state)?;
+    store.migrate_ends(&mut state)?;
     shelf::migrate(store, &mut state)?;
     let mut due = DueIndex::build(&state, settings);
     let mut batch = Batch::default();
-    for (key, _) in store.scan::<DateTime<Utc>>(Tree::Due)? {
-        batch.delete(Tree::Due, key);
-    }
+    store.clear_due(&mut batch)?;
     due.persist_all(&mut batch);
-    batch.put(Tree::Meta, META_DUE.as_bytes(), &true);
+    batch.upgraded(Upgrade::DueIndex);
     // The index of the reply keys by game (stores from before it; rewriting it is harmless).
     for (k, b) in state.keys.iter() {
         batch.bind_key(k, &b.game.to_string(), b);
     }
-    batch.put(Tree::Meta, META_KEYS_BY_GAME.as_bytes(), &true);
+    batch.upgraded(Upgrade::KeysByGame);
     store.commit(batch)?;
     state.games.clear();
     state.keys = Default::default();
     Ok((state, due))
-}
-
-/// Stores written before games knew when they ended (`Game::ended_at`) and tournaments that
-/// their archive was rotated (`Tournament::rotated`): both are read once from what those
-/// versions kept — the `ended` event of the game's log and the `rotated:ID` meta key — and
-/// written back, so the core decides rotation (Fax 2.8) from its own state. Done once per store
-/// (the daemon opens the store for every pass): `META_ENDS_MIGRATED` marks it.
-fn migrate_ends(store: &Store, state: &mut State) -> Result<(), AppError> {
-    if store.get::<bool>(Tree::Meta, META_ENDS_MIGRATED.as_bytes())? == Some(true) {
-        return Ok(());
-    }
-    let mut batch = Batch::default();
-    for g in state.games.values_mut() {
-        if g.status != crate::core::model::GameStatus::Finished || g.ended_at.is_some() {
-            continue;
-        }
-        // Read as plain JSON: an event of an older shape must not stop the relay here.
-        g.ended_at = store
-            .events::<serde_json::Value>(&g.id.to_string())?
-            .into_iter()
-            .filter(|(_, e)| e["event"] == "ended")
-            .filter_map(|(_, e)| e["at"].as_str().and_then(|a| a.parse().ok()))
-            .max();
-        if g.ended_at.is_some() {
-            batch.put(Tree::Games, g.id.to_string().as_bytes(), &*g);
-        }
-    }
-    for t in state.tournaments.values_mut() {
-        let key = format!("rotated:{}", t.id);
-        if !t.rotated && store.get::<bool>(Tree::Meta, key.as_bytes())? == Some(true) {
-            t.rotated = true;
-            batch.put(Tree::Tournaments, t.id.as_bytes(), &*t);
-        }
-    }
-    batch.put(Tree::Meta, META_ENDS_MIGRATED.as_bytes(), &true);
-    store.commit(batch)?;
-    Ok(())
 }
 
 /// The message of a panic payload.

@@ -90,7 +90,7 @@ fn store(config: &Config, r: &mut Report) {
         );
         return;
     }
-    use crate::store::{Store, Tree};
+    use crate::store::Store;
     if Store::kept_by_sled(&path) {
         r.ok(
             "store",
@@ -102,10 +102,10 @@ fn store(config: &Config, r: &mut Report) {
         return;
     }
     match Store::open(&path) {
-        Ok(store) => match store.scan::<crate::core::Tournament>(Tree::Tournaments) {
-            Ok(ts) => r.ok(
+        Ok(store) => match store.tournament_count() {
+            Ok(n) => r.ok(
                 "store",
-                format!("{} opens; {} tournaments", path.display(), ts.len()),
+                format!("{} opens; {n} tournaments", path.display()),
             ),
             Err(e) => r.fail("store", format!("cannot be read: {e}")),
         },

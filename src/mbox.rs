@@ -113,32 +113,4 @@ mod tests {
         assert!(from_line(&bare, "r@x").starts_with("From MAILER-DAEMON "));
         assert!(mbox(&[bare], "r@x").ends_with(b"Subject: none\n\n"));
     }
-
-    #[test]
-    fn s11_the_archive_is_never_deleted() {
-        use crate::store::{Batch, Store, Tree};
-        let dir = std::env::temp_dir().join(format!(
-            "fernzug-archive-{}-{}",
-            std::process::id(),
-            Utc::now().timestamp_nanos_opt().unwrap_or(0)
-        ));
-        let store = Store::open(&dir).unwrap();
-        let mut b = Batch::default();
-        b.archive(&entry(Direction::In, b"Subject: kept\r\n\r\nx\r\n"));
-        store.commit(b).unwrap();
-        let key = 0u64.to_be_bytes();
-        for tree in [Tree::Archive, Tree::ArchiveByGame] {
-            let mut b = Batch::default();
-            b.delete(tree, key);
-            assert!(store.commit(b).is_err(), "{tree} delete refused");
-            let mut b = Batch::default();
-            b.put(tree, key, &1);
-            assert!(store.commit(b).is_err(), "{tree} overwrite refused");
-        }
-        let kept = store.archive_for_game("T-1/1").unwrap();
-        assert_eq!(kept.len(), 1);
-        assert_eq!(kept[0].raw, b"Subject: kept\r\n\r\nx\r\n".to_vec());
-        drop(store);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
 }

@@ -23,10 +23,9 @@ use chrono::{DateTime, Utc};
 
 use super::{App, AppError};
 use crate::core::KeyBinding;
-use crate::core::model::Game;
 use crate::game_ref::GameRef;
 use crate::letter::Letter;
-use crate::store::{OutboxEntry, Tree};
+use crate::store::OutboxEntry;
 
 /// How many games a drain keeps in memory at most between two groups of mails (a tournament of
 /// eleven players has 55; a game with forty moves takes about 10 KB).
@@ -55,7 +54,7 @@ impl App {
         }
         for g in missing {
             let name = g.to_string();
-            if let Some(game) = self.store.get::<Game>(Tree::Games, name.as_bytes())? {
+            if let Some(game) = self.store.game(&g)? {
                 self.state.games.insert(g, game);
             }
             for (k, b) in self.store.keys_of_game::<KeyBinding>(&name)? {
@@ -125,12 +124,9 @@ impl App {
                 ids.insert(b.game.tournament.clone());
                 continue;
             }
-            for tree in [Tree::Keys, Tree::ShelvedKeys] {
-                if let Some(b) = self.store.get::<KeyBinding>(tree, k.as_bytes())? {
-                    ids.insert(b.game.tournament.clone());
-                    self.state.keys.insert(k.clone(), b);
-                    break;
-                }
+            if let Some(b) = self.store.key_binding(k)? {
+                ids.insert(b.game.tournament.clone());
+                self.state.keys.insert(k.clone(), b);
             }
         }
         ids.extend(letter.game_ref.iter().map(|g| g.tournament.clone()));
@@ -165,7 +161,10 @@ impl App {
     #[allow(clippy::type_complexity)]
     pub(crate) fn due_stored_and_rebuilt(
         &self,
-    ) -> (Vec<(String, DateTime<Utc>)>, Vec<(String, DateTime<Utc>)>) {
+    ) -> (
+        Vec<(crate::store::DueEntry, DateTime<Utc>)>,
+        Vec<(crate::store::DueEntry, DateTime<Utc>)>,
+    ) {
         let stored = super::due::DueIndex::load(&self.store).expect("the stored index");
         let all = super::load_state(&self.store, true).expect("every game");
         let rebuilt = super::due::DueIndex::build(&all, &self.settings);

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use super::{App, AppError};
 use crate::core::{Bounce, Output};
 use crate::letter::{Letter, dsn};
-use crate::store::{Batch, Direction, OutboxEntry, Tree};
+use crate::store::{Batch, Direction, OutboxEntry};
 
 impl App {
     /// Fax 2.2: the SMTP server refused `entry` permanently. The entry leaves the outbox and the
@@ -30,7 +30,7 @@ impl App {
         self.wake_for_entry(entry)?;
         let out = self.state.handle_bounce(&bounce, now, &self.settings);
         let mut batch = Batch::default();
-        batch.delete(Tree::Outbox, entry.id.as_bytes());
+        batch.unqueue(&entry.id);
         self.settle(batch, &out, now)?;
         Ok(out)
     }

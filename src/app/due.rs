@@ -4,7 +4,7 @@
 //! weekly digest and from when each tournament's archive may be rotated (Fax 2.8).
 //!
 //! Kept up to date from each step's [`Output`] — the games it changed and the tournaments it
-//! touched are looked at again — and written to the store's [`Tree::Due`] in the step's own
+//! touched are looked at again — and written to the store's index (`DueEntry`) in the step's own
 //! transaction, so a start reads the index instead of every game (`App::reopen`). The index only
 //! says which tournaments to bring into memory before the core is asked; the core's own
 //! [`State::tick`] stays the judge of what fires. Only games at hand are looked at: a tournament
@@ -16,7 +16,7 @@ use chrono::{DateTime, Utc};
 
 use crate::core::{Output, Settings, State};
 use crate::game_ref::GameRef;
-use crate::store::{Batch, Store, StoreError, Tree};
+use crate::store::{Batch, DueEntry, Store, StoreError};
 
 #[derive(Debug, Default)]
 pub(crate) struct DueIndex {
@@ -27,13 +27,9 @@ pub(crate) struct DueIndex {
     digests: BTreeMap<String, DateTime<Utc>>,
     /// From when each tournament's archive may be rotated.
     rotations: BTreeMap<String, DateTime<Utc>>,
-    /// Entries changed since the last [`DueIndex::persist`] (store keys).
-    dirty: BTreeSet<String>,
+    /// Entries changed since the last [`DueIndex::persist`].
+    dirty: BTreeSet<DueEntry>,
 }
-
-const GAME: &str = "g/";
-const DIGEST: &str = "d/";
-const ROTATION: &str = "r/";
 
 /// Whether every game of tournament `id` is in memory (only then are its entries recomputed).
 pub(crate) fn at_hand(state: &State, id: &str) -> bool {
@@ -65,20 +61,19 @@ impl DueIndex {
         index
     }
 
-    /// The index as [`Tree::Due`] holds it.
+    /// The index as the store holds it.
     pub(crate) fn load(store: &Store) -> Result<DueIndex, StoreError> {
         let mut index = DueIndex::default();
-        store.for_each(Tree::Due, |key, at: DateTime<Utc>| {
-            let key = String::from_utf8_lossy(key);
-            if let Some(g) = key.strip_prefix(GAME) {
-                if let Ok(g) = g.parse::<GameRef>() {
-                    index.by_game.insert(g.clone(), at);
-                    index.order.insert((at, g));
-                }
-            } else if let Some(t) = key.strip_prefix(DIGEST) {
-                index.digests.insert(t.to_string(), at);
-            } else if let Some(t) = key.strip_prefix(ROTATION) {
-                index.rotations.insert(t.to_string(), at);
+        store.for_each_due(|entry, at| match entry {
+            DueEntry::Game(g) => {
+                index.by_game.insert(g.clone(), at);
+                index.order.insert((at, g));
+            }
+            DueEntry::Digest(t) => {
+                index.digests.insert(t, at);
+            }
+            DueEntry::Rotation(t) => {
+                index.rotations.insert(t, at);
             }
         })?;
         Ok(index)
@@ -87,32 +82,23 @@ impl DueIndex {
     /// Adds to `batch` every entry (a store whose index is written for the first time).
     pub(crate) fn persist_all(&mut self, batch: &mut Batch) {
         self.dirty
-            .extend(self.by_game.keys().map(|g| format!("{GAME}{g}")));
+            .extend(self.by_game.keys().cloned().map(DueEntry::Game));
         self.dirty
-            .extend(self.digests.keys().map(|t| format!("{DIGEST}{t}")));
+            .extend(self.digests.keys().cloned().map(DueEntry::Digest));
         self.dirty
-            .extend(self.rotations.keys().map(|t| format!("{ROTATION}{t}")));
+            .extend(self.rotations.keys().cloned().map(DueEntry::Rotation));
         self.persist(batch);
     }
 
     /// Adds to `batch` the entries changed since the last call.
     pub(crate) fn persist(&mut self, batch: &mut Batch) {
-        for key in std::mem::take(&mut self.dirty) {
-            let at = if let Some(g) = key.strip_prefix(GAME) {
-                g.parse::<GameRef>()
-                    .ok()
-                    .and_then(|g| self.by_game.get(&g).copied())
-            } else if let Some(t) = key.strip_prefix(DIGEST) {
-                self.digests.get(t).copied()
-            } else if let Some(t) = key.strip_prefix(ROTATION) {
-                self.rotations.get(t).copied()
-            } else {
-                None
+        for entry in std::mem::take(&mut self.dirty) {
+            let at = match &entry {
+                DueEntry::Game(g) => self.by_game.get(g).copied(),
+                DueEntry::Digest(t) => self.digests.get(t).copied(),
+                DueEntry::Rotation(t) => self.rotations.get(t).copied(),
             };
-            match at {
-                Some(at) => batch.put(Tree::Due, key.as_bytes(), &at),
-                None => batch.delete(Tree::Due, key.as_bytes()),
-            };
+            batch.put_due(&entry, at);
         }
     }
 
@@ -203,12 +189,12 @@ impl DueIndex {
             .collect();
         for id in &ids {
             self.digests.remove(*id);
-            self.dirty.insert(format!("{DIGEST}{id}"));
+            self.dirty.insert(DueEntry::Digest(id.to_string()));
             match state.rotation_at(id) {
                 Some(at) => self.rotations.insert(id.to_string(), at),
                 None => self.rotations.remove(*id),
             };
-            self.dirty.insert(format!("{ROTATION}{id}"));
+            self.dirty.insert(DueEntry::Rotation(id.to_string()));
         }
         for (at, game, _) in state.digest_deadlines_of(ids.into_iter(), s) {
             self.digests.entry(game.tournament.clone()).or_insert(at);
@@ -217,20 +203,20 @@ impl DueIndex {
 
     /// Every entry, in order (for tests comparing two indexes).
     #[cfg(test)]
-    pub(crate) fn entries(&self) -> Vec<(String, DateTime<Utc>)> {
-        let mut all: Vec<(String, DateTime<Utc>)> = self
+    pub(crate) fn entries(&self) -> Vec<(DueEntry, DateTime<Utc>)> {
+        let mut all: Vec<(DueEntry, DateTime<Utc>)> = self
             .by_game
             .iter()
-            .map(|(g, at)| (format!("{GAME}{g}"), *at))
+            .map(|(g, at)| (DueEntry::Game(g.clone()), *at))
             .chain(
                 self.digests
                     .iter()
-                    .map(|(t, at)| (format!("{DIGEST}{t}"), *at)),
+                    .map(|(t, at)| (DueEntry::Digest(t.clone()), *at)),
             )
             .chain(
                 self.rotations
                     .iter()
-                    .map(|(t, at)| (format!("{ROTATION}{t}"), *at)),
+                    .map(|(t, at)| (DueEntry::Rotation(t.clone()), *at)),
             )
             .collect();
         all.sort();
@@ -245,6 +231,6 @@ impl DueIndex {
             self.by_game.insert(game.clone(), at);
             self.order.insert((at, game.clone()));
         }
-        self.dirty.insert(format!("{GAME}{game}"));
+        self.dirty.insert(DueEntry::Game(game.clone()));
     }
 }

@@ -28,13 +28,10 @@ use serde::{Deserialize, Serialize};
 
 use super::status_row::StatusRow;
 use super::{App, AppError};
+use crate::core::State;
 use crate::core::model::{Game, Tournament};
-use crate::core::{KeyBinding, State};
 use crate::game_ref::GameRef;
-use crate::store::{Batch, Store, Tree};
-
-/// Set once the games of tournaments rotated before the shelf existed were shelved.
-pub(crate) const META_SHELVED: &str = "migrated-shelf";
+use crate::store::{Batch, Store, Upgrade};
 
 /// One rotated tournament's games and their event logs as they were when it was shelved.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -181,9 +178,9 @@ impl App {
     /// time ([`App::games_of`]); the daemon never reads the shelf whole.
     pub fn open_all(config: crate::config::Config) -> Result<App, AppError> {
         let mut app = App::open(config)?;
-        for (_, g) in app.store.scan::<Game>(Tree::ShelvedGames)? {
+        app.store.for_each_shelved_game(|g| {
             app.state.games.insert(g.id.clone(), g);
-        }
+        })?;
         let dir = dir(&app.store);
         for id in shelved_ids(&dir)? {
             // Only the files of tournaments the store counts as rotated: a file written just
@@ -197,11 +194,9 @@ impl App {
                 }
             }
         }
-        for (k, b) in app.store.scan::<KeyBinding>(Tree::ShelvedKeys)? {
-            app.state
-                .keys
-                .insert(String::from_utf8_lossy(&k).into_owned(), b);
-        }
+        app.store.for_each_shelved_key(|k, b| {
+            app.state.keys.insert(k, b);
+        })?;
         Ok(app)
     }
 
@@ -214,12 +209,10 @@ impl App {
         let mut games = if t.rotated {
             shelved_games(&self.store, &t.id, &t.games)?
         } else {
-            let prefix = format!("{}/", t.id);
             let mut games = Vec::with_capacity(t.games.len());
-            self.store
-                .each_prefix(Tree::Games, prefix.as_bytes(), |_, g: Game| {
-                    games.push(self.state.games.get(&g.id).cloned().unwrap_or(g));
-                })?;
+            self.store.games_of(&t.id, |g| {
+                games.push(self.state.games.get(&g.id).cloned().unwrap_or(g));
+            })?;
             games
         };
         games.sort_by(|a, b| a.id.cmp(&b.id));
@@ -245,11 +238,9 @@ impl App {
             .collect();
         // The games the core changed after they were shelved: one scan of the tournament's.
         let mut changed: HashMap<GameRef, Game> = HashMap::new();
-        let prefix = format!("{}/", t.id);
-        self.store
-            .each_prefix(Tree::ShelvedGames, prefix.as_bytes(), |_, g: Game| {
-                changed.insert(g.id.clone(), g);
-            })?;
+        self.store.shelved_games_of(&t.id, |g| {
+            changed.insert(g.id.clone(), g);
+        })?;
         let mut rows = Vec::with_capacity(t.games.len());
         let mut missing = Vec::new();
         for g in &t.games {
@@ -291,7 +282,7 @@ pub(crate) fn shelved_games(
     let mut found = Vec::new();
     let mut missing = BTreeSet::new();
     for g in wanted {
-        match store.get::<Game>(Tree::ShelvedGames, g.to_string().as_bytes())? {
+        match store.shelved_game(g)? {
             Some(game) => found.push(game),
             None => {
                 missing.insert(g.clone());
@@ -336,8 +327,7 @@ pub(crate) fn shelve(
                 }
                 file.events.insert(key.clone(), events);
                 file.games.push(game.clone());
-                batch.delete(Tree::Games, key.as_bytes());
-                batch.delete(Tree::ShelvedGames, key.as_bytes());
+                batch.delete_game(g);
                 games.push(g.clone());
             }
         }
@@ -351,7 +341,7 @@ pub(crate) fn shelve(
     let mut keys = Vec::new();
     for (k, b) in state.keys.iter() {
         if set.contains(&b.game) {
-            batch.put(Tree::ShelvedKeys, k.as_bytes(), b);
+            batch.put_shelved_key(k, b);
             batch.unbind_key(k, &b.game.to_string());
             keys.push(k.clone());
         }
@@ -372,7 +362,7 @@ pub(crate) fn forget(state: &mut State, games: &[GameRef], keys: &[String]) {
 /// Stores from before the shelf: the games of tournaments already rotated go to the shelf, once
 /// (a transaction per tournament: a store of many years is not moved in one).
 pub(crate) fn migrate(store: &Store, state: &mut State) -> Result<(), AppError> {
-    if store.get::<bool>(Tree::Meta, META_SHELVED.as_bytes())? == Some(true) {
+    if store.upgraded(Upgrade::Shelf)? {
         return Ok(());
     }
     let rotated: Vec<String> = state
@@ -388,7 +378,7 @@ pub(crate) fn migrate(store: &Store, state: &mut State) -> Result<(), AppError> 
         forget(state, &games, &keys);
     }
     let mut batch = Batch::default();
-    batch.put(Tree::Meta, META_SHELVED.as_bytes(), &true);
+    batch.upgraded(Upgrade::Shelf);
     store.commit(batch)?;
     Ok(())
 }

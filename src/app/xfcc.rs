@@ -13,7 +13,7 @@ use crate::core::Output;
 use crate::core::model::{Facts, Mail, Refusal, Sentence};
 use crate::mail_kind::MailKind;
 use crate::render::XfccLogin;
-use crate::store::{Batch, Tree};
+use crate::store::Batch;
 use crate::xfcc::games::{self, Asked};
 use crate::xfcc::login::{Credential, new_password};
 use crate::xfcc::soap::MoveCall;
@@ -27,11 +27,6 @@ pub(crate) struct Issued {
     /// The store's generation when it was issued: while no transaction was applied since, its
     /// hash waits in the batch being staged.
     generation: u64,
-}
-
-/// The key of an address's [`Credential`] in [`Tree::Meta`].
-fn credential_key(email: &str) -> String {
-    format!("xfcc-login:{}", email.to_lowercase())
 }
 
 /// The refusals of the queries in `out` addressed to `from`.
@@ -73,7 +68,7 @@ impl App {
                 let mut rng = rand::thread_rng();
                 let p = new_password(&mut rng);
                 let c = Credential::of(&p, &mut rng);
-                batch.put(Tree::Meta, credential_key(&user).as_bytes(), &c);
+                batch.put_xfcc_credential(&user, &c);
                 self.xfcc_issued.insert(
                     user.clone(),
                     Issued {
@@ -99,7 +94,7 @@ impl App {
         issued.generation == self.store.generation()
             || self
                 .store
-                .get::<Credential>(Tree::Meta, credential_key(user).as_bytes())
+                .xfcc_credential::<Credential>(user)
                 .ok()
                 .flatten()
                 .is_some_and(|c| c == issued.credential)
@@ -121,9 +116,7 @@ impl App {
         if !self.state.knows(&email) {
             return Ok(None);
         }
-        let c: Option<Credential> = self
-            .store
-            .get(Tree::Meta, credential_key(&email).as_bytes())?;
+        let c: Option<Credential> = self.store.xfcc_credential(&email)?;
         Ok(c.filter(|c| c.verify(password)).map(|_| email))
     }
 

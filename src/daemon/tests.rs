@@ -18,7 +18,7 @@ use crate::game_ref::GameRef;
 use crate::imap::{Fetched, ImapError, Listed};
 use crate::rules::RuleSet;
 use crate::smtp::SendError;
-use crate::store::{ArchiveEntry, Batch, Tree};
+use crate::store::Batch;
 
 const RELAY: &str = "relay@fernschach.test";
 
@@ -683,16 +683,7 @@ async fn a_tournament_written_in_parts_is_whole_and_a_stopped_one_is_removed_at_
     app.wake("BIG").unwrap();
     assert_eq!(app.state.keys.len(), keys, "the woken tournament's keys");
     // A store from before the index gets it at its first lazy opening.
-    let mut batch = crate::store::Batch::default();
-    for (k, _) in app
-        .store
-        .scan::<serde::de::IgnoredAny>(crate::store::Tree::KeysByGame)
-        .unwrap()
-    {
-        batch.delete(crate::store::Tree::KeysByGame, k);
-    }
-    batch.delete(crate::store::Tree::Meta, b"keys-by-game");
-    app.store.commit(batch).unwrap();
+    app.store.forget_keys_by_game().unwrap();
     assert!(of_game(&app, "BIG/1").is_empty());
     drop(app);
     let app = App::reopen(config.clone(), None).unwrap();
@@ -700,10 +691,7 @@ async fn a_tournament_written_in_parts_is_whole_and_a_stopped_one_is_removed_at_
     assert_eq!(of_game(&app, "BIG/1"), first, "indexed again");
     drop(app);
     let app = App::open(config.clone()).unwrap();
-    let pending = app
-        .store
-        .scan_prefix::<serde::de::IgnoredAny>(crate::store::Tree::Meta, b"starts-pending:")
-        .unwrap();
+    let pending = app.store.pending_starts().unwrap();
     assert_eq!(
         pending.len(),
         1,
@@ -719,20 +707,13 @@ async fn a_tournament_written_in_parts_is_whole_and_a_stopped_one_is_removed_at_
         .register_without_mails(&other, at(1, 9, 0), &app.settings, &mut key)
         .unwrap();
     let mut batch = crate::store::Batch::default();
-    batch.put(crate::store::Tree::Meta, b"registering:HALF", &at(1, 9, 0));
+    batch.registering("HALF", Some(at(1, 9, 0)));
     for g in out.games.iter().take(10) {
-        batch.put(
-            crate::store::Tree::Games,
-            g.to_string().as_bytes(),
-            &app.state.games[g],
-        );
+        batch.put_game(&app.state.games[g], false);
     }
     for k in &out.keys {
-        batch.put(
-            crate::store::Tree::Keys,
-            k.as_bytes(),
-            &app.state.keys.get(k).unwrap().clone(),
-        );
+        let b = app.state.keys.get(k).unwrap().clone();
+        batch.bind_key(k, &b.game.to_string(), &b);
     }
     for e in &out.events {
         batch.append_event(&e.game.to_string(), e.seq, &e.stored());
@@ -747,10 +728,15 @@ async fn a_tournament_written_in_parts_is_whole_and_a_stopped_one_is_removed_at_
     );
     assert_eq!(app.state.keys.len(), keys, "only its keys");
     assert!(!app.state.tournaments.contains_key("HALF"));
-    let events = app
-        .store
-        .scan_prefix::<serde::de::IgnoredAny>(crate::store::Tree::Events, b"HALF/")
-        .unwrap();
+    let events: Vec<_> = out
+        .games
+        .iter()
+        .flat_map(|g| {
+            app.store
+                .events::<serde::de::IgnoredAny>(&g.to_string())
+                .unwrap()
+        })
+        .collect();
     assert!(events.is_empty(), "no event of the half registration");
 }
 
@@ -816,12 +802,7 @@ async fn a_shelf_file_counts_only_once_the_rotation_is_committed() {
         finished.events,
         "the whole log"
     );
-    assert!(
-        app.store
-            .get::<crate::core::model::Game>(crate::store::Tree::Games, g.to_string().as_bytes())
-            .unwrap()
-            .is_none()
-    );
+    assert!(app.store.game(&g).unwrap().is_none());
     assert!(
         app.store
             .events::<serde_json::Value>(&g.to_string())
@@ -954,7 +935,7 @@ async fn s29_verify_recomputes_the_chain_and_names_the_first_event_changed() {
     let mut batch = Batch::default();
     batch.append_event(&key, seq, &original);
     let (id, mut entry) = store
-        .scan::<ArchiveEntry>(Tree::Archive)
+        .archived()
         .unwrap()
         .into_iter()
         .find(|(_, e)| e.message_id == "v1@fernschach.test")
@@ -965,7 +946,7 @@ async fn s29_verify_recomputes_the_chain_and_names_the_first_event_changed() {
         .position(|w| w == b"1. f3")
         .expect("the move in the mail");
     entry.raw[at + 4] = b'4';
-    batch.put_unguarded(Tree::Archive, &id, &entry);
+    batch.forge_archived(id, &entry);
     store.commit(batch).unwrap();
     drop(store);
     let app = App::open_game(config, &game).unwrap();

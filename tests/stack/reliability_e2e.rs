@@ -608,18 +608,13 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
     // store (in its shelf file, with their event logs), read when a mail names them, shown by
     // `status`.
     use fernzug::app::shelf;
-    use fernzug::store::Tree;
     assert!(
         app.state.games.is_empty(),
         "shelved: {:?}",
         app.state.games.keys()
     );
     assert!(!app.state.keys.contains_key(&key));
-    let shelved = |app: &App| {
-        app.store
-            .get::<fernzug::core::model::Game>(Tree::ShelvedGames, g.to_string().as_bytes())
-            .unwrap()
-    };
+    let shelved = |app: &App| app.store.shelved_game(&g).unwrap();
     assert!(shelved(&app).is_none(), "in the shelf file, not the store");
     let file = shelf::read(&shelf::dir(&app.store), &g.tournament)
         .unwrap()
@@ -635,12 +630,7 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
             .is_empty(),
         "the log went with the game"
     );
-    assert!(
-        app.store
-            .get::<fernzug::core::model::Game>(Tree::Games, g.to_string().as_bytes())
-            .unwrap()
-            .is_none()
-    );
+    assert!(app.store.game(&g).unwrap().is_none());
     let key_address = relay.address.replace('@', &format!("+{key}@"));
     let late = crate::common::text_mail(
         &anna,
@@ -677,13 +667,7 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
         shelved(&app).map(|x| x.events),
         Some(u64::try_from(logged + events.len()).unwrap())
     );
-    assert!(
-        app.store
-            .get::<fernzug::core::model::Game>(Tree::Games, g.to_string().as_bytes())
-            .unwrap()
-            .is_none(),
-        "still on the shelf"
-    );
+    assert!(app.store.game(&g).unwrap().is_none(), "still on the shelf");
     drop(app);
     let config = fernzug::config::load(&relay.config).unwrap();
     let app = App::open(config.clone()).unwrap();

@@ -27,7 +27,7 @@ use fernzug::core::model::{NewPlayer, Pairing};
 use fernzug::core::{NewTournament, Person, State};
 use fernzug::game_ref::GameRef;
 use fernzug::rules::RuleSet;
-use fernzug::store::{Batch, Tree};
+use fernzug::store::Batch;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -261,7 +261,7 @@ pub fn generate_at(
             match &mut shelf {
                 Some(file) => file.games.push(game.clone()),
                 None => {
-                    batch.put(Tree::Games, r.to_string().as_bytes(), &*game);
+                    batch.put_game(game, false);
                 }
             }
         }
@@ -273,10 +273,10 @@ pub fn generate_at(
         }
         let t = state.tournaments.get_mut(&id).expect("registered");
         t.rotated = finished;
-        batch.put(Tree::Tournaments, id.as_bytes(), &*t);
+        batch.put_tournament(t);
         for (k, b) in state.keys.iter() {
             if finished {
-                batch.put(Tree::ShelvedKeys, k.as_bytes(), b);
+                batch.put_shelved_key(k, b);
             } else {
                 batch.bind_key(k, &b.game.to_string(), b);
             }

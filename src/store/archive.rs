@@ -1,0 +1,98 @@
+//! The mail archive: every mail in and out, append-only (TO §11), indexed by game; removed only
+//! by the rotation 4 weeks after a tournament's end (Fax 2.8).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::Store;
+use super::batch::Batch;
+use super::error::StoreError;
+use super::raw_bytes;
+use super::schema::{Tree, game_key, game_prefix, show_key, suffix_u64};
+
+/// Direction of an archived mail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Received over IMAP.
+    In,
+    /// Sent (or enqueued) by the relay.
+    Out,
+}
+
+/// One archived mail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArchiveEntry {
+    /// In or out.
+    pub direction: Direction,
+    /// The postmark: IMAP INTERNALDATE for In, the send/enqueue time for Out.
+    pub at: DateTime<Utc>,
+    /// The games this mail concerns (each gets an [`Tree::ArchiveByGame`] index entry).
+    pub games: Vec<String>,
+    /// The mail's Message-ID.
+    pub message_id: String,
+    /// The raw mail.
+    #[serde(with = "raw_bytes")]
+    pub raw: Vec<u8>,
+}
+
+impl Store {
+    /// The archived mails naming `game`, in archive order.
+    pub fn archive_for_game(&self, game: &str) -> Result<Vec<ArchiveEntry>, StoreError> {
+        let prefix = game_prefix(game);
+        let mut out = Vec::new();
+        for key in self.keys_with_prefix(Tree::ArchiveByGame, &prefix)? {
+            let Some(id) = suffix_u64(&key, prefix.len()) else {
+                continue;
+            };
+            match self.get::<ArchiveEntry>(Tree::Archive, id.to_be_bytes())? {
+                Some(entry) => out.push(entry),
+                None => {
+                    return Err(StoreError::Missing {
+                        path: self.path.clone(),
+                        tree: Tree::Archive,
+                        key: format!("{id} (named by the index entry {})", show_key(&key)),
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Removes, in one transaction, every archived mail all of whose games are in `games`
+    /// (with its index entries); mails that also name another game stay. Returns how many
+    /// were removed. The caller decides which games may go (Fax 2.8: `crate::core::records::retention`).
+    pub fn rotate_archive(
+        &self,
+        games: &std::collections::BTreeSet<String>,
+    ) -> Result<usize, StoreError> {
+        let mut ids = std::collections::BTreeSet::new();
+        for game in games {
+            let prefix = game_prefix(game);
+            for key in self.keys_with_prefix(Tree::ArchiveByGame, &prefix)? {
+                if let Some(id) = suffix_u64(&key, prefix.len()) {
+                    ids.insert(id);
+                }
+            }
+        }
+        let mut batch = Batch::new();
+        let mut removed = 0;
+        for id in ids {
+            let Some(entry) = self.get::<ArchiveEntry>(Tree::Archive, id.to_be_bytes())? else {
+                continue;
+            };
+            if !entry.games.iter().all(|g| games.contains(g)) {
+                continue;
+            }
+            batch.delete_unguarded(Tree::Archive, id.to_be_bytes());
+            for g in &entry.games {
+                batch.delete_unguarded(Tree::ArchiveByGame, game_key(g, id));
+            }
+            removed += 1;
+        }
+        if removed > 0 {
+            self.commit(batch)?;
+        }
+        Ok(removed)
+    }
+}

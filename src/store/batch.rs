@@ -1,0 +1,313 @@
+//! Writes gathered by a caller and applied as one transaction ([`Batch`]).
+
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::QuarantineEntry;
+use super::archive::ArchiveEntry;
+use super::error::StoreError;
+use super::outbox::OutboxEntry;
+use super::schema::{Tree, bad_game, game_key, game_key_of, show_key, uid_key};
+
+/// One write inside a [`Batch`], already serialized.
+#[derive(Debug, Clone)]
+pub(super) enum Op {
+    Put {
+        tree: Tree,
+        key: Vec<u8>,
+        value: Vec<u8>,
+    },
+    Delete {
+        tree: Tree,
+        key: Vec<u8>,
+    },
+    Archive {
+        value: Vec<u8>,
+        games: Vec<String>,
+    },
+    /// A new outbox entry: its `seq` is allocated inside the transaction.
+    Enqueue {
+        entry: Box<OutboxEntry>,
+    },
+    /// Test hook: abort the transaction at this point.
+    #[cfg(test)]
+    Fail,
+}
+
+/// Writes gathered by the caller and applied atomically by [`super::Store::commit`].
+///
+/// Values are serialized when they are added; the first failure is remembered and makes
+/// `commit` write nothing and return that error.
+#[derive(Debug, Default)]
+pub struct Batch {
+    pub(super) ops: Vec<Op>,
+    pub(super) error: Option<StoreError>,
+}
+
+impl Batch {
+    /// An empty batch.
+    pub fn new() -> Batch {
+        Batch::default()
+    }
+
+    /// Whether nothing has been added.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty() && self.error.is_none()
+    }
+
+    fn fail(&mut self, e: StoreError) {
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+    }
+
+    fn serialize<T: Serialize + ?Sized>(
+        &mut self,
+        tree: Tree,
+        key: &[u8],
+        value: &T,
+    ) -> Option<Vec<u8>> {
+        match serde_json::to_vec(value) {
+            Ok(v) => Some(v),
+            Err(source) => {
+                self.fail(StoreError::Serialize {
+                    tree,
+                    key: show_key(key),
+                    source,
+                });
+                None
+            }
+        }
+    }
+
+    /// Store `value` under `key` in `tree` (replacing what was there).
+    pub(super) fn put<T: Serialize + ?Sized>(
+        &mut self,
+        tree: Tree,
+        key: impl AsRef<[u8]>,
+        value: &T,
+    ) -> &mut Batch {
+        let key = key.as_ref();
+        if self.archive_guard(tree) {
+            return self;
+        }
+        if let Some(value) = self.serialize(tree, key, value) {
+            self.ops.push(Op::Put {
+                tree,
+                key: key.to_vec(),
+                value,
+            });
+        }
+        self
+    }
+
+    /// TO §11, Fax 2.8: the archive is append-only; a batch that would delete or overwrite an
+    /// archive entry fails as a whole. Only the rotation after a tournament's end + 4 weeks removes
+    /// archived mails.
+    fn archive_guard(&mut self, tree: Tree) -> bool {
+        let guarded = matches!(tree, Tree::Archive | Tree::ArchiveByGame);
+        if guarded {
+            self.fail(StoreError::InvalidKey {
+                tree,
+                reason: "the mail archive is never changed or deleted (TO §11, Fax 2.8)".into(),
+            });
+        }
+        guarded
+    }
+
+    /// Remove `key` from `tree` (nothing happens if it is absent).
+    pub(super) fn delete(&mut self, tree: Tree, key: impl AsRef<[u8]>) -> &mut Batch {
+        if self.archive_guard(tree) {
+            return self;
+        }
+        self.delete_unguarded(tree, key)
+    }
+
+    /// Overwrites `key` even in the archive: for tests that play a forger (`fernzug verify`).
+    #[cfg(test)]
+    pub(super) fn put_unguarded<T: Serialize + ?Sized>(
+        &mut self,
+        tree: Tree,
+        key: impl AsRef<[u8]>,
+        value: &T,
+    ) -> &mut Batch {
+        let key = key.as_ref();
+        if let Some(value) = self.serialize(tree, key, value) {
+            self.ops.push(Op::Put {
+                tree,
+                key: key.to_vec(),
+                value,
+            });
+        }
+        self
+    }
+
+    /// Removes `key` even from the archive: only for [`super::Store::rotate_archive`], which removes a
+    /// tournament's mails no earlier than 4 weeks after its end (Fax 2.8).
+    pub(super) fn delete_unguarded(&mut self, tree: Tree, key: impl AsRef<[u8]>) -> &mut Batch {
+        self.ops.push(Op::Delete {
+            tree,
+            key: key.as_ref().to_vec(),
+        });
+        self
+    }
+
+    /// Append event number `seq` to the log of `game`.
+    pub fn append_event<T: Serialize + ?Sized>(
+        &mut self,
+        game: &str,
+        seq: u64,
+        event: &T,
+    ) -> &mut Batch {
+        if self.refuses_game(Tree::Events, game) {
+            return self;
+        }
+        self.put(Tree::Events, game_key(game, seq), event)
+    }
+
+    /// Fails the batch when `game` cannot be part of a key of `tree` ([`bad_game`]).
+    fn refuses_game(&mut self, tree: Tree, game: &str) -> bool {
+        match bad_game(game) {
+            Some(reason) => {
+                self.fail(StoreError::InvalidKey { tree, reason });
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Binds reply key `key` of `game`: in [`Tree::Keys`] and in the index [`Tree::KeysByGame`].
+    pub fn bind_key<T: Serialize + ?Sized>(
+        &mut self,
+        key: &str,
+        game: &str,
+        binding: &T,
+    ) -> &mut Batch {
+        if self.refuses_game(Tree::KeysByGame, game) {
+            return self;
+        }
+        self.put(Tree::KeysByGame, game_key_of(game, key), binding);
+        self.put(Tree::Keys, key.as_bytes(), binding)
+    }
+
+    /// Unbinds reply key `key` of `game` (from [`Tree::Keys`] and the index).
+    pub fn unbind_key(&mut self, key: &str, game: &str) -> &mut Batch {
+        self.delete(Tree::KeysByGame, game_key_of(game, key));
+        self.delete(Tree::Keys, key.as_bytes())
+    }
+
+    /// Removes event `seq` from the log of `game` (the game went to a shelf file with its log).
+    pub fn remove_event(&mut self, game: &str, seq: u64) -> &mut Batch {
+        self.delete(Tree::Events, game_key(game, seq))
+    }
+
+    /// Put a mail into the outbox (key: its `id`).
+    pub fn enqueue(&mut self, entry: &OutboxEntry) -> &mut Batch {
+        if entry.id.is_empty() {
+            self.fail(StoreError::InvalidKey {
+                tree: Tree::Outbox,
+                reason: "the outbox entry has an empty id".to_string(),
+            });
+            return self;
+        }
+        if entry.seq != 0 {
+            return self.put(Tree::Outbox, entry.id.as_bytes(), entry);
+        }
+        self.ops.push(Op::Enqueue {
+            entry: Box::new(entry.clone()),
+        });
+        self
+    }
+
+    /// Record that the mail with `message_id` has been handled at `at`.
+    pub fn processed(&mut self, message_id: &str, at: DateTime<Utc>) -> &mut Batch {
+        if message_id.is_empty() {
+            self.fail(StoreError::InvalidKey {
+                tree: Tree::Processed,
+                reason: "the Message-ID is empty".to_string(),
+            });
+            return self;
+        }
+        self.put(Tree::Processed, message_id.as_bytes(), &at)
+    }
+
+    /// Record that IMAP message (`uidvalidity`, `uid`) has been handled.
+    pub fn uid_done(&mut self, uidvalidity: u32, uid: u32) -> &mut Batch {
+        self.put(Tree::Uids, uid_key(uidvalidity, uid), &true)
+    }
+
+    /// Archive a mail; the archive id is allocated inside the transaction, and every game
+    /// the entry names gets an index entry.
+    pub fn archive(&mut self, entry: &ArchiveEntry) -> &mut Batch {
+        if let Some(reason) = entry.games.iter().find_map(|g| bad_game(g)) {
+            self.fail(StoreError::InvalidKey {
+                tree: Tree::ArchiveByGame,
+                reason,
+            });
+            return self;
+        }
+        if let Some(value) = self.serialize(Tree::Archive, b"(new)", entry) {
+            self.ops.push(Op::Archive {
+                value,
+                games: entry.games.clone(),
+            });
+        }
+        self
+    }
+
+    /// Quarantine a mail (key: uidvalidity and uid, big-endian; a mail that did not come over
+    /// IMAP, uid 0, is keyed `id:` + its Message-ID or, without one, its time).
+    pub fn quarantine(&mut self, entry: &QuarantineEntry) -> &mut Batch {
+        let key = if entry.uidvalidity == 0 && entry.uid == 0 {
+            let id = entry
+                .message_id
+                .clone()
+                .unwrap_or_else(|| entry.at.to_rfc3339());
+            format!("id:{id}").into_bytes()
+        } else {
+            uid_key(entry.uidvalidity, entry.uid).to_vec()
+        };
+        self.put(Tree::Quarantine, key, entry)
+    }
+
+    /// Moves every write of `other` into this batch (after the ones already here).
+    pub fn append(&mut self, other: Batch) -> &mut Batch {
+        if let Some(e) = other.error {
+            self.fail(e);
+        }
+        self.ops.extend(other.ops);
+        self
+    }
+
+    /// Test hook: make the transaction abort when it reaches this point.
+    #[cfg(test)]
+    pub(super) fn fail_here(&mut self) -> &mut Batch {
+        self.ops.push(Op::Fail);
+        self
+    }
+}
+
+/// Why the transaction closure aborted.
+#[derive(Debug)]
+pub(super) enum Abort {
+    /// The archive counter in `Meta` is unreadable.
+    Counter(String),
+    /// The test hook.
+    #[cfg(test)]
+    Injected,
+}
+
+impl fmt::Display for Abort {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Abort::Counter(why) => write!(
+                f,
+                "a counter in meta is unreadable, or an entry cannot be written: {why}"
+            ),
+            #[cfg(test)]
+            Abort::Injected => f.write_str("injected failure (test)"),
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! The typed readers and writers of what the relay keeps: tournaments, games (running and
+//! shelved), reply keys, the core's counters, the index of deadlines, registrations under way,
+//! start mails still to queue, XFCC credentials and the marks of upgrades done. The rest of the
+//! program reads and writes these, never a tree or a key ([`super::schema`] has the layouts).
+
+use chrono::{DateTime, Utc};
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::{Deserialize, Serialize};
+
+use super::Store;
+use super::batch::Batch;
+use super::error::StoreError;
+use super::schema::{
+    META_INSTANCE, META_STATE, PENDING_STARTS, REGISTERING, Tree, Upgrade, credential_key, due_key,
+    legacy_rotated_key, parse_due_key,
+};
+use crate::core::model::{Game, KeyBinding, Meta, Tournament};
+use crate::game_ref::GameRef;
+
+/// A registered tournament's start mails not all queued yet: from game `next` on, dated `at` (the
+/// registration).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingStarts {
+    pub at: DateTime<Utc>,
+    pub next: usize,
+}
+
+/// An entry of the shell's index of pending deadlines (`crate::app::due`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DueEntry {
+    /// A game's earliest deadline.
+    Game(GameRef),
+    /// A tournament's next weekly digest.
+    Digest(String),
+    /// From when a tournament's archive may be rotated (Fax 2.8).
+    Rotation(String),
+}
+
+impl Store {
+    /// Tournament `id`.
+    pub fn tournament(&self, id: &str) -> Result<Option<Tournament>, StoreError> {
+        self.get(Tree::Tournaments, id.as_bytes())
+    }
+
+    /// Hands every tournament to `each`, in the order of their ids.
+    pub fn for_each_tournament(&self, mut each: impl FnMut(Tournament)) -> Result<(), StoreError> {
+        self.for_each(Tree::Tournaments, |_, t| each(t))
+    }
+
+    /// How many tournaments are registered.
+    pub fn tournament_count(&self) -> Result<usize, StoreError> {
+        let mut n = 0;
+        self.for_each(Tree::Tournaments, |_, _: IgnoredAny| n += 1)?;
+        Ok(n)
+    }
+
+    /// Running game `id` (not a shelved one: [`Store::shelved_game`]).
+    pub fn game(&self, id: &GameRef) -> Result<Option<Game>, StoreError> {
+        self.get(Tree::Games, id.to_string().as_bytes())
+    }
+
+    /// Hands every running game to `each`, in the order of their names.
+    pub fn for_each_game(&self, mut each: impl FnMut(Game)) -> Result<(), StoreError> {
+        self.for_each(Tree::Games, |_, g| each(g))
+    }
+
+    /// Hands the running games of tournament `id` to `each` (one scan), in name order.
+    pub fn games_of(&self, id: &str, mut each: impl FnMut(Game)) -> Result<(), StoreError> {
+        let prefix = format!("{id}/");
+        self.each_prefix(Tree::Games, prefix.as_bytes(), |_, g| each(g))
+    }
+
+    /// The copy of shelved game `id` the store keeps (the core changed it after it was shelved,
+    /// or a version before the shelf files shelved it); the others are in the shelf files.
+    pub fn shelved_game(&self, id: &GameRef) -> Result<Option<Game>, StoreError> {
+        self.get(Tree::ShelvedGames, id.to_string().as_bytes())
+    }
+
+    /// Hands every shelved game the store keeps to `each`.
+    pub fn for_each_shelved_game(&self, mut each: impl FnMut(Game)) -> Result<(), StoreError> {
+        self.for_each(Tree::ShelvedGames, |_, g| each(g))
+    }
+
+    /// Hands the shelved games the store keeps of tournament `id` to `each`.
+    pub fn shelved_games_of(&self, id: &str, mut each: impl FnMut(Game)) -> Result<(), StoreError> {
+        let prefix = format!("{id}/");
+        self.each_prefix(Tree::ShelvedGames, prefix.as_bytes(), |_, g| each(g))
+    }
+
+    /// Hands every reply key of a running game and its binding to `each`.
+    pub fn for_each_key(&self, mut each: impl FnMut(String, KeyBinding)) -> Result<(), StoreError> {
+        self.for_each(Tree::Keys, |k, b| {
+            each(String::from_utf8_lossy(k).into_owned(), b)
+        })
+    }
+
+    /// Hands every reply key of a shelved game and its binding to `each`.
+    pub fn for_each_shelved_key(
+        &self,
+        mut each: impl FnMut(String, KeyBinding),
+    ) -> Result<(), StoreError> {
+        self.for_each(Tree::ShelvedKeys, |k, b| {
+            each(String::from_utf8_lossy(k).into_owned(), b)
+        })
+    }
+
+    /// The binding of reply key `key`, of a running game or else of a shelved one.
+    pub fn key_binding(&self, key: &str) -> Result<Option<KeyBinding>, StoreError> {
+        match self.get(Tree::Keys, key.as_bytes())? {
+            Some(b) => Ok(Some(b)),
+            None => self.get(Tree::ShelvedKeys, key.as_bytes()),
+        }
+    }
+
+    /// The core's counters and the relay's clock (`State::meta`).
+    pub fn meta_state(&self) -> Result<Option<Meta>, StoreError> {
+        self.get(Tree::Meta, META_STATE)
+    }
+
+    /// The installation's random id (in every Message-ID), if one was made.
+    pub fn instance(&self) -> Result<Option<String>, StoreError> {
+        self.get(Tree::Meta, META_INSTANCE)
+    }
+
+    /// The tournaments whose start mails are not all queued yet, with how far they got.
+    pub fn pending_starts(&self) -> Result<Vec<(String, PendingStarts)>, StoreError> {
+        Ok(self
+            .scan_prefix::<PendingStarts>(Tree::Meta, PENDING_STARTS)?
+            .into_iter()
+            .map(|(k, p)| {
+                let id = String::from_utf8_lossy(&k[PENDING_STARTS.len()..]).into_owned();
+                (id, p)
+            })
+            .collect())
+    }
+
+    /// The XFCC credential kept for `email` (a salted hash, `crate::app::xfcc`).
+    pub fn xfcc_credential<T: DeserializeOwned>(
+        &self,
+        email: &str,
+    ) -> Result<Option<T>, StoreError> {
+        self.get(Tree::Meta, credential_key(email))
+    }
+
+    /// Whether the upgrade `u` of an earlier version's store was done.
+    pub fn upgraded(&self, u: Upgrade) -> Result<bool, StoreError> {
+        Ok(self.get::<bool>(Tree::Meta, u.key())? == Some(true))
+    }
+
+    /// Whether a version before `Tournament::rotated` marked tournament `id`'s archive rotated.
+    pub fn legacy_rotated(&self, id: &str) -> Result<bool, StoreError> {
+        Ok(self.get::<bool>(Tree::Meta, legacy_rotated_key(id))? == Some(true))
+    }
+
+    /// Hands every entry of the index of deadlines to `each` (entries of a layout this version
+    /// does not know are passed over).
+    pub fn for_each_due(
+        &self,
+        mut each: impl FnMut(DueEntry, DateTime<Utc>),
+    ) -> Result<(), StoreError> {
+        self.for_each(Tree::Due, |key, at: DateTime<Utc>| {
+            if let Some(e) = parse_due_key(&String::from_utf8_lossy(key)) {
+                each(e, at);
+            }
+        })
+    }
+
+    /// Removes the parts of every registration that did not reach its last part (the games,
+    /// their events and reply keys written under a `registering:ID` note, `crate::app::enrol`),
+    /// each tournament's in one transaction. Returns the tournaments whose parts were removed.
+    pub fn abandon_registrations(&self) -> Result<Vec<String>, StoreError> {
+        let mut abandoned = Vec::new();
+        for (marker, _) in self.scan_prefix::<IgnoredAny>(Tree::Meta, REGISTERING)? {
+            let id = String::from_utf8_lossy(&marker[REGISTERING.len()..]).into_owned();
+            let games = format!("{id}/");
+            let mut batch = Batch::default();
+            for tree in [Tree::Games, Tree::Events] {
+                for (k, _) in self.scan_prefix::<IgnoredAny>(tree, games.as_bytes())? {
+                    batch.delete(tree, k);
+                }
+            }
+            let mut keys = Vec::new();
+            self.for_each::<KeyBinding>(Tree::Keys, |k, b| {
+                if b.game.tournament == id {
+                    keys.push((String::from_utf8_lossy(k).into_owned(), b.game.to_string()));
+                }
+            })?;
+            for (k, game) in keys {
+                batch.unbind_key(&k, &game);
+            }
+            batch.delete(Tree::Meta, marker);
+            self.commit(batch)?;
+            abandoned.push(id);
+        }
+        Ok(abandoned)
+    }
+
+    /// Empties the index of deadlines in `batch` (it is written anew).
+    pub fn clear_due(&self, batch: &mut Batch) -> Result<(), StoreError> {
+        for (key, _) in self.scan::<IgnoredAny>(Tree::Due)? {
+            batch.delete(Tree::Due, key);
+        }
+        Ok(())
+    }
+}
+
+impl Batch {
+    /// Stores tournament `t`.
+    pub fn put_tournament(&mut self, t: &Tournament) -> &mut Batch {
+        self.put(Tree::Tournaments, t.id.as_bytes(), t)
+    }
+
+    /// Stores game `g`: among the running games, or as the changed copy of a shelved one.
+    pub fn put_game(&mut self, g: &Game, shelved: bool) -> &mut Batch {
+        let tree = if shelved {
+            Tree::ShelvedGames
+        } else {
+            Tree::Games
+        };
+        self.put(tree, g.id.to_string().as_bytes(), g)
+    }
+
+    /// Removes game `id` from the running games and the shelved copies (it went to a shelf
+    /// file).
+    pub fn delete_game(&mut self, id: &GameRef) -> &mut Batch {
+        let key = id.to_string();
+        self.delete(Tree::Games, key.as_bytes());
+        self.delete(Tree::ShelvedGames, key.as_bytes())
+    }
+
+    /// Keeps reply key `key` of a shelved game.
+    pub fn put_shelved_key(&mut self, key: &str, b: &KeyBinding) -> &mut Batch {
+        self.put(Tree::ShelvedKeys, key.as_bytes(), b)
+    }
+
+    /// Stores the core's counters and the relay's clock.
+    pub fn put_meta_state(&mut self, meta: &Meta) -> &mut Batch {
+        self.put(Tree::Meta, META_STATE, meta)
+    }
+
+    /// Stores the installation's random id.
+    pub fn put_instance(&mut self, id: &str) -> &mut Batch {
+        self.put(Tree::Meta, META_INSTANCE, id)
+    }
+
+    /// Notes how far the start mails of tournament `id` are queued (`None`: all are).
+    pub fn pending_starts(&mut self, id: &str, p: Option<&PendingStarts>) -> &mut Batch {
+        let key = format!("{PENDING_STARTS}{id}");
+        match p {
+            Some(p) => self.put(Tree::Meta, key, p),
+            None => self.delete(Tree::Meta, key),
+        }
+    }
+
+    /// Notes that tournament `id` is being registered since `at` (its parts do not count yet);
+    /// `None`: the registration is complete.
+    pub fn registering(&mut self, id: &str, at: Option<DateTime<Utc>>) -> &mut Batch {
+        let key = format!("{REGISTERING}{id}");
+        match at {
+            Some(at) => self.put(Tree::Meta, key, &at),
+            None => self.delete(Tree::Meta, key),
+        }
+    }
+
+    /// Keeps the XFCC credential of `email`.
+    pub fn put_xfcc_credential<T: Serialize>(&mut self, email: &str, c: &T) -> &mut Batch {
+        self.put(Tree::Meta, credential_key(email), c)
+    }
+
+    /// Marks the upgrade `u` of an earlier version's store as done.
+    pub fn upgraded(&mut self, u: Upgrade) -> &mut Batch {
+        self.put(Tree::Meta, u.key(), &true)
+    }
+
+    /// Writes entry `e` of the index of deadlines (`None`: removes it).
+    pub fn put_due(&mut self, e: &DueEntry, at: Option<DateTime<Utc>>) -> &mut Batch {
+        let key = due_key(e);
+        match at {
+            Some(at) => self.put(Tree::Due, key, &at),
+            None => self.delete(Tree::Due, key),
+        }
+    }
+
+    /// Removes outbox entry `id` together with what else the batch writes (the mail was given up
+    /// or refused for good, and its report to the director enters the outbox).
+    pub fn unqueue(&mut self, id: &str) -> &mut Batch {
+        self.delete(Tree::Outbox, id.as_bytes())
+    }
+}
+
+/// Hooks for the shell's tests that play an older store or a forger.
+#[cfg(test)]
+impl Store {
+    /// Forgets the index of reply keys by game and its mark: a store from before the index.
+    pub(crate) fn forget_keys_by_game(&self) -> Result<(), StoreError> {
+        let mut batch = Batch::default();
+        for (k, _) in self.scan::<IgnoredAny>(Tree::KeysByGame)? {
+            batch.delete(Tree::KeysByGame, k);
+        }
+        batch.delete(Tree::Meta, Upgrade::KeysByGame.key());
+        self.commit(batch)
+    }
+
+    /// Every archived mail with its archive id, in archive order.
+    pub(crate) fn archived(&self) -> Result<Vec<(u64, crate::store::ArchiveEntry)>, StoreError> {
+        Ok(self
+            .scan::<crate::store::ArchiveEntry>(Tree::Archive)?
+            .into_iter()
+            .filter_map(|(k, e)| Some((u64::from_be_bytes(k.as_slice().try_into().ok()?), e)))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+impl Batch {
+    /// Overwrites archived mail `id` (the archive is never changed otherwise): a forger, for the
+    /// tests of `fernzug verify`.
+    pub(crate) fn forge_archived(
+        &mut self,
+        id: u64,
+        entry: &crate::store::ArchiveEntry,
+    ) -> &mut Batch {
+        self.put_unguarded(Tree::Archive, id.to_be_bytes(), entry)
+    }
+}

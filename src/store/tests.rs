@@ -1,0 +1,570 @@
+//! The store's tests.
+
+use super::*;
+use chrono::TimeZone;
+
+/// A fresh directory under the system temp dir, removed on drop.
+pub(super) struct TempDir(pub(super) PathBuf);
+
+impl TempDir {
+    pub(super) fn new(name: &str) -> TempDir {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let p = std::env::temp_dir().join(format!(
+            "fernzug-store-{name}-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn t(h: u32, m: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, 1, h, m, 0).unwrap()
+}
+
+fn outbox(id: &str, created: DateTime<Utc>, next: DateTime<Utc>) -> OutboxEntry {
+    OutboxEntry {
+        id: OutboxEntry::make_id(id, "a@x.test"),
+        message_id: id.to_string(),
+        envelope_from: "relay@x.test".to_string(),
+        recipient: "a@x.test".to_string(),
+        raw: format!("Message-ID: {id}\r\n\r\nbody\r\n").into_bytes(),
+        kind: "move".to_string(),
+        game: Some("T-1/1".to_string()),
+        created,
+        attempts: 0,
+        next_attempt: next,
+        last_error: None,
+        seq: 0,
+    }
+}
+
+fn archive(games: &[&str], mid: &str) -> ArchiveEntry {
+    ArchiveEntry {
+        direction: Direction::In,
+        at: t(10, 0),
+        games: games.iter().map(|g| g.to_string()).collect(),
+        message_id: mid.to_string(),
+        raw: b"raw \xff bytes".to_vec(),
+    }
+}
+
+/// Serializing this always fails.
+struct Unserializable;
+
+impl Serialize for Unserializable {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("refuses to serialize"))
+    }
+}
+
+#[test]
+fn new_db_gets_schema_version_and_reopen_keeps_everything() {
+    let dir = TempDir::new("reopen");
+    {
+        let s = Store::open(&dir.0).unwrap();
+        assert_eq!(
+            s.get::<u32>(Tree::Meta, SCHEMA_KEY).unwrap(),
+            Some(SCHEMA_VERSION)
+        );
+        let mut b = Batch::new();
+        b.put(Tree::Games, "T-1/1", &"game one")
+            .append_event("T-1/1", 1, &"e1")
+            .processed("<a@x>", t(9, 0))
+            .uid_done(7, 42)
+            .enqueue(&outbox("<m1@x>", t(9, 0), t(9, 0)))
+            .archive(&archive(&["T-1/1"], "<a@x>"));
+        s.commit(b).unwrap();
+    }
+    let s = open_again(&dir.0).unwrap();
+    assert_eq!(
+        s.get::<String>(Tree::Games, "T-1/1").unwrap().as_deref(),
+        Some("game one")
+    );
+    assert_eq!(
+        s.events::<String>("T-1/1").unwrap(),
+        vec![(1, "e1".to_string())]
+    );
+    assert!(s.is_processed("<a@x>").unwrap());
+    assert!(!s.is_processed("<b@x>").unwrap());
+    assert!(s.is_uid_done(7, 42).unwrap());
+    assert!(!s.is_uid_done(8, 42).unwrap());
+    assert!(!s.is_uid_done(7, 43).unwrap());
+    assert_eq!(s.outbox_all().unwrap().len(), 1);
+    assert_eq!(
+        s.archive_for_game("T-1/1").unwrap(),
+        vec![archive(&["T-1/1"], "<a@x>")]
+    );
+}
+
+#[test]
+fn schema_mismatch_is_refused() {
+    let dir = TempDir::new("schema");
+    {
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        b.put(Tree::Meta, SCHEMA_KEY, &(SCHEMA_VERSION + 1));
+        s.commit(b).unwrap();
+    }
+    let err = reopen_refused(&dir.0);
+    match &err {
+        StoreError::Schema {
+            found,
+            expected,
+            path,
+        } => {
+            assert_eq!(*found, SCHEMA_VERSION + 1);
+            assert_eq!(*expected, SCHEMA_VERSION);
+            assert_eq!(path, &dir.0);
+        }
+        other => panic!("expected a schema error, got {other:?}"),
+    }
+    let msg = err.to_string();
+    assert!(msg.contains(&dir.0.display().to_string()), "{msg}");
+    assert!(msg.contains("schema version 2"), "{msg}");
+}
+
+#[test]
+fn data_without_schema_is_refused() {
+    let dir = TempDir::new("noschema");
+    {
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        b.put(Tree::Games, "g", &1).delete(Tree::Meta, SCHEMA_KEY);
+        s.commit(b).unwrap();
+    }
+    assert!(matches!(
+        reopen_refused(&dir.0),
+        StoreError::NoSchema { .. }
+    ));
+}
+
+/// Opens the store in `dir` again, waiting while another handle still holds the file lock.
+fn open_again(dir: &std::path::Path) -> Result<Store, StoreError> {
+    let started = std::time::Instant::now();
+    loop {
+        match Store::open(dir) {
+            Err(e) if e.is_locked() && started.elapsed().as_secs() < 10 => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            opened => break opened,
+        }
+    }
+}
+
+/// Opens a store that must be refused ([`open_again`]).
+fn reopen_refused(dir: &std::path::Path) -> StoreError {
+    match open_again(dir) {
+        Err(e) => e,
+        Ok(_) => panic!("the store was opened"),
+    }
+}
+
+#[test]
+fn commit_with_failing_serialize_writes_nothing() {
+    let dir = TempDir::new("atomic-ser");
+    let s = Store::open(&dir.0).unwrap();
+    let mut b = Batch::new();
+    b.put(Tree::Games, "g1", &"one")
+        .processed("<x@y>", t(1, 0))
+        .put(Tree::Games, "g2", &Unserializable)
+        .put(Tree::Games, "g3", &"three");
+    let err = s.commit(b).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::Serialize {
+                tree: Tree::Games,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("games/g2"), "{err}");
+    assert!(s.scan::<String>(Tree::Games).unwrap().is_empty());
+    assert!(!s.is_processed("<x@y>").unwrap());
+}
+
+#[test]
+fn commit_aborted_midway_writes_nothing() {
+    let dir = TempDir::new("atomic-abort");
+    let s = Store::open(&dir.0).unwrap();
+    let mut b = Batch::new();
+    b.put(Tree::Games, "g1", &"one")
+        .enqueue(&outbox("<m@x>", t(1, 0), t(1, 0)))
+        .archive(&archive(&["T-1/1"], "<a@x>"))
+        .uid_done(1, 1)
+        .fail_here()
+        .put(Tree::Games, "g2", &"two");
+    let err = s.commit(b).unwrap_err();
+    assert!(matches!(err, StoreError::Aborted { .. }), "{err:?}");
+    assert!(s.scan::<String>(Tree::Games).unwrap().is_empty());
+    assert!(s.outbox_all().unwrap().is_empty());
+    assert!(s.archive_for_game("T-1/1").unwrap().is_empty());
+    assert!(!s.is_uid_done(1, 1).unwrap());
+    assert_eq!(s.get::<String>(Tree::Meta, ARCHIVE_NEXT_KEY).unwrap(), None);
+    // The archive counter did not move: the next archive gets id 0.
+    let mut b = Batch::new();
+    b.archive(&archive(&["T-1/1"], "<a@x>"));
+    s.commit(b).unwrap();
+    assert!(
+        s.get::<ArchiveEntry>(Tree::Archive, 0u64.to_be_bytes())
+            .unwrap()
+            .is_some()
+    );
+}
+
+#[test]
+fn invalid_game_name_refuses_the_whole_batch() {
+    let dir = TempDir::new("badgame");
+    let s = Store::open(&dir.0).unwrap();
+    let mut b = Batch::new();
+    b.put(Tree::Games, "g1", &"one")
+        .append_event("a\0b", 1, &"e");
+    assert!(matches!(
+        s.commit(b),
+        Err(StoreError::InvalidKey {
+            tree: Tree::Events,
+            ..
+        })
+    ));
+    assert!(s.scan::<String>(Tree::Games).unwrap().is_empty());
+}
+
+#[test]
+fn applied_batches_are_read_at_once_and_kept_by_closing_the_store() {
+    let dir = TempDir::new("apply");
+    let s = Store::open(&dir.0).unwrap();
+    assert!(dir.0.join(FILE).is_file());
+    let mut b = Batch::new();
+    b.put(Tree::Games, "g", &"x");
+    s.apply(b).unwrap();
+    assert_eq!(
+        s.get::<String>(Tree::Games, "g").unwrap().as_deref(),
+        Some("x")
+    );
+    let mut b = Batch::new();
+    b.enqueue(&outbox("<m@x>", t(9, 0), t(9, 0)));
+    s.commit(b).unwrap();
+    let id = s.outbox_all().unwrap()[0].id.clone();
+    // Deleting sent outbox entries changes nothing a closed process keeps: no transaction.
+    let generation = s.generation();
+    s.outbox_sent(&[id.as_str(), "none"]).unwrap();
+    assert_eq!(s.generation(), generation);
+    assert!(s.outbox_all().unwrap().is_empty());
+    drop(s);
+    // Closing made both the applied batch and the deletion durable.
+    let s = open_again(&dir.0).unwrap();
+    assert_eq!(
+        s.get::<String>(Tree::Games, "g").unwrap().as_deref(),
+        Some("x")
+    );
+    assert!(s.outbox_all().unwrap().is_empty());
+    assert_eq!(s.generation(), generation);
+    let err = sync_path(&dir.0.join("no-such-dir")).unwrap_err();
+    assert!(matches!(err, StoreError::Sync { .. }));
+}
+
+#[test]
+fn event_keys_are_ordered_numerically_per_game() {
+    let dir = TempDir::new("events");
+    let s = Store::open(&dir.0).unwrap();
+    let mut b = Batch::new();
+    for seq in [10u64, 2, 1, 256] {
+        b.append_event("T-1/1", seq, &format!("e{seq}"));
+    }
+    b.append_event("T-1/10", 3, &"other game".to_string());
+    b.append_event("T-1", 5, &"prefix game".to_string());
+    s.commit(b).unwrap();
+    let seqs: Vec<u64> = s
+        .events::<String>("T-1/1")
+        .unwrap()
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(seqs, vec![1, 2, 10, 256]);
+    assert_eq!(
+        s.events::<String>("T-1/10").unwrap(),
+        vec![(3, "other game".to_string())]
+    );
+    assert_eq!(
+        s.events::<String>("T-1").unwrap(),
+        vec![(5, "prefix game".to_string())]
+    );
+    assert!(s.events::<String>("T-2/1").unwrap().is_empty());
+}
+
+/// The outbox entries due at `now`, oldest first (what `daemon` sends in a pass).
+fn due_at(s: &Store, now: DateTime<Utc>) -> Result<Vec<OutboxEntry>, StoreError> {
+    let mut due = s.outbox_all()?;
+    due.retain(|e| e.next_attempt <= now);
+    Ok(due)
+}
+
+/// The earliest `next_attempt` in the outbox.
+fn next_attempt(s: &Store) -> Option<DateTime<Utc>> {
+    s.outbox_all().unwrap().iter().map(|e| e.next_attempt).min()
+}
+
+/// Deletes entry `id` without sending it.
+fn remove(s: &Store, id: &str) -> Result<(), StoreError> {
+    let mut batch = Batch::new();
+    batch.delete(Tree::Outbox, id.as_bytes());
+    s.commit(batch)
+}
+
+#[test]
+fn outbox_due_is_oldest_first_and_retry_reschedules() {
+    let dir = TempDir::new("outbox");
+    let s = Store::open(&dir.0).unwrap();
+    let mut b = Batch::new();
+    b.enqueue(&outbox("<c@x>", t(9, 30), t(9, 30)))
+        .enqueue(&outbox("<a@x>", t(9, 10), t(9, 10)))
+        .enqueue(&outbox("<b@x>", t(9, 20), t(11, 0)));
+    s.commit(b).unwrap();
+    let due: Vec<String> = due_at(&s, t(10, 0))
+        .unwrap()
+        .into_iter()
+        .map(|e| e.message_id)
+        .collect();
+    assert_eq!(due, vec!["<a@x>", "<c@x>"]);
+    assert_eq!(next_attempt(&s), Some(t(9, 10)));
+
+    let id_a = OutboxEntry::make_id("<a@x>", "a@x.test");
+    s.outbox_retry(&id_a, t(12, 0), "421 try later").unwrap();
+    let a = s
+        .get::<OutboxEntry>(Tree::Outbox, id_a.as_bytes())
+        .unwrap()
+        .unwrap();
+    assert_eq!(a.attempts, 1);
+    assert_eq!(a.next_attempt, t(12, 0));
+    assert_eq!(a.last_error.as_deref(), Some("421 try later"));
+    let due: Vec<String> = due_at(&s, t(10, 0))
+        .unwrap()
+        .into_iter()
+        .map(|e| e.message_id)
+        .collect();
+    assert_eq!(due, vec!["<c@x>"]);
+    assert_eq!(next_attempt(&s), Some(t(9, 30)));
+
+    s.outbox_sent(&[OutboxEntry::make_id("<c@x>", "a@x.test")])
+        .unwrap();
+    remove(&s, &OutboxEntry::make_id("<b@x>", "a@x.test")).unwrap();
+    let all: Vec<String> = s
+        .outbox_all()
+        .unwrap()
+        .into_iter()
+        .map(|e| e.message_id)
+        .collect();
+    assert_eq!(all, vec!["<a@x>"]);
+    assert_eq!(next_attempt(&s), Some(t(12, 0)));
+    assert!(matches!(
+        s.outbox_retry("nope", t(12, 0), "x"),
+        Err(StoreError::Missing { .. })
+    ));
+    s.outbox_sent(&[&id_a]).unwrap();
+    assert_eq!(next_attempt(&s), None);
+}
+
+#[test]
+fn archive_is_indexed_per_game_in_order() {
+    let dir = TempDir::new("archive");
+    let s = Store::open(&dir.0).unwrap();
+    let mut b = Batch::new();
+    b.archive(&archive(&["T-1/1", "T-1/2"], "<1@x>"))
+        .archive(&archive(&["T-1/2"], "<2@x>"));
+    s.commit(b).unwrap();
+    let mut b = Batch::new();
+    b.archive(&archive(&["T-1/1"], "<3@x>"))
+        .archive(&archive(&[], "<4@x>"));
+    s.commit(b).unwrap();
+    let ids = |g: &str| -> Vec<String> {
+        s.archive_for_game(g)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.message_id)
+            .collect()
+    };
+    assert_eq!(ids("T-1/1"), vec!["<1@x>", "<3@x>"]);
+    assert_eq!(ids("T-1/2"), vec!["<1@x>", "<2@x>"]);
+    assert!(ids("T-1/3").is_empty());
+    let keys: Vec<Vec<u8>> = s
+        .scan::<ArchiveEntry>(Tree::Archive)
+        .unwrap()
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    let want: Vec<Vec<u8>> = (0u64..4).map(|n| n.to_be_bytes().to_vec()).collect();
+    assert_eq!(keys, want);
+}
+
+#[test]
+fn fax_2_8_rotation_removes_only_mails_all_of_whose_games_go() {
+    let dir = TempDir::new("rotate");
+    let s = Store::open(&dir.0).unwrap();
+    let mut b = Batch::new();
+    b.archive(&archive(&["A-1/1"], "<1@x>"))
+        .archive(&archive(&["A-1/2"], "<2@x>"))
+        .archive(&archive(&["A-1/1", "B-1/1"], "<3@x>"))
+        .archive(&archive(&["B-1/1"], "<4@x>"))
+        .archive(&archive(&[], "<5@x>"));
+    s.commit(b).unwrap();
+    let games: std::collections::BTreeSet<String> =
+        ["A-1/1".to_string(), "A-1/2".to_string()].into();
+    assert_eq!(s.rotate_archive(&games).unwrap(), 2);
+    assert!(s.archive_for_game("A-1/2").unwrap().is_empty());
+    let left: Vec<String> = s
+        .scan::<ArchiveEntry>(Tree::Archive)
+        .unwrap()
+        .into_iter()
+        .map(|(_, e)| e.message_id)
+        .collect();
+    assert_eq!(left, vec!["<3@x>", "<4@x>", "<5@x>"]);
+    // The mail that also belongs to B-1/1 stays, reachable from both games.
+    assert_eq!(s.archive_for_game("A-1/1").unwrap().len(), 1);
+    assert_eq!(s.archive_for_game("B-1/1").unwrap().len(), 2);
+    assert_eq!(s.rotate_archive(&games).unwrap(), 0);
+}
+
+#[test]
+fn outbox_keeps_the_order_of_enqueueing_within_one_instant() {
+    let dir = TempDir::new("outbox-seq");
+    let s = Store::open(&dir.0).unwrap();
+    let mut b = Batch::new();
+    for id in ["<9@x>", "<10@x>", "<11@x>"] {
+        b.enqueue(&outbox(id, t(9, 0), t(9, 0)));
+    }
+    s.commit(b).unwrap();
+    let mut b = Batch::new();
+    b.enqueue(&outbox("<1@x>", t(9, 0), t(9, 0)));
+    s.commit(b).unwrap();
+    let order = |s: &Store| -> Vec<String> {
+        s.outbox_all()
+            .unwrap()
+            .into_iter()
+            .map(|e| e.message_id)
+            .collect()
+    };
+    assert_eq!(order(&s), vec!["<9@x>", "<10@x>", "<11@x>", "<1@x>"]);
+    // A retry keeps the place.
+    s.outbox_retry(&OutboxEntry::make_id("<9@x>", "a@x.test"), t(9, 5), "421")
+        .unwrap();
+    assert_eq!(order(&s), vec!["<9@x>", "<10@x>", "<11@x>", "<1@x>"]);
+    assert_eq!(s.next_outbox_head_attempt().unwrap(), Some(t(9, 5)));
+    assert_eq!(next_attempt(&s), Some(t(9, 0)));
+}
+
+#[test]
+fn watched_enqueues_are_named_once_and_only_from_transactions_that_held() {
+    let dir = TempDir::new("outbox-watch");
+    let s = Store::open(&dir.0).unwrap();
+    let id = |m: &str| OutboxEntry::make_id(m, "a@x.test");
+    let mut b = Batch::new();
+    b.enqueue(&outbox("<0@x>", t(9, 0), t(9, 0)));
+    s.commit(b).unwrap();
+    assert!(s.take_enqueued().is_empty(), "not watched: nothing noted");
+    s.watch_enqueued(true);
+    let mut b = Batch::new();
+    b.enqueue(&outbox("<1@x>", t(9, 0), t(9, 0)))
+        .enqueue(&outbox("<2@x>", t(9, 0), t(9, 0)));
+    s.apply(b).unwrap();
+    let mut b = Batch::new();
+    b.enqueue(&outbox("<3@x>", t(9, 0), t(9, 0))).fail_here();
+    assert!(s.commit(b).is_err());
+    // A retry rewrites an entry: not a new one.
+    s.outbox_retry(&id("<0@x>"), t(9, 5), "421").unwrap();
+    assert_eq!(s.take_enqueued(), vec![id("<1@x>"), id("<2@x>")]);
+    assert!(s.take_enqueued().is_empty(), "each named once");
+    assert_eq!(
+        s.outbox_entry(&id("<2@x>")).unwrap().map(|e| e.seq),
+        Some(3),
+        "read back with the order the store gave it"
+    );
+    s.outbox_sent(&[id("<1@x>"), id("<2@x>"), id("<absent@x>")])
+        .unwrap();
+    assert_eq!(s.outbox_all().unwrap().len(), 1);
+    s.watch_enqueued(false);
+    let mut b = Batch::new();
+    b.enqueue(&outbox("<4@x>", t(9, 0), t(9, 0)));
+    s.commit(b).unwrap();
+    assert!(s.take_enqueued().is_empty());
+}
+
+#[test]
+fn quarantine_and_raw_bytes_round_trip() {
+    let dir = TempDir::new("quarantine");
+    let s = Store::open(&dir.0).unwrap();
+    let q = QuarantineEntry {
+        at: t(8, 0),
+        uidvalidity: 3,
+        uid: 9,
+        message_id: None,
+        reason: "no game reference".to_string(),
+        raw: vec![0, 159, 146, 150, b'a'],
+    };
+    let mut b = Batch::new();
+    b.quarantine(&q);
+    s.commit(b).unwrap();
+    let all = s.scan::<QuarantineEntry>(Tree::Quarantine).unwrap();
+    assert_eq!(all, vec![(uid_key(3, 9).to_vec(), q)]);
+    // UTF-8 mails are stored as a JSON string, not as a number array.
+    let e = outbox("<u@x>", t(1, 0), t(1, 0));
+    let json = serde_json::to_string(&e).unwrap();
+    assert!(
+        json.contains(r#""raw":"Message-ID: <u@x>\r\n\r\nbody\r\n""#),
+        "{json}"
+    );
+}
+
+#[test]
+fn corrupt_value_names_tree_and_key() {
+    let dir = TempDir::new("corrupt");
+    let s = Store::open(&dir.0).unwrap();
+    let mut b = Batch::new();
+    b.put(Tree::Games, "g", &"text");
+    s.commit(b).unwrap();
+    let err = s.get::<u64>(Tree::Games, "g").unwrap_err();
+    assert!(err.to_string().contains("games/g"), "{err}");
+}
+
+#[test]
+fn s11_the_archive_is_never_deleted() {
+    let dir = std::env::temp_dir().join(format!(
+        "fernzug-archive-{}-{}",
+        std::process::id(),
+        Utc::now().timestamp_nanos_opt().unwrap_or(0)
+    ));
+    let store = Store::open(&dir).unwrap();
+    let mut b = Batch::default();
+    b.archive(&ArchiveEntry {
+        direction: Direction::In,
+        at: Utc::now(),
+        games: vec!["T-1/1".to_string()],
+        message_id: "<kept@x>".to_string(),
+        raw: b"Subject: kept\r\n\r\nx\r\n".to_vec(),
+    });
+    store.commit(b).unwrap();
+    let key = 0u64.to_be_bytes();
+    for tree in [Tree::Archive, Tree::ArchiveByGame] {
+        let mut b = Batch::default();
+        b.delete(tree, key);
+        assert!(store.commit(b).is_err(), "{tree} delete refused");
+        let mut b = Batch::default();
+        b.put(tree, key, &1);
+        assert!(store.commit(b).is_err(), "{tree} overwrite refused");
+    }
+    let kept = store.archive_for_game("T-1/1").unwrap();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].raw, b"Subject: kept\r\n\r\nx\r\n".to_vec());
+    drop(store);
+    let _ = std::fs::remove_dir_all(&dir);
+}
