@@ -73,14 +73,7 @@ impl App {
 
     /// The running tournaments `email` plays in or directs.
     fn tournaments_of(&self, email: &str) -> impl Iterator<Item = String> + '_ {
-        let email = email.trim().to_lowercase();
-        let ids: Vec<String> = self
-            .state
-            .tournaments_with(&email)
-            .filter(|t| !t.rotated && (t.director.email == email || t.player(&email).is_some()))
-            .map(|t| t.id.clone())
-            .collect();
-        ids.into_iter()
+        crate::core::running_tournaments_of(&self.state, email).into_iter()
     }
 
     /// Brings in the running tournaments `email` plays in or directs (an XFCC call).
@@ -114,26 +107,19 @@ impl App {
         self.wake_all(ids).map(|_| ())
     }
 
-    /// Brings in everything `letter` may be about: the tournaments of its sender, of the games
-    /// its reply keys or subject name (shelved ones too: the core answers about them as about
-    /// any finished game), and of the game and recipients a delivery-status report names.
+    /// Brings in everything `letter` may be about, as the core says it ([`crate::core::reach`]):
+    /// its tournaments, and those of the reply keys it names that are not at hand (read from the
+    /// store, shelved ones too: the core answers about them as about any finished game).
     pub(crate) fn warm(&mut self, letter: &Letter) -> Result<(), AppError> {
-        let mut ids: BTreeSet<String> = self.tournaments_of(&letter.from).collect();
-        for k in &letter.reply_keys {
-            if let Some(b) = self.state.keys.get(k) {
-                ids.insert(b.game.tournament.clone());
+        let reach = crate::core::reach(&self.state, letter);
+        let mut ids = reach.tournaments;
+        for k in &reach.keys {
+            if self.state.keys.contains_key(k) {
                 continue;
             }
             if let Some(b) = self.store.key_binding(k)? {
                 ids.insert(b.game.tournament.clone());
                 self.state.keys.insert(k.clone(), b);
-            }
-        }
-        ids.extend(letter.game_ref.iter().map(|g| g.tournament.clone()));
-        if let Some(d) = &letter.dsn {
-            ids.extend(d.game.iter().map(|g| g.tournament.clone()));
-            for f in &d.failed {
-                ids.extend(self.tournaments_of(&f.recipient).collect::<Vec<_>>());
             }
         }
         self.wake_all(ids).map(|_| ())

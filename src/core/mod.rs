@@ -56,6 +56,7 @@ pub use model::{
     Due, KeyBinding, Meta, NewTournament, Output, Person, Player, Settings, State, Tournament,
 };
 pub use register::RegisterError;
+pub use route::{Reach, reach, running_tournaments_of};
 pub use unreachable::{Bounce, Undelivered};
 
 #[cfg(test)]

@@ -13,6 +13,8 @@
 //!   `NotThroughReplyKey` query to the registered address. A bare `Status` (read-only, its
 //!   answer goes to the registered address) needs no key.
 
+use std::collections::BTreeSet;
+
 use chrono::{DateTime, Utc};
 
 use crate::core::model::Step;
@@ -21,6 +23,63 @@ use crate::core::records::status::says_more_than_status;
 use crate::game_ref::GameRef;
 use crate::letter::Letter;
 use crate::letter::auth::{DmarcVerdict, dmarc_verdict};
+
+/// What the core may read when it answers a letter: the tournaments whose games (with their
+/// reply keys) must be at hand, and the reply keys the letter names. A relay that holds only some
+/// games in memory (`crate::app`, lazily) brings in exactly this before it asks the core; the
+/// core decides the same as with every game at hand (`tests/pure/letter_fixtures.rs` checks it
+/// for every fixture letter).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Reach {
+    /// The tournaments the letter may touch: those its sender plays in or directs (running
+    /// ones; a leave or a `Status` is about all his games), the one of the game its subject or a
+    /// delivery-status report names (shelved ones too: the core answers about a finished game),
+    /// those of the reply keys at hand, and those of the recipients a delivery-status report
+    /// names as failed.
+    pub tournaments: BTreeSet<String>,
+    /// Every reply key the letter came through: the holder of the state looks up those it does
+    /// not hold, and their games' tournaments are reached too.
+    pub keys: BTreeSet<String>,
+}
+
+/// The running tournaments (not rotated) that `email` plays in or directs, in the order of
+/// their ids.
+pub fn running_tournaments_of(state: &State, email: &str) -> Vec<String> {
+    let email = email.trim().to_lowercase();
+    state
+        .tournaments_with(&email)
+        .filter(|t| !t.rotated && (t.director.email == email || t.player(&email).is_some()))
+        .map(|t| t.id.clone())
+        .collect()
+}
+
+/// The [`Reach`] of `letter` in `state` (which need not hold any game: only the tournaments and
+/// the reply keys at hand are read). Pure, like the router it stands beside.
+pub fn reach(state: &State, letter: &Letter) -> Reach {
+    let running_of = |email: &str| running_tournaments_of(state, email);
+    let mut r = Reach::default();
+    r.tournaments.extend(running_of(&letter.from));
+    for k in &letter.reply_keys {
+        r.keys.insert(k.clone());
+        if let Some(b) = state.keys.get(k) {
+            r.tournaments.insert(b.game.tournament.clone());
+        }
+    }
+    r.tournaments
+        .extend(letter.game_ref.iter().map(|g| g.tournament.clone()));
+    if let Some(d) = &letter.dsn {
+        r.tournaments
+            .extend(d.game.iter().map(|g| g.tournament.clone()));
+        for f in &d.failed {
+            r.tournaments.extend(running_of(&f.recipient));
+        }
+    }
+    r
+}
+
+#[cfg(test)]
+#[path = "route_tests.rs"]
+mod tests;
 
 impl State {
     /// Acts on one letter received at `now` (the postmark), after `crate::core::door::screen` let it in;

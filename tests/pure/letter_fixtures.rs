@@ -149,6 +149,35 @@ fn token(ply: usize, san: &str) -> MoveToken {
 }
 
 /// Runs the letter through the core in the game its `X-Test-*` headers describe.
+/// `state` as a relay that holds games lazily has it when it asks the core about `letter`: no
+/// game and no reply key in memory at first, then what [`fernzug::core::reach`] names — its
+/// tournaments' games and keys, and the bindings of the keys the letter names (looked up in the
+/// store, here: in `state`), with their tournaments.
+fn lazy_as_the_relay_holds_it(state: &State, letter: &Letter) -> State {
+    let mut lazy = state.clone();
+    lazy.games.clear();
+    lazy.keys = Default::default();
+    let reach = fernzug::core::reach(&lazy, letter);
+    let mut tournaments = reach.tournaments;
+    for k in &reach.keys {
+        if let Some(b) = state.keys.get(k) {
+            tournaments.insert(b.game.tournament.clone());
+            lazy.keys.insert(k.clone(), b.clone());
+        }
+    }
+    for (g, game) in &state.games {
+        if tournaments.contains(&g.tournament) {
+            lazy.games.insert(g.clone(), game.clone());
+        }
+    }
+    for (k, b) in state.keys.iter() {
+        if tournaments.contains(&b.game.tournament) {
+            lazy.keys.insert(k.clone(), b.clone());
+        }
+    }
+    lazy
+}
+
 pub(crate) fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
     let h = test_headers(raw);
     let position = h.get("x-test-position").map(String::as_str).unwrap_or("");
@@ -272,7 +301,19 @@ pub(crate) fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
         *g.forms.get_mut(sender_color) = form;
     }
     let plies_before = state.games[&game].moves.len();
+    let lazy = lazy_as_the_relay_holds_it(&state, letter);
+    let mut lazy_state = lazy.clone();
     let out = state.handle_letter(letter, received, &s);
+    // What the core says a letter reaches (`core::reach`) is all a relay holding games lazily
+    // brings in: the core decides the same with only that at hand.
+    let lazy_out = lazy_state.handle_letter(letter, received, &s);
+    assert_eq!(
+        lazy_out, out,
+        "{name}: the core decides otherwise with only what core::reach names at hand"
+    );
+    for (g, held) in &lazy_state.games {
+        assert_eq!(Some(held), state.games.get(g), "{name}: game {g}");
+    }
     let mail = |kind: MailKind| out.mails.iter().find(|m| m.kind == kind);
     if let Some(q) = mail(MailKind::Query) {
         return json!({ "query": fernzug::render::facts(q)["reason"] });
