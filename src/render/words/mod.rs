@@ -4,6 +4,7 @@
 
 pub mod crosstable;
 mod leave_director;
+mod notation;
 mod notice;
 mod refusal;
 pub mod request;
