@@ -82,8 +82,13 @@ pub struct TimeBackwards {
 /// What a processed incoming mail led to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Processed {
-    /// Acted on (or deliberately not answered); the log lines say what.
-    Done(Vec<String>),
+    /// Acted on (or deliberately not answered); the log lines say what, and `refused` holds the
+    /// refusals of the queries it drew to its sender (an XFCC move is answered with the code of
+    /// the first, `crate::xfcc::code_of`).
+    Done {
+        log: Vec<String>,
+        refused: Vec<crate::core::model::Refusal>,
+    },
     /// The same Message-ID was processed before: nothing happened again.
     Duplicate,
     /// It could not be processed; kept in quarantine with the reason.
@@ -117,9 +122,6 @@ pub struct App {
     /// The XFCC passwords this process issued (`xfcc.rs`), by address, so that all start mails
     /// of one registration carry the same one. Only in memory: the store keeps their hashes.
     xfcc_issued: std::collections::HashMap<String, xfcc::Issued>,
-    /// The refusals of the queries the last processed mail drew (`xfcc.rs` answers a move by
-    /// XFCC with the code of its refusal).
-    refusals: Vec<crate::core::model::Refusal>,
 }
 
 /// What [`App::open_with`] reads of the games.
@@ -316,7 +318,6 @@ impl App {
             due,
             lazy: load == Load::Lazy,
             xfcc_issued: Default::default(),
-            refusals: Vec::new(),
         })
     }
 
@@ -565,7 +566,6 @@ impl App {
         let failure = match decided {
             Err(panic) => Err(format!("core failure: {}", panic_text(&panic))),
             Ok(out) => {
-                self.refusals = xfcc::refusals_to(&out, &letter.from);
                 let mut letter_batch = Batch::default();
                 match self.stage(&mut letter_batch, &out, now) {
                     Err(e) => Err(format!("cannot render the answer: {e}")),
@@ -630,6 +630,7 @@ impl App {
             self.reload()?;
             return Err(e.into());
         }
+        let refused = xfcc::refusals_to(&out, &letter.from);
         let mut log = tick_out.log;
         log.extend(out.log);
         match out.quarantine {
@@ -639,7 +640,7 @@ impl App {
                 }
                 Ok(Processed::Quarantined(reason))
             }
-            None => Ok(Processed::Done(log)),
+            None => Ok(Processed::Done { log, refused }),
         }
     }
 

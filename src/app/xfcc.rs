@@ -162,24 +162,20 @@ impl App {
             }
         };
         let raw = self.xfcc_letter(email, &asked, call, client, now)?;
-        self.refusals.clear();
-        match self.process(&raw, now, None)? {
-            Processed::Done(log) => {
+        let refused = match self.process(&raw, now, None)? {
+            Processed::Done { log, refused } => {
                 for line in log {
                     tracing::info!("{line}");
                 }
+                refused
             }
             Processed::Duplicate => return Ok(Code::ServerError),
             Processed::Quarantined(reason) => {
                 tracing::warn!("XFCC: the move of {email} was quarantined: {reason}");
                 return Ok(Code::ServerError);
             }
-        }
-        let code = self
-            .refusals
-            .first()
-            .map(games::code_of)
-            .unwrap_or(Code::Success);
+        };
+        let code = refused.first().map(games::code_of).unwrap_or(Code::Success);
         tracing::info!(
             "XFCC: move of {email} in game {} ({}): {}",
             asked.game,

@@ -122,7 +122,7 @@ async fn fetch_new(
                 app.process(&fetched.raw, postmark, uid)?
             };
             match processed {
-                Processed::Done(log) => {
+                Processed::Done { log, .. } => {
                     report.processed += 1;
                     for line in log {
                         info!("{line}");

@@ -761,7 +761,7 @@ async fn a_shelf_file_counts_only_once_the_rotation_is_committed() {
             Some((1, 1)),
         )
         .unwrap();
-    assert!(matches!(p, Processed::Done(_)), "{p:?}");
+    assert!(matches!(p, Processed::Done { .. }), "{p:?}");
     let finished = app.state.games[&g].clone();
     assert!(finished.result.is_some(), "Anna resigned");
 
@@ -836,7 +836,7 @@ async fn a_shelf_file_counts_only_once_the_rotation_is_committed() {
             Some((1, 2)),
         )
         .unwrap();
-    assert!(matches!(p, Processed::Done(_)), "{p:?}");
+    assert!(matches!(p, Processed::Done { .. }), "{p:?}");
     assert_eq!(app.state.games[&g].result, finished.result);
     drop(app);
     let app = App::open_all(config).unwrap();

@@ -556,7 +556,7 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
     let t1 = at("2026-12-01T10:00:00+01:00");
     for (uid, raw) in mails.iter().enumerate() {
         let p = app.process(raw, t1, Some((1, uid as u32 + 1))).unwrap();
-        assert!(matches!(p, Processed::Done(_)), "{p:?}");
+        assert!(matches!(p, Processed::Done { .. }), "{p:?}");
     }
     // The mailbox is rebuilt: new UIDVALIDITY, new UIDs, the same mails (and one seen twice).
     for (uid, raw) in mails.iter().enumerate() {
@@ -642,7 +642,7 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
     let p = app
         .process(late.as_bytes(), end + Days::days(30), Some((7, 30)))
         .unwrap();
-    assert!(matches!(p, Processed::Done(_)), "{p:?}");
+    assert!(matches!(p, Processed::Done { .. }), "{p:?}");
     assert_eq!(
         app.state.games[&g].san_moves(),
         vec!["e4", "e5"],
