@@ -27,28 +27,26 @@
 //!   suspension count as before unless the director adjusts the time; a §16 reminder or silence
 //!   report that fell due while the game was stopped is not sent late.
 
+mod commands;
 pub mod leave;
 
 #[cfg(test)]
 mod tests;
 
 use chrono::{DateTime, Utc};
-use shakmaty::Color;
 
-use crate::core::clock::{self, Rest};
-use crate::core::director::leave::{check_leave, complete_span};
-use crate::core::model::LeaveRefusal;
+use crate::core::model::DirectorFacts;
+use crate::core::model::Event;
 use crate::core::model::Refusal;
 use crate::core::model::Step;
-use crate::core::model::{Command, DirectorRefusal, LeaveHow, Mail, Recipient, Sentence, Told};
-use crate::core::model::{DirectorFacts, GameStatus};
-use crate::core::model::{EndReason, Event, GameResult};
+use crate::core::model::{Command, DirectorRefusal, Mail, Recipient, Sentence, Told};
 use crate::core::model::{Output, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::{DirectorCommand, Letter};
 use crate::mail_kind::MailKind;
+use commands::{address, adjust_time, confirm_forfeit, director_leave, resume, set_result};
 
 /// What a director's letter is about: the game it names, the tournament, and the tournaments
 /// its sender directs.
@@ -155,7 +153,7 @@ impl State {
         }
     }
 
-    /// Carries out one command.
+    /// Carries out one command: each has a function of its own below.
     fn director_command(
         &mut self,
         out: &mut Output,
@@ -164,294 +162,39 @@ impl State {
         scope: Scope<'_>,
         at: Step<'_>,
     ) -> Result<Notice, DirectorRefusal> {
-        let (now, s) = (at.now, at.s);
-        let Scope { game, tid, directs } = scope;
-        let need_game = |command: Command| game.cloned().ok_or(DirectorRefusal::NoGame { command });
+        let need_game = |command: Command| {
+            scope
+                .game
+                .cloned()
+                .ok_or(DirectorRefusal::NoGame { command })
+        };
         match cmd {
             DirectorCommand::ConfirmForfeit => {
-                let g = need_game(Command::ConfirmForfeit)?;
-                let gm = &self.games[&g];
-                let offender = [Color::White, Color::Black]
-                    .into_iter()
-                    .find(|c| gm.clocks.get(*c).forfeits >= 2)
-                    .filter(|_| gm.status == GameStatus::Suspended)
-                    .ok_or(DirectorRefusal::NoSecondForfeit {
-                        game: g.to_string(),
-                    })?;
-                let result = GameResult::for_winner(!offender);
-                let offender_email = gm.players.get(offender).clone();
-                self.director_event(
-                    out,
-                    std::slice::from_ref(&g),
-                    letter,
-                    format!("confirmed the second time forfeit of {offender_email}: {result}"),
-                    now,
-                );
-                self.finish(out, &g, result, EndReason::ForfeitConfirmed, now, s);
-                let name = self.name_of(&g.tournament, &offender_email);
-                Ok(Notice {
-                    game: Some(g.clone()),
-                    tournament: g.tournament.clone(),
-                    told: Told::ForfeitConfirmed {
-                        name,
-                        game: g.clone(),
-                        result,
-                    },
-                    reason: None,
-                    players: Vec::new(),
-                })
+                confirm_forfeit(self, out, letter, need_game(Command::ConfirmForfeit)?, at)
             }
             DirectorCommand::SetResult(text) => {
-                let g = need_game(Command::SetResult)?;
-                // The reader gives only `1-0`, `0-1`, `1/2-1/2`; anything else is no command.
-                let result: GameResult = text.parse().map_err(|_| DirectorRefusal::Malformed {
-                    lines: vec![text.clone()],
-                })?;
-                let gm = &self.games[&g];
-                if gm.status == GameStatus::Finished && gm.result == Some(result) {
-                    return Err(DirectorRefusal::AlreadyResult {
-                        game: g.to_string(),
-                        result: result.to_string(),
-                    });
-                }
-                let before = gm.result;
-                self.director_event(
-                    out,
-                    std::slice::from_ref(&g),
-                    letter,
-                    format!("set the result {result}"),
-                    now,
-                );
-                self.finish(out, &g, result, EndReason::DirectorDecision, now, s);
-                Ok(Notice {
-                    game: Some(g.clone()),
-                    tournament: g.tournament.clone(),
-                    told: Told::Scored {
-                        game: g.clone(),
-                        result,
-                        was: before,
-                    },
-                    reason: None,
-                    players: Vec::new(),
-                })
+                set_result(self, out, letter, need_game(Command::SetResult)?, text, at)
             }
-            DirectorCommand::Resume => {
-                let g = need_game(Command::Resume)?;
-                let gm = self.games.get_mut(&g).ok_or(DirectorRefusal::UnknownGame {
-                    game: g.to_string(),
-                })?;
-                let was = gm.status;
-                if !matches!(was, GameStatus::Suspended | GameStatus::Adjourned) {
-                    return Err(DirectorRefusal::NotStopped {
-                        game: g.to_string(),
-                        state: was.name().to_string(),
-                    });
-                }
-                gm.status = GameStatus::Running;
-                // The director knows the game's state: duties that fell due while it was stopped
-                // (TO §16 reminder, silence report) are not sent late.
-                let t = self.tournaments.get(&g.tournament);
-                if let Some(t) = t {
-                    let rest = t.rest_of(gm.players.get(gm.to_move()));
-                    let turn = &mut gm.turn;
-                    if turn.reminded.is_none()
-                        && clock::reminder_instant(turn.since, turn.announced, s.tz, &rest) <= now
-                    {
-                        turn.reminded = Some(now);
-                    }
-                    if turn.silence_reported.is_none()
-                        && clock::silence_report_instant(turn.since, turn.announced, s.tz, &rest)
-                            <= now
-                    {
-                        turn.silence_reported = Some(now);
-                    }
-                }
-                if was == GameStatus::Suspended {
-                    for c in [Color::White, Color::Black] {
-                        let pc = gm.clocks.get_mut(c);
-                        if pc.forfeits >= 2 {
-                            pc.forfeits = 1;
-                        }
-                    }
-                    gm.turn.forfeit_claimed = true;
-                }
-                let players = vec![gm.players.white.clone(), gm.players.black.clone()];
-                out.games.insert(g.clone());
-                self.director_event(
-                    out,
-                    std::slice::from_ref(&g),
-                    letter,
-                    format!("resumed the game (was {})", was.name()),
-                    now,
-                );
-                Ok(Notice {
-                    game: Some(g.clone()),
-                    tournament: g.tournament.clone(),
-                    told: Told::Resumed {
-                        game: g.clone(),
-                        to_move: self.games[&g].to_move(),
-                    },
-                    reason: None,
-                    players,
-                })
-            }
+            DirectorCommand::Resume => resume(self, out, letter, need_game(Command::Resume)?, at),
             DirectorCommand::AdjustTime {
                 days,
                 player,
                 reason,
             } => {
                 let g = need_game(Command::AdjustTime)?;
-                let gm = self.games.get_mut(&g).ok_or(DirectorRefusal::UnknownGame {
-                    game: g.to_string(),
-                })?;
-                if gm.status == GameStatus::Finished {
-                    return Err(DirectorRefusal::GameOver {
-                        game: g.to_string(),
-                    });
-                }
-                let c = gm.color_of(player).ok_or(DirectorRefusal::NotAPlayer {
-                    player: player.clone(),
-                    scope: g.to_string(),
-                })?;
-                let pc = gm.clocks.get_mut(c);
-                pc.adjust(*days);
-                let used = pc.used_in_period;
-                let players = vec![gm.players.white.clone(), gm.players.black.clone()];
-                out.games.insert(g.clone());
-                self.director_event(
-                    out,
-                    std::slice::from_ref(&g),
-                    letter,
-                    format!("time {days:+} days for {player}: {reason}"),
-                    now,
-                );
-                let name = self.name_of(&g.tournament, player);
-                Ok(Notice {
-                    game: Some(g.clone()),
-                    tournament: g.tournament.clone(),
-                    told: Told::TimeAdjusted {
-                        game: g.clone(),
-                        name,
-                        days: *days,
-                        used,
-                    },
-                    reason: Some(reason.clone()),
-                    players,
-                })
+                adjust_time(self, out, letter, g, (days, player, reason), at)
             }
-            DirectorCommand::SpecialLeave { span, player }
-            | DirectorCommand::AcceptLateLeave { span, player } => {
-                let special = matches!(cmd, DirectorCommand::SpecialLeave { .. });
-                let command = if special {
-                    Command::SpecialLeave
-                } else {
-                    Command::AcceptLateLeave
-                };
-                let tid = self.player_tournament(tid, directs, player, command)?;
-                let today = view::local_date(now, s.tz);
-                let leave_err = |refusal| DirectorRefusal::Leave {
-                    player: player.clone(),
-                    refusal,
-                };
-                let (from, to) =
-                    complete_span(*span, today).ok_or_else(|| leave_err(LeaveRefusal::BadSpan))?;
-                if !special {
-                    check_leave(&self.tournaments[&tid], player, from, to, today, true)
-                        .map_err(leave_err)?;
-                }
-                let how = if special {
-                    LeaveHow::Special
-                } else {
-                    LeaveHow::Late
-                };
-                let rest = Rest { from, to };
-                let games = self.open_games_in(&tid, player);
-                self.director_event(
-                    out,
-                    &games,
-                    letter,
-                    format!("{} leave {from} to {to} for {player}", how.name()),
-                    now,
-                );
-                self.add_leave(out, &tid, player, rest, how, now);
-                out.letter_games.extend(games.iter().cloned());
-                let players = self.player_and_partners(player, &games);
-                let name = self.name_of(&tid, player);
-                Ok(Notice {
-                    game: game.cloned().filter(|g| games.contains(g)),
-                    told: Told::Leave {
-                        special,
-                        name,
-                        from,
-                        to,
-                        tournament: tid.clone(),
-                    },
-                    tournament: tid,
-                    reason: None,
-                    players,
-                })
+            DirectorCommand::SpecialLeave { span, player } => {
+                director_leave(self, out, letter, scope, (span, player, true), at)
+            }
+            DirectorCommand::AcceptLateLeave { span, player } => {
+                director_leave(self, out, letter, scope, (span, player, false), at)
             }
             DirectorCommand::Address {
                 player,
-                address,
+                address: to,
                 change,
-            } => {
-                let tid = self.player_tournament(tid, directs, player, Command::Address)?;
-                if let Some(owner) = self.address_in_use(address)
-                    && owner != player
-                {
-                    return Err(DirectorRefusal::AddressTaken {
-                        address: address.clone(),
-                        owner: owner.to_string(),
-                    });
-                }
-                let Some(p) = self
-                    .tournaments
-                    .get_mut(&tid)
-                    .and_then(|t| t.players.iter_mut().find(|p| &p.email == player))
-                else {
-                    return Err(DirectorRefusal::NotAPlayer {
-                        player: player.clone(),
-                        scope: tid,
-                    });
-                };
-                if address != player && !p.also.contains(address) {
-                    p.also.push(address.clone());
-                }
-                if *change {
-                    p.send_to = (address != player).then(|| address.clone());
-                }
-                self.note_address(address, &tid);
-                let games = self.open_games_in(&tid, player);
-                let what = if *change {
-                    "address"
-                } else {
-                    "further address"
-                };
-                self.director_event(
-                    out,
-                    &games,
-                    letter,
-                    format!("{what} of {player}: {address}"),
-                    now,
-                );
-                out.letter_games.extend(games.iter().cloned());
-                // The player and every partner of his open games are told.
-                let players = self.player_and_partners(player, &games);
-                let name = self.name_of(&tid, player);
-                Ok(Notice {
-                    game: game.cloned().filter(|g| games.contains(g)),
-                    told: Told::Address {
-                        name,
-                        address: address.clone(),
-                        change: *change,
-                        tournament: tid.clone(),
-                    },
-                    tournament: tid,
-                    reason: None,
-                    players,
-                })
-            }
+            } => address(self, out, letter, scope, (player, to, change), at),
             DirectorCommand::Malformed(line) => Err(DirectorRefusal::Malformed {
                 lines: vec![line.clone()],
             }),
