@@ -89,18 +89,10 @@ impl Batch {
         key: impl AsRef<[u8]>,
         value: &T,
     ) -> &mut Batch {
-        let key = key.as_ref();
         if self.archive_guard(tree) {
             return self;
         }
-        if let Some(value) = self.serialize(tree, key, value) {
-            self.ops.push(Op::Put {
-                tree,
-                key: key.to_vec(),
-                value,
-            });
-        }
-        self
+        self.put_unguarded(tree, key, value)
     }
 
     /// TO §11, Fax 2.8: the archive is append-only; a batch that would delete or overwrite an
@@ -125,8 +117,8 @@ impl Batch {
         self.delete_unguarded(tree, key)
     }
 
-    /// Overwrites `key` even in the archive: for tests that play a forger (`fernzug verify`).
-    #[cfg(test)]
+    /// Stores `value` under `key` even in the archive: [`Batch::put`] after its guard, and the
+    /// tests that play a forger (`fernzug verify`).
     pub(super) fn put_unguarded<T: Serialize + ?Sized>(
         &mut self,
         tree: Tree,
