@@ -165,12 +165,11 @@ async fn mark(
             store.outbox_sent(&ids)
         })
         .await;
-        let marked = match marked {
-            Ok(Ok(())) => true,
-            Ok(Err(e)) => {
-                tracing::warn!("could not mark {} sent mails: {e}", batch.len());
-                false
-            }
+        let marked = match marked
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()))
+        {
+            Ok(()) => true,
             Err(e) => {
                 tracing::warn!("could not mark {} sent mails: {e}", batch.len());
                 false
