@@ -49,7 +49,16 @@ pub mod unreachable;
 
 use chrono::{DateTime, Utc};
 
+use crate::core::door::ratelimit::limit_answers;
+use crate::core::door::reply::copies_per_key;
+use crate::core::door::screen::screen;
 use crate::core::model::Step;
+use crate::core::records::retention::rotate_due;
+use crate::core::register::{register_tournament, start_mails_of};
+use crate::core::route::answer_letter;
+use crate::core::time::deadlines::fire_due;
+use crate::core::unreachable::bounce::{bounce, bounces_of};
+use crate::core::unreachable::undeliverable::undeliverable;
 use crate::letter::Letter;
 
 pub use model::{
@@ -99,9 +108,8 @@ impl State {
     }
 
     fn answer(&mut self, letter: &Letter, now: DateTime<Utc>, s: &Settings) -> Output {
-        let out = match self
-            .bounces_of(letter, Step { now, s })
-            .or_else(|| self.screen(letter, now, s))
+        let out = match bounces_of(self, letter, Step { now, s })
+            .or_else(|| screen(self, letter, now, s))
         {
             Some(out) => out,
             None => {
@@ -111,8 +119,8 @@ impl State {
                     ..letter.clone()
                 });
                 let letter = registered.as_ref().unwrap_or(letter);
-                let mut out = self.answer_letter(letter, now, s);
-                self.limit_answers(&mut out, letter, now, s);
+                let mut out = answer_letter(self, letter, now, s);
+                limit_answers(self, &mut out, letter, now, s);
                 out
             }
         };
@@ -123,7 +131,7 @@ impl State {
     pub fn tick(&mut self, now: DateTime<Utc>, s: &Settings) -> Output {
         // What time alone makes happen came from no mail (even after a step that panicked).
         self.input = None;
-        let out = self.fire_due(Step { now, s });
+        let out = fire_due(self, Step { now, s });
         self.complete(out, now)
     }
 
@@ -141,9 +149,9 @@ impl State {
         s: &Settings,
         new_key: &mut dyn FnMut() -> String,
     ) -> Result<Output, RegisterError> {
-        let mut out = self.register_tournament(file, Step { now, s }, new_key)?;
+        let mut out = register_tournament(self, file, Step { now, s }, new_key)?;
         let games = self.tournaments[&file.id].games.clone();
-        out.absorb(self.start_mails_of(&games, Step { now, s }));
+        out.absorb(start_mails_of(self, &games, Step { now, s }));
         Ok(self.complete(out, now))
     }
 
@@ -157,7 +165,7 @@ impl State {
         s: &Settings,
         new_key: &mut dyn FnMut() -> String,
     ) -> Result<Output, RegisterError> {
-        let out = self.register_tournament(file, Step { now, s }, new_key)?;
+        let out = register_tournament(self, file, Step { now, s }, new_key)?;
         Ok(self.complete(out, now))
     }
 
@@ -169,14 +177,14 @@ impl State {
         now: DateTime<Utc>,
         s: &Settings,
     ) -> Output {
-        let out = self.start_mails_of(games, Step { now, s });
+        let out = start_mails_of(self, games, Step { now, s });
         self.complete(out, now)
     }
 
     /// Fax 2.2: a delivery-status report says a mail to a player was not delivered; the director
     /// is told, once per mail and recipient.
     pub fn handle_bounce(&mut self, b: &Bounce, now: DateTime<Utc>, s: &Settings) -> Output {
-        let out = self.bounce(b, Step { now, s });
+        let out = bounce(self, b, Step { now, s });
         self.complete(out, now)
     }
 
@@ -187,14 +195,14 @@ impl State {
         now: DateTime<Utc>,
         s: &Settings,
     ) -> Output {
-        let out = self.undeliverable(u, Step { now, s });
+        let out = undeliverable(self, u, Step { now, s });
         self.complete(out, now)
     }
 
     /// Fax 2.8: the tournaments whose archive may be rotated away at `now` (four weeks after
     /// their last game ended), marked as rotated; the shell removes their mails.
     pub fn rotate_archives(&mut self, now: DateTime<Utc>) -> Output {
-        self.rotate_due(now)
+        rotate_due(self, now)
     }
 
     /// What every step ends with: each mail split into one copy per reply key (every recipient of
@@ -205,7 +213,7 @@ impl State {
         out.mails = out
             .mails
             .into_iter()
-            .flat_map(|m| self.copies_per_key(m))
+            .flat_map(|m| copies_per_key(self, m))
             .map(|mut m| {
                 let moved = |email: &mut String| {
                     if let Some(a) = self.delivery_address(email) {

@@ -21,168 +21,166 @@ pub enum RegisterError {
     Duplicate(String),
 }
 
-impl State {
-    /// Registers a tournament from its file: creates its games (their `start` mails come from
-    /// [`State::start_mails_of`]). `new_key` supplies fresh random reply keys.
-    pub(crate) fn register_tournament(
-        &mut self,
-        file: &NewTournament,
-        at: Step<'_>,
-        new_key: &mut dyn FnMut() -> String,
-    ) -> Result<Output, RegisterError> {
-        let (now, settings) = (at.now, at.s);
-        if self.tournaments.contains_key(&file.id) {
-            return Err(RegisterError::Duplicate(file.id.clone()));
-        }
-        let mut out = Output::default();
-        // docs/contract.md: clocks of the first moves start at 00:00 of `start`, or at registration if later.
-        let midnight = settings
-            .tz
-            .from_local_datetime(&file.start.and_time(NaiveTime::MIN))
-            .earliest()
-            .map(|d| d.with_timezone(&Utc))
-            .unwrap_or(now);
-        let clock_start = midnight.max(now);
-        let mut t = Tournament {
-            id: file.id.clone(),
-            name: file.name.clone(),
-            rules: file.rules,
-            start: file.start,
-            clock_start,
-            registered: now,
-            director: Person {
-                name: file.director.name.clone(),
-                email: file.director.email.to_lowercase(),
+/// Registers a tournament from its file: creates its games (their `start` mails come from
+/// [`start_mails_of`]). `new_key` supplies fresh random reply keys.
+pub(crate) fn register_tournament(
+    state: &mut State,
+    file: &NewTournament,
+    at: Step<'_>,
+    new_key: &mut dyn FnMut() -> String,
+) -> Result<Output, RegisterError> {
+    let (now, settings) = (at.now, at.s);
+    if state.tournaments.contains_key(&file.id) {
+        return Err(RegisterError::Duplicate(file.id.clone()));
+    }
+    let mut out = Output::default();
+    // docs/contract.md: clocks of the first moves start at 00:00 of `start`, or at registration if later.
+    let midnight = settings
+        .tz
+        .from_local_datetime(&file.start.and_time(NaiveTime::MIN))
+        .earliest()
+        .map(|d| d.with_timezone(&Utc))
+        .unwrap_or(now);
+    let clock_start = midnight.max(now);
+    let mut t = Tournament {
+        id: file.id.clone(),
+        name: file.name.clone(),
+        rules: file.rules,
+        start: file.start,
+        clock_start,
+        registered: now,
+        director: Person {
+            name: file.director.name.clone(),
+            email: file.director.email.to_lowercase(),
+        },
+        players: file
+            .players
+            .iter()
+            .map(|p| Player {
+                name: p.name.clone(),
+                email: p.email.to_lowercase(),
+                lang: p.language,
+                also: p.also.iter().map(|a| a.to_lowercase()).collect(),
+                send_to: None,
+                leaves: Vec::new(),
+                special_leaves: Vec::new(),
+            })
+            .collect(),
+        digest: file.digest,
+        rotated: false,
+        games: Vec::new(),
+    };
+    let status = if clock_start > now {
+        GameStatus::WaitingStart
+    } else {
+        GameStatus::Running
+    };
+    for p in &file.pairings {
+        let (Some(w), Some(b)) = (t.players.get(p.white), t.players.get(p.black)) else {
+            continue;
+        };
+        let id = GameRef::new(file.id.clone(), p.number);
+        let keys = ByColor {
+            white: new_key(),
+            black: new_key(),
+        };
+        let game = Game {
+            id: id.clone(),
+            round: p.round,
+            players: ByColor {
+                white: w.email.clone(),
+                black: b.email.clone(),
             },
-            players: file
-                .players
-                .iter()
-                .map(|p| Player {
-                    name: p.name.clone(),
-                    email: p.email.to_lowercase(),
-                    lang: p.language,
-                    also: p.also.iter().map(|a| a.to_lowercase()).collect(),
-                    send_to: None,
-                    leaves: Vec::new(),
-                    special_leaves: Vec::new(),
-                })
-                .collect(),
-            digest: file.digest,
-            rotated: false,
-            games: Vec::new(),
+            keys: keys.clone(),
+            status,
+            moves: Vec::new(),
+            clocks: ByColor {
+                white: PlayerClock::default(),
+                black: PlayerClock::default(),
+            },
+            turn: Turn::new(clock_start),
+            forms: ByColor::default(),
+            draw_offer: None,
+            result: None,
+            end_reason: None,
+            ended_at: None,
+            announced_next: ByColor::default(),
+            last_forward: None,
+            events: 0,
+            seal: String::new(),
+            conditional: Vec::new(),
         };
-        let status = if clock_start > now {
-            GameStatus::WaitingStart
-        } else {
-            GameStatus::Running
-        };
-        for p in &file.pairings {
-            let (Some(w), Some(b)) = (t.players.get(p.white), t.players.get(p.black)) else {
-                continue;
-            };
-            let id = GameRef::new(file.id.clone(), p.number);
-            let keys = ByColor {
-                white: new_key(),
-                black: new_key(),
-            };
-            let game = Game {
-                id: id.clone(),
-                round: p.round,
-                players: ByColor {
-                    white: w.email.clone(),
-                    black: b.email.clone(),
-                },
-                keys: keys.clone(),
-                status,
-                moves: Vec::new(),
-                clocks: ByColor {
-                    white: PlayerClock::default(),
-                    black: PlayerClock::default(),
-                },
-                turn: Turn::new(clock_start),
-                forms: ByColor::default(),
-                draw_offer: None,
-                result: None,
-                end_reason: None,
-                ended_at: None,
-                announced_next: ByColor::default(),
-                last_forward: None,
-                events: 0,
-                seal: String::new(),
-                conditional: Vec::new(),
-            };
-            for (c, key) in [(Color::White, &keys.white), (Color::Black, &keys.black)] {
-                self.keys.insert(
-                    key.clone(),
-                    KeyBinding {
-                        game: id.clone(),
-                        email: game.players.get(c).clone(),
-                    },
-                );
-                out.keys.push(key.clone());
-            }
-            // The director's own reply key for this game: his answers name the game.
-            let director_key = new_key();
-            self.keys.insert(
-                director_key.clone(),
+        for (c, key) in [(Color::White, &keys.white), (Color::Black, &keys.black)] {
+            state.keys.insert(
+                key.clone(),
                 KeyBinding {
                     game: id.clone(),
-                    email: t.director.email.clone(),
+                    email: game.players.get(c).clone(),
                 },
             );
-            out.keys.push(director_key);
-            t.games.push(id.clone());
-            self.games.insert(id.clone(), game);
-            self.log_event(&mut out, &id, Event::Started { at: now });
+            out.keys.push(key.clone());
         }
-        self.add_tournament(t);
-        out.tournaments.insert(file.id.clone());
-        out.log.push(format!(
-            "tournament {} registered: {} games, clocks start {}",
-            file.id,
-            self.tournaments[&file.id].games.len(),
-            clock_start
-        ));
-        Ok(out)
+        // The director's own reply key for this game: his answers name the game.
+        let director_key = new_key();
+        state.keys.insert(
+            director_key.clone(),
+            KeyBinding {
+                game: id.clone(),
+                email: t.director.email.clone(),
+            },
+        );
+        out.keys.push(director_key);
+        t.games.push(id.clone());
+        state.games.insert(id.clone(), game);
+        state.log_event(&mut out, &id, Event::Started { at: now });
     }
+    state.add_tournament(t);
+    out.tournaments.insert(file.id.clone());
+    out.log.push(format!(
+        "tournament {} registered: {} games, clocks start {}",
+        file.id,
+        state.tournaments[&file.id].games.len(),
+        clock_start
+    ));
+    Ok(out)
+}
 
-    /// The `start` mails of the registered games `ids`, one per player (White's asks for the
-    /// first move).
-    pub(crate) fn start_mails_of(&mut self, ids: &[GameRef], at: Step<'_>) -> Output {
-        let mut out = Output::default();
-        for id in ids {
-            for c in [Color::White, Color::Black] {
-                if let Some(m) = self.start_mail(id, c, at) {
-                    out.mails.push(m);
-                }
+/// The `start` mails of the registered games `ids`, one per player (White's asks for the
+/// first move).
+pub(crate) fn start_mails_of(state: &mut State, ids: &[GameRef], at: Step<'_>) -> Output {
+    let mut out = Output::default();
+    for id in ids {
+        for c in [Color::White, Color::Black] {
+            if let Some(m) = start_mail(state, id, c, at) {
+                out.mails.push(m);
             }
         }
-        out
     }
+    out
+}
 
-    fn start_mail(&mut self, id: &GameRef, c: Color, at: Step<'_>) -> Option<Mail> {
-        let (now, settings) = (at.now, at.s);
-        let game = self.games.get(id)?;
-        let t = self.tournaments.get(&id.tournament)?;
-        let email = game.players.get(c).clone();
-        let lang = t.lang_of(&email, settings.default_lang);
-        let data = StartFacts {
-            context: view::game_context(game, t, Some(c), lang, now, settings.tz),
-            recipient: t.recipient(&email).name,
-            white_first: c == Color::White,
-            clock_start: view::when(t.clock_start, settings.tz),
-            first_allowed: t.rules.days_per_period(),
-        };
-        let to = vec![t.recipient(&email)];
-        let key = game.keys.get(c).clone();
-        let fen = game.fen();
-        let message_id = self.meta.next_message_id(settings, "start");
-        Some(Mail {
-            game: Some(id.clone()),
-            reply_key: Some(key),
-            color: Some(color_name(c).to_string()),
-            fen: Some(fen),
-            ..Mail::new(MailKind::Start, to, lang, message_id, data)
-        })
-    }
+fn start_mail(state: &mut State, id: &GameRef, c: Color, at: Step<'_>) -> Option<Mail> {
+    let (now, settings) = (at.now, at.s);
+    let game = state.games.get(id)?;
+    let t = state.tournaments.get(&id.tournament)?;
+    let email = game.players.get(c).clone();
+    let lang = t.lang_of(&email, settings.default_lang);
+    let data = StartFacts {
+        context: view::game_context(game, t, Some(c), lang, now, settings.tz),
+        recipient: t.recipient(&email).name,
+        white_first: c == Color::White,
+        clock_start: view::when(t.clock_start, settings.tz),
+        first_allowed: t.rules.days_per_period(),
+    };
+    let to = vec![t.recipient(&email)];
+    let key = game.keys.get(c).clone();
+    let fen = game.fen();
+    let message_id = state.meta.next_message_id(settings, "start");
+    Some(Mail {
+        game: Some(id.clone()),
+        reply_key: Some(key),
+        color: Some(color_name(c).to_string()),
+        fen: Some(fen),
+        ..Mail::new(MailKind::Start, to, lang, message_id, data)
+    })
 }

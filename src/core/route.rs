@@ -17,9 +17,19 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 
+use crate::core::director::leave::{end_leave_on_move, handle_leave};
+use crate::core::director::{handle_director, is_director_letter};
+use crate::core::door::reply::{
+    came_through_own_key, finish, game_of_letter, lang_for, names_relay_game, query,
+};
 use crate::core::model::Step;
 use crate::core::model::{EndReason, GameResult, Output, Refusal, Settings, State};
+use crate::core::play::conditional::check_conditional;
+use crate::core::play::endings::{check_claim, claim_repetition};
+use crate::core::play::{announce, check_letter, play, resolve};
+use crate::core::records::status::answer_status;
 use crate::core::records::status::says_more_than_status;
+use crate::core::time::deadlines::fire_due;
 use crate::game_ref::GameRef;
 use crate::letter::Letter;
 use crate::letter::auth::{DmarcVerdict, dmarc_verdict};
@@ -81,236 +91,290 @@ pub fn reach(state: &State, letter: &Letter) -> Reach {
 #[path = "route_tests.rs"]
 mod tests;
 
-impl State {
-    /// Acts on one letter received at `now` (the postmark), after `crate::core::door::screen` let it in;
-    /// [`State::handle_letter`] is the entry point.
-    pub(crate) fn answer_letter(
-        &mut self,
-        letter: &Letter,
-        now: DateTime<Utc>,
-        s: &Settings,
-    ) -> Output {
-        // Automatic mails, the relay's own and unauthenticated ones were screened out before.
-        let mut out = Output::default();
-        // A player writing from an address not (yet) his, through his own reply key and under
-        // his name: told how to have it added, never refused in silence.
-        if !self.knows(&letter.from)
-            && let Some((game, r)) = self.unregistered_address(letter)
-        {
-            let lang = self.lang_for(&r.1, Some(&game), s);
-            out.letter_games.insert(game.clone());
-            self.query(&mut out, letter, Some(&game), lang, r.0, Step { now, s });
-            return out;
-        }
-        if !self.knows(&letter.from) {
-            // A stranger's mail changes nothing. No backscatter: it is answered only when it names
-            // a game or tournament of the relay, or the operator's server vouches for its From
-            // (`dmarc=pass`); a spam run with forged senders draws no mail at all.
-            if !self.stranger_may_be_answered(letter, s) {
-                out.log.push(format!(
-                    "mail {} from stranger {}: names no game or tournament of the relay and has \
-                     no dmarc=pass, not answered (no backscatter)",
-                    letter.message_id, letter.from
-                ));
-                return out;
-            }
-            // Then at most one polite answer, ever.
-            if self.meta.strangers_answered.insert(letter.from.clone()) {
-                let lang = s.default_lang;
-                self.query(
-                    &mut out,
-                    letter,
-                    None,
-                    lang,
-                    Refusal::Stranger,
-                    Step { now, s },
-                );
-            } else {
-                out.log.push(format!(
-                    "mail {} from stranger {}: already answered once, ignored",
-                    letter.message_id, letter.from
-                ));
-            }
-            return out;
-        }
-        // `Status` needs no game (src/core/records/status.rs); a mail that says more goes on as usual.
-        if letter.content.status_request {
-            self.answer_status(&mut out, letter, Step { now, s });
-            if !says_more_than_status(&letter.content) {
-                return out;
-            }
-        }
-        // `[security] require_reply_key`: anything that may change a game or a tournament counts
-        // only through the sender's own `relay+KEY@` address; a forged From cannot know it. The
-        // query goes to the registered address in From, so the real player learns of the attempt.
-        if s.guard.require_reply_key && !self.came_through_own_key(letter) {
-            let game = letter
-                .game_ref
-                .as_ref()
-                .filter(|g| self.color_in(g, &letter.from).is_some())
-                .cloned();
-            let lang = self.lang_for(&letter.from, game.as_ref(), s);
-            if let Some(g) = &game {
-                out.letter_games.insert(g.clone());
-            }
-            let r = Refusal::NotThroughReplyKey;
-            self.query(&mut out, letter, game.as_ref(), lang, r, Step { now, s });
-            return out;
-        }
-        // The director's hand (crate::core::director) and leave (crate::core::director::leave).
-        if self.is_director_letter(letter) {
-            self.handle_director(&mut out, letter, Step { now, s });
-            // A change of time may make a forfeit due at once (TO §17).
-            out.absorb(self.fire_due(Step { now, s }));
-            return out;
-        }
-        // A request recognised in the writer's words but not certain or not complete: queried,
-        // quoting the sentence, never guessed (TO §2, §8; `crate::letter::requests`).
-        if let Some(ask) = letter.content.asks.first() {
-            let game = self
-                .game_of_letter(letter)
-                .ok()
-                .filter(|g| self.color_in(g, &letter.from).is_some());
-            if let Some(g) = &game {
-                out.letter_games.insert(g.clone());
-            }
-            let lang = self.lang_for(&letter.from, game.as_ref(), s);
-            let r = Refusal::Uncertain(ask.clone());
-            self.query(&mut out, letter, game.as_ref(), lang, r, Step { now, s });
-            return out;
-        }
-        if let Some(span) = letter.content.leave {
-            self.handle_leave(&mut out, letter, span, Step { now, s });
-            let c = &letter.content;
-            if c.moves.is_empty() && !c.resign && !c.draw_accept && !c.announce_long_think {
-                return out;
-            }
-        }
-        let game_ref = match self.game_of_letter(letter) {
-            Ok(g) => g,
-            Err(r) => {
-                let lang = self.lang_for(&letter.from, None, s);
-                self.query(&mut out, letter, None, lang, r, Step { now, s });
-                return out;
-            }
-        };
-        let Some(game) = self.games.get(&game_ref) else {
-            let lang = self.lang_for(&letter.from, None, s);
-            let r = Refusal::UnknownGame {
-                game: game_ref.to_string(),
-            };
-            self.query(&mut out, letter, None, lang, r, Step { now, s });
-            return out;
-        };
-        out.letter_games.insert(game_ref.clone());
-        let lang = self.lang_for(&letter.from, Some(&game_ref), s);
-        let Some(color) = game.color_of(&letter.from) else {
-            let r = Refusal::NotAPlayer {
-                game: game_ref.to_string(),
-            };
-            self.query(&mut out, letter, Some(&game_ref), lang, r, Step { now, s });
-            return out;
-        };
-        if let Err(r) = self.check_letter(&game_ref, color, &letter.content, Step { now, s }) {
-            self.query(&mut out, letter, Some(&game_ref), lang, r, Step { now, s });
-            return out;
-        }
-        let c = &letter.content;
-        if c.resign {
-            self.finish(
-                &mut out,
-                &game_ref,
-                GameResult::for_winner(!color),
-                EndReason::Resignation,
-                now,
-                s,
-            );
-            return out;
-        }
-        if c.draw_accept {
-            self.finish(
-                &mut out,
-                &game_ref,
-                GameResult::Draw,
-                EndReason::DrawAgreed,
-                now,
-                s,
-            );
-            return out;
-        }
-        let own_moves = c.moves.iter().any(|m| m.color == color);
-        if c.claim_repetition && !own_moves {
-            self.claim_repetition(&mut out, letter, &game_ref, Step { now, s });
-            return out;
-        }
-        if c.announce_long_think && !own_moves {
-            self.announce(&mut out, letter, &game_ref, color, Step { now, s });
-            return out;
-        }
-        let resolved = self
-            .resolve(&game_ref, color, &c.moves, s)
-            .and_then(|r| self.check_claim(&game_ref, r, c))
-            .and_then(|r| self.check_lines(&game_ref, color, r, c));
-        match resolved {
-            Ok(resolved) => {
-                // TO §24: a move sent during leave ends it the day before.
-                self.end_leave_on_move(&mut out, &game_ref, &letter.from, letter, Step { now, s });
-                self.play(
-                    &mut out,
-                    letter,
-                    &game_ref,
-                    color,
-                    resolved,
-                    Step { now, s },
-                )
-            }
-            Err(r) => self.query(&mut out, letter, Some(&game_ref), lang, r, Step { now, s }),
-        }
-        out
+/// Acts on one letter received at `now` (the postmark), after `crate::core::door::screen` let it in;
+/// [`State::handle_letter`] is the entry point.
+pub(crate) fn answer_letter(
+    state: &mut State,
+    letter: &Letter,
+    now: DateTime<Utc>,
+    s: &Settings,
+) -> Output {
+    // Automatic mails, the relay's own and unauthenticated ones were screened out before.
+    let mut out = Output::default();
+    // A player writing from an address not (yet) his, through his own reply key and under
+    // his name: told how to have it added, never refused in silence.
+    if !state.knows(&letter.from)
+        && let Some((game, r)) = unregistered_address(state, letter)
+    {
+        let lang = lang_for(state, &r.1, Some(&game), s);
+        out.letter_games.insert(game.clone());
+        query(
+            state,
+            &mut out,
+            letter,
+            Some(&game),
+            lang,
+            r.0,
+            Step { now, s },
+        );
+        return out;
     }
-
-    /// A mail from an address no one has, that came through a player's own reply key and carries
-    /// his name as its display name: the query that tells him how to register the address, and
-    /// the player's registered address.
-    fn unregistered_address(&self, letter: &Letter) -> Option<(GameRef, (Refusal, String))> {
-        let words = |name: &str| {
-            let mut w: Vec<String> = name
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .map(crate::letter::requests::tokens::fold)
-                .collect();
-            w.sort();
-            w
-        };
-        let written = words(letter.from_name.as_deref()?);
-        let kb = letter.reply_keys.iter().find_map(|k| self.keys.get(k))?;
-        let t = self.tournament_of(&kb.game)?;
-        let player = t.player(&kb.email)?;
-        if written.is_empty() || words(&player.name) != written {
-            return None;
+    if !state.knows(&letter.from) {
+        // A stranger's mail changes nothing. No backscatter: it is answered only when it names
+        // a game or tournament of the relay, or the operator's server vouches for its From
+        // (`dmarc=pass`); a spam run with forged senders draws no mail at all.
+        if !stranger_may_be_answered(state, letter, s) {
+            out.log.push(format!(
+                "mail {} from stranger {}: names no game or tournament of the relay and has \
+                 no dmarc=pass, not answered (no backscatter)",
+                letter.message_id, letter.from
+            ));
+            return out;
         }
-        let r = Refusal::UnregisteredAddress {
-            address: letter.from.clone(),
-            registered: player.email.clone(),
-            director: t.director.name.clone(),
-            director_email: t.director.email.clone(),
-        };
-        Some((kb.game.clone(), (r, player.email.clone())))
+        // Then at most one polite answer, ever.
+        if state.meta.strangers_answered.insert(letter.from.clone()) {
+            let lang = s.default_lang;
+            query(
+                state,
+                &mut out,
+                letter,
+                None,
+                lang,
+                Refusal::Stranger,
+                Step { now, s },
+            );
+        } else {
+            out.log.push(format!(
+                "mail {} from stranger {}: already answered once, ignored",
+                letter.message_id, letter.from
+            ));
+        }
+        return out;
     }
-
-    /// The stranger rule's vouchers (no backscatter): the letter names a game or tournament of
-    /// the relay, or the operator's own server (`trusted_authserv_id`) says `dmarc=pass` for its
-    /// From domain.
-    fn stranger_may_be_answered(&self, letter: &Letter, s: &Settings) -> bool {
-        if self.names_relay_game(letter) {
-            return true;
+    // `Status` needs no game (src/core/records/status.rs); a mail that says more goes on as usual.
+    if letter.content.status_request {
+        answer_status(state, &mut out, letter, Step { now, s });
+        if !says_more_than_status(&letter.content) {
+            return out;
         }
-        let trusted = s
-            .guard
-            .trusted_authserv_id
+    }
+    // `[security] require_reply_key`: anything that may change a game or a tournament counts
+    // only through the sender's own `relay+KEY@` address; a forged From cannot know it. The
+    // query goes to the registered address in From, so the real player learns of the attempt.
+    if s.guard.require_reply_key && !came_through_own_key(state, letter) {
+        let game = letter
+            .game_ref
             .as_ref()
-            .or(s.guard.dmarc_authserv_id.as_ref());
-        trusted
-            .is_some_and(|id| dmarc_verdict(&letter.trace, id, &letter.from) == DmarcVerdict::Pass)
+            .filter(|g| state.color_in(g, &letter.from).is_some())
+            .cloned();
+        let lang = lang_for(state, &letter.from, game.as_ref(), s);
+        if let Some(g) = &game {
+            out.letter_games.insert(g.clone());
+        }
+        let r = Refusal::NotThroughReplyKey;
+        query(
+            state,
+            &mut out,
+            letter,
+            game.as_ref(),
+            lang,
+            r,
+            Step { now, s },
+        );
+        return out;
     }
+    // The director's hand (crate::core::director) and leave (crate::core::director::leave).
+    if is_director_letter(state, letter) {
+        handle_director(state, &mut out, letter, Step { now, s });
+        // A change of time may make a forfeit due at once (TO §17).
+        out.absorb(fire_due(state, Step { now, s }));
+        return out;
+    }
+    // A request recognised in the writer's words but not certain or not complete: queried,
+    // quoting the sentence, never guessed (TO §2, §8; `crate::letter::requests`).
+    if let Some(ask) = letter.content.asks.first() {
+        let game = game_of_letter(state, letter)
+            .ok()
+            .filter(|g| state.color_in(g, &letter.from).is_some());
+        if let Some(g) = &game {
+            out.letter_games.insert(g.clone());
+        }
+        let lang = lang_for(state, &letter.from, game.as_ref(), s);
+        let r = Refusal::Uncertain(ask.clone());
+        query(
+            state,
+            &mut out,
+            letter,
+            game.as_ref(),
+            lang,
+            r,
+            Step { now, s },
+        );
+        return out;
+    }
+    if let Some(span) = letter.content.leave {
+        handle_leave(state, &mut out, letter, span, Step { now, s });
+        let c = &letter.content;
+        if c.moves.is_empty() && !c.resign && !c.draw_accept && !c.announce_long_think {
+            return out;
+        }
+    }
+    let game_ref = match game_of_letter(state, letter) {
+        Ok(g) => g,
+        Err(r) => {
+            let lang = lang_for(state, &letter.from, None, s);
+            query(state, &mut out, letter, None, lang, r, Step { now, s });
+            return out;
+        }
+    };
+    let Some(game) = state.games.get(&game_ref) else {
+        let lang = lang_for(state, &letter.from, None, s);
+        let r = Refusal::UnknownGame {
+            game: game_ref.to_string(),
+        };
+        query(state, &mut out, letter, None, lang, r, Step { now, s });
+        return out;
+    };
+    out.letter_games.insert(game_ref.clone());
+    let lang = lang_for(state, &letter.from, Some(&game_ref), s);
+    let Some(color) = game.color_of(&letter.from) else {
+        let r = Refusal::NotAPlayer {
+            game: game_ref.to_string(),
+        };
+        query(
+            state,
+            &mut out,
+            letter,
+            Some(&game_ref),
+            lang,
+            r,
+            Step { now, s },
+        );
+        return out;
+    };
+    if let Err(r) = check_letter(state, &game_ref, color, &letter.content, Step { now, s }) {
+        query(
+            state,
+            &mut out,
+            letter,
+            Some(&game_ref),
+            lang,
+            r,
+            Step { now, s },
+        );
+        return out;
+    }
+    let c = &letter.content;
+    if c.resign {
+        finish(
+            state,
+            &mut out,
+            &game_ref,
+            GameResult::for_winner(!color),
+            EndReason::Resignation,
+            now,
+            s,
+        );
+        return out;
+    }
+    if c.draw_accept {
+        finish(
+            state,
+            &mut out,
+            &game_ref,
+            GameResult::Draw,
+            EndReason::DrawAgreed,
+            now,
+            s,
+        );
+        return out;
+    }
+    let own_moves = c.moves.iter().any(|m| m.color == color);
+    if c.claim_repetition && !own_moves {
+        claim_repetition(state, &mut out, letter, &game_ref, Step { now, s });
+        return out;
+    }
+    if c.announce_long_think && !own_moves {
+        announce(state, &mut out, letter, &game_ref, color, Step { now, s });
+        return out;
+    }
+    let resolved = resolve(state, &game_ref, color, &c.moves, s)
+        .and_then(|r| check_claim(state, &game_ref, r, c))
+        .and_then(|r| check_conditional(state, &game_ref, color, r, c));
+    match resolved {
+        Ok(resolved) => {
+            // TO §24: a move sent during leave ends it the day before.
+            end_leave_on_move(
+                state,
+                &mut out,
+                &game_ref,
+                &letter.from,
+                letter,
+                Step { now, s },
+            );
+            play(
+                state,
+                &mut out,
+                letter,
+                &game_ref,
+                color,
+                resolved,
+                Step { now, s },
+            )
+        }
+        Err(r) => query(
+            state,
+            &mut out,
+            letter,
+            Some(&game_ref),
+            lang,
+            r,
+            Step { now, s },
+        ),
+    }
+    out
+}
+
+/// A mail from an address no one has, that came through a player's own reply key and carries
+/// his name as its display name: the query that tells him how to register the address, and
+/// the player's registered address.
+fn unregistered_address(state: &State, letter: &Letter) -> Option<(GameRef, (Refusal, String))> {
+    let words = |name: &str| {
+        let mut w: Vec<String> = name
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(crate::letter::requests::tokens::fold)
+            .collect();
+        w.sort();
+        w
+    };
+    let written = words(letter.from_name.as_deref()?);
+    let kb = letter.reply_keys.iter().find_map(|k| state.keys.get(k))?;
+    let t = state.tournament_of(&kb.game)?;
+    let player = t.player(&kb.email)?;
+    if written.is_empty() || words(&player.name) != written {
+        return None;
+    }
+    let r = Refusal::UnregisteredAddress {
+        address: letter.from.clone(),
+        registered: player.email.clone(),
+        director: t.director.name.clone(),
+        director_email: t.director.email.clone(),
+    };
+    Some((kb.game.clone(), (r, player.email.clone())))
+}
+
+/// The stranger rule's vouchers (no backscatter): the letter names a game or tournament of
+/// the relay, or the operator's own server (`trusted_authserv_id`) says `dmarc=pass` for its
+/// From domain.
+fn stranger_may_be_answered(state: &State, letter: &Letter, s: &Settings) -> bool {
+    if names_relay_game(state, letter) {
+        return true;
+    }
+    let trusted = s
+        .guard
+        .trusted_authserv_id
+        .as_ref()
+        .or(s.guard.dmarc_authserv_id.as_ref());
+    trusted.is_some_and(|id| dmarc_verdict(&letter.trace, id, &letter.from) == DmarcVerdict::Pass)
 }

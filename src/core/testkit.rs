@@ -172,7 +172,7 @@ pub fn step(st: &mut State, l: &Letter, now: DateTime<Utc>) -> Output {
 }
 
 /// The kind of every mail decided, in order: the copies of one mail (one per reply key, see
-/// `State::copies_per_key`) share its Message-ID and count once.
+/// `copies_per_key`) share its Message-ID and count once.
 pub fn kinds(out: &Output) -> Vec<MailKind> {
     let mut seen = std::collections::BTreeSet::new();
     out.mails

@@ -1,12 +1,15 @@
 //! One function per director command (TO §21–§26, §29, §30): each takes the state and the
 //! command's own values, changes what the command changes and says what to tell whom
-//! ([`Notice`]); `State::director_command` only dispatches.
+//! ([`Notice`]); `director_command` only dispatches.
 
 use shakmaty::Color;
 
 use super::{Notice, Scope};
 use crate::core::clock::{self, Rest};
+use crate::core::director::leave::add_leave;
 use crate::core::director::leave::{check_leave, complete_span};
+use crate::core::director::{director_event, name_of, player_and_partners, player_tournament};
+use crate::core::door::reply::{finish, open_games_in};
 use crate::core::model::GameStatus;
 use crate::core::model::LeaveRefusal;
 use crate::core::model::Step;
@@ -36,15 +39,16 @@ pub(super) fn confirm_forfeit(
         })?;
     let result = GameResult::for_winner(!offender);
     let offender_email = gm.players.get(offender).clone();
-    st.director_event(
+    director_event(
+        st,
         out,
         std::slice::from_ref(&g),
         letter,
         format!("confirmed the second time forfeit of {offender_email}: {result}"),
         now,
     );
-    st.finish(out, &g, result, EndReason::ForfeitConfirmed, now, s);
-    let name = st.name_of(&g.tournament, &offender_email);
+    finish(st, out, &g, result, EndReason::ForfeitConfirmed, now, s);
+    let name = name_of(st, &g.tournament, &offender_email);
     Ok(Notice {
         game: Some(g.clone()),
         tournament: g.tournament.clone(),
@@ -80,14 +84,15 @@ pub(super) fn set_result(
         });
     }
     let before = gm.result;
-    st.director_event(
+    director_event(
+        st,
         out,
         std::slice::from_ref(&g),
         letter,
         format!("set the result {result}"),
         now,
     );
-    st.finish(out, &g, result, EndReason::DirectorDecision, now, s);
+    finish(st, out, &g, result, EndReason::DirectorDecision, now, s);
     Ok(Notice {
         game: Some(g.clone()),
         tournament: g.tournament.clone(),
@@ -149,7 +154,8 @@ pub(super) fn resume(
     }
     let players = vec![gm.players.white.clone(), gm.players.black.clone()];
     out.games.insert(g.clone());
-    st.director_event(
+    director_event(
+        st,
         out,
         std::slice::from_ref(&g),
         letter,
@@ -195,14 +201,15 @@ pub(super) fn adjust_time(
     let used = pc.used_in_period;
     let players = vec![gm.players.white.clone(), gm.players.black.clone()];
     out.games.insert(g.clone());
-    st.director_event(
+    director_event(
+        st,
         out,
         std::slice::from_ref(&g),
         letter,
         format!("time {days:+} days for {player}: {reason}"),
         now,
     );
-    let name = st.name_of(&g.tournament, player);
+    let name = name_of(st, &g.tournament, player);
     Ok(Notice {
         game: Some(g.clone()),
         tournament: g.tournament.clone(),
@@ -233,7 +240,7 @@ pub(super) fn director_leave(
     } else {
         Command::AcceptLateLeave
     };
-    let tid = st.player_tournament(tid, directs, player, command)?;
+    let tid = player_tournament(st, tid, directs, player, command)?;
     let today = view::local_date(now, s.tz);
     let leave_err = |refusal| DirectorRefusal::Leave {
         player: player.clone(),
@@ -249,18 +256,19 @@ pub(super) fn director_leave(
         LeaveHow::Late
     };
     let rest = Rest { from, to };
-    let games = st.open_games_in(&tid, player);
-    st.director_event(
+    let games = open_games_in(st, &tid, player);
+    director_event(
+        st,
         out,
         &games,
         letter,
         format!("{} leave {from} to {to} for {player}", how.name()),
         now,
     );
-    st.add_leave(out, &tid, player, rest, how, now);
+    add_leave(st, out, &tid, player, rest, how, now);
     out.letter_games.extend(games.iter().cloned());
-    let players = st.player_and_partners(player, &games);
-    let name = st.name_of(&tid, player);
+    let players = player_and_partners(st, player, &games);
+    let name = name_of(st, &tid, player);
     Ok(Notice {
         game: game.cloned().filter(|g| games.contains(g)),
         told: Told::Leave {
@@ -287,7 +295,7 @@ pub(super) fn address(
 ) -> Result<Notice, DirectorRefusal> {
     let now = at.now;
     let Scope { game, tid, directs } = scope;
-    let tid = st.player_tournament(tid, directs, player, Command::Address)?;
+    let tid = player_tournament(st, tid, directs, player, Command::Address)?;
     if let Some(owner) = st.address_in_use(address)
         && owner != player
     {
@@ -313,13 +321,14 @@ pub(super) fn address(
         p.send_to = (address != player).then(|| address.clone());
     }
     st.note_address(address, &tid);
-    let games = st.open_games_in(&tid, player);
+    let games = open_games_in(st, &tid, player);
     let what = if *change {
         "address"
     } else {
         "further address"
     };
-    st.director_event(
+    director_event(
+        st,
         out,
         &games,
         letter,
@@ -328,8 +337,8 @@ pub(super) fn address(
     );
     out.letter_games.extend(games.iter().cloned());
     // The player and every partner of his open games are told.
-    let players = st.player_and_partners(player, &games);
-    let name = st.name_of(&tid, player);
+    let players = player_and_partners(st, player, &games);
+    let name = name_of(st, &tid, player);
     Ok(Notice {
         game: game.cloned().filter(|g| games.contains(g)),
         told: Told::Address {

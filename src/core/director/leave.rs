@@ -30,6 +30,7 @@
 use chrono::{DateTime, Datelike, Months, NaiveDate, Utc};
 
 use crate::core::clock::{BUDGET_DAYS, MIN_LEAVE_DAYS, Rest};
+use crate::core::door::reply::{lang_for, letter_context, open_games_in, query};
 use crate::core::model::Refusal;
 use crate::core::model::Step;
 use crate::core::model::{Event, LeaveHow};
@@ -164,327 +165,341 @@ struct LeaveOf<'a> {
     ended: Option<(Rest, NaiveDate)>,
 }
 
-impl State {
-    /// TO §24/§25: a player's leave request (`letter.content.leave`).
-    pub(crate) fn handle_leave(
-        &mut self,
-        out: &mut Output,
-        letter: &Letter,
-        span: DateSpan,
-        at: Step<'_>,
-    ) {
-        let (now, s) = (at.now, at.s);
-        let email = letter.from.clone();
-        let lang = self.lang_for(&email, None, s);
-        let today = view::local_date(now, s.tz);
-        let (_, named) = self.letter_context(letter);
-        let targets: Vec<String> = match named {
-            Some(tid) => {
-                if self
-                    .tournaments
-                    .get(&tid)
-                    .is_none_or(|t| t.player(&email).is_none())
-                {
-                    let r = Refusal::Leave(LeaveRefusal::NotInTournament { tournament: tid });
-                    self.query(out, letter, None, lang, r, Step { now, s });
-                    return;
-                }
-                vec![tid]
+/// TO §24/§25: a player's leave request (`letter.content.leave`).
+pub(crate) fn handle_leave(
+    state: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    span: DateSpan,
+    at: Step<'_>,
+) {
+    let (now, s) = (at.now, at.s);
+    let email = letter.from.clone();
+    let lang = lang_for(state, &email, None, s);
+    let today = view::local_date(now, s.tz);
+    let (_, named) = letter_context(state, letter);
+    let targets: Vec<String> = match named {
+        Some(tid) => {
+            if state
+                .tournaments
+                .get(&tid)
+                .is_none_or(|t| t.player(&email).is_none())
+            {
+                let r = Refusal::Leave(LeaveRefusal::NotInTournament { tournament: tid });
+                query(state, out, letter, None, lang, r, Step { now, s });
+                return;
             }
-            None => self
-                .tournaments_with(&email)
-                .map(|t| &t.id)
-                .filter(|tid| !self.open_games_in(tid, &email).is_empty())
-                .cloned()
-                .collect(),
-        };
-        if targets.is_empty() {
-            let r = Refusal::Leave(LeaveRefusal::NoTournament);
-            self.query(out, letter, None, lang, r, Step { now, s });
-            return;
+            vec![tid]
         }
-        for tid in targets {
-            out.letter_games.extend(self.open_games_in(&tid, &email));
-            let checked = complete_span(span, today)
-                .ok_or(LeaveRefusal::BadSpan)
-                .and_then(|(from, to)| {
-                    check_leave(&self.tournaments[&tid], &email, from, to, today, false)
-                        .map(|()| (from, to))
-                });
-            match checked {
-                Ok((from, to)) => {
-                    self.add_leave(out, &tid, &email, Rest { from, to }, LeaveHow::Granted, now);
-                    let leave = LeaveOf {
-                        tid: &tid,
-                        email: &email,
-                        rest: Rest { from, to },
-                        ended: None,
-                    };
-                    self.leave_notices(out, leave, letter, Step { now, s });
-                    self.leave_receipt(
-                        out,
-                        &tid,
-                        &email,
-                        Rest { from, to },
-                        letter,
-                        Step { now, s },
-                    );
-                }
-                Err(r) => {
-                    self.query(out, letter, None, lang, Refusal::Leave(r), Step { now, s });
-                }
+        None => state
+            .tournaments_with(&email)
+            .map(|t| &t.id)
+            .filter(|tid| !open_games_in(state, tid, &email).is_empty())
+            .cloned()
+            .collect(),
+    };
+    if targets.is_empty() {
+        let r = Refusal::Leave(LeaveRefusal::NoTournament);
+        query(state, out, letter, None, lang, r, Step { now, s });
+        return;
+    }
+    for tid in targets {
+        out.letter_games.extend(open_games_in(state, &tid, &email));
+        let checked = complete_span(span, today)
+            .ok_or(LeaveRefusal::BadSpan)
+            .and_then(|(from, to)| {
+                check_leave(&state.tournaments[&tid], &email, from, to, today, false)
+                    .map(|()| (from, to))
+            });
+        match checked {
+            Ok((from, to)) => {
+                add_leave(
+                    state,
+                    out,
+                    &tid,
+                    &email,
+                    Rest { from, to },
+                    LeaveHow::Granted,
+                    now,
+                );
+                let leave = LeaveOf {
+                    tid: &tid,
+                    email: &email,
+                    rest: Rest { from, to },
+                    ended: None,
+                };
+                leave_notices(state, out, leave, letter, Step { now, s });
+                leave_receipt(
+                    state,
+                    out,
+                    &tid,
+                    &email,
+                    Rest { from, to },
+                    letter,
+                    Step { now, s },
+                );
+            }
+            Err(r) => {
+                query(
+                    state,
+                    out,
+                    letter,
+                    None,
+                    lang,
+                    Refusal::Leave(r),
+                    Step { now, s },
+                );
             }
         }
     }
+}
 
-    /// Records a leave (`special`: beyond the budget) and logs it in each open game of the player.
-    pub(crate) fn add_leave(
-        &mut self,
-        out: &mut Output,
-        tid: &str,
-        email: &str,
-        rest: Rest,
-        how: LeaveHow,
-        now: DateTime<Utc>,
-    ) {
-        let special = how == LeaveHow::Special;
-        let Some(p) = self
-            .tournaments
-            .get_mut(tid)
-            .and_then(|t| t.players.iter_mut().find(|p| p.email == email))
-        else {
-            return;
-        };
-        if special {
-            p.special_leaves.push(rest);
-        } else {
-            p.leaves.push(rest);
+/// Records a leave (`special`: beyond the budget) and logs it in each open game of the player.
+pub(crate) fn add_leave(
+    state: &mut State,
+    out: &mut Output,
+    tid: &str,
+    email: &str,
+    rest: Rest,
+    how: LeaveHow,
+    now: DateTime<Utc>,
+) {
+    let special = how == LeaveHow::Special;
+    let Some(p) = state
+        .tournaments
+        .get_mut(tid)
+        .and_then(|t| t.players.iter_mut().find(|p| p.email == email))
+    else {
+        return;
+    };
+    if special {
+        p.special_leaves.push(rest);
+    } else {
+        p.leaves.push(rest);
+    }
+    out.tournaments.insert(tid.to_string());
+    log_leave(state, out, tid, email, rest, how, now);
+    out.log.push(format!(
+        "{tid}: leave of {email} {} to {} ({}, TO §24)",
+        rest.from,
+        rest.to,
+        how.name()
+    ));
+}
+
+/// TO §24: the leave `rest` of `email` as it now stands, in the record of each of the
+/// player's open games in the tournament; `how` says what made it so.
+fn log_leave(
+    state: &mut State,
+    out: &mut Output,
+    tid: &str,
+    email: &str,
+    rest: Rest,
+    how: LeaveHow,
+    now: DateTime<Utc>,
+) {
+    for g in open_games_in(state, tid, email) {
+        state.log_event(
+            out,
+            &g,
+            Event::Leave {
+                at: now,
+                player: email.to_string(),
+                from: rest.from,
+                to: rest.to,
+                how,
+            },
+        );
+    }
+}
+
+/// TO §24: a move sent during leave ends the leave the day before, in all games of the
+/// tournament; the director and the partners are told.
+pub(crate) fn end_leave_on_move(
+    state: &mut State,
+    out: &mut Output,
+    game_ref: &GameRef,
+    email: &str,
+    letter: &Letter,
+    at: Step<'_>,
+) {
+    let (now, s) = (at.now, at.s);
+    let today = view::local_date(now, s.tz);
+    let tid = game_ref.tournament.clone();
+    let Some(p) = state
+        .tournaments
+        .get_mut(&tid)
+        .and_then(|t| t.players.iter_mut().find(|p| p.email == email))
+    else {
+        return;
+    };
+    // A leave that this very mail asks for, beginning today, is not ended by the move the mail
+    // carries: the player moves, then goes on leave.
+    let fresh = letter.content.leave.is_some();
+    let mut ended: Vec<(Rest, Rest)> = Vec::new();
+    for list in [&mut p.leaves, &mut p.special_leaves] {
+        for r in list.iter_mut() {
+            if r.from <= today && today <= r.to && !(fresh && r.from == today) {
+                let before = *r;
+                r.to = today.pred_opt().unwrap_or(today);
+                ended.push((before, *r));
+            }
         }
-        out.tournaments.insert(tid.to_string());
-        self.log_leave(out, tid, email, rest, how, now);
+        list.retain(|r| r.from <= r.to);
+    }
+    if ended.is_empty() {
+        return;
+    }
+    out.tournaments.insert(tid.clone());
+    for (before, after) in ended {
+        log_leave(state, out, &tid, email, after, LeaveHow::EndedEarly, now);
         out.log.push(format!(
-            "{tid}: leave of {email} {} to {} ({}, TO §24)",
-            rest.from,
-            rest.to,
-            how.name()
+            "{tid}: leave of {email} {} to {} ended early by a move on {today} (TO §24)",
+            before.from, before.to
+        ));
+        let leave = LeaveOf {
+            tid: &tid,
+            email,
+            rest: after,
+            ended: Some((before, today)),
+        };
+        leave_notices(state, out, leave, letter, Step { now, s });
+    }
+}
+
+/// The `leave` notice to every partner with an open game in the tournament and to the
+/// director (TO §25). `ended`: the leave as it was and the day of the move that ended it.
+fn leave_notices(
+    state: &mut State,
+    out: &mut Output,
+    leave: LeaveOf<'_>,
+    letter: &Letter,
+    at: Step<'_>,
+) {
+    let (now, s) = (at.now, at.s);
+    let LeaveOf {
+        tid,
+        email,
+        rest,
+        ended,
+    } = leave;
+    let Some(t) = state.tournaments.get(tid) else {
+        return;
+    };
+    let player = t.recipient(email);
+    let (move_day, days_returned) = match ended {
+        Some((before, day)) => (Some(view::day(day)), (before.to - rest.to).num_days()),
+        None => (None, 0),
+    };
+    let facts = |recipient: String, game: Option<String>| LeaveFacts {
+        recipient,
+        player: player.name.clone(),
+        player_email: player.email.clone(),
+        tournament_id: t.id.clone(),
+        tournament: t.name.clone(),
+        from: view::day(rest.from),
+        to: view::day(rest.to),
+        days: (rest.to - rest.from).num_days() + 1,
+        cancelled: rest.to < rest.from,
+        ended_early: ended.is_some(),
+        move_day,
+        last_day: view::day(rest.to),
+        days_returned,
+        now: view::when(now, s.tz),
+        to_partner: game.is_some(),
+        game,
+    };
+    let mut mails = Vec::new();
+    for g in open_games_in(state, tid, email) {
+        let game = &state.games[&g];
+        let Some(c) = game.color_of(email) else {
+            continue;
+        };
+        let partner = game.players.get(!c).clone();
+        let lang = t.lang_of(&partner, s.default_lang);
+        let data = facts(t.recipient(&partner).name, Some(g.to_string()));
+        mails.push((
+            t.recipient(&partner),
+            Some(g.clone()),
+            Some(game.keys.get(!c).clone()),
+            lang,
+            data,
         ));
     }
-
-    /// TO §24: the leave `rest` of `email` as it now stands, in the record of each of the
-    /// player's open games in the tournament; `how` says what made it so.
-    fn log_leave(
-        &mut self,
-        out: &mut Output,
-        tid: &str,
-        email: &str,
-        rest: Rest,
-        how: LeaveHow,
-        now: DateTime<Utc>,
-    ) {
-        for g in self.open_games_in(tid, email) {
-            self.log_event(
-                out,
-                &g,
-                Event::Leave {
-                    at: now,
-                    player: email.to_string(),
-                    from: rest.from,
-                    to: rest.to,
-                    how,
-                },
-            );
-        }
+    let lang = s.default_lang;
+    let data = facts(t.director.name.clone(), None);
+    mails.push((t.director_recipient(), None, None, lang, data));
+    for (to, game, reply_key, lang, data) in mails {
+        let message_id = state.meta.next_message_id(s, "leave");
+        out.mails.push(Mail {
+            game,
+            reply_key,
+            in_reply_to: Some(letter.message_id.clone()),
+            ..Mail::new(MailKind::Leave, vec![to], lang, message_id, data)
+        });
     }
+}
 
-    /// TO §24: a move sent during leave ends the leave the day before, in all games of the
-    /// tournament; the director and the partners are told.
-    pub(crate) fn end_leave_on_move(
-        &mut self,
-        out: &mut Output,
-        game_ref: &GameRef,
-        email: &str,
-        letter: &Letter,
-        at: Step<'_>,
-    ) {
-        let (now, s) = (at.now, at.s);
-        let today = view::local_date(now, s.tz);
-        let tid = game_ref.tournament.clone();
-        let Some(p) = self
-            .tournaments
-            .get_mut(&tid)
-            .and_then(|t| t.players.iter_mut().find(|p| p.email == email))
-        else {
-            return;
-        };
-        // A leave that this very mail asks for, beginning today, is not ended by the move the mail
-        // carries: the player moves, then goes on leave.
-        let fresh = letter.content.leave.is_some();
-        let mut ended: Vec<(Rest, Rest)> = Vec::new();
-        for list in [&mut p.leaves, &mut p.special_leaves] {
-            for r in list.iter_mut() {
-                if r.from <= today && today <= r.to && !(fresh && r.from == today) {
-                    let before = *r;
-                    r.to = today.pred_opt().unwrap_or(today);
-                    ended.push((before, *r));
-                }
-            }
-            list.retain(|r| r.from <= r.to);
-        }
-        if ended.is_empty() {
-            return;
-        }
-        out.tournaments.insert(tid.clone());
-        for (before, after) in ended {
-            self.log_leave(out, &tid, email, after, LeaveHow::EndedEarly, now);
-            out.log.push(format!(
-                "{tid}: leave of {email} {} to {} ended early by a move on {today} (TO §24)",
-                before.from, before.to
-            ));
-            let leave = LeaveOf {
-                tid: &tid,
-                email,
-                rest: after,
-                ended: Some((before, today)),
-            };
-            self.leave_notices(out, leave, letter, Step { now, s });
-        }
-    }
-
-    /// The `leave` notice to every partner with an open game in the tournament and to the
-    /// director (TO §25). `ended`: the leave as it was and the day of the move that ended it.
-    fn leave_notices(
-        &mut self,
-        out: &mut Output,
-        leave: LeaveOf<'_>,
-        letter: &Letter,
-        at: Step<'_>,
-    ) {
-        let (now, s) = (at.now, at.s);
-        let LeaveOf {
-            tid,
-            email,
-            rest,
-            ended,
-        } = leave;
-        let Some(t) = self.tournaments.get(tid) else {
-            return;
-        };
-        let player = t.recipient(email);
-        let (move_day, days_returned) = match ended {
-            Some((before, day)) => (Some(view::day(day)), (before.to - rest.to).num_days()),
-            None => (None, 0),
-        };
-        let facts = |recipient: String, game: Option<String>| LeaveFacts {
-            recipient,
-            player: player.name.clone(),
-            player_email: player.email.clone(),
-            tournament_id: t.id.clone(),
-            tournament: t.name.clone(),
+/// The receipt of an accepted leave to the player.
+fn leave_receipt(
+    state: &mut State,
+    out: &mut Output,
+    tid: &str,
+    email: &str,
+    rest: Rest,
+    letter: &Letter,
+    at: Step<'_>,
+) {
+    let (now, s) = (at.now, at.s);
+    let Some(t) = state.tournaments.get(tid) else {
+        return;
+    };
+    let lang = t.lang_of(email, s.default_lang);
+    let year = tournament_year(t.start, rest.from);
+    let taken = t
+        .player(email)
+        .map(|p| budget_taken(&p.leaves, year))
+        .unwrap_or(0);
+    let games: Vec<(String, String)> = open_games_in(state, tid, email)
+        .iter()
+        .filter_map(|g| {
+            let game = state.games.get(g)?;
+            let c = game.color_of(email)?;
+            Some((g.to_string(), t.recipient(game.players.get(!c)).name))
+        })
+        .collect();
+    let data = LeaveReceiptFacts {
+        recipient: t.recipient(email).name,
+        tournament_id: t.id.clone(),
+        tournament: t.name.clone(),
+        leave: LeaveAccount {
             from: view::day(rest.from),
             to: view::day(rest.to),
             days: (rest.to - rest.from).num_days() + 1,
-            cancelled: rest.to < rest.from,
-            ended_early: ended.is_some(),
-            move_day,
-            last_day: view::day(rest.to),
-            days_returned,
-            now: view::when(now, s.tz),
-            to_partner: game.is_some(),
-            game,
-        };
-        let mut mails = Vec::new();
-        for g in self.open_games_in(tid, email) {
-            let game = &self.games[&g];
-            let Some(c) = game.color_of(email) else {
-                continue;
-            };
-            let partner = game.players.get(!c).clone();
-            let lang = t.lang_of(&partner, s.default_lang);
-            let data = facts(t.recipient(&partner).name, Some(g.to_string()));
-            mails.push((
-                t.recipient(&partner),
-                Some(g.clone()),
-                Some(game.keys.get(!c).clone()),
-                lang,
-                data,
-            ));
-        }
-        let lang = s.default_lang;
-        let data = facts(t.director.name.clone(), None);
-        mails.push((t.director_recipient(), None, None, lang, data));
-        for (to, game, reply_key, lang, data) in mails {
-            let message_id = self.meta.next_message_id(s, "leave");
-            out.mails.push(Mail {
-                game,
-                reply_key,
-                in_reply_to: Some(letter.message_id.clone()),
-                ..Mail::new(MailKind::Leave, vec![to], lang, message_id, data)
-            });
-        }
-    }
-
-    /// The receipt of an accepted leave to the player.
-    fn leave_receipt(
-        &mut self,
-        out: &mut Output,
-        tid: &str,
-        email: &str,
-        rest: Rest,
-        letter: &Letter,
-        at: Step<'_>,
-    ) {
-        let (now, s) = (at.now, at.s);
-        let Some(t) = self.tournaments.get(tid) else {
-            return;
-        };
-        let lang = t.lang_of(email, s.default_lang);
-        let year = tournament_year(t.start, rest.from);
-        let taken = t
-            .player(email)
-            .map(|p| budget_taken(&p.leaves, year))
-            .unwrap_or(0);
-        let games: Vec<(String, String)> = self
-            .open_games_in(tid, email)
-            .iter()
-            .filter_map(|g| {
-                let game = self.games.get(g)?;
-                let c = game.color_of(email)?;
-                Some((g.to_string(), t.recipient(game.players.get(!c)).name))
-            })
-            .collect();
-        let data = LeaveReceiptFacts {
-            recipient: t.recipient(email).name,
-            tournament_id: t.id.clone(),
-            tournament: t.name.clone(),
-            leave: LeaveAccount {
-                from: view::day(rest.from),
-                to: view::day(rest.to),
-                days: (rest.to - rest.from).num_days() + 1,
-                year_from: view::day(year.0),
-                year_to: view::day(year.1),
-                taken,
-                left: (BUDGET_DAYS - taken).max(0),
-                partners: games
-                    .iter()
-                    .map(|(g, partner)| format!("{partner} ({g})"))
-                    .collect(),
-                games: games
-                    .into_iter()
-                    .map(|(game, partner)| LeaveGame { game, partner })
-                    .collect(),
-            },
-            now: view::when(now, s.tz),
-        };
-        let message_id = self.meta.next_message_id(s, "receipt");
-        out.mails.push(Mail {
-            in_reply_to: Some(letter.message_id.clone()),
-            ..Mail::new(
-                MailKind::Receipt,
-                vec![t.recipient(email)],
-                lang,
-                message_id,
-                data,
-            )
-        });
-    }
+            year_from: view::day(year.0),
+            year_to: view::day(year.1),
+            taken,
+            left: (BUDGET_DAYS - taken).max(0),
+            partners: games
+                .iter()
+                .map(|(g, partner)| format!("{partner} ({g})"))
+                .collect(),
+            games: games
+                .into_iter()
+                .map(|(game, partner)| LeaveGame { game, partner })
+                .collect(),
+        },
+        now: view::when(now, s.tz),
+    };
+    let message_id = state.meta.next_message_id(s, "receipt");
+    out.mails.push(Mail {
+        in_reply_to: Some(letter.message_id.clone()),
+        ..Mail::new(
+            MailKind::Receipt,
+            vec![t.recipient(email)],
+            lang,
+            message_id,
+            data,
+        )
+    });
 }

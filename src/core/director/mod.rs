@@ -35,6 +35,7 @@ mod tests;
 
 use chrono::{DateTime, Utc};
 
+use crate::core::door::reply::{director_key, lang_for, letter_context, query};
 use crate::core::model::DirectorFacts;
 use crate::core::model::Event;
 use crate::core::model::Refusal;
@@ -68,270 +69,278 @@ struct Notice {
     players: Vec<String>,
 }
 
-impl State {
-    /// Whether a letter goes to the director's hand: it holds a command, or it comes from a
-    /// director who plays in no tournament.
-    pub(crate) fn is_director_letter(&self, letter: &Letter) -> bool {
-        if !letter.content.director.is_empty() {
-            return true;
-        }
-        let directs = self
-            .tournaments_with(&letter.from)
-            .any(|t| t.director.email == letter.from);
-        let plays = self
-            .tournaments_with(&letter.from)
-            .any(|t| t.player(&letter.from).is_some());
-        directs && !plays
+/// Whether a letter goes to the director's hand: it holds a command, or it comes from a
+/// director who plays in no tournament.
+pub(crate) fn is_director_letter(state: &State, letter: &Letter) -> bool {
+    if !letter.content.director.is_empty() {
+        return true;
     }
+    let directs = state
+        .tournaments_with(&letter.from)
+        .any(|t| t.director.email == letter.from);
+    let plays = state
+        .tournaments_with(&letter.from)
+        .any(|t| t.player(&letter.from).is_some());
+    directs && !plays
+}
 
-    /// A director's mail: checks who sent it and what it says, then carries out each command.
-    pub(crate) fn handle_director(&mut self, out: &mut Output, letter: &Letter, at: Step<'_>) {
-        let (now, s) = (at.now, at.s);
-        let lang = s.default_lang;
-        let (game, tid) = self.letter_context(letter);
-        // TO §11: every mail about a game is archived under it, a refused one too.
-        if let Some(g) = game.as_ref().filter(|g| self.games.contains_key(*g)) {
-            out.letter_games.insert(g.clone());
-        }
-        let directs: Vec<String> = self
-            .tournaments_with(&letter.from)
-            .filter(|t| t.director.email == letter.from)
-            .map(|t| t.id.clone())
-            .collect();
-        let refuse = |st: &mut State, out: &mut Output, g: Option<&GameRef>, r: DirectorRefusal| {
-            let g = g.filter(|g| st.games.contains_key(*g));
-            let lang = if directs.is_empty() {
-                st.lang_for(&letter.from, None, s)
-            } else {
-                lang
-            };
-            st.query(out, letter, g, lang, Refusal::Director(r), Step { now, s });
-        };
-        if directs.is_empty() || tid.as_ref().is_some_and(|t| !directs.contains(t)) {
-            let r = DirectorRefusal::NotDirector {
-                tournament: tid.clone(),
-            };
-            refuse(self, out, game.as_ref(), r);
-            return;
-        }
-        if let Some(g) = &game
-            && !self.games.contains_key(g)
-        {
-            let r = DirectorRefusal::UnknownGame {
-                game: g.to_string(),
-            };
-            refuse(self, out, None, r);
-            return;
-        }
-        let commands = &letter.content.director;
-        let malformed: Vec<String> = commands
-            .iter()
-            .filter_map(|c| match c {
-                DirectorCommand::Malformed(l) => Some(l.clone()),
-                _ => None,
-            })
-            .collect();
-        if commands.is_empty() || !malformed.is_empty() {
-            refuse(
-                self,
-                out,
-                game.as_ref(),
-                DirectorRefusal::Malformed { lines: malformed },
-            );
-            return;
-        }
-        for cmd in commands {
-            let scope = Scope {
-                game: game.as_ref(),
-                tid: tid.as_deref(),
-                directs: &directs,
-            };
-            match self.director_command(out, letter, cmd, scope, Step { now, s }) {
-                Ok(notice) => self.director_mails(out, letter, &notice, at),
-                Err(r) => refuse(self, out, game.as_ref(), r),
-            }
-        }
+/// A director's mail: checks who sent it and what it says, then carries out each command.
+pub(crate) fn handle_director(state: &mut State, out: &mut Output, letter: &Letter, at: Step<'_>) {
+    let (now, s) = (at.now, at.s);
+    let lang = s.default_lang;
+    let (game, tid) = letter_context(state, letter);
+    // TO §11: every mail about a game is archived under it, a refused one too.
+    if let Some(g) = game.as_ref().filter(|g| state.games.contains_key(*g)) {
+        out.letter_games.insert(g.clone());
     }
-
-    /// Carries out one command: each has a function of its own below.
-    fn director_command(
-        &mut self,
-        out: &mut Output,
-        letter: &Letter,
-        cmd: &DirectorCommand,
-        scope: Scope<'_>,
-        at: Step<'_>,
-    ) -> Result<Notice, DirectorRefusal> {
-        let need_game = |command: Command| {
-            scope
-                .game
-                .cloned()
-                .ok_or(DirectorRefusal::NoGame { command })
+    let directs: Vec<String> = state
+        .tournaments_with(&letter.from)
+        .filter(|t| t.director.email == letter.from)
+        .map(|t| t.id.clone())
+        .collect();
+    let refuse = |st: &mut State, out: &mut Output, g: Option<&GameRef>, r: DirectorRefusal| {
+        let g = g.filter(|g| st.games.contains_key(*g));
+        let lang = if directs.is_empty() {
+            lang_for(st, &letter.from, None, s)
+        } else {
+            lang
         };
-        match cmd {
-            DirectorCommand::ConfirmForfeit => {
-                confirm_forfeit(self, out, letter, need_game(Command::ConfirmForfeit)?, at)
-            }
-            DirectorCommand::SetResult(text) => {
-                set_result(self, out, letter, need_game(Command::SetResult)?, text, at)
-            }
-            DirectorCommand::Resume => resume(self, out, letter, need_game(Command::Resume)?, at),
-            DirectorCommand::AdjustTime {
-                days,
-                player,
-                reason,
-            } => {
-                let g = need_game(Command::AdjustTime)?;
-                adjust_time(self, out, letter, g, (days, player, reason), at)
-            }
-            DirectorCommand::SpecialLeave { span, player } => {
-                director_leave(self, out, letter, scope, (span, player, true), at)
-            }
-            DirectorCommand::AcceptLateLeave { span, player } => {
-                director_leave(self, out, letter, scope, (span, player, false), at)
-            }
-            DirectorCommand::Address {
-                player,
-                address: to,
-                change,
-            } => address(self, out, letter, scope, (player, to, change), at),
-            DirectorCommand::Malformed(line) => Err(DirectorRefusal::Malformed {
-                lines: vec![line.clone()],
-            }),
+        query(
+            st,
+            out,
+            letter,
+            g,
+            lang,
+            Refusal::Director(r),
+            Step { now, s },
+        );
+    };
+    if directs.is_empty() || tid.as_ref().is_some_and(|t| !directs.contains(t)) {
+        let r = DirectorRefusal::NotDirector {
+            tournament: tid.clone(),
+        };
+        refuse(state, out, game.as_ref(), r);
+        return;
+    }
+    if let Some(g) = &game
+        && !state.games.contains_key(g)
+    {
+        let r = DirectorRefusal::UnknownGame {
+            game: g.to_string(),
+        };
+        refuse(state, out, None, r);
+        return;
+    }
+    let commands = &letter.content.director;
+    let malformed: Vec<String> = commands
+        .iter()
+        .filter_map(|c| match c {
+            DirectorCommand::Malformed(l) => Some(l.clone()),
+            _ => None,
+        })
+        .collect();
+    if commands.is_empty() || !malformed.is_empty() {
+        refuse(
+            state,
+            out,
+            game.as_ref(),
+            DirectorRefusal::Malformed { lines: malformed },
+        );
+        return;
+    }
+    for cmd in commands {
+        let scope = Scope {
+            game: game.as_ref(),
+            tid: tid.as_deref(),
+            directs: &directs,
+        };
+        match director_command(state, out, letter, cmd, scope, Step { now, s }) {
+            Ok(notice) => director_mails(state, out, letter, &notice, at),
+            Err(r) => refuse(state, out, game.as_ref(), r),
         }
     }
+}
 
-    /// The tournament a command about a player (leave, address) is about: the named one, else
-    /// the only one the director directs in which the player plays.
-    fn player_tournament(
-        &self,
-        tid: Option<&str>,
-        directs: &[String],
-        player: &str,
-        command: Command,
-    ) -> Result<String, DirectorRefusal> {
-        let plays = |t: &str| {
-            self.tournaments
-                .get(t)
-                .is_some_and(|t| t.player(player).is_some())
-        };
-        if let Some(t) = tid {
-            return if plays(t) {
-                Ok(t.to_string())
-            } else {
-                Err(DirectorRefusal::NotAPlayer {
-                    player: player.to_string(),
-                    scope: t.to_string(),
-                })
-            };
+/// Carries out one command: each has a function of its own below.
+fn director_command(
+    state: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    cmd: &DirectorCommand,
+    scope: Scope<'_>,
+    at: Step<'_>,
+) -> Result<Notice, DirectorRefusal> {
+    let need_game = |command: Command| {
+        scope
+            .game
+            .cloned()
+            .ok_or(DirectorRefusal::NoGame { command })
+    };
+    match cmd {
+        DirectorCommand::ConfirmForfeit => {
+            confirm_forfeit(state, out, letter, need_game(Command::ConfirmForfeit)?, at)
         }
-        let candidates: Vec<&String> = directs.iter().filter(|t| plays(t)).collect();
-        match candidates.as_slice() {
-            [one] => Ok((*one).clone()),
-            [] => Err(DirectorRefusal::NotAPlayer {
+        DirectorCommand::SetResult(text) => {
+            set_result(state, out, letter, need_game(Command::SetResult)?, text, at)
+        }
+        DirectorCommand::Resume => resume(state, out, letter, need_game(Command::Resume)?, at),
+        DirectorCommand::AdjustTime {
+            days,
+            player,
+            reason,
+        } => {
+            let g = need_game(Command::AdjustTime)?;
+            adjust_time(state, out, letter, g, (days, player, reason), at)
+        }
+        DirectorCommand::SpecialLeave { span, player } => {
+            director_leave(state, out, letter, scope, (span, player, true), at)
+        }
+        DirectorCommand::AcceptLateLeave { span, player } => {
+            director_leave(state, out, letter, scope, (span, player, false), at)
+        }
+        DirectorCommand::Address {
+            player,
+            address: to,
+            change,
+        } => address(state, out, letter, scope, (player, to, change), at),
+        DirectorCommand::Malformed(line) => Err(DirectorRefusal::Malformed {
+            lines: vec![line.clone()],
+        }),
+    }
+}
+
+/// The tournament a command about a player (leave, address) is about: the named one, else
+/// the only one the director directs in which the player plays.
+fn player_tournament(
+    state: &State,
+    tid: Option<&str>,
+    directs: &[String],
+    player: &str,
+    command: Command,
+) -> Result<String, DirectorRefusal> {
+    let plays = |t: &str| {
+        state
+            .tournaments
+            .get(t)
+            .is_some_and(|t| t.player(player).is_some())
+    };
+    if let Some(t) = tid {
+        return if plays(t) {
+            Ok(t.to_string())
+        } else {
+            Err(DirectorRefusal::NotAPlayer {
                 player: player.to_string(),
-                scope: directs.join(", "),
-            }),
-            _ => Err(DirectorRefusal::NoTournament { command }),
-        }
-    }
-
-    /// `player` and his partner in each of `games`: whom a command about him is announced to.
-    fn player_and_partners(&self, player: &str, games: &[GameRef]) -> Vec<String> {
-        let mut players = vec![player.to_string()];
-        for g in games {
-            if let Some(gm) = self.games.get(g)
-                && let Some(c) = gm.color_of(player)
-            {
-                players.push(gm.players.get(!c).clone());
-            }
-        }
-        players
-    }
-
-    fn name_of(&self, tid: &str, email: &str) -> String {
-        self.tournaments
-            .get(tid)
-            .map(|t| t.recipient(email).name)
-            .unwrap_or_else(|| email.to_string())
-    }
-
-    /// Logs a carried-out command in the games it concerns.
-    fn director_event(
-        &mut self,
-        out: &mut Output,
-        games: &[GameRef],
-        letter: &Letter,
-        command: String,
-        now: DateTime<Utc>,
-    ) {
-        for g in games {
-            self.log_event(
-                out,
-                g,
-                Event::Director {
-                    at: now,
-                    by: letter.from.clone(),
-                    command: command.clone(),
-                    message_id: letter.message_id.clone(),
-                },
-            );
-        }
-        out.log.push(format!(
-            "director {}: {command} ({})",
-            letter.from,
-            games
-                .iter()
-                .map(GameRef::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-
-    /// The confirmation to the director and the announcement to each player a command touches.
-    fn director_mails(&mut self, out: &mut Output, letter: &Letter, n: &Notice, at: Step<'_>) {
-        let (now, s) = (at.now, at.s);
-        let Some(t) = self.tournaments.get(&n.tournament) else {
-            return;
+                scope: t.to_string(),
+            })
         };
-        let mut mails: Vec<(Recipient, Option<String>, Lang, bool)> = Vec::new();
-        let tl_key = n.game.as_ref().and_then(|g| self.director_key(g));
-        mails.push((t.director_recipient(), tl_key, s.default_lang, true));
-        let mut seen = Vec::new();
-        for p in &n.players {
-            if seen.contains(p) {
-                continue;
-            }
-            seen.push(p.clone());
-            let key = n
-                .game
-                .as_ref()
-                .and_then(|g| self.games.get(g))
-                .and_then(|g| g.color_of(p).map(|c| g.keys.get(c).clone()));
-            mails.push((t.recipient(p), key, t.lang_of(p, s.default_lang), false));
+    }
+    let candidates: Vec<&String> = directs.iter().filter(|t| plays(t)).collect();
+    match candidates.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Err(DirectorRefusal::NotAPlayer {
+            player: player.to_string(),
+            scope: directs.join(", "),
+        }),
+        _ => Err(DirectorRefusal::NoTournament { command }),
+    }
+}
+
+/// `player` and his partner in each of `games`: whom a command about him is announced to.
+fn player_and_partners(state: &State, player: &str, games: &[GameRef]) -> Vec<String> {
+    let mut players = vec![player.to_string()];
+    for g in games {
+        if let Some(gm) = state.games.get(g)
+            && let Some(c) = gm.color_of(player)
+        {
+            players.push(gm.players.get(!c).clone());
         }
-        for (to, reply_key, lang, for_director) in mails {
-            let data = DirectorFacts {
-                recipient: to.name.clone(),
-                director: t.director.name.clone(),
-                tournament_id: t.id.clone(),
-                tournament: t.name.clone(),
-                game: n.game.as_ref().map(GameRef::to_string),
-                reason: n.reason.clone(),
-                for_director,
-                now: view::when(now, s.tz),
-            };
-            let message_id = self.meta.next_message_id(s, "director");
-            out.mails.push(Mail {
-                sentences: vec![
-                    ("title".into(), Sentence::NoticeTitle(n.told.clone())),
-                    ("text".into(), Sentence::NoticeText(n.told.clone())),
-                ],
-                game: n.game.clone(),
-                reply_key,
-                in_reply_to: Some(letter.message_id.clone()),
-                ..Mail::new(MailKind::Director, vec![to], lang, message_id, data)
-            });
+    }
+    players
+}
+
+fn name_of(state: &State, tid: &str, email: &str) -> String {
+    state
+        .tournaments
+        .get(tid)
+        .map(|t| t.recipient(email).name)
+        .unwrap_or_else(|| email.to_string())
+}
+
+/// Logs a carried-out command in the games it concerns.
+fn director_event(
+    state: &mut State,
+    out: &mut Output,
+    games: &[GameRef],
+    letter: &Letter,
+    command: String,
+    now: DateTime<Utc>,
+) {
+    for g in games {
+        state.log_event(
+            out,
+            g,
+            Event::Director {
+                at: now,
+                by: letter.from.clone(),
+                command: command.clone(),
+                message_id: letter.message_id.clone(),
+            },
+        );
+    }
+    out.log.push(format!(
+        "director {}: {command} ({})",
+        letter.from,
+        games
+            .iter()
+            .map(GameRef::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+}
+
+/// The confirmation to the director and the announcement to each player a command touches.
+fn director_mails(state: &mut State, out: &mut Output, letter: &Letter, n: &Notice, at: Step<'_>) {
+    let (now, s) = (at.now, at.s);
+    let Some(t) = state.tournaments.get(&n.tournament) else {
+        return;
+    };
+    let mut mails: Vec<(Recipient, Option<String>, Lang, bool)> = Vec::new();
+    let tl_key = n.game.as_ref().and_then(|g| director_key(state, g));
+    mails.push((t.director_recipient(), tl_key, s.default_lang, true));
+    let mut seen = Vec::new();
+    for p in &n.players {
+        if seen.contains(p) {
+            continue;
         }
+        seen.push(p.clone());
+        let key = n
+            .game
+            .as_ref()
+            .and_then(|g| state.games.get(g))
+            .and_then(|g| g.color_of(p).map(|c| g.keys.get(c).clone()));
+        mails.push((t.recipient(p), key, t.lang_of(p, s.default_lang), false));
+    }
+    for (to, reply_key, lang, for_director) in mails {
+        let data = DirectorFacts {
+            recipient: to.name.clone(),
+            director: t.director.name.clone(),
+            tournament_id: t.id.clone(),
+            tournament: t.name.clone(),
+            game: n.game.as_ref().map(GameRef::to_string),
+            reason: n.reason.clone(),
+            for_director,
+            now: view::when(now, s.tz),
+        };
+        let message_id = state.meta.next_message_id(s, "director");
+        out.mails.push(Mail {
+            sentences: vec![
+                ("title".into(), Sentence::NoticeTitle(n.told.clone())),
+                ("text".into(), Sentence::NoticeText(n.told.clone())),
+            ],
+            game: n.game.clone(),
+            reply_key,
+            in_reply_to: Some(letter.message_id.clone()),
+            ..Mail::new(MailKind::Director, vec![to], lang, message_id, data)
+        });
     }
 }

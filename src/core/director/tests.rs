@@ -9,6 +9,7 @@ use chrono_tz::Europe::Berlin;
 use shakmaty::Color;
 
 use crate::core::NewTournament;
+use crate::core::door::reply::director_key;
 use crate::core::model::Event;
 use crate::core::model::Facts;
 use crate::core::model::GameStatus;
@@ -786,9 +787,7 @@ fn director_resumes_suspended_game_and_reply_key_names_it() {
     let mut st = new_state(RuleSet::Post);
     play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
     second_forfeit(&mut st);
-    let key = st
-        .director_key(&g(1))
-        .expect("the director has a key per game");
+    let key = director_key(&st, &g(1)).expect("the director has a key per game");
     assert_eq!(st.keys.get(&key).unwrap().email, TL);
     let mut l = mail(TL, "Re: Zweite Zeitüberschreitung", "fortsetzen");
     l.reply_keys = vec![key];

@@ -18,77 +18,77 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
+use crate::core::door::reply::{lang_for, query};
 use crate::core::model::Refusal;
 use crate::core::model::Step;
 use crate::core::model::{AnswerDay, Output, Settings, State};
 use crate::letter::Letter;
 
-impl State {
-    /// Caps the answers in `out` that `letter` caused to its sender.
-    pub(crate) fn limit_answers(
-        &mut self,
-        out: &mut Output,
-        letter: &Letter,
-        now: DateTime<Utc>,
-        s: &Settings,
-    ) {
-        let today = now.with_timezone(&s.tz).date_naive();
-        prune(&mut self.meta.answers, today);
-        let sender = letter.from.as_str();
-        let is_answer = |m: &crate::core::model::Mail| {
-            matches!(
-                m.kind,
-                crate::mail_kind::MailKind::Query | crate::mail_kind::MailKind::Status
-            ) && m.cc.is_empty()
-                && m.to.len() == 1
-                && m.to[0].email == sender
-        };
-        if !out.mails.iter().any(is_answer) {
-            return;
+/// Caps the answers in `out` that `letter` caused to its sender.
+pub(crate) fn limit_answers(
+    state: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    now: DateTime<Utc>,
+    s: &Settings,
+) {
+    let today = now.with_timezone(&s.tz).date_naive();
+    prune(&mut state.meta.answers, today);
+    let sender = letter.from.as_str();
+    let is_answer = |m: &crate::core::model::Mail| {
+        matches!(
+            m.kind,
+            crate::mail_kind::MailKind::Query | crate::mail_kind::MailKind::Status
+        ) && m.cc.is_empty()
+            && m.to.len() == 1
+            && m.to[0].email == sender
+    };
+    if !out.mails.iter().any(is_answer) {
+        return;
+    }
+    let limit = s.guard.answers_per_day;
+    let mails = std::mem::take(&mut out.mails);
+    let mut notice_needed = false;
+    for m in mails {
+        if !is_answer(&m) {
+            out.mails.push(m);
+            continue;
         }
-        let limit = s.guard.answers_per_day;
-        let mails = std::mem::take(&mut out.mails);
-        let mut notice_needed = false;
-        for m in mails {
-            if !is_answer(&m) {
-                out.mails.push(m);
-                continue;
+        let day = state
+            .meta
+            .answers
+            .entry(sender.to_string())
+            .or_insert(AnswerDay {
+                day: today,
+                count: 0,
+                notice: false,
+            });
+        if day.count < limit {
+            day.count += 1;
+            out.mails.push(m);
+        } else {
+            if !day.notice {
+                day.notice = true;
+                notice_needed = true;
             }
-            let day = self
-                .meta
-                .answers
-                .entry(sender.to_string())
-                .or_insert(AnswerDay {
-                    day: today,
-                    count: 0,
-                    notice: false,
-                });
-            if day.count < limit {
-                day.count += 1;
-                out.mails.push(m);
-            } else {
-                if !day.notice {
-                    day.notice = true;
-                    notice_needed = true;
-                }
-                out.log.push(format!(
-                    "{} to {} held back: {limit} answers today already",
-                    m.kind.name(),
-                    sender
-                ));
-            }
+            out.log.push(format!(
+                "{} to {} held back: {limit} answers today already",
+                m.kind.name(),
+                sender
+            ));
         }
-        if notice_needed {
-            let lang = self.lang_for(sender, None, s);
-            self.query(
-                out,
-                letter,
-                None,
-                lang,
-                Refusal::AnswerLimit { limit },
-                Step { now, s },
-            );
-        }
+    }
+    if notice_needed {
+        let lang = lang_for(state, sender, None, s);
+        query(
+            state,
+            out,
+            letter,
+            None,
+            lang,
+            Refusal::AnswerLimit { limit },
+            Step { now, s },
+        );
     }
 }
 

@@ -23,379 +23,375 @@ static TOURNAMENT_IN_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\[\s*([A-Za-z0-9-]{1,64})\s*(?:/\s*[0-9]{1,9}\s*)?\]").expect("valid regex")
 });
 
-impl State {
-    /// The language to write to `email` in: his own in the game's tournament, else in any of his
-    /// tournaments, else the relay's default.
-    pub(crate) fn lang_for(&self, email: &str, game: Option<&GameRef>, s: &Settings) -> Lang {
-        if let Some(t) = game.and_then(|g| self.tournament_of(g))
-            && let Some(l) = t.player(email).and_then(|p| p.lang)
-        {
-            return l;
-        }
-        self.tournaments_with(email)
-            .find_map(|t| t.player(email).and_then(|p| p.lang))
-            .unwrap_or(s.default_lang)
+/// The language to write to `email` in: his own in the game's tournament, else in any of his
+/// tournaments, else the relay's default.
+pub(crate) fn lang_for(state: &State, email: &str, game: Option<&GameRef>, s: &Settings) -> Lang {
+    if let Some(t) = game.and_then(|g| state.tournament_of(g))
+        && let Some(l) = t.player(email).and_then(|p| p.lang)
+    {
+        return l;
     }
+    state
+        .tournaments_with(email)
+        .find_map(|t| t.player(email).and_then(|p| p.lang))
+        .unwrap_or(s.default_lang)
+}
 
-    /// Sends a query (TO §8) to the letter's sender and records it; nothing else changes.
-    pub(crate) fn query(
-        &mut self,
-        out: &mut Output,
-        letter: &Letter,
-        game_ref: Option<&GameRef>,
-        lang: Lang,
-        refusal: Refusal,
-        at: Step<'_>,
-    ) {
-        let (now, s) = (at.now, at.s);
-        // The name he is registered with, else the one his mail gives, else his address.
-        let name = self
-            .tournaments_with(&letter.from)
-            .find_map(|t| t.player(&letter.from).map(|p| p.name.clone()))
-            .or_else(|| letter.from_name.clone())
-            .unwrap_or_else(|| letter.from.clone());
-        // Whom the query answers: the text tells a player what to send, a director nothing of clocks.
-        let about = match refusal {
-            Refusal::Director(_) => "director",
-            Refusal::Stranger => "stranger",
-            _ => "player",
-        };
-        let mut around = QueryAround::Bare {
-            now: view::when(now, s.tz),
-        };
-        let mut reply_key = None;
-        let mut fen = None;
-        if let Some(g) = game_ref
-            && let (Some(game), Some(t)) = (self.games.get(g), self.tournament_of(g))
-        {
-            let color = game.color_of(&letter.from);
-            around = QueryAround::Game(Box::new(view::game_context(
-                game, t, color, lang, now, s.tz,
-            )));
-            reply_key = color.map(|c| game.keys.get(c).clone());
-            fen = Some(game.fen());
-        }
-        let facts = QueryFacts {
-            recipient: name.clone(),
-            about,
-            subject: letter.subject.clone(),
-            around,
-        };
-        if let Some(g) = game_ref {
-            self.log_event(
-                out,
-                g,
-                Event::Queried {
-                    at: now,
-                    from: letter.from.clone(),
-                    reason: format!("{refusal:?}"),
-                    message_id: letter.message_id.clone(),
-                },
-            );
-        }
-        out.log.push(format!(
-            "query to {} about {}: {refusal:?}",
-            letter.from, letter.message_id
-        ));
-        let message_id = self.meta.next_message_id(s, "query");
-        out.mails.push(Mail {
-            sentences: vec![("reason".into(), Sentence::Refusal(refusal))],
-            game: game_ref.cloned(),
-            reply_key,
-            fen,
-            in_reply_to: Some(letter.message_id.clone()),
-            ..Mail::new(
-                MailKind::Query,
-                vec![Recipient {
-                    name,
-                    email: letter.from.clone(),
-                }],
-                lang,
-                message_id,
-                facts,
-            )
-        });
+/// Sends a query (TO §8) to the letter's sender and records it; nothing else changes.
+pub(crate) fn query(
+    state: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    game_ref: Option<&GameRef>,
+    lang: Lang,
+    refusal: Refusal,
+    at: Step<'_>,
+) {
+    let (now, s) = (at.now, at.s);
+    // The name he is registered with, else the one his mail gives, else his address.
+    let name = state
+        .tournaments_with(&letter.from)
+        .find_map(|t| t.player(&letter.from).map(|p| p.name.clone()))
+        .or_else(|| letter.from_name.clone())
+        .unwrap_or_else(|| letter.from.clone());
+    // Whom the query answers: the text tells a player what to send, a director nothing of clocks.
+    let about = match refusal {
+        Refusal::Director(_) => "director",
+        Refusal::Stranger => "stranger",
+        _ => "player",
+    };
+    let mut around = QueryAround::Bare {
+        now: view::when(now, s.tz),
+    };
+    let mut reply_key = None;
+    let mut fen = None;
+    if let Some(g) = game_ref
+        && let (Some(game), Some(t)) = (state.games.get(g), state.tournament_of(g))
+    {
+        let color = game.color_of(&letter.from);
+        around = QueryAround::Game(Box::new(view::game_context(
+            game, t, color, lang, now, s.tz,
+        )));
+        reply_key = color.map(|c| game.keys.get(c).clone());
+        fen = Some(game.fen());
     }
-
-    /// Ends a game (TO §27): result, reason, `game-end` to both players and the director with the PGN.
-    pub(crate) fn finish(
-        &mut self,
-        out: &mut Output,
-        game_ref: &GameRef,
-        result: GameResult,
-        reason: EndReason,
-        now: DateTime<Utc>,
-        s: &Settings,
-    ) {
-        let Some(game) = self.games.get_mut(game_ref) else {
-            return;
-        };
-        game.status = GameStatus::Finished;
-        game.result = Some(result);
-        game.end_reason = Some(reason);
-        game.ended_at = Some(now);
-        game.draw_offer = None;
-        game.conditional.clear();
-        self.log_event(
+    let facts = QueryFacts {
+        recipient: name.clone(),
+        about,
+        subject: letter.subject.clone(),
+        around,
+    };
+    if let Some(g) = game_ref {
+        state.log_event(
             out,
-            game_ref,
-            Event::Ended {
+            g,
+            Event::Queried {
                 at: now,
-                result,
-                reason,
+                from: letter.from.clone(),
+                reason: format!("{refusal:?}"),
+                message_id: letter.message_id.clone(),
             },
         );
-        let game = &self.games[game_ref];
-        let Some(t) = self.tournaments.get(&game_ref.tournament) else {
-            return;
-        };
-        let pgn_text = pgn::game_pgn(game, t, s.tz);
-        let mut mails = Vec::new();
-        let white = t.recipient(&game.players.white);
-        let black = t.recipient(&game.players.black);
-        for (c, rcpt) in [
-            (Some(Color::White), white),
-            (Some(Color::Black), black),
-            (None, t.director_recipient()),
-        ] {
-            let lang = match c {
-                Some(_) => t.lang_of(&rcpt.email, s.default_lang),
-                None => s.default_lang,
-            };
-            let data = GameEndFacts {
-                context: view::game_context(game, t, c, lang, now, s.tz),
-                recipient: rcpt.name.clone(),
-                result: result.as_str(),
-                pgn: pgn_text.clone(),
-                record: pgn::record(game, t, s.tz),
-            };
-            mails.push((c, rcpt, lang, data));
-        }
-        let fen = game.fen();
-        let keys = game.keys.clone();
-        let in_reply_to = game.last_forward.clone();
-        for (c, rcpt, lang, data) in mails {
-            let message_id = self.meta.next_message_id(s, "game-end");
-            out.mails.push(Mail {
-                sentences: vec![("reason".into(), Sentence::EndReason(reason))],
-                game: Some(game_ref.clone()),
-                reply_key: c.map(|c| keys.get(c).clone()),
-                fen: Some(fen.clone()),
-                in_reply_to: in_reply_to.clone(),
-                attachments: vec![Attachment::pgn(game_ref, pgn_text.clone())],
-                ..Mail::new(MailKind::GameEnd, vec![rcpt], lang, message_id, data)
-            });
-        }
-        out.log
-            .push(format!("{game_ref}: game over, {result} ({reason})"));
     }
+    out.log.push(format!(
+        "query to {} about {}: {refusal:?}",
+        letter.from, letter.message_id
+    ));
+    let message_id = state.meta.next_message_id(s, "query");
+    out.mails.push(Mail {
+        sentences: vec![("reason".into(), Sentence::Refusal(refusal))],
+        game: game_ref.cloned(),
+        reply_key,
+        fen,
+        in_reply_to: Some(letter.message_id.clone()),
+        ..Mail::new(
+            MailKind::Query,
+            vec![Recipient {
+                name,
+                email: letter.from.clone(),
+            }],
+            lang,
+            message_id,
+            facts,
+        )
+    });
+}
 
-    /// TO §18 (first forfeit: notice to both players, director in copy; the game goes on) and
-    /// TO §21 (second: notice to the director, players in copy; the game is suspended).
-    pub(crate) fn claim_forfeit(
-        &mut self,
-        out: &mut Output,
-        game_ref: &GameRef,
-        f: Forfeited,
-        at: Step<'_>,
-    ) {
-        let (at, s) = (at.now, at.s);
-        let Forfeited {
-            offender,
-            nth,
-            used,
-            allowed,
-        } = f;
-        if !self.tournaments.contains_key(&game_ref.tournament) {
-            return;
-        }
-        if let Some(g) = self.games.get_mut(game_ref) {
-            g.turn.forfeit_claimed = g.turn.forfeit_claimed || g.to_move() == offender;
-            if nth >= 2 {
-                g.status = GameStatus::Suspended;
-            }
-        }
-        self.log_event(
-            out,
-            game_ref,
-            Event::TimeForfeit {
-                at,
-                color: offender.into(),
-                nth,
-                used,
-                allowed,
-            },
-        );
-        let t = &self.tournaments[&game_ref.tournament];
-        let game = &self.games[game_ref];
-        let offender_email = game.players.get(offender).clone();
-        let white = t.recipient(&game.players.white);
-        let black = t.recipient(&game.players.black);
-        let (kind, to, cc, lang) = if nth >= 2 {
-            (
-                MailKind::TimeForfeit2,
-                vec![t.director_recipient()],
-                vec![white, black],
-                s.default_lang,
-            )
-        } else {
-            let partner = game.players.get(!offender).clone();
-            (
-                MailKind::TimeForfeit,
-                vec![t.recipient(&offender_email), t.recipient(&partner)],
-                vec![t.director_recipient()],
-                t.lang_of(&offender_email, s.default_lang),
-            )
+/// Ends a game (TO §27): result, reason, `game-end` to both players and the director with the PGN.
+pub(crate) fn finish(
+    state: &mut State,
+    out: &mut Output,
+    game_ref: &GameRef,
+    result: GameResult,
+    reason: EndReason,
+    now: DateTime<Utc>,
+    s: &Settings,
+) {
+    let Some(game) = state.games.get_mut(game_ref) else {
+        return;
+    };
+    game.status = GameStatus::Finished;
+    game.result = Some(result);
+    game.end_reason = Some(reason);
+    game.ended_at = Some(now);
+    game.draw_offer = None;
+    game.conditional.clear();
+    state.log_event(
+        out,
+        game_ref,
+        Event::Ended {
+            at: now,
+            result,
+            reason,
+        },
+    );
+    let game = &state.games[game_ref];
+    let Some(t) = state.tournaments.get(&game_ref.tournament) else {
+        return;
+    };
+    let pgn_text = pgn::game_pgn(game, t, s.tz);
+    let mut mails = Vec::new();
+    let white = t.recipient(&game.players.white);
+    let black = t.recipient(&game.players.black);
+    for (c, rcpt) in [
+        (Some(Color::White), white),
+        (Some(Color::Black), black),
+        (None, t.director_recipient()),
+    ] {
+        let lang = match c {
+            Some(_) => t.lang_of(&rcpt.email, s.default_lang),
+            None => s.default_lang,
         };
-        let data = TimeForfeitFacts {
-            context: view::game_context(game, t, None, lang, at, s.tz),
-            offender: t.recipient(&offender_email).name,
-            offender_color: view::colour(offender),
-            nth,
-            used,
-            allowed,
-            at: view::when(at, s.tz),
+        let data = GameEndFacts {
+            context: view::game_context(game, t, c, lang, now, s.tz),
+            recipient: rcpt.name.clone(),
+            result: result.as_str(),
+            pgn: pgn_text.clone(),
+            record: pgn::record(game, t, s.tz),
         };
-        let fen = game.fen();
-        let in_reply_to = game.last_forward.clone();
-        let message_id = self.meta.next_message_id(s, kind.name());
-        // The director answers a second ZÜ (TO §22) with his own key of the game.
-        let reply_key = if nth >= 2 {
-            self.director_key(game_ref)
-        } else {
-            None
-        };
+        mails.push((c, rcpt, lang, data));
+    }
+    let fen = game.fen();
+    let keys = game.keys.clone();
+    let in_reply_to = game.last_forward.clone();
+    for (c, rcpt, lang, data) in mails {
+        let message_id = state.meta.next_message_id(s, "game-end");
         out.mails.push(Mail {
-            cc,
+            sentences: vec![("reason".into(), Sentence::EndReason(reason))],
             game: Some(game_ref.clone()),
-            reply_key,
-            fen: Some(fen),
-            in_reply_to,
-            ..Mail::new(kind, to, lang, message_id, data)
+            reply_key: c.map(|c| keys.get(c).clone()),
+            fen: Some(fen.clone()),
+            in_reply_to: in_reply_to.clone(),
+            attachments: vec![Attachment::pgn(game_ref, pgn_text.clone())],
+            ..Mail::new(MailKind::GameEnd, vec![rcpt], lang, message_id, data)
         });
-        out.log.push(format!(
-            "{game_ref}: time forfeit #{nth} of {offender_email} ({used} > {allowed} days)"
-        ));
     }
-
-    /// The director's reply key for a game (bound to his address at registration).
-    pub(crate) fn director_key(&self, game: &GameRef) -> Option<String> {
-        let t = self.tournament_of(game)?;
-        crate::core::model::state::director_key(&self.keys, t, game)
-    }
+    out.log
+        .push(format!("{game_ref}: game over, {result} ({reason})"));
 }
 
-impl State {
-    /// The game a player's letter is about (TO §2): by the reply key it was sent to, else by the
-    /// subject's `[ID/N]`. A key given to someone else, a key and a subject naming different
-    /// games, or neither, is a query. (For leave and the director's commands, which may name a
-    /// tournament only, see [`State::letter_context`].)
-    pub(crate) fn game_of_letter(&self, letter: &Letter) -> Result<GameRef, Refusal> {
-        let by_key = letter.reply_keys.iter().find_map(|k| self.keys.get(k));
-        match (by_key, &letter.game_ref) {
-            (Some(kb), _) if kb.email != letter.from => Err(Refusal::ForeignKey),
-            (Some(kb), Some(g)) if kb.game != *g => Err(Refusal::GameMismatch {
-                subject: g.to_string(),
-                key: kb.game.to_string(),
-            }),
-            (Some(kb), _) => Ok(kb.game.clone()),
-            (None, Some(g)) => Ok(g.clone()),
-            (None, None) => Err(Refusal::NoGameNamed {
-                open_games: self
-                    .games_of(&letter.from)
-                    .iter()
-                    .filter(|g| g.status != GameStatus::Finished)
-                    .map(|g| format!("[{}]", g.id))
-                    .collect(),
-            }),
+/// TO §18 (first forfeit: notice to both players, director in copy; the game goes on) and
+/// TO §21 (second: notice to the director, players in copy; the game is suspended).
+pub(crate) fn claim_forfeit(
+    state: &mut State,
+    out: &mut Output,
+    game_ref: &GameRef,
+    f: Forfeited,
+    at: Step<'_>,
+) {
+    let (at, s) = (at.now, at.s);
+    let Forfeited {
+        offender,
+        nth,
+        used,
+        allowed,
+    } = f;
+    if !state.tournaments.contains_key(&game_ref.tournament) {
+        return;
+    }
+    if let Some(g) = state.games.get_mut(game_ref) {
+        g.turn.forfeit_claimed = g.turn.forfeit_claimed || g.to_move() == offender;
+        if nth >= 2 {
+            g.status = GameStatus::Suspended;
         }
     }
+    state.log_event(
+        out,
+        game_ref,
+        Event::TimeForfeit {
+            at,
+            color: offender.into(),
+            nth,
+            used,
+            allowed,
+        },
+    );
+    let t = &state.tournaments[&game_ref.tournament];
+    let game = &state.games[game_ref];
+    let offender_email = game.players.get(offender).clone();
+    let white = t.recipient(&game.players.white);
+    let black = t.recipient(&game.players.black);
+    let (kind, to, cc, lang) = if nth >= 2 {
+        (
+            MailKind::TimeForfeit2,
+            vec![t.director_recipient()],
+            vec![white, black],
+            s.default_lang,
+        )
+    } else {
+        let partner = game.players.get(!offender).clone();
+        (
+            MailKind::TimeForfeit,
+            vec![t.recipient(&offender_email), t.recipient(&partner)],
+            vec![t.director_recipient()],
+            t.lang_of(&offender_email, s.default_lang),
+        )
+    };
+    let data = TimeForfeitFacts {
+        context: view::game_context(game, t, None, lang, at, s.tz),
+        offender: t.recipient(&offender_email).name,
+        offender_color: view::colour(offender),
+        nth,
+        used,
+        allowed,
+        at: view::when(at, s.tz),
+    };
+    let fen = game.fen();
+    let in_reply_to = game.last_forward.clone();
+    let message_id = state.meta.next_message_id(s, kind.name());
+    // The director answers a second ZÜ (TO §22) with his own key of the game.
+    let reply_key = if nth >= 2 {
+        director_key(state, game_ref)
+    } else {
+        None
+    };
+    out.mails.push(Mail {
+        cc,
+        game: Some(game_ref.clone()),
+        reply_key,
+        fen: Some(fen),
+        in_reply_to,
+        ..Mail::new(kind, to, lang, message_id, data)
+    });
+    out.log.push(format!(
+        "{game_ref}: time forfeit #{nth} of {offender_email} ({used} > {allowed} days)"
+    ));
+}
 
-    /// What a letter names: the game (by a reply key given to the sender, or the subject's
-    /// `[ID/N]`) and the tournament (the game's, or the subject's `[ID]`).
-    pub(crate) fn letter_context(&self, letter: &Letter) -> (Option<GameRef>, Option<String>) {
-        let by_key = letter
-            .reply_keys
-            .iter()
-            .filter_map(|k| self.keys.get(k))
-            .find(|kb| kb.email == letter.from)
-            .map(|kb| kb.game.clone());
-        let game = by_key.or_else(|| letter.game_ref.clone());
-        let tournament = game.as_ref().map(|g| g.tournament.clone()).or_else(|| {
-            TOURNAMENT_IN_SUBJECT
-                .captures_iter(&letter.subject)
-                .filter_map(|c| c.get(1))
-                .map(|m| m.as_str().to_string())
-                .find(|id| self.tournaments.contains_key(id))
-        });
-        (game, tournament)
-    }
+/// The director's reply key for a game (bound to his address at registration).
+pub(crate) fn director_key(state: &State, game: &GameRef) -> Option<String> {
+    let t = state.tournament_of(game)?;
+    crate::core::model::state::director_key(&state.keys, t, game)
+}
 
-    /// Whether the letter reached the relay through a private reply address `relay+KEY@…` given
-    /// to its sender (`[security] require_reply_key`). Someone else's key does not count.
-    pub(crate) fn came_through_own_key(&self, letter: &Letter) -> bool {
-        letter
-            .reply_keys
-            .iter()
-            .filter_map(|k| self.keys.get(k))
-            .any(|kb| kb.email == letter.from)
-    }
-
-    /// Whether a letter names a game or a tournament of the relay: a reply key of one of its
-    /// games, the subject's `[ID/N]` of a known tournament, or a known tournament id (alone or in
-    /// a game reference `ID/N`) as a word of the subject or the text. For the stranger rule (no
-    /// backscatter, `crate::core::route`).
-    pub(crate) fn names_relay_game(&self, letter: &Letter) -> bool {
-        letter.reply_keys.iter().any(|k| self.keys.contains_key(k))
-            || letter
-                .game_ref
-                .as_ref()
-                .is_some_and(|g| self.tournaments.contains_key(&g.tournament))
-            || [letter.subject.as_str(), letter.text.as_str()]
+/// The game a player's letter is about (TO §2): by the reply key it was sent to, else by the
+/// subject's `[ID/N]`. A key given to someone else, a key and a subject naming different
+/// games, or neither, is a query. (For leave and the director's commands, which may name a
+/// tournament only, see [`letter_context`].)
+pub(crate) fn game_of_letter(state: &State, letter: &Letter) -> Result<GameRef, Refusal> {
+    let by_key = letter.reply_keys.iter().find_map(|k| state.keys.get(k));
+    match (by_key, &letter.game_ref) {
+        (Some(kb), _) if kb.email != letter.from => Err(Refusal::ForeignKey),
+        (Some(kb), Some(g)) if kb.game != *g => Err(Refusal::GameMismatch {
+            subject: g.to_string(),
+            key: kb.game.to_string(),
+        }),
+        (Some(kb), _) => Ok(kb.game.clone()),
+        (None, Some(g)) => Ok(g.clone()),
+        (None, None) => Err(Refusal::NoGameNamed {
+            open_games: state
+                .games_of(&letter.from)
                 .iter()
-                .any(|text| self.tournaments.keys().any(|id| has_word(text, id)))
-    }
-
-    /// The games of `email` in tournament `tid` that are not finished.
-    pub(crate) fn open_games_in(&self, tid: &str, email: &str) -> Vec<GameRef> {
-        self.games
-            .values()
-            .filter(|g| g.id.tournament == tid && g.status != GameStatus::Finished)
-            .filter(|g| g.color_of(email).is_some())
-            .map(|g| g.id.clone())
-            .collect()
+                .filter(|g| g.status != GameStatus::Finished)
+                .map(|g| format!("[{}]", g.id))
+                .collect(),
+        }),
     }
 }
 
-impl State {
-    /// One copy of `mail` per reply key among its recipients (docs/contract.md: every copy of a
-    /// game mail carries its own recipient's key, private to the game and the recipient). Each
-    /// copy keeps the whole To and Cc and is delivered to the recipients of its key; a mail
-    /// without a game keeps the key it was decided with. Splitting a split mail again changes
-    /// nothing.
-    pub(crate) fn copies_per_key(&self, mail: Mail) -> Vec<Mail> {
-        let mut copies: Vec<(Option<String>, Vec<String>)> = Vec::new();
-        for r in mail.to.iter().chain(mail.cc.iter()) {
-            let key = match &mail.game {
-                Some(g) => self
-                    .reply_key_for(g, &r.email)
-                    .or_else(|| mail.reply_key.clone()),
-                None => mail.reply_key.clone(),
-            };
-            match copies.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, envelope)) => envelope.push(r.email.clone()),
-                None => copies.push((key, vec![r.email.clone()])),
-            }
+/// What a letter names: the game (by a reply key given to the sender, or the subject's
+/// `[ID/N]`) and the tournament (the game's, or the subject's `[ID]`).
+pub(crate) fn letter_context(state: &State, letter: &Letter) -> (Option<GameRef>, Option<String>) {
+    let by_key = letter
+        .reply_keys
+        .iter()
+        .filter_map(|k| state.keys.get(k))
+        .find(|kb| kb.email == letter.from)
+        .map(|kb| kb.game.clone());
+    let game = by_key.or_else(|| letter.game_ref.clone());
+    let tournament = game.as_ref().map(|g| g.tournament.clone()).or_else(|| {
+        TOURNAMENT_IN_SUBJECT
+            .captures_iter(&letter.subject)
+            .filter_map(|c| c.get(1))
+            .map(|m| m.as_str().to_string())
+            .find(|id| state.tournaments.contains_key(id))
+    });
+    (game, tournament)
+}
+
+/// Whether the letter reached the relay through a private reply address `relay+KEY@…` given
+/// to its sender (`[security] require_reply_key`). Someone else's key does not count.
+pub(crate) fn came_through_own_key(state: &State, letter: &Letter) -> bool {
+    letter
+        .reply_keys
+        .iter()
+        .filter_map(|k| state.keys.get(k))
+        .any(|kb| kb.email == letter.from)
+}
+
+/// Whether a letter names a game or a tournament of the relay: a reply key of one of its
+/// games, the subject's `[ID/N]` of a known tournament, or a known tournament id (alone or in
+/// a game reference `ID/N`) as a word of the subject or the text. For the stranger rule (no
+/// backscatter, `crate::core::route`).
+pub(crate) fn names_relay_game(state: &State, letter: &Letter) -> bool {
+    letter.reply_keys.iter().any(|k| state.keys.contains_key(k))
+        || letter
+            .game_ref
+            .as_ref()
+            .is_some_and(|g| state.tournaments.contains_key(&g.tournament))
+        || [letter.subject.as_str(), letter.text.as_str()]
+            .iter()
+            .any(|text| state.tournaments.keys().any(|id| has_word(text, id)))
+}
+
+/// The games of `email` in tournament `tid` that are not finished.
+pub(crate) fn open_games_in(state: &State, tid: &str, email: &str) -> Vec<GameRef> {
+    state
+        .games
+        .values()
+        .filter(|g| g.id.tournament == tid && g.status != GameStatus::Finished)
+        .filter(|g| g.color_of(email).is_some())
+        .map(|g| g.id.clone())
+        .collect()
+}
+
+/// One copy of `mail` per reply key among its recipients (docs/contract.md: every copy of a
+/// game mail carries its own recipient's key, private to the game and the recipient). Each
+/// copy keeps the whole To and Cc and is delivered to the recipients of its key; a mail
+/// without a game keeps the key it was decided with. Splitting a split mail again changes
+/// nothing.
+pub(crate) fn copies_per_key(state: &State, mail: Mail) -> Vec<Mail> {
+    let mut copies: Vec<(Option<String>, Vec<String>)> = Vec::new();
+    for r in mail.to.iter().chain(mail.cc.iter()) {
+        let key = match &mail.game {
+            Some(g) => state
+                .reply_key_for(g, &r.email)
+                .or_else(|| mail.reply_key.clone()),
+            None => mail.reply_key.clone(),
+        };
+        match copies.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, envelope)) => envelope.push(r.email.clone()),
+            None => copies.push((key, vec![r.email.clone()])),
         }
-        copies
-            .into_iter()
-            .map(|(reply_key, envelope)| Mail {
-                reply_key,
-                envelope,
-                ..mail.clone()
-            })
-            .collect()
     }
+    copies
+        .into_iter()
+        .map(|(reply_key, envelope)| Mail {
+            reply_key,
+            envelope,
+            ..mail.clone()
+        })
+        .collect()
 }
 
 /// Whether `word` (a tournament id: letters, digits, `-`) stands in `text` as a word of its own,

@@ -1,4 +1,4 @@
-//! The door of the core: every letter passes `State::screen` (called by
+//! The door of the core: every letter passes `screen` (called by
 //! [`State::handle_letter`]), which decides whether the relay may act on it and answer it at all,
 //! before `crate::core::route` hands it to a room and before `ratelimit` caps the answers it causes.
 //!
@@ -20,71 +20,79 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::core::door::ratelimit::limit_answers;
+use crate::core::door::reply::{lang_for, query};
 use crate::core::model::Refusal;
 use crate::core::model::Step;
 use crate::core::model::{Output, Settings, State};
 use crate::letter::Letter;
 use crate::letter::auth::{DmarcVerdict, dmarc_verdict};
 
-impl State {
-    /// Screens one letter received at `now` (the postmark): `Some` with what was done instead when
-    /// the relay must not act on it as a player's or director's letter, `None` when it may.
-    pub(crate) fn screen(
-        &mut self,
-        letter: &Letter,
-        now: DateTime<Utc>,
-        s: &Settings,
-    ) -> Option<Output> {
-        let mut out = Output::default();
-        if let Some(reason) = &letter.automatic {
-            out.log.push(format!(
-                "automatic mail {} from {} ({reason:?}): not answered",
-                letter.message_id, letter.from
-            ));
-            return Some(out);
-        }
-        if letter.from == s.relay_address || letter.trace.loops_through(&s.relay_address) {
-            out.log.push(format!(
-                "mail {} from {} is the relay's own (From or X-Loop): ignored",
-                letter.message_id, letter.from
-            ));
-            return Some(out);
-        }
-        if let Some(id) = &s.guard.dmarc_authserv_id {
-            let verdict = dmarc_verdict(&letter.trace, id, &letter.from);
-            if verdict != DmarcVerdict::Pass {
-                let why = match verdict {
-                    DmarcVerdict::Missing => format!("no Authentication-Results of {id}"),
-                    DmarcVerdict::NotPass(r) => format!("{id} says {r}"),
-                    DmarcVerdict::Pass => String::new(),
-                };
-                let reason = format!(
-                    "not authenticated: no dmarc=pass for {} ({why}); not acted on, not answered",
-                    letter.from
-                );
-                out.log
-                    .push(format!("mail {}: {reason}", letter.message_id));
-                out.quarantine = Some(reason);
-                return Some(out);
-            }
-        }
-        if let Some(size) = letter.trace.oversized
-            && self.knows(&letter.from)
-        {
-            let game = letter
-                .game_ref
-                .as_ref()
-                .filter(|g| self.color_in(g, &letter.from).is_some())
-                .cloned();
-            let lang = self.lang_for(&letter.from, None, s);
-            let r = Refusal::TooLarge {
-                size,
-                limit: s.guard.max_mail_bytes,
-            };
-            self.query(&mut out, letter, game.as_ref(), lang, r, Step { now, s });
-            self.limit_answers(&mut out, letter, now, s);
-            return Some(out);
-        }
-        None
+/// Screens one letter received at `now` (the postmark): `Some` with what was done instead when
+/// the relay must not act on it as a player's or director's letter, `None` when it may.
+pub(crate) fn screen(
+    state: &mut State,
+    letter: &Letter,
+    now: DateTime<Utc>,
+    s: &Settings,
+) -> Option<Output> {
+    let mut out = Output::default();
+    if let Some(reason) = &letter.automatic {
+        out.log.push(format!(
+            "automatic mail {} from {} ({reason:?}): not answered",
+            letter.message_id, letter.from
+        ));
+        return Some(out);
     }
+    if letter.from == s.relay_address || letter.trace.loops_through(&s.relay_address) {
+        out.log.push(format!(
+            "mail {} from {} is the relay's own (From or X-Loop): ignored",
+            letter.message_id, letter.from
+        ));
+        return Some(out);
+    }
+    if let Some(id) = &s.guard.dmarc_authserv_id {
+        let verdict = dmarc_verdict(&letter.trace, id, &letter.from);
+        if verdict != DmarcVerdict::Pass {
+            let why = match verdict {
+                DmarcVerdict::Missing => format!("no Authentication-Results of {id}"),
+                DmarcVerdict::NotPass(r) => format!("{id} says {r}"),
+                DmarcVerdict::Pass => String::new(),
+            };
+            let reason = format!(
+                "not authenticated: no dmarc=pass for {} ({why}); not acted on, not answered",
+                letter.from
+            );
+            out.log
+                .push(format!("mail {}: {reason}", letter.message_id));
+            out.quarantine = Some(reason);
+            return Some(out);
+        }
+    }
+    if let Some(size) = letter.trace.oversized
+        && state.knows(&letter.from)
+    {
+        let game = letter
+            .game_ref
+            .as_ref()
+            .filter(|g| state.color_in(g, &letter.from).is_some())
+            .cloned();
+        let lang = lang_for(state, &letter.from, None, s);
+        let r = Refusal::TooLarge {
+            size,
+            limit: s.guard.max_mail_bytes,
+        };
+        query(
+            state,
+            &mut out,
+            letter,
+            game.as_ref(),
+            lang,
+            r,
+            Step { now, s },
+        );
+        limit_answers(state, &mut out, letter, now, s);
+        return Some(out);
+    }
+    None
 }

@@ -172,27 +172,25 @@ pub(crate) fn check_extension(
     Ok(moves)
 }
 
-impl State {
-    /// TO §6: checks the conditional lines of a mail against the position after its moves.
-    pub(crate) fn check_lines(
-        &self,
-        game_ref: &GameRef,
-        color: Color,
-        mut resolved: Resolved,
-        c: &Content,
-    ) -> Result<Resolved, Refusal> {
-        if c.conditional.is_empty() {
-            return Ok(resolved);
-        }
-        let game = &self.games[game_ref];
-        let mut pos = game.position();
-        for mv in std::iter::once(&resolved.mv).chain(&resolved.more) {
-            pos.play_unchecked(*mv);
-        }
-        let next_ply = game.moves.len() + 1 + resolved.more.len();
-        resolved.lines = check_lines(&c.conditional, color, &pos, next_ply, resolved.form)?;
-        Ok(resolved)
+/// TO §6: checks the conditional lines of a mail against the position after its moves.
+pub(crate) fn check_conditional(
+    state: &State,
+    game_ref: &GameRef,
+    color: Color,
+    mut resolved: Resolved,
+    c: &Content,
+) -> Result<Resolved, Refusal> {
+    if c.conditional.is_empty() {
+        return Ok(resolved);
     }
+    let game = &state.games[game_ref];
+    let mut pos = game.position();
+    for mv in std::iter::once(&resolved.mv).chain(&resolved.more) {
+        pos.play_unchecked(*mv);
+    }
+    let next_ply = game.moves.len() + 1 + resolved.more.len();
+    resolved.lines = check_lines(&c.conditional, color, &pos, next_ply, resolved.form)?;
+    Ok(resolved)
 }
 
 /// Stores the lines `by` proposed with the mail `message_id`, starting at the game's next ply.

@@ -36,6 +36,7 @@ use crate::letter::{Content, Letter};
 use crate::mail_kind::MailKind;
 
 use super::Resolved;
+use crate::core::door::reply::{finish, lang_for, query};
 
 /// TO §31: 50 moves without capture or pawn move.
 pub(crate) const FIFTY_MOVES_PLIES: u32 = 100;
@@ -141,116 +142,115 @@ pub(crate) fn claim_holds(game: &Game, own: Option<Move>) -> (bool, usize) {
     (count >= 3, count)
 }
 
-impl State {
-    /// FIDE 9.2 with an own move: the claim must hold for the position after it.
-    pub(crate) fn check_claim(
-        &self,
-        game_ref: &GameRef,
-        mut resolved: Resolved,
-        c: &Content,
-    ) -> Result<Resolved, Refusal> {
-        if !c.claim_repetition {
-            return Ok(resolved);
-        }
-        if !resolved.more.is_empty() || !c.conditional.is_empty() {
-            return Err(Refusal::Contradictory);
-        }
-        let game = &self.games[game_ref];
-        let (now_holds, _) = claim_holds(game, None);
-        let (after_holds, count) = claim_holds(game, Some(resolved.mv));
-        if !now_holds && !after_holds {
-            return Err(Refusal::RepetitionClaimFalse { count });
-        }
-        resolved.claim = true;
-        Ok(resolved)
+/// FIDE 9.2 with an own move: the claim must hold for the position after it.
+pub(crate) fn check_claim(
+    state: &State,
+    game_ref: &GameRef,
+    mut resolved: Resolved,
+    c: &Content,
+) -> Result<Resolved, Refusal> {
+    if !c.claim_repetition {
+        return Ok(resolved);
     }
-
-    /// FIDE 9.2 without a move: the current position must have occurred three times.
-    pub(crate) fn claim_repetition(
-        &mut self,
-        out: &mut Output,
-        letter: &Letter,
-        game_ref: &GameRef,
-        at: Step<'_>,
-    ) {
-        let (now, s) = (at.now, at.s);
-        let (holds, count) = claim_holds(&self.games[game_ref], None);
-        if holds {
-            self.finish(
-                out,
-                game_ref,
-                GameResult::Draw,
-                EndReason::ThreefoldRepetition,
-                now,
-                s,
-            );
-        } else {
-            let lang = self.lang_for(&letter.from, Some(game_ref), s);
-            let r = Refusal::RepetitionClaimFalse { count };
-            self.query(out, letter, Some(game_ref), lang, r, Step { now, s });
-        }
+    if !resolved.more.is_empty() || !c.conditional.is_empty() {
+        return Err(Refusal::Contradictory);
     }
+    let game = &state.games[game_ref];
+    let (now_holds, _) = claim_holds(game, None);
+    let (after_holds, count) = claim_holds(game, Some(resolved.mv));
+    if !now_holds && !after_holds {
+        return Err(Refusal::RepetitionClaimFalse { count });
+    }
+    resolved.claim = true;
+    Ok(resolved)
+}
 
-    /// TO §31: 50 moves without capture or pawn move. The game stops; the director gets the
-    /// `adjudication` request with the PGN and the FEN, both players in copy.
-    pub(crate) fn adjourn(&mut self, out: &mut Output, game_ref: &GameRef, at: Step<'_>) {
-        let (now, s) = (at.now, at.s);
-        if !self.tournaments.contains_key(&game_ref.tournament) {
-            return;
-        }
-        let Some(game) = self.games.get_mut(game_ref) else {
-            return;
-        };
-        game.status = GameStatus::Adjourned;
-        game.draw_offer = None;
-        game.conditional.clear();
-        let reason = "50 moves without capture or pawn move";
-        self.log_event(
+/// FIDE 9.2 without a move: the current position must have occurred three times.
+pub(crate) fn claim_repetition(
+    state: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    game_ref: &GameRef,
+    at: Step<'_>,
+) {
+    let (now, s) = (at.now, at.s);
+    let (holds, count) = claim_holds(&state.games[game_ref], None);
+    if holds {
+        finish(
+            state,
             out,
             game_ref,
-            Event::Adjourned {
-                at: now,
-                reason: reason.to_string(),
-            },
+            GameResult::Draw,
+            EndReason::ThreefoldRepetition,
+            now,
+            s,
         );
-        let t = &self.tournaments[&game_ref.tournament];
-        let game = &self.games[game_ref];
-        let lang = s.default_lang;
-        let pgn_text = pgn::game_pgn(game, t, s.tz);
-        let plies = game.moves.len();
-        let since = plies.saturating_sub(FIFTY_MOVES_PLIES as usize);
-        let last_irreversible = since
-            .checked_sub(1)
-            .and_then(|p| view::ply_text(game, p, crate::notation::Form::default_for(lang)));
-        // The last move is the context's: the director's form, as `last_irreversible`.
-        let data = AdjudicationFacts {
-            context: view::game_context(game, t, None, lang, now, s.tz),
-            recipient: t.director.name.clone(),
-            pgn: pgn_text.clone(),
-            moves_without: FIFTY_MOVES_PLIES / 2,
-            last_irreversible,
-        };
-        let fen = game.fen();
-        let in_reply_to = game.last_forward.clone();
-        let white = t.recipient(&game.players.white);
-        let black = t.recipient(&game.players.black);
-        let message_id = self.meta.next_message_id(s, "adjudication");
-        out.mails.push(Mail {
-            cc: vec![white, black],
-            game: Some(game_ref.clone()),
-            fen: Some(fen),
-            in_reply_to,
-            attachments: vec![Attachment::pgn(game_ref, pgn_text)],
-            ..Mail::new(
-                MailKind::Adjudication,
-                vec![t.director_recipient()],
-                lang,
-                message_id,
-                data,
-            )
-        });
-        out.log.push(format!(
-            "{game_ref}: stopped for adjudication after 50 moves without capture or pawn move (TO §31)"
-        ));
+    } else {
+        let lang = lang_for(state, &letter.from, Some(game_ref), s);
+        let r = Refusal::RepetitionClaimFalse { count };
+        query(state, out, letter, Some(game_ref), lang, r, Step { now, s });
     }
+}
+
+/// TO §31: 50 moves without capture or pawn move. The game stops; the director gets the
+/// `adjudication` request with the PGN and the FEN, both players in copy.
+pub(crate) fn adjourn(state: &mut State, out: &mut Output, game_ref: &GameRef, at: Step<'_>) {
+    let (now, s) = (at.now, at.s);
+    if !state.tournaments.contains_key(&game_ref.tournament) {
+        return;
+    }
+    let Some(game) = state.games.get_mut(game_ref) else {
+        return;
+    };
+    game.status = GameStatus::Adjourned;
+    game.draw_offer = None;
+    game.conditional.clear();
+    let reason = "50 moves without capture or pawn move";
+    state.log_event(
+        out,
+        game_ref,
+        Event::Adjourned {
+            at: now,
+            reason: reason.to_string(),
+        },
+    );
+    let t = &state.tournaments[&game_ref.tournament];
+    let game = &state.games[game_ref];
+    let lang = s.default_lang;
+    let pgn_text = pgn::game_pgn(game, t, s.tz);
+    let plies = game.moves.len();
+    let since = plies.saturating_sub(FIFTY_MOVES_PLIES as usize);
+    let last_irreversible = since
+        .checked_sub(1)
+        .and_then(|p| view::ply_text(game, p, crate::notation::Form::default_for(lang)));
+    // The last move is the context's: the director's form, as `last_irreversible`.
+    let data = AdjudicationFacts {
+        context: view::game_context(game, t, None, lang, now, s.tz),
+        recipient: t.director.name.clone(),
+        pgn: pgn_text.clone(),
+        moves_without: FIFTY_MOVES_PLIES / 2,
+        last_irreversible,
+    };
+    let fen = game.fen();
+    let in_reply_to = game.last_forward.clone();
+    let white = t.recipient(&game.players.white);
+    let black = t.recipient(&game.players.black);
+    let message_id = state.meta.next_message_id(s, "adjudication");
+    out.mails.push(Mail {
+        cc: vec![white, black],
+        game: Some(game_ref.clone()),
+        fen: Some(fen),
+        in_reply_to,
+        attachments: vec![Attachment::pgn(game_ref, pgn_text)],
+        ..Mail::new(
+            MailKind::Adjudication,
+            vec![t.director_recipient()],
+            lang,
+            message_id,
+            data,
+        )
+    });
+    out.log.push(format!(
+        "{game_ref}: stopped for adjudication after 50 moves without capture or pawn move (TO §31)"
+    ));
 }

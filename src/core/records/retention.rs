@@ -47,26 +47,26 @@ impl State {
             .collect();
         rotate_at(&ends)
     }
+}
 
-    /// Fax 2.8: marks every tournament whose archive may be rotated at `now` as rotated, and says
-    /// which in `Output::rotate`; the shell removes their archived mails.
-    pub(crate) fn rotate_due(&mut self, now: DateTime<Utc>) -> Output {
-        let mut out = Output::default();
-        let due: Vec<String> = self
-            .tournaments
-            .keys()
-            .filter(|id| self.rotation_at(id).is_some_and(|at| now >= at))
-            .cloned()
-            .collect();
-        for id in due {
-            if let Some(t) = self.tournaments.get_mut(&id) {
-                t.rotated = true;
-                out.tournaments.insert(id.clone());
-                out.rotate.push((id, t.games.iter().cloned().collect()));
-            }
+/// Fax 2.8: marks every tournament whose archive may be rotated at `now` as rotated, and says
+/// which in `Output::rotate`; the shell removes their archived mails.
+pub(crate) fn rotate_due(state: &mut State, now: DateTime<Utc>) -> Output {
+    let mut out = Output::default();
+    let due: Vec<String> = state
+        .tournaments
+        .keys()
+        .filter(|id| state.rotation_at(id).is_some_and(|at| now >= at))
+        .cloned()
+        .collect();
+    for id in due {
+        if let Some(t) = state.tournaments.get_mut(&id) {
+            t.rotated = true;
+            out.tournaments.insert(id.clone());
+            out.rotate.push((id, t.games.iter().cloned().collect()));
         }
-        out
     }
+    out
 }
 
 #[cfg(test)]

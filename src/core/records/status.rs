@@ -13,6 +13,7 @@
 
 use shakmaty::Color;
 
+use crate::core::door::reply::{lang_for, letter_context};
 use crate::core::model::Step;
 use crate::core::model::{Game, GameStatus, color_name};
 use crate::core::model::{GameReport, Mail, Recipient, Sentence, StatusFacts, TournamentReport};
@@ -91,114 +92,113 @@ pub fn game_report(
     }
 }
 
-impl State {
-    /// The game a letter names (by its reply key, else by its subject) when the sender plays it.
-    fn named_game_of(&self, letter: &Letter) -> Option<GameRef> {
-        self.letter_context(letter)
-            .0
-            .filter(|g| self.color_in(g, &letter.from).is_some())
-    }
+/// The game a letter names (by its reply key, else by its subject) when the sender plays it.
+fn named_game_of(state: &State, letter: &Letter) -> Option<GameRef> {
+    letter_context(state, letter)
+        .0
+        .filter(|g| state.color_in(g, &letter.from).is_some())
+}
 
-    /// The status report's tournaments for `email` as of `now`: every tournament he plays in or
-    /// directs, with its games, and the sentences of their crosstables.
-    pub fn status_report(
-        &self,
-        email: &str,
-        lang: Lang,
-        at: Step<'_>,
-    ) -> (Vec<TournamentReport>, Vec<(String, Sentence)>) {
-        let mut tournaments = Vec::new();
-        let mut sentences = Vec::new();
-        for t in self.tournaments_with(email) {
-            let plays = t.player(email).is_some();
-            let directs = t.director.email == email;
-            if !plays && !directs {
-                continue;
-            }
-            let games: Vec<&Game> = self
-                .games
-                .values()
-                .filter(|g| g.id.tournament == t.id)
-                .collect();
-            let shown: Vec<GameReport> = games
-                .iter()
-                .filter_map(|g| {
-                    let reader = g.color_of(email);
-                    (reader.is_some() || directs).then(|| game_report(g, t, reader, lang, at))
-                })
-                .collect();
-            let table = crosstable::crosstable(t, games.iter().copied());
-            tournaments.push(TournamentReport {
-                id: t.id.clone(),
-                name: t.name.clone(),
-                director: t.director.name.clone(),
-                role: if plays { "player" } else { "director" },
-                your_moves: shown.iter().filter(|g| g.your_move).count(),
-                games: shown,
-            });
-            let at = format!("/tournaments/{}", tournaments.len() - 1);
-            sentences.push((
-                format!("{at}/crosstable"),
-                Sentence::CrosstableText(table.clone()),
-            ));
-            sentences.push((format!("{at}/table"), Sentence::CrosstableData(table)));
+/// The status report's tournaments for `email` as of `now`: every tournament he plays in or
+/// directs, with its games, and the sentences of their crosstables.
+pub fn status_report(
+    state: &State,
+    email: &str,
+    lang: Lang,
+    at: Step<'_>,
+) -> (Vec<TournamentReport>, Vec<(String, Sentence)>) {
+    let mut tournaments = Vec::new();
+    let mut sentences = Vec::new();
+    for t in state.tournaments_with(email) {
+        let plays = t.player(email).is_some();
+        let directs = t.director.email == email;
+        if !plays && !directs {
+            continue;
         }
-        (tournaments, sentences)
-    }
-
-    /// Answers a `Status` mail with a `status` mail to the asker. Changes no game.
-    pub(crate) fn answer_status(&mut self, out: &mut Output, letter: &Letter, at: Step<'_>) {
-        let (now, s) = (at.now, at.s);
-        let lang = self.lang_for(&letter.from, None, s);
-        let named = self.named_game_of(letter);
-        let name = self
-            .tournaments_with(&letter.from)
-            .find_map(|t| t.player(&letter.from).map(|p| p.name.clone()))
-            .or_else(|| {
-                self.tournaments_with(&letter.from)
-                    .find(|t| t.director.email == letter.from)
-                    .map(|t| t.director.name.clone())
+        let games: Vec<&Game> = state
+            .games
+            .values()
+            .filter(|g| g.id.tournament == t.id)
+            .collect();
+        let shown: Vec<GameReport> = games
+            .iter()
+            .filter_map(|g| {
+                let reader = g.color_of(email);
+                (reader.is_some() || directs).then(|| game_report(g, t, reader, lang, at))
             })
-            .or_else(|| letter.from_name.clone())
-            .unwrap_or_else(|| letter.from.clone());
-        let (tournaments, sentences) = self.status_report(&letter.from, lang, at);
-        let data = StatusFacts {
-            recipient: name.clone(),
-            report: true,
-            announcement: false,
-            tournaments,
-            now: view::when(now, s.tz),
-            today: view::day(view::local_date(now, s.tz)),
-            xfcc_password: letter.content.xfcc_password,
-        };
-        let reply_key = named.as_ref().and_then(|g| {
-            let game = self.games.get(g)?;
-            let c = game.color_of(&letter.from)?;
-            Some(game.keys.get(c).clone())
+            .collect();
+        let table = crosstable::crosstable(t, games.iter().copied());
+        tournaments.push(TournamentReport {
+            id: t.id.clone(),
+            name: t.name.clone(),
+            director: t.director.name.clone(),
+            role: if plays { "player" } else { "director" },
+            your_moves: shown.iter().filter(|g| g.your_move).count(),
+            games: shown,
         });
-        if let Some(g) = &named {
-            out.letter_games.insert(g.clone());
-        }
-        let message_id = self.meta.next_message_id(s, MailKind::Status.name());
-        out.mails.push(Mail {
-            sentences,
-            game: named,
-            reply_key,
-            in_reply_to: Some(letter.message_id.clone()),
-            ..Mail::new(
-                MailKind::Status,
-                vec![Recipient {
-                    name,
-                    email: letter.from.clone(),
-                }],
-                lang,
-                message_id,
-                data,
-            )
-        });
-        out.log.push(format!(
-            "status report to {} (asked in {})",
-            letter.from, letter.message_id
+        let at = format!("/tournaments/{}", tournaments.len() - 1);
+        sentences.push((
+            format!("{at}/crosstable"),
+            Sentence::CrosstableText(table.clone()),
         ));
+        sentences.push((format!("{at}/table"), Sentence::CrosstableData(table)));
     }
+    (tournaments, sentences)
+}
+
+/// Answers a `Status` mail with a `status` mail to the asker. Changes no game.
+pub(crate) fn answer_status(state: &mut State, out: &mut Output, letter: &Letter, at: Step<'_>) {
+    let (now, s) = (at.now, at.s);
+    let lang = lang_for(state, &letter.from, None, s);
+    let named = named_game_of(state, letter);
+    let name = state
+        .tournaments_with(&letter.from)
+        .find_map(|t| t.player(&letter.from).map(|p| p.name.clone()))
+        .or_else(|| {
+            state
+                .tournaments_with(&letter.from)
+                .find(|t| t.director.email == letter.from)
+                .map(|t| t.director.name.clone())
+        })
+        .or_else(|| letter.from_name.clone())
+        .unwrap_or_else(|| letter.from.clone());
+    let (tournaments, sentences) = status_report(state, &letter.from, lang, at);
+    let data = StatusFacts {
+        recipient: name.clone(),
+        report: true,
+        announcement: false,
+        tournaments,
+        now: view::when(now, s.tz),
+        today: view::day(view::local_date(now, s.tz)),
+        xfcc_password: letter.content.xfcc_password,
+    };
+    let reply_key = named.as_ref().and_then(|g| {
+        let game = state.games.get(g)?;
+        let c = game.color_of(&letter.from)?;
+        Some(game.keys.get(c).clone())
+    });
+    if let Some(g) = &named {
+        out.letter_games.insert(g.clone());
+    }
+    let message_id = state.meta.next_message_id(s, MailKind::Status.name());
+    out.mails.push(Mail {
+        sentences,
+        game: named,
+        reply_key,
+        in_reply_to: Some(letter.message_id.clone()),
+        ..Mail::new(
+            MailKind::Status,
+            vec![Recipient {
+                name,
+                email: letter.from.clone(),
+            }],
+            lang,
+            message_id,
+            data,
+        )
+    });
+    out.log.push(format!(
+        "status report to {} (asked in {})",
+        letter.from, letter.message_id
+    ));
 }

@@ -7,11 +7,13 @@ use shakmaty::Color;
 
 use crate::core::clock;
 use crate::core::door::reply::Forfeited;
+use crate::core::door::reply::claim_forfeit;
 use crate::core::model::Event;
 use crate::core::model::{Due, Game, GameStatus};
 use crate::core::model::{Mail, ReminderFacts, SilenceFacts};
 use crate::core::model::{Output, Settings, State, Tournament};
 use crate::core::model::{Parts, Step};
+use crate::core::time::digest::fire_digest;
 use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::mail_kind::MailKind;
@@ -98,100 +100,100 @@ impl State {
     pub(crate) fn earliest_deadline(&self, s: &Settings) -> Option<DateTime<Utc>> {
         self.deadlines(s).first().map(|(at, _, _)| *at)
     }
+}
 
-    /// Fires every deadline due by `now`, in time order (a reminder on day 16 goes out before a
-    /// forfeit on day 31 even if both are due at `now`). Each fires once.
-    pub(crate) fn fire_due(&mut self, step: Step<'_>) -> Output {
-        let (now, s) = (step.now, step.s);
-        let mut out = Output::default();
-        // Each firing removes its deadline or moves it later; the bound only guards against a bug.
-        for _ in 0..100_000 {
-            let Some((at, game, due)) = self.deadlines(s).into_iter().next() else {
-                break;
-            };
-            if at > now {
-                break;
-            }
-            self.fire(&mut out, &game, due, at, step);
+/// Fires every deadline due by `now`, in time order (a reminder on day 16 goes out before a
+/// forfeit on day 31 even if both are due at `now`). Each fires once.
+pub(crate) fn fire_due(state: &mut State, step: Step<'_>) -> Output {
+    let (now, s) = (step.now, step.s);
+    let mut out = Output::default();
+    // Each firing removes its deadline or moves it later; the bound only guards against a bug.
+    for _ in 0..100_000 {
+        let Some((at, game, due)) = state.deadlines(s).into_iter().next() else {
+            break;
+        };
+        if at > now {
+            break;
         }
-        out
+        fire(state, &mut out, &game, due, at, step);
     }
+    out
+}
 
-    fn fire(
-        &mut self,
-        out: &mut Output,
-        game_ref: &GameRef,
-        due: Due,
-        at: DateTime<Utc>,
-        step: Step<'_>,
-    ) {
-        let (now, s) = (step.now, step.s);
-        if due == Due::Digest {
-            self.fire_digest(out, &game_ref.tournament, step);
-            return;
+fn fire(
+    state: &mut State,
+    out: &mut Output,
+    game_ref: &GameRef,
+    due: Due,
+    at: DateTime<Utc>,
+    step: Step<'_>,
+) {
+    let (now, s) = (step.now, step.s);
+    if due == Due::Digest {
+        fire_digest(state, out, &game_ref.tournament, step);
+        return;
+    }
+    // The tournament is read in place while the games and counters change (State::split).
+    let Some((t, mut p)) = state.split(&game_ref.tournament) else {
+        return;
+    };
+    let Some(game) = p.games.get_mut(game_ref) else {
+        return;
+    };
+    let c = game.to_move();
+    match due {
+        Due::Start => {
+            game.status = GameStatus::Running;
+            out.games.insert(game_ref.clone());
+            out.log.push(format!("{game_ref}: clocks started"));
         }
-        // The tournament is read in place while the games and counters change (State::split).
-        let Some((t, mut p)) = self.split(&game_ref.tournament) else {
-            return;
-        };
-        let Some(game) = p.games.get_mut(game_ref) else {
-            return;
-        };
-        let c = game.to_move();
-        match due {
-            Due::Start => {
-                game.status = GameStatus::Running;
-                out.games.insert(game_ref.clone());
-                out.log.push(format!("{game_ref}: clocks started"));
-            }
-            Due::Reminder => {
-                game.turn.reminded = Some(at);
-                p.log_event(
-                    out,
-                    game_ref,
-                    Event::Reminded {
-                        at,
-                        color: c.into(),
-                    },
-                );
-                p.reminder_mail(out, game_ref, t, c, at, Step { now, s });
-            }
-            Due::SilenceReport => {
-                game.turn.silence_reported = Some(at);
-                p.log_event(
-                    out,
-                    game_ref,
-                    Event::SilenceReported {
-                        at,
-                        color: c.into(),
-                    },
-                );
-                p.silence_mail(out, game_ref, t, c, at, Step { now, s });
-            }
-            Due::Forfeit => {
-                let rest = t.rest_of(game.players.get(c));
-                let days = clock::days_used(t.rules, game.turn.since, at, s.tz, &rest);
-                let charged = clock::charged(days, game.turn.announced);
-                let pc = game.clocks.get_mut(c);
-                let used = pc.used_with(charged);
-                let allowed = pc.allowed(t.rules);
-                // TO §20: after the first, the offender's period restarts with the move after this one.
-                let nth = match pc.register_forfeit() {
-                    clock::Forfeit::First => 1,
-                    clock::Forfeit::Second => 2,
-                };
-                game.turn.forfeit_claimed = true;
-                let f = Forfeited {
-                    offender: c,
-                    nth,
-                    used,
-                    allowed,
-                };
-                self.claim_forfeit(out, game_ref, f, Step { now: at, s });
-            }
-            // Fired above, before the game lookup.
-            Due::Digest => {}
+        Due::Reminder => {
+            game.turn.reminded = Some(at);
+            p.log_event(
+                out,
+                game_ref,
+                Event::Reminded {
+                    at,
+                    color: c.into(),
+                },
+            );
+            p.reminder_mail(out, game_ref, t, c, at, Step { now, s });
         }
+        Due::SilenceReport => {
+            game.turn.silence_reported = Some(at);
+            p.log_event(
+                out,
+                game_ref,
+                Event::SilenceReported {
+                    at,
+                    color: c.into(),
+                },
+            );
+            p.silence_mail(out, game_ref, t, c, at, Step { now, s });
+        }
+        Due::Forfeit => {
+            let rest = t.rest_of(game.players.get(c));
+            let days = clock::days_used(t.rules, game.turn.since, at, s.tz, &rest);
+            let charged = clock::charged(days, game.turn.announced);
+            let pc = game.clocks.get_mut(c);
+            let used = pc.used_with(charged);
+            let allowed = pc.allowed(t.rules);
+            // TO §20: after the first, the offender's period restarts with the move after this one.
+            let nth = match pc.register_forfeit() {
+                clock::Forfeit::First => 1,
+                clock::Forfeit::Second => 2,
+            };
+            game.turn.forfeit_claimed = true;
+            let f = Forfeited {
+                offender: c,
+                nth,
+                used,
+                allowed,
+            };
+            claim_forfeit(state, out, game_ref, f, Step { now: at, s });
+        }
+        // Fired above, before the game lookup.
+        Due::Digest => {}
     }
 }
 

@@ -113,140 +113,141 @@ impl State {
             })
             .collect()
     }
+}
 
-    /// Sends the digest of tournament `tid` and records it for the week of `now`.
-    pub(crate) fn fire_digest(&mut self, out: &mut Output, tid: &str, at: Step<'_>) {
-        let (now, s) = (at.now, at.s);
-        let Some(day) = s.digest_day else {
-            return;
-        };
-        let Some(t) = self.tournaments.get(tid) else {
-            return;
-        };
-        let today = view::local_date(now, s.tz);
-        self.meta
-            .digests
-            .insert(tid.to_string(), on_or_before(today, day));
-        let lang = s.default_lang;
-        let data = self.digest_data(t, at);
-        let message_id = self.meta.next_message_id(s, "digest");
-        out.mails.push(Mail::new(
-            MailKind::Digest,
-            vec![t.director_recipient()],
-            lang,
-            message_id,
-            data,
-        ));
-        out.log
-            .push(format!("{tid}: weekly digest to {}", t.director.email));
-    }
+/// Sends the digest of tournament `tid` and records it for the week of `now`.
+pub(crate) fn fire_digest(state: &mut State, out: &mut Output, tid: &str, at: Step<'_>) {
+    let (now, s) = (at.now, at.s);
+    let Some(day) = s.digest_day else {
+        return;
+    };
+    let Some(t) = state.tournaments.get(tid) else {
+        return;
+    };
+    let today = view::local_date(now, s.tz);
+    state
+        .meta
+        .digests
+        .insert(tid.to_string(), on_or_before(today, day));
+    let lang = s.default_lang;
+    let data = digest_data(state, t, at);
+    let message_id = state.meta.next_message_id(s, "digest");
+    out.mails.push(Mail::new(
+        MailKind::Digest,
+        vec![t.director_recipient()],
+        lang,
+        message_id,
+        data,
+    ));
+    out.log
+        .push(format!("{tid}: weekly digest to {}", t.director.email));
+}
 
-    /// The digest of `t` as of `now`: what it lists, to its director.
-    fn digest_data(&self, t: &Tournament, at: Step<'_>) -> DigestFacts {
-        let (now, s) = (at.now, at.s);
-        let today = view::local_date(now, s.tz);
-        let horizon = today
-            .checked_add_days(Days::new(AHEAD_DAYS))
-            .unwrap_or(today);
-        let until = now + TimeDelta::days(AHEAD_DAYS as i64);
-        let mut silent = Vec::new();
-        let mut controls = Vec::new();
-        let mut suspended = Vec::new();
-        let mut adjourned = Vec::new();
-        for g in t.games.iter().filter_map(|g| self.games.get(g)) {
-            let names = format!(
-                "{} – {}",
-                t.recipient(&g.players.white).name,
-                t.recipient(&g.players.black).name
-            );
-            match g.status {
-                GameStatus::Running => {
-                    let c = g.to_move();
-                    let email = g.players.get(c);
-                    let rest = t.rest_of(email);
-                    let waited = clock::days_used(RuleSet::Post, g.turn.since, now, s.tz, &rest);
-                    if waited > SILENT_AFTER_DAYS {
-                        silent.push(DigestSilent {
-                            game: g.id.to_string(),
-                            players: names.clone(),
-                            silent: t.recipient(email).name,
-                            days: waited,
-                            since: view::day(view::local_date(g.turn.since, s.tz)),
-                        });
-                    }
-                    let pc = g.clocks.get(c);
-                    let possible = pc.forfeits == 0 || (pc.forfeits == 1 && !pc.restart_pending);
-                    if possible && !g.turn.forfeit_claimed {
-                        let at = clock::forfeit_instant(
-                            t.rules,
-                            pc,
-                            g.turn.since,
-                            g.turn.announced,
-                            s.tz,
-                            &rest,
-                        );
-                        if at > now && at <= until {
-                            controls.push(DigestControl {
-                                game: g.id.to_string(),
-                                players: names,
-                                player: t.recipient(email).name,
-                                allowed: pc.allowed(t.rules),
-                                at: view::when(at, s.tz),
-                            });
-                        }
-                    }
-                }
-                GameStatus::Suspended => suspended.push(DigestGame {
-                    game: g.id.to_string(),
-                    players: names,
-                }),
-                GameStatus::Adjourned => adjourned.push(DigestGame {
-                    game: g.id.to_string(),
-                    players: names,
-                }),
-                GameStatus::WaitingStart | GameStatus::Finished => {}
-            }
-        }
-        let mut leaves = Vec::new();
-        for p in &t.players {
-            for (r, special) in p
-                .leaves
-                .iter()
-                .map(|r| (r, false))
-                .chain(p.special_leaves.iter().map(|r| (r, true)))
-            {
-                let starts = today <= r.from && r.from <= horizon;
-                let ends = today <= r.to && r.to <= horizon;
-                if starts || ends {
-                    leaves.push(DigestLeave {
-                        player: p.name.clone(),
-                        from: view::day(r.from),
-                        to: view::day(r.to),
-                        starts,
-                        ends,
-                        special,
+/// The digest of `t` as of `now`: what it lists, to its director.
+fn digest_data(state: &State, t: &Tournament, at: Step<'_>) -> DigestFacts {
+    let (now, s) = (at.now, at.s);
+    let today = view::local_date(now, s.tz);
+    let horizon = today
+        .checked_add_days(Days::new(AHEAD_DAYS))
+        .unwrap_or(today);
+    let until = now + TimeDelta::days(AHEAD_DAYS as i64);
+    let mut silent = Vec::new();
+    let mut controls = Vec::new();
+    let mut suspended = Vec::new();
+    let mut adjourned = Vec::new();
+    for g in t.games.iter().filter_map(|g| state.games.get(g)) {
+        let names = format!(
+            "{} – {}",
+            t.recipient(&g.players.white).name,
+            t.recipient(&g.players.black).name
+        );
+        match g.status {
+            GameStatus::Running => {
+                let c = g.to_move();
+                let email = g.players.get(c);
+                let rest = t.rest_of(email);
+                let waited = clock::days_used(RuleSet::Post, g.turn.since, now, s.tz, &rest);
+                if waited > SILENT_AFTER_DAYS {
+                    silent.push(DigestSilent {
+                        game: g.id.to_string(),
+                        players: names.clone(),
+                        silent: t.recipient(email).name,
+                        days: waited,
+                        since: view::day(view::local_date(g.turn.since, s.tz)),
                     });
                 }
+                let pc = g.clocks.get(c);
+                let possible = pc.forfeits == 0 || (pc.forfeits == 1 && !pc.restart_pending);
+                if possible && !g.turn.forfeit_claimed {
+                    let at = clock::forfeit_instant(
+                        t.rules,
+                        pc,
+                        g.turn.since,
+                        g.turn.announced,
+                        s.tz,
+                        &rest,
+                    );
+                    if at > now && at <= until {
+                        controls.push(DigestControl {
+                            game: g.id.to_string(),
+                            players: names,
+                            player: t.recipient(email).name,
+                            allowed: pc.allowed(t.rules),
+                            at: view::when(at, s.tz),
+                        });
+                    }
+                }
+            }
+            GameStatus::Suspended => suspended.push(DigestGame {
+                game: g.id.to_string(),
+                players: names,
+            }),
+            GameStatus::Adjourned => adjourned.push(DigestGame {
+                game: g.id.to_string(),
+                players: names,
+            }),
+            GameStatus::WaitingStart | GameStatus::Finished => {}
+        }
+    }
+    let mut leaves = Vec::new();
+    for p in &t.players {
+        for (r, special) in p
+            .leaves
+            .iter()
+            .map(|r| (r, false))
+            .chain(p.special_leaves.iter().map(|r| (r, true)))
+        {
+            let starts = today <= r.from && r.from <= horizon;
+            let ends = today <= r.to && r.to <= horizon;
+            if starts || ends {
+                leaves.push(DigestLeave {
+                    player: p.name.clone(),
+                    from: view::day(r.from),
+                    to: view::day(r.to),
+                    starts,
+                    ends,
+                    special,
+                });
             }
         }
-        let quiet = silent.is_empty()
-            && controls.is_empty()
-            && leaves.is_empty()
-            && suspended.is_empty()
-            && adjourned.is_empty();
-        DigestFacts {
-            recipient: t.director.name.clone(),
-            tournament_id: t.id.clone(),
-            tournament: t.name.clone(),
-            today: view::day(today),
-            now: view::when(now, s.tz),
-            silent,
-            controls,
-            leaves,
-            suspended,
-            adjourned,
-            quiet,
-            horizon: view::day(horizon),
-        }
+    }
+    let quiet = silent.is_empty()
+        && controls.is_empty()
+        && leaves.is_empty()
+        && suspended.is_empty()
+        && adjourned.is_empty();
+    DigestFacts {
+        recipient: t.director.name.clone(),
+        tournament_id: t.id.clone(),
+        tournament: t.name.clone(),
+        today: view::day(today),
+        now: view::when(now, s.tz),
+        silent,
+        controls,
+        leaves,
+        suspended,
+        adjourned,
+        quiet,
+        horizon: view::day(horizon),
     }
 }

@@ -13,6 +13,7 @@
 //!   or a stranger's address that refuses mail is logged, nothing is sent (a report about a report
 //!   could never arrive either).
 
+use crate::core::door::reply::director_key;
 use crate::core::model::Event;
 use crate::core::model::Mail;
 use crate::core::model::Step;
@@ -43,150 +44,145 @@ pub struct Bounce {
     pub text: Option<String>,
 }
 
-impl State {
-    /// Fax 2.2: reports an undelivered mail to a player to the director(s), once.
-    pub(crate) fn bounce(&mut self, b: &Bounce, at: Step<'_>) -> Output {
-        let (now, s) = (at.now, at.s);
-        let mut out = Output::default();
-        let recipient = b.recipient.trim().to_lowercase();
-        let key = format!("{}|{recipient}", b.message_id);
-        if self.meta.bounces_reported.contains(&key) {
-            out.log.push(format!(
-                "bounce of {} to {recipient}: already reported, not again",
-                b.message_id
-            ));
-            return out;
-        }
-        // The tournaments to report to: the game's, else every one the recipient plays in.
-        let game = b
-            .game
-            .clone()
-            .filter(|g| self.color_in(g, &recipient).is_some());
-        let tournaments: Vec<String> = match &game {
-            Some(g) => vec![g.tournament.clone()],
-            None => self
-                .tournaments_with(&recipient)
-                .filter(|t| t.player(&recipient).is_some())
-                .map(|t| t.id.clone())
-                .collect(),
-        };
-        if tournaments.is_empty() {
-            out.log.push(format!(
-                "bounce of {} to {recipient} ({}): not a player, not reported (Fax 2.2)",
-                b.message_id, b.error
-            ));
-            return out;
-        }
-        self.meta.bounces_reported.insert(key);
-        if let Some(g) = &game {
-            out.letter_games.insert(g.clone());
-            self.log_event(
-                &mut out,
-                g,
-                Event::Bounced {
-                    at: now,
-                    recipient: recipient.clone(),
-                    message_id: b.message_id.clone(),
-                    error: b.error.clone(),
-                },
-            );
-        }
-        let text: Option<String> = b
-            .text
-            .as_ref()
-            .map(|t| t.chars().take(MAX_TEXT_CHARS).collect());
-        let mut directors: Vec<String> = Vec::new();
-        for tid in tournaments {
-            let Some(t) = self.tournaments.get(&tid) else {
-                continue;
-            };
-            if directors.contains(&t.director.email) {
-                continue;
-            }
-            directors.push(t.director.email.clone());
-            let lang = s.default_lang;
-            let player = t.recipient(&recipient);
-            let mut around = BounceAround::Tournament {
-                tournament_id: t.id.clone(),
-                tournament: t.name.clone(),
-                now: view::when(now, s.tz),
-            };
-            let mut fen = None;
-            if let Some(g) = &game
-                && let Some(gm) = self.games.get(g)
-            {
-                around =
-                    BounceAround::Game(Box::new(view::game_context(gm, t, None, lang, now, s.tz)));
-                fen = Some(gm.fen());
-            }
-            let data = BounceFacts {
-                recipient: t.director.name.clone(),
-                player: player.name,
-                player_email: player.email,
-                kind: b.kind.clone(),
-                undelivered_id: b.message_id.clone(),
-                error: b.error.clone(),
-                text: text.clone(),
-                around,
-            };
-            let reply_key = game.as_ref().and_then(|g| self.director_key(g));
-            let message_id = self.meta.next_message_id(s, "bounce-report");
-            out.mails.push(Mail {
-                game: game.clone(),
-                reply_key,
-                fen,
-                in_reply_to: Some(b.message_id.clone()),
-                ..Mail::new(
-                    MailKind::BounceReport,
-                    vec![t.director_recipient()],
-                    lang,
-                    message_id,
-                    data,
-                )
-            });
-            out.log.push(format!(
-                "bounce of {} ({}) to {recipient} reported to {} (Fax 2.2): {}",
-                b.message_id,
-                b.kind.as_deref().unwrap_or("?"),
-                t.director.email,
-                b.error
-            ));
-        }
-        out
+/// Fax 2.2: reports an undelivered mail to a player to the director(s), once.
+pub(crate) fn bounce(state: &mut State, b: &Bounce, at: Step<'_>) -> Output {
+    let (now, s) = (at.now, at.s);
+    let mut out = Output::default();
+    let recipient = b.recipient.trim().to_lowercase();
+    let key = format!("{}|{recipient}", b.message_id);
+    if state.meta.bounces_reported.contains(&key) {
+        out.log.push(format!(
+            "bounce of {} to {recipient}: already reported, not again",
+            b.message_id
+        ));
+        return out;
     }
+    // The tournaments to report to: the game's, else every one the recipient plays in.
+    let game = b
+        .game
+        .clone()
+        .filter(|g| state.color_in(g, &recipient).is_some());
+    let tournaments: Vec<String> = match &game {
+        Some(g) => vec![g.tournament.clone()],
+        None => state
+            .tournaments_with(&recipient)
+            .filter(|t| t.player(&recipient).is_some())
+            .map(|t| t.id.clone())
+            .collect(),
+    };
+    if tournaments.is_empty() {
+        out.log.push(format!(
+            "bounce of {} to {recipient} ({}): not a player, not reported (Fax 2.2)",
+            b.message_id, b.error
+        ));
+        return out;
+    }
+    state.meta.bounces_reported.insert(key);
+    if let Some(g) = &game {
+        out.letter_games.insert(g.clone());
+        state.log_event(
+            &mut out,
+            g,
+            Event::Bounced {
+                at: now,
+                recipient: recipient.clone(),
+                message_id: b.message_id.clone(),
+                error: b.error.clone(),
+            },
+        );
+    }
+    let text: Option<String> = b
+        .text
+        .as_ref()
+        .map(|t| t.chars().take(MAX_TEXT_CHARS).collect());
+    let mut directors: Vec<String> = Vec::new();
+    for tid in tournaments {
+        let Some(t) = state.tournaments.get(&tid) else {
+            continue;
+        };
+        if directors.contains(&t.director.email) {
+            continue;
+        }
+        directors.push(t.director.email.clone());
+        let lang = s.default_lang;
+        let player = t.recipient(&recipient);
+        let mut around = BounceAround::Tournament {
+            tournament_id: t.id.clone(),
+            tournament: t.name.clone(),
+            now: view::when(now, s.tz),
+        };
+        let mut fen = None;
+        if let Some(g) = &game
+            && let Some(gm) = state.games.get(g)
+        {
+            around = BounceAround::Game(Box::new(view::game_context(gm, t, None, lang, now, s.tz)));
+            fen = Some(gm.fen());
+        }
+        let data = BounceFacts {
+            recipient: t.director.name.clone(),
+            player: player.name,
+            player_email: player.email,
+            kind: b.kind.clone(),
+            undelivered_id: b.message_id.clone(),
+            error: b.error.clone(),
+            text: text.clone(),
+            around,
+        };
+        let reply_key = game.as_ref().and_then(|g| director_key(state, g));
+        let message_id = state.meta.next_message_id(s, "bounce-report");
+        out.mails.push(Mail {
+            game: game.clone(),
+            reply_key,
+            fen,
+            in_reply_to: Some(b.message_id.clone()),
+            ..Mail::new(
+                MailKind::BounceReport,
+                vec![t.director_recipient()],
+                lang,
+                message_id,
+                data,
+            )
+        });
+        out.log.push(format!(
+            "bounce of {} ({}) to {recipient} reported to {} (Fax 2.2): {}",
+            b.message_id,
+            b.kind.as_deref().unwrap_or("?"),
+            t.director.email,
+            b.error
+        ));
+    }
+    out
 }
 
-impl State {
-    /// Fax 2.2: a letter that is a delivery-status report about a relay mail (RFC 3464, read by
-    /// `crate::letter::dsn`) becomes one bounce per failed recipient; `None` for any other letter.
-    /// A report from the relay itself, or with an empty sender, is not one.
-    pub(crate) fn bounces_of(&mut self, letter: &Letter, at: Step<'_>) -> Option<Output> {
-        let s = at.s;
-        let d = letter.dsn.as_ref()?;
-        let original = d.original_id.clone()?;
-        if letter.automatic.is_none()
-            || letter.from == s.relay_address
-            || letter.from.is_empty()
-            || d.failed.is_empty()
-        {
-            return None;
-        }
-        let mut out = Output::default();
-        out.log.push(format!(
-            "delivery-status report {} from {} about {original}: not answered, reported (Fax 2.2)",
-            letter.message_id, letter.from
-        ));
-        for f in &d.failed {
-            let b = Bounce {
-                message_id: original.clone(),
-                recipient: f.recipient.clone(),
-                kind: d.kind.clone(),
-                game: d.game.clone(),
-                error: f.error.clone(),
-                text: d.text.clone(),
-            };
-            out.absorb(self.bounce(&b, at));
-        }
-        Some(out)
+/// Fax 2.2: a letter that is a delivery-status report about a relay mail (RFC 3464, read by
+/// `crate::letter::dsn`) becomes one bounce per failed recipient; `None` for any other letter.
+/// A report from the relay itself, or with an empty sender, is not one.
+pub(crate) fn bounces_of(state: &mut State, letter: &Letter, at: Step<'_>) -> Option<Output> {
+    let s = at.s;
+    let d = letter.dsn.as_ref()?;
+    let original = d.original_id.clone()?;
+    if letter.automatic.is_none()
+        || letter.from == s.relay_address
+        || letter.from.is_empty()
+        || d.failed.is_empty()
+    {
+        return None;
     }
+    let mut out = Output::default();
+    out.log.push(format!(
+        "delivery-status report {} from {} about {original}: not answered, reported (Fax 2.2)",
+        letter.message_id, letter.from
+    ));
+    for f in &d.failed {
+        let b = Bounce {
+            message_id: original.clone(),
+            recipient: f.recipient.clone(),
+            kind: d.kind.clone(),
+            game: d.game.clone(),
+            error: f.error.clone(),
+            text: d.text.clone(),
+        };
+        out.absorb(bounce(state, &b, at));
+    }
+    Some(out)
 }
