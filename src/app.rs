@@ -13,7 +13,7 @@ use crate::game_ref::GameRef;
 use crate::letter::{self, Letter, Limits};
 use crate::render::{self, Templates};
 use crate::store::{
-    ArchiveEntry, Batch, Direction, OutboxEntry, PendingStarts, QuarantineEntry, Store, Upgrade,
+    ArchiveEntry, Batch, Direction, OutboxEntry, PendingStarts, QuarantineEntry, Store,
 };
 
 mod awake;
@@ -54,13 +54,6 @@ pub enum AppError {
     /// The tournament cannot be registered.
     #[error(transparent)]
     Register(#[from] crate::core::RegisterError),
-    /// A shelf file (`app/shelf.rs`) could not be written or read.
-    #[error("shelf file {}: {source}", path.display())]
-    Shelf {
-        path: std::path::PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
     /// `--now` earlier than what the relay already acted on.
     #[error(transparent)]
     TimeBackwards(#[from] TimeBackwards),
@@ -292,7 +285,7 @@ impl App {
             (_, Load::All) => {
                 let mut state = load_state(&store, true)?;
                 store.migrate_ends(&mut state)?;
-                shelf::migrate(&store, &mut state)?;
+                store.migrate_shelf(&mut state, &shelf::rows_of)?;
                 (state, None)
             }
             (_, Load::Lazy) => {
@@ -723,9 +716,16 @@ impl App {
             // the transaction that marks them rotated and removes them from the store.
             let ids: std::collections::BTreeSet<String> =
                 out.rotate.iter().map(|(id, _)| id.clone()).collect();
-            let shelved = self
-                .stage(&mut batch, &out, now)
-                .and_then(|()| shelf::shelve(&self.store, &self.state, &ids, &mut batch));
+            let shelved = self.stage(&mut batch, &out, now).and_then(|()| {
+                let rows = &shelf::rows_of;
+                Ok(shelf::shelve(
+                    &self.store,
+                    &self.state,
+                    &ids,
+                    &mut batch,
+                    rows,
+                )?)
+            });
             let done = shelved.and_then(|moved| {
                 self.store.commit(batch)?;
                 Ok(moved)
@@ -854,29 +854,14 @@ fn load_state(store: &Store, games: bool) -> Result<State, AppError> {
 /// it needs them. A store from before the index (or before the migrations below) is read whole
 /// once, migrated, indexed and the index written.
 fn lazy_state(store: &Store, settings: &Settings) -> Result<(State, DueIndex), AppError> {
-    let migrated = Upgrade::ALL
-        .iter()
-        .map(|u| store.upgraded(*u))
-        .collect::<Result<Vec<_>, _>>()?
-        .into_iter()
-        .all(|done| done);
-    if migrated {
+    if store.upgrades_done()? {
         return Ok((load_state(store, false)?, DueIndex::load(store)?));
     }
     let mut state = load_state(store, true)?;
     store.migrate_ends(&mut state)?;
-    shelf::migrate(store, &mut state)?;
+    store.migrate_shelf(&mut state, &shelf::rows_of)?;
     let mut due = DueIndex::build(&state, settings);
-    let mut batch = Batch::default();
-    store.clear_due(&mut batch)?;
-    due.persist_all(&mut batch);
-    batch.upgraded(Upgrade::DueIndex);
-    // The index of the reply keys by game (stores from before it; rewriting it is harmless).
-    for (k, b) in state.keys.iter() {
-        batch.bind_key(k, &b.game.to_string(), b);
-    }
-    batch.upgraded(Upgrade::KeysByGame);
-    store.commit(batch)?;
+    store.migrate_indexes(&state, |batch| due.persist_all(batch))?;
     state.games.clear();
     state.keys = Default::default();
     Ok((state, due))

@@ -4,6 +4,8 @@
 //! ones; with the shelf, starting the relay, its memory and the store it opens grow with the
 //! running tournaments, not with the years.
 //!
+//! What is stored and how lives in `crate::store::shelf`; here are the relay's readings of it.
+//!
 //! - **Shelf files.** When a tournament is rotated, its games and their event logs are written
 //!   to one file, `DATA/shelf/ID.json` ([`ShelfFile`]): to a temporary file, fsynced, renamed,
 //!   the folder fsynced — all before the transaction that marks the tournament rotated and
@@ -19,157 +21,33 @@
 //! keys or names it in the subject (`App::warm` in `awake.rs`, before the core decides), or a
 //! command about it (`fernzug status`, `export`: [`App::games_of`], a tournament at a time).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 
 use super::status_row::StatusRow;
 use super::{App, AppError};
-use crate::core::State;
 use crate::core::model::{Game, Tournament};
 use crate::game_ref::GameRef;
-use crate::store::{Batch, Store, Upgrade};
+pub use crate::store::shelf::{ShelfFile, dir, read, write};
+pub(crate) use crate::store::shelf::{forget, shelve, shelved_games};
+use crate::store::shelf::{read_rows, shelved_ids};
 
-/// One rotated tournament's games and their event logs as they were when it was shelved.
-#[derive(Debug, Default, Serialize, Deserialize)]
-pub struct ShelfFile {
-    /// The tournament's id.
-    pub tournament: String,
-    /// Its games, finished.
-    pub games: Vec<Game>,
-    /// Each game's event log: (sequence number, the event as the store kept it).
-    pub events: BTreeMap<String, Vec<(u64, serde_json::Value)>>,
-}
-
-/// The shelf's folder beside the store (`DATA/store` → `DATA/shelf`).
-pub fn dir(store: &Store) -> PathBuf {
-    match store.path().parent() {
-        Some(data) => data.join("shelf"),
-        None => PathBuf::from("shelf"),
-    }
-}
-
-/// The file of tournament `id` (ids are letters, digits and `-`; anything else is written as
-/// its bytes in hex after `x-`, so no id can name a path outside the folder; so is an id that
-/// starts with `x-` itself).
-fn file_of(dir: &Path, id: &str) -> PathBuf {
-    let plain = !id.is_empty()
-        && !id.starts_with("x-")
-        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-    let name = if plain {
-        id.to_string()
-    } else {
-        let hex: String = id.bytes().map(|b| format!("{b:02x}")).collect();
-        format!("x-{hex}")
-    };
-    dir.join(format!("{name}.json"))
-}
-
-fn shelf_err(path: &Path) -> impl FnOnce(io::Error) -> AppError + '_ {
-    move |source| AppError::Shelf {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
-/// Writes `file` durably into the shelf folder `dir`: a temporary file, fsynced, renamed over the
-/// tournament's file, the folder fsynced. Returns only once the file would survive a power cut.
-pub fn write(dir: &Path, file: &ShelfFile) -> Result<(), AppError> {
-    write_json(dir, &file_of(dir, &file.tournament), file)
-}
-
-/// The folder of the status rows kept for the shelved tournaments (`DATA/shelf/rows`).
-fn rows_dir(dir: &Path) -> PathBuf {
-    dir.join("rows")
+/// The status rows kept beside the shelf file of tournament `t`: those of its finished `games`
+/// (see [`StatusRow::kept`]).
+pub(crate) fn rows_of(t: &Tournament, games: &[Game]) -> Vec<StatusRow> {
+    games.iter().filter_map(|g| StatusRow::kept(g, t)).collect()
 }
 
 /// Writes the status rows of tournament `t`'s finished `games` durably beside its shelf file
 /// (`DATA/shelf/rows/ID.json`): what `fernzug status` lists of them without reading the shelf
-/// file (see [`StatusRow::kept`]).
-pub fn write_rows(dir: &Path, t: &Tournament, games: &[Game]) -> Result<(), AppError> {
-    let rows: Vec<StatusRow> = games.iter().filter_map(|g| StatusRow::kept(g, t)).collect();
-    let rows_dir = rows_dir(dir);
-    write_json(&rows_dir, &file_of(&rows_dir, &t.id), &rows)
-}
-
-/// The kept status rows of tournament `id`, if they were written.
-pub fn read_rows(dir: &Path, id: &str) -> Result<Option<Vec<StatusRow>>, AppError> {
-    let rows_dir = rows_dir(dir);
-    read_json(&file_of(&rows_dir, id))
-}
-
-/// Writes `value` as JSON to `path` in folder `dir` durably: a temporary file, fsynced, renamed,
-/// the folder fsynced.
-fn write_json(dir: &Path, path: &Path, value: &impl Serialize) -> Result<(), AppError> {
-    std::fs::create_dir_all(dir).map_err(shelf_err(dir))?;
-    let tmp = path.with_extension("json.tmp");
-    let written = (|| {
-        let f = std::fs::File::create(&tmp)?;
-        let mut w = io::BufWriter::new(f);
-        serde_json::to_writer(&mut w, value).map_err(io::Error::other)?;
-        w.flush()?;
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        std::fs::File::open(dir)?.sync_all()
-    })();
-    written.map_err(shelf_err(path))
-}
-
-/// The shelf file of tournament `id`, if it was written.
-pub fn read(dir: &Path, id: &str) -> Result<Option<ShelfFile>, AppError> {
-    read_json(&file_of(dir, id))
-}
-
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>, AppError> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(shelf_err(path)(e)),
-    };
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|e| shelf_err(path)(io::Error::new(io::ErrorKind::InvalidData, e)))
-}
-
-/// The ids of the tournaments with a shelf file in `dir`.
-fn shelved_ids(dir: &Path) -> Result<Vec<String>, AppError> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(shelf_err(dir)(e)),
-    };
-    let mut ids = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(shelf_err(dir))?;
-        let name = entry.file_name();
-        let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
-            continue;
-        };
-        let id = match stem.strip_prefix("x-") {
-            Some(hex) => match unhex(hex) {
-                Some(id) => id,
-                None => continue,
-            },
-            None => stem.to_string(),
-        };
-        ids.push(id);
-    }
-    ids.sort();
-    Ok(ids)
-}
-
-fn unhex(hex: &str) -> Option<String> {
-    if !hex.len().is_multiple_of(2) {
-        return None;
-    }
-    let bytes = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
-        .collect::<Option<Vec<u8>>>()?;
-    String::from_utf8(bytes).ok()
+/// file.
+pub fn write_rows(dir: &std::path::Path, t: &Tournament, games: &[Game]) -> Result<(), AppError> {
+    Ok(crate::store::shelf::write_rows(
+        dir,
+        &t.id,
+        &rows_of(t, games),
+    )?)
 }
 
 impl App {
@@ -269,149 +147,5 @@ impl App {
             .tournaments
             .get(&g.tournament)
             .is_some_and(|t| t.rotated)
-    }
-}
-
-/// The shelved games `wanted` (all of one rotated tournament `id`): the store's copy where the
-/// core changed one after it was shelved, else the shelf file's.
-pub(crate) fn shelved_games(
-    store: &Store,
-    id: &str,
-    wanted: &[GameRef],
-) -> Result<Vec<Game>, AppError> {
-    let mut found = Vec::new();
-    let mut missing = BTreeSet::new();
-    for g in wanted {
-        match store.shelved_game(g)? {
-            Some(game) => found.push(game),
-            None => {
-                missing.insert(g.clone());
-            }
-        }
-    }
-    if !missing.is_empty()
-        && let Some(file) = read(&dir(store), id)?
-    {
-        found.extend(file.games.into_iter().filter(|g| missing.contains(&g.id)));
-    }
-    Ok(found)
-}
-
-/// Writes the shelf files of the tournaments `ids` (their games as `state` holds them, every
-/// game in memory; their event logs from the store) and adds to `batch` their removal from the
-/// store's games and events, and their reply keys moved to the shelf's tree. The files are
-/// durable when this returns; `batch` must be committed after. Returns what to drop from memory
-/// once it is.
-pub(crate) fn shelve(
-    store: &Store,
-    state: &State,
-    ids: &BTreeSet<String>,
-    batch: &mut Batch,
-) -> Result<(Vec<GameRef>, Vec<String>), AppError> {
-    let dir = dir(store);
-    let mut games = Vec::new();
-    for id in ids {
-        let Some(t) = state.tournaments.get(id) else {
-            continue;
-        };
-        let mut file = ShelfFile {
-            tournament: id.clone(),
-            ..ShelfFile::default()
-        };
-        for g in &t.games {
-            if let Some(game) = state.games.get(g) {
-                let key = g.to_string();
-                let events = store.events::<serde_json::Value>(&key)?;
-                for (seq, _) in &events {
-                    batch.remove_event(&key, *seq);
-                }
-                file.events.insert(key.clone(), events);
-                file.games.push(game.clone());
-                batch.delete_game(g);
-                games.push(g.clone());
-            }
-        }
-        // None in memory (a migration that already shelved this one): its files stay as they are.
-        if !file.games.is_empty() {
-            write_rows(&dir, t, &file.games)?;
-            write(&dir, &file)?;
-        }
-    }
-    let set: BTreeSet<&GameRef> = games.iter().collect();
-    let mut keys = Vec::new();
-    for (k, b) in state.keys.iter() {
-        if set.contains(&b.game) {
-            batch.put_shelved_key(k, b);
-            batch.unbind_key(k, &b.game.to_string());
-            keys.push(k.clone());
-        }
-    }
-    Ok((games, keys))
-}
-
-/// Drops shelved games and keys from memory.
-pub(crate) fn forget(state: &mut State, games: &[GameRef], keys: &[String]) {
-    for g in games {
-        state.games.remove(g);
-    }
-    for k in keys {
-        state.keys.remove(k);
-    }
-}
-
-/// Stores from before the shelf: the games of tournaments already rotated go to the shelf, once
-/// (a transaction per tournament: a store of many years is not moved in one).
-pub(crate) fn migrate(store: &Store, state: &mut State) -> Result<(), AppError> {
-    if store.upgraded(Upgrade::Shelf)? {
-        return Ok(());
-    }
-    let rotated: Vec<String> = state
-        .tournaments
-        .values()
-        .filter(|t| t.rotated)
-        .map(|t| t.id.clone())
-        .collect();
-    for id in rotated {
-        let mut batch = Batch::default();
-        let (games, keys) = shelve(store, state, &BTreeSet::from([id]), &mut batch)?;
-        store.commit(batch)?;
-        forget(state, &games, &keys);
-    }
-    let mut batch = Batch::default();
-    batch.upgraded(Upgrade::Shelf);
-    store.commit(batch)?;
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_tournament_id_names_a_file_inside_the_shelf_and_is_read_back_from_its_name() {
-        let dir = std::env::temp_dir().join(format!("fernzug-shelf-names-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        assert_eq!(file_of(&dir, "FAX-2026-3"), dir.join("FAX-2026-3.json"));
-        for id in ["FAX-2026-3", "../etc/passwd", "x-41", "Fernturnier 2027/1"] {
-            let path = file_of(&dir, id);
-            assert_eq!(path.parent(), Some(dir.as_path()), "{id}");
-            write(
-                &dir,
-                &ShelfFile {
-                    tournament: id.into(),
-                    ..ShelfFile::default()
-                },
-            )
-            .unwrap();
-            assert_eq!(read(&dir, id).unwrap().unwrap().tournament, id);
-        }
-        let mut ids = shelved_ids(&dir).unwrap();
-        ids.sort();
-        assert_eq!(
-            ids,
-            ["../etc/passwd", "FAX-2026-3", "Fernturnier 2027/1", "x-41"]
-        );
-        assert!(read(&dir, "NONE").unwrap().is_none());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -30,6 +30,13 @@ pub enum StoreError {
         #[source]
         source: sled::Error,
     },
+    /// A shelf file (`shelf.rs`) could not be written or read.
+    #[error("shelf file {}: {source}", path.display())]
+    Shelf {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
     /// The database was written by a program with another layout.
     #[error(
         "the database in {path} has schema version {found}, but this program reads version {expected}"

@@ -1,13 +1,21 @@
 //! Upgrades of a store an earlier fernzug wrote, each done once and marked ([`Upgrade`]). The
-//! take-over of a store kept in sled is `legacy.rs`; the index of deadlines and of the reply keys
-//! by game, and the shelf, are written by the shell when it first opens such a store
-//! (`crate::app`), each marked here too.
+//! take-over of a store kept in sled is `legacy.rs`; here the ends of games and the rotated
+//! tournaments ([`Store::migrate_ends`]), the shelf ([`Store::migrate_shelf`]) and the indexes of
+//! deadlines and of the reply keys by game ([`Store::migrate_indexes`]). The shell runs them, in
+//! that order, when it first opens such a store with every game in memory (`crate::app`,
+//! `lazy_state`), and gives what only it computes: the rows kept beside a shelf file and the
+//! entries of its index of deadlines.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
 
 use super::Store;
 use super::batch::Batch;
 use super::error::StoreError;
 use super::schema::Upgrade;
-use crate::core::model::{GameStatus, State};
+use super::shelf::{forget, shelve};
+use crate::core::model::{Game, GameStatus, State, Tournament};
 
 impl Store {
     /// Stores written before games knew when they ended (`Game::ended_at`) and tournaments that
@@ -43,6 +51,66 @@ impl Store {
             }
         }
         batch.upgraded(Upgrade::EndsMigrated);
+        self.commit(batch)
+    }
+
+    /// Whether every upgrade was done on this store ([`Upgrade::ALL`]): then the relay opens it
+    /// without reading every game.
+    pub fn upgrades_done(&self) -> Result<bool, StoreError> {
+        for u in Upgrade::ALL {
+            if !self.upgraded(u)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Stores from before the shelf: the games of tournaments already rotated go to the shelf,
+    /// once (a transaction per tournament: a store of many years is not moved in one), and leave
+    /// `state`. `rows_of` gives the rows kept beside each shelf file. [`Upgrade::Shelf`] marks it.
+    pub fn migrate_shelf<R: Serialize>(
+        &self,
+        state: &mut State,
+        rows_of: &impl Fn(&Tournament, &[Game]) -> Vec<R>,
+    ) -> Result<(), StoreError> {
+        if self.upgraded(Upgrade::Shelf)? {
+            return Ok(());
+        }
+        let rotated: Vec<String> = state
+            .tournaments
+            .values()
+            .filter(|t| t.rotated)
+            .map(|t| t.id.clone())
+            .collect();
+        for id in rotated {
+            let mut batch = Batch::default();
+            let (games, keys) = shelve(self, state, &BTreeSet::from([id]), &mut batch, rows_of)?;
+            self.commit(batch)?;
+            forget(state, &games, &keys);
+        }
+        let mut batch = Batch::default();
+        batch.upgraded(Upgrade::Shelf);
+        self.commit(batch)
+    }
+
+    /// Stores from before the index of deadlines and the index of the reply keys by game: both
+    /// are written whole in one transaction, from `state` (every game and key in memory) and
+    /// the entries `due` adds to the batch (the shell's index, built from the core's
+    /// deadlines). Writing them again is harmless. [`Upgrade::DueIndex`] and
+    /// [`Upgrade::KeysByGame`] mark it.
+    pub fn migrate_indexes(
+        &self,
+        state: &State,
+        due: impl FnOnce(&mut Batch),
+    ) -> Result<(), StoreError> {
+        let mut batch = Batch::default();
+        self.clear_due(&mut batch)?;
+        due(&mut batch);
+        batch.upgraded(Upgrade::DueIndex);
+        for (k, b) in state.keys.iter() {
+            batch.bind_key(k, &b.game.to_string(), b);
+        }
+        batch.upgraded(Upgrade::KeysByGame);
         self.commit(batch)
     }
 }

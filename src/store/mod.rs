@@ -16,7 +16,8 @@
 //!
 //! The parts: `schema.rs` (the trees, every key layout, every key of `Meta`, the marks of
 //! upgrades), `records.rs` (the typed readers and writers), `batch.rs` (a transaction's
-//! writes), `outbox.rs`, `archive.rs`, `error.rs`, `migrate.rs` and `legacy.rs` (upgrades of an
+//! writes), `outbox.rs`, `archive.rs`, `error.rs`, `shelf.rs` (the
+//! files of rotated tournaments beside the store), `migrate.rs` and `legacy.rs` (upgrades of an
 //! earlier version's store), and this file (opening, transactions, durability).
 //!
 //! Key layouts (all integers big-endian so that byte order is numeric order):
@@ -60,6 +61,7 @@ mod migrate;
 mod outbox;
 mod records;
 mod schema;
+pub mod shelf;
 #[cfg(test)]
 mod tests;
 
