@@ -76,8 +76,9 @@ pub struct TimeBackwards {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Processed {
     /// Acted on (or deliberately not answered); the log lines say what, and `refused` holds the
-    /// refusals of the queries it drew to its sender (an XFCC move is answered with the code of
-    /// the first, `crate::xfcc::code_of`).
+    /// refusals it drew: those made at once (a call's, `Output::refused`), then those of the
+    /// queries to its sender (an XFCC move is answered with the code of the first,
+    /// `crate::xfcc::games::code_of`).
     Done {
         log: Vec<String>,
         refused: Vec<crate::core::model::Refusal>,
@@ -472,7 +473,20 @@ impl App {
         postmark: DateTime<Utc>,
         uid: Option<(u32, u32)>,
     ) -> Result<Processed, AppError> {
-        self.process_mail(raw, postmark, uid, None)
+        self.process_mail(raw, postmark, uid, None, None)
+    }
+
+    /// Processes the letter `raw` a client's call stands for (XFCC's `MakeAMove`, `app/xfcc.rs`)
+    /// with what the call says as its `content`: a letter from a client that shows a refusal
+    /// itself (`Trace::direct`). A letter the core refuses at once (`Output::refused`) is
+    /// neither archived nor spent: nothing of it is kept.
+    pub(crate) fn process_call(
+        &mut self,
+        raw: &[u8],
+        postmark: DateTime<Utc>,
+        content: crate::letter::Content,
+    ) -> Result<Processed, AppError> {
+        self.process_mail(raw, postmark, None, None, Some(content))
     }
 
     /// Processes a mail larger than `[limits] max_mail_bytes` of which only `header` was fetched:
@@ -484,7 +498,7 @@ impl App {
         postmark: DateTime<Utc>,
         uid: Option<(u32, u32)>,
     ) -> Result<Processed, AppError> {
-        self.process_mail(header, postmark, uid, Some(size))
+        self.process_mail(header, postmark, uid, Some(size), None)
     }
 
     fn process_mail(
@@ -493,6 +507,7 @@ impl App {
         postmark: DateTime<Utc>,
         uid: Option<(u32, u32)>,
         oversized: Option<u64>,
+        call: Option<crate::letter::Content>,
     ) -> Result<Processed, AppError> {
         let limits = Limits {
             max_text_bytes: self.config.limits.max_mail_bytes as usize,
@@ -516,6 +531,10 @@ impl App {
             }
         };
         letter.trace.oversized = oversized;
+        if let Some(content) = call {
+            letter.content = content;
+            letter.trace.direct = true;
+        }
         if self.store.is_processed(&letter.message_id)? {
             if let Some((v, u)) = uid {
                 let mut batch = Batch::default();
@@ -609,7 +628,9 @@ impl App {
                 reason: reason.clone(),
                 raw: raw.to_vec(),
             });
-        } else {
+        } else if out.refused.is_empty() || !out.events.is_empty() || !out.mails.is_empty() {
+            // Spent and archived; not a letter refused at once that changed nothing (its client
+            // was told, `process_call`).
             batch.processed(&letter.message_id, now);
             batch.archive(&ArchiveEntry {
                 direction: Direction::In,
@@ -623,7 +644,8 @@ impl App {
             self.reload()?;
             return Err(e.into());
         }
-        let refused = xfcc::refusals_to(&out, &letter.from);
+        let mut refused = out.refused.clone();
+        refused.extend(xfcc::refusals_to(&out, &letter.from));
         let mut log = tick_out.log;
         log.extend(out.log);
         match out.quarantine {

@@ -11,10 +11,11 @@ use lettre::message::{Mailbox, SinglePart};
 use super::{App, AppError, Processed};
 use crate::core::Output;
 use crate::core::model::{Facts, Mail, Refusal, Sentence};
+use crate::game_ref::GameRef;
 use crate::mail_kind::MailKind;
 use crate::render::XfccLogin;
 use crate::store::Batch;
-use crate::xfcc::games::{self, Asked};
+use crate::xfcc::games;
 use crate::xfcc::login::{Credential, new_password};
 use crate::xfcc::soap::MoveCall;
 use crate::xfcc::{Code, XfccGame};
@@ -137,11 +138,12 @@ impl App {
         ))
     }
 
-    /// `MakeAMove` of `email` (logged in) from `client` at `now`: checked against the game, then
-    /// written as the letter it stands for and processed as a mail (one transaction: the move,
-    /// the forward to the partner, the receipt, the archive). Returns its XfccBasic code: the
-    /// check's, or the code of the query the core decided (which also goes to the player by
-    /// mail, as for a mail), or `Success`.
+    /// `MakeAMove` of `email` (logged in) from `client` at `now`: written as the letter it
+    /// stands for, with the call's content (`games::content_of`), and decided by the core like a
+    /// mail (one transaction: the move, the forward to the partner, the receipt, the archive).
+    /// What the client shows as a code the core refuses at once, and nothing of the call is
+    /// kept; what only the rules tell (a false claim) goes to the player by mail too. Returns the
+    /// code of the core's first refusal, or `Success`.
     pub fn xfcc_move(
         &mut self,
         email: &str,
@@ -150,19 +152,24 @@ impl App {
         now: DateTime<Utc>,
     ) -> Result<Code, AppError> {
         self.wake_player(email)?;
-        let asked = match games::check_move(&self.state, email, call) {
-            Ok(a) => a,
-            Err(code) => {
-                tracing::info!(
-                    "XFCC: move of {email} in game {} refused: {}",
-                    call.game_id,
-                    code.name()
-                );
-                return Ok(code);
-            }
+        let Some(game) = games::game_of_id(&self.state, &call.game_id) else {
+            tracing::info!(
+                "XFCC: move of {email} in game {} refused: {}",
+                call.game_id,
+                Code::InvalidGameID.name()
+            );
+            return Ok(Code::InvalidGameID);
         };
-        let raw = self.xfcc_letter(email, &asked, call, client, now)?;
-        let refused = match self.process(&raw, now, None)? {
+        let content = games::content_of(&self.state, &game, email, call);
+        let raw = self.xfcc_letter(
+            email,
+            &game,
+            &games::letter_text(&content),
+            call,
+            client,
+            now,
+        )?;
+        let refused = match self.process_call(&raw, now, content)? {
             Processed::Done { log, refused } => {
                 for line in log {
                     tracing::info!("{line}");
@@ -175,10 +182,12 @@ impl App {
                 return Ok(Code::ServerError);
             }
         };
-        let code = refused.first().map(games::code_of).unwrap_or(Code::Success);
+        let code = refused
+            .first()
+            .map(|r| games::code_of(r, self.state.games.get(&game), email))
+            .unwrap_or(Code::Success);
         tracing::info!(
-            "XFCC: move of {email} in game {} ({}): {}",
-            asked.game,
+            "XFCC: move of {email} in game {game} ({}): {}",
             call.game_id,
             code.name()
         );
@@ -186,13 +195,14 @@ impl App {
     }
 
     /// The mail a move by XFCC stands for, as its player would have written it: from him, to
-    /// his private reply address of the game, the game in the subject, the moves as TO §2 wants
-    /// them; its message in the header `X-Fernzug-XFCC-Message`, where the reader does not
-    /// take it for a request. It is archived with the game like any mail (TO §11).
+    /// his private reply address of the game, the game in the subject, `text` (the moves as
+    /// TO §2 wants them); its message in the header `X-Fernzug-XFCC-Message`, where the reader
+    /// does not take it for a request. It is archived with the game like any mail (TO §11).
     fn xfcc_letter(
         &self,
         email: &str,
-        asked: &Asked,
+        game: &GameRef,
+        text: &str,
         call: &MoveCall,
         client: IpAddr,
         now: DateTime<Utc>,
@@ -202,11 +212,11 @@ impl App {
             |what: &str| AppError::Xfcc(format!("cannot write the letter of an XFCC move: {what}"));
         let name = self
             .state
-            .tournament_of(&asked.game)
+            .tournament_of(game)
             .and_then(|t| t.player(email))
             .map(|p| p.name.clone());
         let from = Mailbox::new(name, email.parse().map_err(|_| fail(email))?);
-        let to_addr = match self.state.reply_key_for(&asked.game, email) {
+        let to_addr = match self.state.reply_key_for(game, email) {
             Some(k) => crate::render::reply_address(&k, s),
             None => s.relay_address.clone(),
         };
@@ -223,7 +233,7 @@ impl App {
         let mut b = Message::builder()
             .from(from)
             .to(to)
-            .subject(format!("[{}] XFCC", asked.game))
+            .subject(format!("[{game}] XFCC"))
             .date(std::time::SystemTime::from(now))
             .message_id(Some(message_id))
             .raw_header(header("X-Fernzug-Via", format!("XFCC from {client}")));
@@ -250,7 +260,7 @@ impl App {
             ));
         }
         let m = b
-            .singlepart(SinglePart::plain(asked.text.clone()))
+            .singlepart(SinglePart::plain(text.to_string()))
             .map_err(|e| fail(&e.to_string()))?;
         Ok(m.formatted())
     }

@@ -21,12 +21,20 @@ pub struct Trace {
     /// `[limits] max_mail_bytes` and only its header was fetched.
     #[serde(default)]
     pub oversized: Option<u64>,
+    /// Set by the shell, not the reader: the letter stands for a call of a client that shows a
+    /// refusal itself, at once (XFCC's `MakeAMove`, docs/xfcc.md): a refusal it can show changes
+    /// nothing and sends no query (`crate::core::door::reply::query`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub direct: bool,
 }
 
 impl Trace {
     /// Nothing found (and nothing set).
     pub fn is_empty(&self) -> bool {
-        self.x_loop.is_empty() && self.auth_results.is_empty() && self.oversized.is_none()
+        self.x_loop.is_empty()
+            && self.auth_results.is_empty()
+            && self.oversized.is_none()
+            && !self.direct
     }
 
     /// Whether the mail carries the `X-Loop` of `relay` (lower-cased address): it is our own.

@@ -1,5 +1,6 @@
-//! A player's games as XfccBasic shows them, the games' XFCC ids, and what `MakeAMove` asks of
-//! a game before it becomes a letter. Pure: the core's state, the call and `now` in, values out.
+//! A player's games as XfccBasic shows them, the games' XFCC ids, what a `MakeAMove` says as the
+//! content of a letter for the core to decide on, and the code of the core's refusal. Pure: the
+//! core's state, the call and `now` in, values out. The rules are the core's alone.
 
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
@@ -10,8 +11,9 @@ use shakmaty::{Chess, Color};
 use super::soap::MoveCall;
 use super::{Code, XfccResult};
 use crate::core::clock;
-use crate::core::model::{EndReason, Game, GameResult, GameStatus, State, Tournament};
+use crate::core::model::{EndReason, Game, GameResult, GameStatus, Refusal, State, Tournament};
 use crate::game_ref::GameRef;
+use crate::letter::{Content, MoveToken};
 use crate::notation::{Form, IllegalReason, NotationError, read_move, write_move};
 
 /// Finished games stay in `GetMyGames` this long after their end (the clients then keep them).
@@ -233,106 +235,110 @@ fn time_left(
     (minutes / 1440, minutes % 1440 / 60, minutes % 60)
 }
 
-/// What a `MakeAMove` call asks, checked against its game: the game and the text of the letter
-/// that says it, or the XfccBasic code that refuses it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Asked {
-    pub game: GameRef,
-    /// The letter's text: the moves as TO §2 wants them and the sentences of the flags.
-    pub text: String,
-}
-
-/// Checks a `MakeAMove` of `email` against the state, in the order of the clients' servers
-/// (docs/xfcc.md): the game id, the player, the game's state, the flags, then turn, number and
-/// move. What passes is written as the letter a player would send by mail; the core then decides
-/// on it as on any mail.
-pub fn check_move(state: &State, email: &str, call: &MoveCall) -> Result<Asked, Code> {
-    let game_ref = game_of_id(state, &call.game_id).ok_or(Code::InvalidGameID)?;
-    let game = state.games.get(&game_ref).ok_or(Code::InvalidGameID)?;
-    let color = game.color_of(email).ok_or(Code::NotYourGame)?;
-    match game.status {
-        GameStatus::Running => {}
-        GameStatus::Suspended if game.clocks.get(color).forfeits >= 2 => {
-            return Err(Code::LostOnTime);
-        }
-        GameStatus::Finished
-            if game.end_reason == Some(EndReason::ForfeitConfirmed)
-                && game.result == Some(GameResult::for_winner(color.other())) =>
-        {
-            return Err(Code::LostOnTime);
-        }
-        _ => return Err(Code::NotYourTurn),
-    }
-    let mut lines: Vec<String> = Vec::new();
-    if call.resign {
-        // The move a client sends beside a resignation is its board's last (Scid): ignored.
-        lines.push("I resign.".into());
-        return Ok(Asked {
-            game: game_ref,
-            text: lines.join("\n"),
-        });
-    }
-    if call.accept_draw {
-        if game.draw_offer.map(Color::from) != Some(color.other()) {
-            return Err(Code::NoDrawWasOffered);
-        }
-        lines.push("I accept the draw.".into());
-        return Ok(Asked {
-            game: game_ref,
-            text: lines.join("\n"),
-        });
-    }
-    if game.to_move() != color {
-        return Err(Code::NotYourTurn);
-    }
-    let number = Game::number_of_ply(game.moves.len());
-    if call.movecount != Some(number) {
-        return Err(Code::InvalidMoveNumber);
-    }
-    // The relay's own reader (the one a mail's move meets): SAN, also in the other notations.
-    let pos = game.position();
-    let mv = match read_move(&call.my_move, &pos) {
-        Ok(reading) => reading.mv,
-        Err(e) if ambiguous(&e) => return Err(Code::MoveIsAmbigous),
-        Err(_) => return Err(Code::InvalidMove),
+/// What a `MakeAMove` of `email` in `game` says, as the content of the letter it stands for:
+/// the partner's last move as TO §2 wants it repeated (the call implies it: "my move after
+/// yours"), the own move numbered with the call's move count and the caller's colour, and the
+/// flags in the words they stand for. Nothing is decided here: the core decides on it as on any
+/// mail (`Trace::direct`: what the client can show as a code is refused at once). The move a
+/// client sends beside a resignation or an acceptance is its board's last (Scid): left out.
+pub fn content_of(state: &State, game: &GameRef, email: &str, call: &MoveCall) -> Content {
+    let mut content = Content {
+        resign: call.resign,
+        draw_accept: call.accept_draw,
+        ..Content::default()
     };
-    // Written so that the letter's reader cannot take it for another move.
-    let written = [Form::SanEnglish, Form::Uci]
-        .into_iter()
-        .map(|f| write_move(&pos, &mv, f))
-        .find(|w| read_move(w, &pos).is_ok_and(|r| r.mv == mv))
-        .unwrap_or_else(|| write_move(&pos, &mv, Form::Uci));
-    // TO §2: the partner's last move repeated, then the own move, both numbered.
-    if let Some(last) = game.moves.last() {
-        let n = Game::number_of_ply(game.moves.len() - 1);
-        match color {
-            Color::White => lines.push(format!("{n}... {}", last.san)),
-            Color::Black => lines.push(format!("{n}. {}", last.san)),
-        }
+    let Some(g) = state.games.get(game) else {
+        return content;
+    };
+    if call.resign || call.accept_draw {
+        return content;
     }
-    match color {
-        Color::White => lines.push(format!("{number}. {written}")),
-        Color::Black => lines.push(format!("{number}... {written}")),
+    let color = g.color_of(email).unwrap_or(Color::White);
+    if let Some(last) = g.moves.last() {
+        let ply = g.moves.len() - 1;
+        content.moves.push(MoveToken {
+            number: Game::number_of_ply(ply),
+            color: if ply % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            },
+            text: last.san.clone(),
+        });
     }
-    if call.offer_draw {
-        lines.push(String::new());
-        lines.push("I offer a draw.".into());
-    }
-    if call.claim_draw {
-        lines.push(String::new());
-        lines.push("I claim a draw by threefold repetition.".into());
-    }
-    Ok(Asked {
-        game: game_ref,
-        text: lines.join("\n"),
-    })
+    content.moves.push(MoveToken {
+        number: call.movecount.unwrap_or(0),
+        color,
+        text: as_read(&g.position(), call.my_move.trim()),
+    });
+    content.draw_offer = call.offer_draw;
+    content.claim_repetition = call.claim_draw;
+    content
 }
 
-/// The XfccBasic code for a query the core decided about a letter that came by XFCC: the
-/// refusal the player would have read in his mail.
-pub fn code_of(refusal: &crate::core::model::Refusal) -> Code {
-    use crate::core::model::Refusal as R;
+/// The client's move (PGN's English SAN) written so that the relay's reader, whatever notation
+/// the player uses by mail (TO §3), cannot take it for another move: in SAN where that reads
+/// back as the same move, else in UCI. A text the reader does not read as one move is passed on
+/// as it came, for the core to refuse (an illegal, unreadable or ambiguous move).
+fn as_read(pos: &Chess, text: &str) -> String {
+    let Ok(reading) = read_move(text, pos) else {
+        return text.to_string();
+    };
+    let mv = reading.mv;
+    [Form::SanEnglish, Form::Uci]
+        .into_iter()
+        .map(|f| write_move(pos, &mv, f))
+        .find(|w| read_move(w, pos).is_ok_and(|r| r.mv == mv))
+        .unwrap_or_else(|| write_move(pos, &mv, Form::Uci))
+}
+
+/// The text of the letter a `MakeAMove` stands for, as its player would have written it (TO §2:
+/// the move numbered, the flags in words): what the archive keeps of the call (TO §11).
+pub fn letter_text(content: &Content) -> String {
+    let mut lines: Vec<String> = content
+        .moves
+        .iter()
+        .map(|m| match m.color {
+            Color::White => format!("{}. {}", m.number, m.text),
+            Color::Black => format!("{}... {}", m.number, m.text),
+        })
+        .collect();
+    for (said, words) in [
+        (content.resign, "I resign."),
+        (content.draw_accept, "I accept the draw."),
+        (content.draw_offer, "I offer a draw."),
+        (
+            content.claim_repetition,
+            "I claim a draw by threefold repetition.",
+        ),
+    ] {
+        if said {
+            if !lines.is_empty() {
+                lines.push(String::new());
+            }
+            lines.push(words.to_string());
+        }
+    }
+    lines.join("\n")
+}
+
+/// The XfccBasic code for a refusal the core decided about a call of `email` in `game` (as the
+/// core left it): the refusal the player would have read in his mail. A game that stopped or
+/// ended because `email`'s time ran out (TO §21, §22) is `LostOnTime`.
+pub fn code_of(refusal: &Refusal, game: Option<&Game>, email: &str) -> Code {
+    use Refusal as R;
+    let lost_on_time = game.is_some_and(|g| {
+        g.color_of(email).is_some_and(|color| match g.status {
+            GameStatus::Suspended => g.clocks.get(color).forfeits >= 2,
+            GameStatus::Finished => {
+                g.end_reason == Some(EndReason::ForfeitConfirmed)
+                    && g.result == Some(GameResult::for_winner(color.other()))
+            }
+            _ => false,
+        })
+    });
     match refusal {
+        R::GameOver { .. } | R::Suspended { .. } if lost_on_time => Code::LostOnTime,
         R::UnknownGame { .. } | R::NoGameNamed { .. } => Code::InvalidGameID,
         R::NotAPlayer { .. } | R::ForeignKey => Code::NotYourGame,
         R::NotYourTurn { .. }

@@ -37,7 +37,10 @@ pub(crate) fn lang_for(state: &State, email: &str, game: Option<&GameRef>, s: &S
         .unwrap_or(s.default_lang)
 }
 
-/// Sends a query (TO §8) to the letter's sender and records it; nothing else changes.
+/// Sends a query (TO §8) to the letter's sender and records it; nothing else changes. A letter
+/// from a client that shows a refusal itself (`Trace::direct`, XFCC) is refused at once
+/// instead (`Output::refused`, no mail, no event) where the client can show it
+/// ([`shown_at_once`]).
 pub(crate) fn query(
     state: &mut State,
     out: &mut Output,
@@ -48,6 +51,14 @@ pub(crate) fn query(
     at: Step<'_>,
 ) {
     let (now, s) = (at.now, at.s);
+    if letter.trace.direct && shown_at_once(&refusal) {
+        out.log.push(format!(
+            "refused at once to {} about {}: {refusal:?}",
+            letter.from, letter.message_id
+        ));
+        out.refused.push(refusal);
+        return;
+    }
     // The name he is registered with, else the one his mail gives, else his address.
     let name = state
         .tournaments_with(&letter.from)
@@ -392,6 +403,29 @@ pub(crate) fn copies_per_key(state: &State, mail: Mail) -> Vec<Mail> {
             ..mail.clone()
         })
         .collect()
+}
+
+/// The refusals a client that shows them itself (XFCC's codes, docs/xfcc.md) says at once:
+/// which game, whose turn, which move number, whether the move reads and is legal, whether
+/// there is an offer to accept, whether the game goes on. The others — what only the rules can
+/// tell of a move that was made (a false repetition claim, an offer without a move) — go to the
+/// player by mail as for any letter.
+pub(crate) fn shown_at_once(r: &Refusal) -> bool {
+    matches!(
+        r,
+        Refusal::UnknownGame { .. }
+            | Refusal::NoGameNamed { .. }
+            | Refusal::NotAPlayer { .. }
+            | Refusal::ForeignKey
+            | Refusal::NotYourTurn { .. }
+            | Refusal::GameOver { .. }
+            | Refusal::Suspended { .. }
+            | Refusal::Adjourned { .. }
+            | Refusal::NotStarted { .. }
+            | Refusal::WrongNumber { .. }
+            | Refusal::NoOfferToAccept
+            | Refusal::BadMove { .. }
+    )
 }
 
 /// Whether `word` (a tournament id: letters, digits, `-`) stands in `text` as a word of its own,

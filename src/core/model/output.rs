@@ -28,6 +28,10 @@ pub struct Output {
     /// The letter was not acted on for a reason the operator must see: the shell keeps it in
     /// quarantine with this reason (e.g. no DMARC pass, `crate::core::door::screen`).
     pub quarantine: Option<String>,
+    /// The refusals of a letter that came through a client which shows them itself
+    /// (`Trace::direct`, XFCC): said to the client at once instead of in a query mail. A letter
+    /// refused so changed nothing, and the shell keeps nothing of it.
+    pub refused: Vec<crate::core::model::Refusal>,
 }
 
 /// One event appended to a game's log: number `seq` of `game`'s log, with its [`Seal`].
@@ -67,5 +71,6 @@ impl Output {
         self.rotate.extend(other.rotate);
         self.log.extend(other.log);
         self.quarantine = self.quarantine.take().or(other.quarantine);
+        self.refused.extend(other.refused);
     }
 }
