@@ -17,6 +17,7 @@ use crate::store::{
 };
 
 mod awake;
+pub mod backup;
 mod bounces;
 mod due;
 mod enrol;
@@ -60,6 +61,10 @@ pub enum AppError {
     /// The XFCC endpoint could not be started, or a move by XFCC not written as a letter.
     #[error("XFCC: {0}")]
     Xfcc(String),
+    /// An HTTP listener (`[http] listen`, `[xfcc] listen`) could not be started: the address is
+    /// in use or not this host's.
+    #[error("{0}")]
+    Listen(String),
 }
 
 /// Why a `--now` cannot be used.
@@ -451,11 +456,18 @@ impl App {
 
     /// Fires every deadline due by `now` and commits it.
     pub fn tick(&mut self, now: DateTime<Utc>) -> Result<Output, AppError> {
+        let out = self.fire_due(now)?;
+        self.settle(Batch::default(), &out, now)?;
+        Ok(out)
+    }
+
+    /// The core's decisions on every deadline due by `now`, with the tournaments they concern in
+    /// memory; the index of deadlines looks at all of them again, whatever the core says it
+    /// touched. Nothing is written: the caller stages the output.
+    fn fire_due(&mut self, now: DateTime<Utc>) -> Result<Output, AppError> {
         let woken = self.wake_due(now)?;
         let out = self.state.tick(now, &self.settings);
-        // Everything due is looked at again, whatever the core says it touched.
         self.due.refresh(&self.state, &self.settings, woken.iter());
-        self.settle(Batch::default(), &out, now)?;
         Ok(out)
     }
 
@@ -554,11 +566,7 @@ impl App {
         // is asked only when its index says something is due by then (nothing else would fire).
         let due = self.due.earliest().is_some_and(|at| at <= now);
         let tick_out = if due {
-            let woken = self.wake_due(now)?;
-            let out = self.state.tick(now, &self.settings);
-            // Everything due is looked at again, whatever the core says it touched.
-            self.due.refresh(&self.state, &self.settings, woken.iter());
-            out
+            self.fire_due(now)?
         } else {
             Output::default()
         };
@@ -591,8 +599,7 @@ impl App {
                 // Nothing the letter did stays; the deadlines up to now do (fired again on the
                 // state as it was: the same deadlines, the same decisions).
                 self.reload()?;
-                self.wake_due(now)?;
-                let tick_out = self.state.tick(now, &self.settings);
+                let tick_out = self.fire_due(now)?;
                 batch = Batch::default();
                 if let Err(e) = self.stage(&mut batch, &tick_out, now) {
                     self.reload()?;
@@ -709,6 +716,18 @@ impl App {
         let mut batch = Batch::default();
         batch.unqueue(&entry.id);
         self.settle(batch, &out, now)?;
+        Ok(out.log)
+    }
+
+    /// The relay cannot do its work, or can again: the operator's `alert`
+    /// (`crate::core::unreachable::alert`), queued in one transaction. Returns the log lines.
+    pub fn alert(
+        &mut self,
+        alert: &crate::core::OperatorAlert,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<String>, AppError> {
+        let out = self.state.alert(alert, now, &self.settings);
+        self.settle(Batch::default(), &out, now)?;
         Ok(out.log)
     }
 

@@ -1,4 +1,5 @@
-//! The command line of docs/contract.md: `run`, `once`, `tournament add`, `status`, `export`.
+//! The command line of docs/contract.md: `run`, `once`, `tournament add`, `status`, `export`,
+//! `verify`, `check`, `backup`.
 //! Exit status: 0 done; 1 a runtime failure (one clear line); 2 bad usage, configuration or file.
 
 use std::path::PathBuf;
@@ -76,6 +77,12 @@ pub enum Command {
     Verify {
         /// The game (`TOURNAMENT/N`).
         game: String,
+    },
+    /// A consistent copy of the store and the mail archive into DIR while `fernzug run` runs
+    /// (it goes on meanwhile): a data_dir the relay runs on as it is.
+    Backup {
+        /// An empty folder, made if missing.
+        dir: PathBuf,
     },
 }
 
@@ -181,6 +188,15 @@ fn execute(cli: Cli) -> Result<(), Failure> {
             Ok(())
         };
     }
+    if let Command::Backup { dir } = &cli.command {
+        return match crate::app::backup::backup(&cfg.relay.data_dir, dir) {
+            Ok(line) => {
+                println!("{line}");
+                Ok(())
+            }
+            Err(reason) => Err(runtime(reason)),
+        };
+    }
     if let Command::Run = cli.command {
         tracing::info!(
             "fernzug {} starting: config {}, store {}, IMAP {}:{} ({}, mailbox {}), SMTP {}:{} ({})",
@@ -245,7 +261,7 @@ fn execute(cli: Cli) -> Result<(), Failure> {
     };
     match cli.command {
         // Handled above, before the store is opened.
-        Command::Run | Command::Check => Ok(()),
+        Command::Run | Command::Check | Command::Backup { .. } => Ok(()),
         Command::Once { now } => {
             app.now(now).map_err(usage)?;
             let rt = rt()?;

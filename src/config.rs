@@ -43,6 +43,8 @@ pub struct Config {
     pub security: SecurityConfig,
     /// `[xfcc]` (optional): the XfccBasic endpoint `run` serves (docs/xfcc.md).
     pub xfcc: Option<XfccConfig>,
+    /// `[http]` (optional): where `run` serves `/healthz` and `/metrics` (docs/operating.md).
+    pub http: Option<HttpConfig>,
 }
 
 /// `[xfcc]`: where `fernzug run` serves XfccBasic (docs/xfcc.md).
@@ -53,6 +55,14 @@ pub struct XfccConfig {
     /// `url`: the endpoint as players reach it (behind a reverse proxy with TLS, say); shown in
     /// the start mails. Default `http://LISTEN/xfccbasic.asmx`.
     pub url: String,
+}
+
+/// `[http]`: where `fernzug run` serves the operator's `/healthz` and `/metrics`
+/// (docs/operating.md); the same address as `[xfcc] listen` is allowed (one server answers both).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpConfig {
+    /// `listen = "HOST:PORT"`.
+    pub listen: std::net::SocketAddr,
 }
 
 /// `[relay]`: who the relay is and where it keeps its data.
@@ -72,6 +82,13 @@ pub struct RelayConfig {
     pub templates_dir: Option<PathBuf>,
     /// Day of the weekly director digest (optional key `digest_day`, default Monday; `"off"`: none).
     pub digest_day: Option<Weekday>,
+    /// Who is told when the relay cannot do its work (optional key `operator`, an address):
+    /// `alert` mails. `None`: nobody (the log and `/healthz` still say it).
+    pub operator: Option<String>,
+    /// How long IMAP or SMTP may fail, or a mail wait in the outbox, before it counts as an
+    /// outage (optional key `alert_minutes`, default 30): the operator is alerted and
+    /// `/healthz` answers 503.
+    pub alert_minutes: u32,
 }
 
 /// Transport security of an IMAP or SMTP connection (one type for the whole program).
@@ -309,7 +326,7 @@ pub fn parse(
         read_file,
     };
     ctx.config(&table)
-        .map(|(relay, imap, smtp, limits, security, xfcc)| Config {
+        .map(|(relay, imap, smtp, limits, security, xfcc, http)| Config {
             path: path.to_path_buf(),
             relay,
             imap,
@@ -317,6 +334,7 @@ pub fn parse(
             limits,
             security,
             xfcc,
+            http,
         })
         .map_err(|e| ConfigError::key(path, e))
 }
@@ -336,6 +354,7 @@ type Sections = (
     LimitsConfig,
     SecurityConfig,
     Option<XfccConfig>,
+    Option<HttpConfig>,
 );
 
 impl Ctx<'_> {
@@ -343,7 +362,9 @@ impl Ctx<'_> {
         let top = Fields::new(
             table,
             "",
-            &["relay", "imap", "smtp", "limits", "security", "xfcc"],
+            &[
+                "relay", "imap", "smtp", "limits", "security", "xfcc", "http",
+            ],
         )?;
         let relay = self.relay(&top.req_table("relay")?)?;
         let imap = self.imap(&top.req_table("imap")?)?;
@@ -360,7 +381,11 @@ impl Ctx<'_> {
             Some(t) => Some(xfcc(&t)?),
             None => None,
         };
-        Ok((relay, imap, smtp, limits, security, xfcc))
+        let http = match top.opt_table("http")? {
+            Some(t) => Some(http(&t)?),
+            None => None,
+        };
+        Ok((relay, imap, smtp, limits, security, xfcc, http))
     }
 
     fn path(&self, p: &str) -> PathBuf {
@@ -376,6 +401,8 @@ impl Ctx<'_> {
             "language",
             "templates_dir",
             "digest_day",
+            "operator",
+            "alert_minutes",
         ])?;
         let address = f.req_email("address")?;
         let name = f.req_text("name")?.to_string();
@@ -403,6 +430,11 @@ impl Ctx<'_> {
                 )
             })?),
         };
+        let operator = f.opt_email("operator")?;
+        // From a minute to a week.
+        let alert_minutes = f
+            .opt_int("alert_minutes", 1, 10_080)?
+            .map_or(30, saturate_u32);
         Ok(RelayConfig {
             address,
             name,
@@ -411,6 +443,8 @@ impl Ctx<'_> {
             language,
             templates_dir,
             digest_day,
+            operator,
+            alert_minutes,
         })
     }
 
@@ -715,6 +749,19 @@ fn xfcc(f: &Fields<'_>) -> Result<XfccConfig, KeyErr> {
         None => format!("http://{listen}/xfccbasic.asmx"),
     };
     Ok(XfccConfig { listen, url })
+}
+
+fn http(f: &Fields<'_>) -> Result<HttpConfig, KeyErr> {
+    f.allow(&["listen"])?;
+    let text = f.req_text("listen")?;
+    let listen: std::net::SocketAddr = text.parse().map_err(|_| {
+        f.expected(
+            "listen",
+            "an IP address and a port, e.g. \"127.0.0.1:9090\" or \"[::1]:9090\"",
+            format!("{text:?}"),
+        )
+    })?;
+    Ok(HttpConfig { listen })
 }
 
 fn security(f: &Fields<'_>) -> Result<SecurityConfig, KeyErr> {
@@ -1440,12 +1487,12 @@ time_zone = "Europe/Berlin"
         assert_eq!(
             err(&with(&relay, IMAP, SMTP, "")),
             "/etc/fernzug/fernzug.toml: key `relay.adress`: unknown key (allowed here: address, \
-             name, data_dir, time_zone, language, templates_dir, digest_day)"
+             name, data_dir, time_zone, language, templates_dir, digest_day, operator, alert_minutes)"
         );
         assert_eq!(
             err(&with(RELAY, IMAP, SMTP, "[pop3]\nhost = \"x\"\n")),
             "/etc/fernzug/fernzug.toml: key `pop3`: unknown key (allowed here: relay, imap, smtp, \
-             limits, security, xfcc)"
+             limits, security, xfcc, http)"
         );
         let e = err(&with(RELAY, IMAP, SMTP, "[limits]\nmax_mail_size = 5\n"));
         assert!(

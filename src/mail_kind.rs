@@ -21,6 +21,7 @@ pub enum MailKind {
     Status,
     Digest,
     Director,
+    Alert,
 }
 
 impl MailKind {
@@ -42,11 +43,12 @@ impl MailKind {
             MailKind::Status => "status",
             MailKind::Digest => "digest",
             MailKind::Director => "director",
+            MailKind::Alert => "alert",
         }
     }
 
     /// Every kind.
-    pub const ALL: [MailKind; 15] = [
+    pub const ALL: [MailKind; 16] = [
         MailKind::Start,
         MailKind::Move,
         MailKind::Receipt,
@@ -62,6 +64,7 @@ impl MailKind {
         MailKind::Status,
         MailKind::Digest,
         MailKind::Director,
+        MailKind::Alert,
     ];
 
     /// Whether the mail carries `X-Fernzug-FEN` (docs/contract.md).

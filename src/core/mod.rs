@@ -8,7 +8,8 @@
 //! ([`State::handle_letter`]), time passing ([`State::tick`], with [`State::next_deadline`] saying
 //! when it is next needed), a tournament to register ([`State::register`]), a delivery-status
 //! report ([`State::handle_bounce`]), a mail the SMTP server refused or the relay gave up
-//! ([`State::report_undeliverable`]), and the archive's rotation ([`State::rotate_archives`]).
+//! ([`State::report_undeliverable`]), the relay's own outage told to the operator
+//! ([`State::alert`]), and the archive's rotation ([`State::rotate_archives`]).
 //! Each hands its input to the room that decides it; those that may send mail complete the
 //! output the same way (one copy per reply key, the relay's clock moved on). Rotation sends no
 //! mail and leaves the clock alone.
@@ -57,6 +58,7 @@ use crate::core::records::retention::rotate_due;
 use crate::core::register::{register_tournament, start_mails_of};
 use crate::core::route::answer_letter;
 use crate::core::time::deadlines::fire_due;
+use crate::core::unreachable::alert::alert;
 use crate::core::unreachable::bounce::{bounce, bounces_of};
 use crate::core::unreachable::undeliverable::undeliverable;
 use crate::letter::Letter;
@@ -66,7 +68,7 @@ pub use model::{
 };
 pub use register::RegisterError;
 pub use route::{Reach, reach, running_tournaments_of};
-pub use unreachable::{Bounce, Undelivered};
+pub use unreachable::{Bounce, OperatorAlert, Undelivered};
 
 #[cfg(test)]
 pub(crate) mod testkit;
@@ -196,6 +198,12 @@ impl State {
         s: &Settings,
     ) -> Output {
         let out = undeliverable(self, u, Step { now, s });
+        self.complete(out, now)
+    }
+
+    /// The relay cannot do its work, or can again: the operator's `alert` (`unreachable::alert`).
+    pub fn alert(&mut self, a: &OperatorAlert, now: DateTime<Utc>, s: &Settings) -> Output {
+        let out = alert(self, a, Step { now, s });
         self.complete(out, now)
     }
 

@@ -17,6 +17,7 @@ use courier::{Attempt, Courier};
 
 mod courier;
 mod seam;
+mod systemd;
 #[cfg(test)]
 mod tests;
 
@@ -33,6 +34,10 @@ pub struct PassReport {
     pub failed: usize,
     /// Given up after `[limits] outbox_max_age_days` and reported to the director.
     pub given_up: usize,
+    /// How the SMTP server last answered in the pass: `Ok` when it answered as a server (it
+    /// took the mail, or deferred or refused a recipient), the error when it could not be
+    /// reached (`crate::vitals`); `None` when nothing was sent.
+    pub smtp: Option<Result<(), String>>,
 }
 
 /// Processes every mail of the inbox that is not done yet, oldest first. `now` given (`--now`):
@@ -256,6 +261,11 @@ fn apply(
         marked,
     } in attempts
     {
+        report.smtp = Some(match &sent {
+            Err(e @ crate::smtp::SendError::NeedsOperator { .. }) => Err(e.to_string()),
+            Err(e @ crate::smtp::SendError::Transient { code: None, .. }) => Err(e.to_string()),
+            _ => Ok(()),
+        });
         match sent {
             Ok(()) => {
                 info!(
@@ -511,21 +521,12 @@ where
     S: Outgoing + Clone + Send + Sync + 'static,
 {
     let idle_max = Duration::from_secs(config.imap.idle_minutes.clamp(1, 5) * 60);
+    let vitals = crate::vitals::Vitals::new(config.relay.alert_minutes);
     // docs/xfcc.md: the XFCC listener hands its calls to this loop, which alone holds the store.
-    let mut xfcc = match &config.xfcc {
-        Some(x) => {
-            let wsdl = crate::xfcc::wsdl::wsdl(&x.url);
-            let (bound, calls) = crate::xfcc::server::start(x.listen, wsdl, shutdown.clone())
-                .await
-                .map_err(|e| AppError::Xfcc(format!("cannot listen on {}: {e}", x.listen)))?;
-            info!(
-                "XFCC: serving XfccBasic on http://{bound}/xfccbasic.asmx (players are told {})",
-                x.url
-            );
-            Some(calls)
-        }
-        None => None,
-    };
+    let mut xfcc = listen(&config, &vitals, shutdown.clone()).await?;
+    let mut notifier = systemd::Notifier::from_env();
+    // When the games were last counted by state (`/metrics`): at most once a minute.
+    let mut counted: Option<std::time::Instant> = None;
     let xfcc_wake = xfcc.as_ref().map(|c| c.wake.clone());
     let mut failures: u32 = 0;
     // What the last pass read, kept while the store is closed (`App::close`): a pass reads every
@@ -534,6 +535,8 @@ where
     // The store itself, kept open while the daemon waits for mail, until another fernzug command
     // asks for it (`crate::app::store_request`): an idle pass does not reopen it.
     let mut kept: Option<App> = None;
+    // A backup asked for by `fernzug backup`, written on a thread of its own (app/backup.rs).
+    let mut backup: Option<std::thread::JoinHandle<()>> = None;
     while !*shutdown.borrow() {
         if failures > 0 {
             let wait = reconnect_backoff(failures, rand::random());
@@ -551,11 +554,21 @@ where
                 let mut report = PassReport::default();
                 let courier = start_courier(&app, sender, now)?;
                 chores(&mut app, sender, courier, now, None, &mut report).await?;
+                take_backup(&app, &mut backup);
+                tend(&mut app, sender, &vitals, &report, now, &mut counted).await?;
+                notifier.alive();
+                // Looked at again soon: the outage is told once it counts (`crate::vitals`).
                 let until = app
                     .store
                     .next_outbox_head_attempt()?
                     .map(|at| (at - clock.now()).to_std().unwrap_or(Duration::ZERO))
                     .unwrap_or(wait)
+                    .min(
+                        notifier
+                            .max_wait()
+                            .unwrap_or(UNSETTLED_WAKE)
+                            .min(UNSETTLED_WAKE),
+                    )
                     .max(Duration::from_millis(50));
                 held = Some(app.close());
                 let step = tokio::time::Instant::now() + until;
@@ -577,10 +590,14 @@ where
             Err(e) if e.needs_operator() => return Err(e.into()),
             Err(e) => {
                 failures += 1;
+                vitals.imap_failed(clock.now(), &e.to_string());
                 warn!("IMAP: {e}");
                 continue;
             }
         };
+        vitals.imap_ok(clock.now());
+        notifier.ready();
+        notifier.alive();
         info!("IMAP connected; waiting for mail");
         loop {
             let started = std::time::Instant::now();
@@ -602,19 +619,24 @@ where
                     let now = courier.now();
                     drain(&mut app, courier, now, &mut report).await?;
                     failures += 1;
+                    vitals.imap_failed(clock.now(), &e.to_string());
                     warn!("{e}; reconnecting");
                     break;
                 }
             };
             failures = 0;
+            vitals.imap_ok(clock.now());
             // XFCC calls, once the mailbox is read: a mail postmarked earlier decides before
             // them, and the deadlines they fire are judged with the mailbox listed (TO §14).
             if let Some(calls) = &mut xfcc {
                 answer_xfcc(&mut app, calls, clock)?;
             }
+            take_backup(&app, &mut backup);
             let now = app.now_at(None, clock.now())?;
             let tick_to = Some(now.min(listed_at));
             chores(&mut app, sender, courier, now, tick_to, &mut report).await?;
+            tend(&mut app, sender, &vitals, &report, now, &mut counted).await?;
+            notifier.alive();
             log_pass(started, &report);
             // The store stays open while waiting; the games read stay only up to a bound.
             app.rest_if_full();
@@ -623,6 +645,12 @@ where
             if let Some(at) = next_wake(&app)? {
                 let until = (at - clock.now()).to_std().unwrap_or(Duration::ZERO);
                 wake = wake.min(until.max(Duration::from_millis(50)));
+            }
+            if vitals.unsettled() {
+                wake = wake.min(UNSETTLED_WAKE);
+            }
+            if let Some(w) = notifier.max_wait() {
+                wake = wake.min(w);
             }
             // Wait with the store open; a command that asks for it ends the wait.
             let (mut woken, watcher) =
@@ -648,12 +676,144 @@ where
                 Err(e) => {
                     held = Some(app.close());
                     failures += 1;
+                    vitals.imap_failed(clock.now(), &e.to_string());
                     warn!("IMAP: {e}; reconnecting");
                     break;
                 }
             }
         }
     }
+    Ok(())
+}
+
+/// Starts the HTTP listeners of `[xfcc] listen` and `[http] listen` — one server when both name
+/// the same address (`crate::http`) — and returns the loop's side of XFCC's channel.
+async fn listen(
+    config: &Config,
+    vitals: &crate::vitals::Vitals,
+    shutdown: watch::Receiver<bool>,
+) -> Result<Option<crate::xfcc::server::Calls>, AppError> {
+    use crate::http::Service;
+    use std::sync::Arc;
+    let mut servers: Vec<(std::net::SocketAddr, Vec<Arc<dyn Service>>)> = Vec::new();
+    let mut calls = None;
+    if let Some(x) = &config.xfcc {
+        let (door, c) = crate::xfcc::server::door(crate::xfcc::wsdl::wsdl(&x.url));
+        calls = Some(c);
+        servers.push((x.listen, vec![Arc::new(door)]));
+    }
+    if let Some(h) = &config.http {
+        let ops: Arc<dyn Service> = Arc::new(crate::vitals::Ops {
+            vitals: vitals.clone(),
+        });
+        match servers.iter_mut().find(|(a, _)| *a == h.listen) {
+            Some((_, services)) => services.push(ops),
+            None => servers.push((h.listen, vec![ops])),
+        }
+    }
+    for (addr, services) in servers {
+        let paths: Vec<&str> = services.iter().map(|s| s.paths()).collect();
+        let paths = paths.join(", ");
+        let bound = crate::http::serve(addr, services, shutdown.clone())
+            .await
+            .map_err(|e| AppError::Listen(format!("cannot listen on {addr} ({paths}): {e}")))?;
+        info!("HTTP: serving {paths} on http://{bound}");
+        if let Some(x) = config.xfcc.as_ref().filter(|x| x.listen == addr) {
+            info!(
+                "XFCC: serving XfccBasic on http://{bound}/xfccbasic.asmx (players are told {})",
+                x.url
+            );
+        }
+    }
+    Ok(calls)
+}
+
+/// How long the loop waits at most while something fails or waits (`Vitals::unsettled`): an
+/// outage is told within this of counting, and its end too.
+const UNSETTLED_WAKE: Duration = Duration::from_secs(30);
+/// How often the games are counted by state for `/metrics` at most (one read of every game).
+const GAMES_EVERY: Duration = Duration::from_secs(60);
+
+/// After each pass: what it did and what the store holds go to the vitals (`/healthz`,
+/// `/metrics`), and each outage that began to count or ended is told to `[relay] operator` by
+/// an `alert`, sent at once (`crate::vitals`).
+async fn tend<S>(
+    app: &mut App,
+    sender: &S,
+    vitals: &crate::vitals::Vitals,
+    report: &PassReport,
+    now: DateTime<Utc>,
+    counted: &mut Option<std::time::Instant>,
+) -> Result<(), AppError>
+where
+    S: Outgoing + Clone + Send + Sync + 'static,
+{
+    vitals.count(report.processed as u64, report.sent as u64);
+    let mut back = false;
+    match &report.smtp {
+        Some(Ok(())) => back = vitals.smtp_ok(now),
+        Some(Err(e)) => vitals.smtp_failed(now, e),
+        None => {}
+    }
+    if back {
+        // SMTP works again: what waited for it goes now, not at each mail's next retry.
+        let n = app.store.outbox_due_now(now)?;
+        info!("SMTP works again: {n} mails waiting for a retry go now");
+    }
+    let f = app.store.figures()?;
+    vitals.figures(crate::vitals::Figures {
+        outbox: f.outbox,
+        oldest: f.oldest,
+        quarantine: f.quarantine,
+    });
+    if counted.is_none_or(|at| at.elapsed() >= GAMES_EVERY) {
+        *counted = Some(std::time::Instant::now());
+        vitals.games(app.store.games_by_state()?.into_iter().collect());
+    }
+    let alarms = vitals.alarms(now);
+    if alarms.is_empty() && !back {
+        return Ok(());
+    }
+    let Some(operator) = app.config.relay.operator.clone() else {
+        for a in &alarms {
+            warn!("{a:?} (no [relay] operator to tell)");
+        }
+        return Ok(());
+    };
+    for a in alarms {
+        let alert = match a {
+            crate::vitals::Alarm::Raised {
+                concern,
+                since,
+                detail,
+            } => crate::core::OperatorAlert {
+                operator: operator.clone(),
+                concern: concern.name().into(),
+                since,
+                until: None,
+                detail,
+            },
+            crate::vitals::Alarm::Cleared {
+                concern,
+                since,
+                until,
+            } => crate::core::OperatorAlert {
+                operator: operator.clone(),
+                concern: concern.name().into(),
+                since,
+                until: Some(until),
+                detail: String::new(),
+            },
+        };
+        for line in app.alert(&alert, now)? {
+            warn!("{line}");
+        }
+    }
+    // Sent at once (an SMTP outage's alert waits in the outbox until SMTP works again).
+    let mut sent = PassReport::default();
+    let courier = start_courier(app, sender, now)?;
+    finish(app, courier, now, &mut sent).await?;
+    vitals.count(0, sent.sent as u64);
     Ok(())
 }
 
@@ -688,7 +848,7 @@ fn watch_requests(
         };
         tokio::pin!(called);
         loop {
-            if *shutdown.borrow() || requested(&dir) {
+            if *shutdown.borrow() || requested(&dir) || crate::app::backup::requested(&dir) {
                 let _ = tx.send(true);
                 return;
             }
@@ -787,6 +947,16 @@ fn answer_xfcc(
         }
     }
     Ok(())
+}
+
+/// Takes a backup asked for by `fernzug backup` (`crate::app::backup`), unless one is still
+/// being written: it is written on a thread of its own through a clone of the store, while the
+/// loop goes on.
+fn take_backup(app: &App, slot: &mut Option<std::thread::JoinHandle<()>>) {
+    if slot.as_ref().is_some_and(|h| !h.is_finished()) {
+        return;
+    }
+    *slot = crate::app::backup::take(&app.store, &app.config.relay.data_dir);
 }
 
 /// The next moment something is due: a deadline of the core or an outbox head's retry.

@@ -186,6 +186,8 @@ struct Recorder {
     attempts: Arc<Mutex<Vec<(String, Instant)>>>,
     /// Where each accepted mail is noted as `send TO` (shared with a [`Script`] to see the order).
     trail: Trail,
+    /// While set, the SMTP server cannot be reached: every send fails (no reply code).
+    down: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Outgoing for Recorder {
@@ -194,6 +196,12 @@ impl Outgoing for Recorder {
             .lock()
             .unwrap()
             .push((recipient.to_string(), Instant::now()));
+        if self.down.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(SendError::Transient {
+                code: None,
+                message: "connection refused (scripted)".into(),
+            });
+        }
         if let Some(Some(e)) = self.fail.lock().unwrap().pop_front() {
             return Err(e);
         }
@@ -1238,4 +1246,91 @@ async fn xfcc_a_draw_offered_by_mail_is_shown_and_accepted_by_xfcc() {
         app.xfcc_move(ANNA, &resign, ip, at(1, 13, 0)).unwrap(),
         Code::NotYourTurn
     );
+}
+
+// --- the operator's alerts (crate::vitals) --------------------------------------------------------
+
+const OPS: &str = "ops@fernschach.test";
+
+/// [`config`] with `[relay] operator` and `alert_minutes = 1`.
+fn ops_config(dir: &Path) -> Config {
+    let mut c = config(dir);
+    c.relay.operator = Some(OPS.into());
+    c.relay.alert_minutes = 1;
+    c
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_smtp_outage_is_told_once_smtp_works_again_with_its_start_and_end() {
+    let dir = TempDir::new("alert-smtp");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay_with(ops_config(&dir.0), &script, &sender).await;
+    sender.down.store(true, std::sync::atomic::Ordering::SeqCst);
+    script.deliver(letter(ANNA, "1. e4", "m1"), at(1, 10, 0));
+    let clock = PausedClock::at(at(1, 10, 1));
+    beside_run(config.clone(), &script, &sender, &clock, async {
+        // Down for ten minutes: nothing leaves, the alert waits in the outbox with the move.
+        tokio::time::sleep(Duration::from_secs(600)).await;
+        assert!(sender.of("alert", OPS).is_empty());
+        assert!(sender.of("move", BERT).is_empty());
+        sender
+            .down
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+        assert!(
+            until(Duration::from_secs(3 * 3600), || {
+                sender.of("alert", OPS).len() >= 2 && !sender.of("move", BERT).is_empty()
+            })
+            .await,
+            "the move and both alerts are sent once SMTP works"
+        );
+        // No more: an alert is never alerted about.
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    })
+    .await;
+    let alerts = sender.texts("alert", OPS);
+    let subjects: Vec<String> = alerts.iter().map(|a| header_of(a, "Subject")).collect();
+    assert_eq!(
+        subjects,
+        [
+            "=?utf-8?b?U3TDtnJ1bmc6?= Mailversand (SMTP) des Fernschach-Relais",
+            "Wieder in Ordnung: Mailversand (SMTP) des Fernschach-Relais"
+        ],
+        "one when it counted, one when it was over, and no other"
+    );
+    assert!(alerts[0].contains("seit 01.12.2026 11:01"), "{}", alerts[0]);
+    assert!(
+        alerts[1].contains("von 01.12.2026 11:01 bis"),
+        "{}",
+        alerts[1]
+    );
+    assert!(!alerts[0].contains("X-Fernzug-Game"), "no game");
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_imap_outage_is_told_within_alert_minutes_and_a_minute() {
+    let dir = TempDir::new("alert-imap");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay_with(ops_config(&dir.0), &script, &sender).await;
+    script.world.lock().unwrap().fail_connects = 1_000;
+    let clock = PausedClock::at(at(1, 10, 0));
+    let started = Instant::now();
+    beside_run(config, &script, &sender, &clock, async {
+        let told = sender.first("alert", OPS, Duration::from_secs(600)).await;
+        // The outage counts from the first failure (at once), for alert_minutes = 1.
+        assert!(
+            told - started <= Duration::from_secs(120),
+            "told after {:?}",
+            told - started
+        );
+        script.world.lock().unwrap().fail_connects = 0;
+        assert!(
+            until(Duration::from_secs(900), || sender.of("alert", OPS).len()
+                == 2)
+            .await
+        );
+    })
+    .await;
+    let alerts = sender.texts("alert", OPS);
+    assert!(alerts[0].contains("Postfach (IMAP)"), "{}", alerts[0]);
+    assert!(alerts[1].contains("wieder erreichbar"), "{}", alerts[1]);
 }

@@ -51,6 +51,7 @@ const BUILTIN: &[(&str, &str, &str)] = builtin![
     "status",
     "digest",
     "director",
+    "alert",
 ];
 
 /// The template context of a mail: the core's typed facts (`Mail::facts`) serialised, its dates and colours written

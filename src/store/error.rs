@@ -96,6 +96,9 @@ pub enum StoreError {
         tree: Tree,
         key: String,
     },
+    /// A backup cannot be written where it was asked for (`backup.rs`); nothing was written.
+    #[error("{0}")]
+    Backup(String),
     /// fsync of a database file or directory failed.
     #[error("cannot fsync {path}: {source}")]
     Sync {

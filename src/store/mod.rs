@@ -17,7 +17,8 @@
 //! The parts: `schema.rs` (the trees, every key layout, every key of `Meta`, the marks of
 //! upgrades), `records.rs` (the typed readers and writers), `batch.rs` (a transaction's
 //! writes), `outbox.rs`, `archive.rs`, `error.rs`, `shelf.rs` (the
-//! files of rotated tournaments beside the store), `migrate.rs` and `legacy.rs` (upgrades of an
+//! files of rotated tournaments beside the store), `backup.rs` (a consistent copy while the relay
+//! writes), `migrate.rs` and `legacy.rs` (upgrades of an
 //! earlier version's store), and this file (opening, transactions, durability).
 //!
 //! Key layouts (all integers big-endian so that byte order is numeric order):
@@ -55,6 +56,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 const CACHE_CAPACITY: usize = 4 * 1024 * 1024;
 
 mod archive;
+pub mod backup;
 mod batch;
 mod error;
 mod migrate;
@@ -70,7 +72,7 @@ pub use batch::Batch;
 use batch::{Abort, Op};
 pub use error::StoreError;
 pub use outbox::OutboxEntry;
-pub use records::{DueEntry, PendingStarts};
+pub use records::{DueEntry, Figures, PendingStarts};
 use schema::{
     ARCHIVE_NEXT_KEY, GENERATION_KEY, OUTBOX_NEXT_KEY, SCHEMA_KEY, game_key, game_prefix, show_key,
     suffix_u64, table, uid_key,
@@ -601,6 +603,14 @@ impl Store {
             Ok(())
         })?;
         Ok(out)
+    }
+
+    /// How many entries `tree` holds.
+    fn count(&self, tree: Tree) -> Result<u64, StoreError> {
+        use redb::ReadableTableMetadata as _;
+        self.read(tree)?
+            .len()
+            .map_err(self.db_err(format!("counting {tree}")))
     }
 
     /// The keys of `tree` that start with `prefix`, in key order.

@@ -148,4 +148,22 @@ impl Store {
         batch.enqueue(&entry);
         self.commit(batch)
     }
+
+    /// Every entry waiting for a later attempt is due at `now` (the SMTP server works again after
+    /// an outage: what waited for it goes at once, not at each one's backoff). One transaction.
+    pub fn outbox_due_now(&self, now: DateTime<Utc>) -> Result<usize, StoreError> {
+        let mut batch = Batch::new();
+        let mut n = 0;
+        for (_, mut entry) in self.scan::<OutboxEntry>(Tree::Outbox)? {
+            if entry.next_attempt > now {
+                entry.next_attempt = now;
+                batch.enqueue(&entry);
+                n += 1;
+            }
+        }
+        if n > 0 {
+            self.commit(batch)?;
+        }
+        Ok(n)
+    }
 }

@@ -323,3 +323,61 @@ impl Batch {
         self.put_unguarded(Tree::Archive, id.to_be_bytes(), entry)
     }
 }
+
+/// What `/metrics` and the operator's alerts need of the store (`crate::vitals`), read without
+/// the mails' bodies.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Figures {
+    /// Entries in the outbox (one per mail and recipient).
+    pub outbox: u64,
+    /// When the oldest entry that is not an `alert` was queued.
+    pub oldest: Option<DateTime<Utc>>,
+    /// Mails in quarantine.
+    pub quarantine: u64,
+}
+
+impl Store {
+    /// The outbox's and the quarantine's figures ([`Figures`]).
+    pub fn figures(&self) -> Result<Figures, StoreError> {
+        #[derive(serde::Deserialize)]
+        struct Head {
+            kind: String,
+            created: DateTime<Utc>,
+        }
+        let mut f = Figures::default();
+        for (_, e) in self.scan::<Head>(Tree::Outbox)? {
+            f.outbox += 1;
+            // An alert that waits is not an outage of its own (never a loop).
+            if e.kind != "alert" && f.oldest.is_none_or(|o| e.created < o) {
+                f.oldest = Some(e.created);
+            }
+        }
+        f.quarantine = self.count(Tree::Quarantine)?;
+        Ok(f)
+    }
+
+    /// The games by state (`running`, `finished`, …): those in the store, and those of the
+    /// shelved tournaments (`tournaments`: rotated ones count as finished). One pass over the
+    /// games, each read for its state only.
+    pub fn games_by_state(&self) -> Result<std::collections::BTreeMap<String, u64>, StoreError> {
+        #[derive(serde::Deserialize)]
+        struct Status {
+            status: crate::core::model::GameStatus,
+        }
+        let mut by = std::collections::BTreeMap::new();
+        for (_, g) in self.scan::<Status>(Tree::Games)? {
+            *by.entry(g.status.name().to_string()).or_insert(0) += 1;
+        }
+        let mut shelved = 0;
+        self.for_each_tournament(|t| {
+            if t.rotated {
+                shelved += t.games.len() as u64;
+            }
+        })?;
+        if shelved > 0 {
+            *by.entry(crate::core::model::GameStatus::Finished.name().to_string())
+                .or_insert(0) += shelved;
+        }
+        Ok(by)
+    }
+}

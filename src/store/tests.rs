@@ -568,3 +568,89 @@ fn s11_the_archive_is_never_deleted() {
     drop(store);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every key and value of every tree, in order.
+fn dump(s: &Store) -> Vec<(Tree, Vec<u8>, Vec<u8>)> {
+    use redb::{ReadableDatabase, ReadableTable};
+    let tx = s.db.db.begin_read().unwrap();
+    let mut all = Vec::new();
+    for tree in Tree::ALL {
+        let table = tx.open_table(schema::table(tree)).unwrap();
+        for item in table.iter().unwrap() {
+            let (k, v) = item.unwrap();
+            all.push((tree, k.value().to_vec(), v.value().to_vec()));
+        }
+    }
+    all
+}
+
+#[test]
+fn a_backup_is_the_store_at_one_instant_while_it_is_written() {
+    let dir = TempDir::new("backup-source");
+    let s = Store::open(&dir.0).unwrap();
+    let mut b = Batch::new();
+    for i in 0..200 {
+        b.archive(&archive(&["T-1/1"], &format!("m{i}@x")));
+    }
+    b.enqueue(&outbox("o1", t(9, 0), t(9, 0)));
+    s.commit(b).unwrap();
+    let before = dump(&s);
+    let target = TempDir::new("backup-target");
+    let copy_dir = target.0.join("copy");
+    // A writer beside the backup: what it commits after the snapshot is not in the copy (or
+    // all of a batch is: never a part of one).
+    let writer = {
+        let s = s.clone();
+        std::thread::spawn(move || {
+            for i in 0..50 {
+                let mut b = Batch::new();
+                b.archive(&archive(&["T-1/2"], &format!("late{i}@x")));
+                b.archive(&archive(&["T-1/3"], &format!("late{i}b@x")));
+                s.commit(b).unwrap();
+            }
+        })
+    };
+    let done = s.backup(&copy_dir).unwrap();
+    writer.join().unwrap();
+    assert!(!copy_dir.join(super::backup::PARTIAL).exists());
+    let copy = Store::open(&copy_dir.join("store")).unwrap();
+    let copied = dump(&copy);
+    assert!(done.mails >= 200, "{done:?}");
+    // Everything that was there before is in the copy, unchanged.
+    for entry in &before {
+        if entry.0 != Tree::Meta {
+            assert!(copied.contains(entry), "{:?} {:?}", entry.0, entry.1);
+        }
+    }
+    // The late batches are in it whole or not at all.
+    let late = |g: &str| {
+        copy.archive_for_game(g)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.message_id.replace("b@x", "@x"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(late("T-1/2"), late("T-1/3"));
+    let mails = copied.iter().filter(|e| e.0 == Tree::Archive).count();
+    assert_eq!(done.mails, mails as u64);
+    // The source is unchanged by it and goes on.
+    assert_eq!(s.archive_for_game("T-1/2").unwrap().len(), 50);
+}
+
+#[test]
+fn a_backup_goes_only_into_an_empty_folder() {
+    let dir = TempDir::new("backup-full");
+    let s = Store::open(&dir.0.join("store")).unwrap();
+    let target = TempDir::new("backup-busy");
+    std::fs::write(target.0.join("something"), b"x").unwrap();
+    let e = s.backup(&target.0).unwrap_err();
+    assert!(e.to_string().contains("is not empty"), "{e}");
+    assert_eq!(
+        std::fs::read_dir(&target.0).unwrap().count(),
+        1,
+        "nothing written"
+    );
+    let file = target.0.join("something");
+    let e = s.backup(&file).unwrap_err();
+    assert!(e.to_string().contains("is not a folder"), "{e}");
+}

@@ -1,34 +1,30 @@
-//! The XFCC listener: HTTP/1.1 on `[xfcc] listen`, one request per connection, bounded in
-//! size, number of connections and time. It reads a call and hands it, as a [`Job`], to the
-//! daemon's loop, which alone holds the store; it never blocks the mail handling, and the loop
-//! answers between two mails. Failed logins are counted here ([`Limiter`]).
+//! XFCC over the relay's HTTP listener (`crate::http`): the service at `/xfccbasic.asmx` reads a
+//! call and hands it, as a [`Job`], to the daemon's loop, which alone holds the store; it never
+//! blocks the mail handling, and the loop answers between two mails. Failed logins are counted
+//! here ([`Limiter`]).
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, Semaphore, mpsc, oneshot, watch};
+use futures::future::BoxFuture;
+use tokio::sync::{Notify, mpsc, oneshot, watch};
 
 use super::login::Limiter;
 use super::soap::{self, Call};
 use super::{Code, XfccGame};
+pub use crate::http::{MAX_BODY, MAX_CONNECTIONS, MAX_HEAD, READ_TIMEOUT};
+use crate::http::{Request, Response, Service};
 
-/// At most this many connections at once; more are answered `503` and closed.
-pub const MAX_CONNECTIONS: usize = 64;
-/// The request line and headers may have this many bytes.
-pub const MAX_HEAD: usize = 16 * 1024;
-/// The body may have this many bytes (a `MakeAMove` with a long message has a few KB).
-pub const MAX_BODY: usize = 64 * 1024;
-/// A request must arrive whole within this time.
-pub const READ_TIMEOUT: Duration = Duration::from_secs(20);
 /// The daemon's loop must answer within this time (it may be reconnecting to IMAP); otherwise
 /// the call gets `ServerError` (a `MakeAMove` that is still handled later counts then: the
 /// client sees the move on its next `GetMyGames`).
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
 /// Calls waiting for the loop at most; more are answered `ServerError` at once.
 pub const QUEUE: usize = 256;
+/// The endpoint's path (matched without regard to case: IIS does, and users type
+/// `XfccBasic.asmx`).
+pub const PATH: &str = "/xfccbasic.asmx";
 
 /// One call for the daemon's loop, with where to put the answer.
 #[derive(Debug)]
@@ -52,14 +48,14 @@ pub enum Answer {
     Failed,
 }
 
-/// The listener's side of the channel to the loop.
+/// XFCC as a service of the HTTP listener: the channel to the loop, the limit on failed
+/// logins and the service description.
 #[derive(Clone)]
-struct Door {
+pub struct Door {
     jobs: mpsc::Sender<Job>,
     wake: Arc<Notify>,
     limiter: Arc<Mutex<Limiter>>,
     wsdl: Arc<String>,
-    slots: Arc<Semaphore>,
 }
 
 /// The loop's side: the calls and the signal that one is waiting.
@@ -69,16 +65,9 @@ pub struct Calls {
     pub wake: Arc<Notify>,
 }
 
-/// Binds `addr` and serves XfccBasic until `shutdown` turns true. `wsdl` is the service
-/// description served at `?WSDL`. Returns the address bound (port 0 picks one) and the loop's
-/// side of the channel.
-pub async fn start(
-    addr: SocketAddr,
-    wsdl: String,
-    shutdown: watch::Receiver<bool>,
-) -> std::io::Result<(SocketAddr, Calls)> {
-    let listener = TcpListener::bind(addr).await?;
-    let bound = listener.local_addr()?;
+/// The XFCC service (`wsdl` is the service description served at `?WSDL`) and the loop's side
+/// of its channel.
+pub fn door(wsdl: String) -> (Door, Calls) {
     let (tx, rx) = mpsc::channel(QUEUE);
     let wake = Arc::new(Notify::new());
     let door = Door {
@@ -86,201 +75,57 @@ pub async fn start(
         wake: wake.clone(),
         limiter: Arc::new(Mutex::new(Limiter::default())),
         wsdl: Arc::new(wsdl),
-        slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
     };
-    tokio::spawn(accept(listener, door, shutdown));
-    Ok((bound, Calls { jobs: rx, wake }))
+    (door, Calls { jobs: rx, wake })
 }
 
-async fn accept(listener: TcpListener, door: Door, mut shutdown: watch::Receiver<bool>) {
-    loop {
-        let accepted = tokio::select! {
-            a = listener.accept() => a,
-            _ = shutdown.changed() => return,
-        };
-        if *shutdown.borrow() {
-            return;
-        }
-        let (stream, peer) = match accepted {
-            Ok(a) => a,
-            Err(e) => {
-                tracing::warn!("XFCC: accept failed: {e}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
+/// Binds `addr` and serves XfccBasic alone until `shutdown` turns true (`crate::http::serve`
+/// with the XFCC service). Returns the address bound (port 0 picks one) and the loop's side of
+/// the channel.
+pub async fn start(
+    addr: SocketAddr,
+    wsdl: String,
+    shutdown: watch::Receiver<bool>,
+) -> std::io::Result<(SocketAddr, Calls)> {
+    let (door, calls) = door(wsdl);
+    let bound = crate::http::serve(addr, vec![Arc::new(door)], shutdown).await?;
+    Ok((bound, calls))
+}
+
+impl Service for Door {
+    fn serves(&self, path: &str) -> bool {
+        path.eq_ignore_ascii_case(PATH)
+    }
+
+    fn paths(&self) -> &'static str {
+        PATH
+    }
+
+    fn answer(&self, request: Request) -> BoxFuture<'_, Response> {
+        Box::pin(async move {
+            let client = request.client();
+            match request.method.as_str() {
+                "GET" if request.query().eq_ignore_ascii_case("wsdl") => Response {
+                    status: 200,
+                    content_type: "text/xml; charset=utf-8",
+                    body: self.wsdl.as_str().to_string(),
+                },
+                "GET" => Response::text(
+                    200,
+                    "fernzug: XfccBasic endpoint (SOAP 1.1); the service description is at ?WSDL\n",
+                ),
+                "POST" => {
+                    let (status, body) = call(&request.body, client, self).await;
+                    Response {
+                        status,
+                        content_type: "text/xml; charset=utf-8",
+                        body,
+                    }
+                }
+                _ => Response::text(405, "GET ?WSDL or POST a SOAP call\n"),
             }
-        };
-        let door = door.clone();
-        match door.slots.clone().try_acquire_owned() {
-            Ok(permit) => {
-                tokio::spawn(async move {
-                    connection(stream, peer.ip(), &door).await;
-                    drop(permit);
-                });
-            }
-            Err(_) => {
-                tokio::spawn(async move {
-                    let mut stream = stream;
-                    let _ = respond(&mut stream, 503, "text/plain", "busy, try again\n").await;
-                });
-            }
-        }
+        })
     }
-}
-
-/// A request as read: method, target, body.
-struct Request {
-    method: String,
-    target: String,
-    body: Vec<u8>,
-    /// The client a reverse proxy names (`X-Forwarded-For`, its last address; `X-Real-IP`).
-    forwarded: Option<IpAddr>,
-}
-
-/// Why a request could not be read: the HTTP status to answer with (`None`: just close).
-struct Refused(Option<(u16, &'static str)>);
-
-async fn read_request(stream: &mut TcpStream) -> Result<Request, Refused> {
-    let mut buf: Vec<u8> = Vec::with_capacity(4096);
-    let head_end = loop {
-        if let Some(i) = find(&buf, b"\r\n\r\n") {
-            if i > MAX_HEAD {
-                return Err(Refused(Some((431, "request header too large\n"))));
-            }
-            break i;
-        }
-        if buf.len() > MAX_HEAD {
-            return Err(Refused(Some((431, "request header too large\n"))));
-        }
-        let mut chunk = [0u8; 4096];
-        let n = stream.read(&mut chunk).await.map_err(|_| Refused(None))?;
-        if n == 0 {
-            return Err(Refused(None));
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    };
-    let head =
-        std::str::from_utf8(&buf[..head_end]).map_err(|_| Refused(Some((400, "bad request\n"))))?;
-    let mut lines = head.split("\r\n");
-    let mut first = lines.next().unwrap_or_default().split(' ');
-    let method = first.next().unwrap_or_default().to_string();
-    let target = first.next().unwrap_or_default().to_string();
-    let mut length: usize = 0;
-    let mut expect_continue = false;
-    let mut forwarded: Option<IpAddr> = None;
-    for line in lines {
-        let Some((name, value)) = line.split_once(':') else {
-            continue;
-        };
-        let (name, value) = (name.trim(), value.trim());
-        if name.eq_ignore_ascii_case("content-length") {
-            length = value
-                .parse()
-                .map_err(|_| Refused(Some((400, "bad Content-Length\n"))))?;
-        } else if name.eq_ignore_ascii_case("transfer-encoding")
-            && !value.eq_ignore_ascii_case("identity")
-        {
-            return Err(Refused(Some((411, "a Content-Length is required\n"))));
-        } else if name.eq_ignore_ascii_case("expect") && value.eq_ignore_ascii_case("100-continue")
-        {
-            expect_continue = true;
-        } else if name.eq_ignore_ascii_case("x-forwarded-for") {
-            // The proxy in front appends the address it saw last.
-            forwarded = value.rsplit(',').next().and_then(|a| a.trim().parse().ok());
-        } else if name.eq_ignore_ascii_case("x-real-ip") && forwarded.is_none() {
-            forwarded = value.parse().ok();
-        }
-    }
-    if length > MAX_BODY {
-        return Err(Refused(Some((413, "request too large\n"))));
-    }
-    let mut body = buf[head_end + 4..].to_vec();
-    if expect_continue && body.len() < length {
-        stream
-            .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
-            .await
-            .map_err(|_| Refused(None))?;
-    }
-    while body.len() < length {
-        let mut chunk = vec![0u8; (length - body.len()).min(16 * 1024)];
-        let n = stream.read(&mut chunk).await.map_err(|_| Refused(None))?;
-        if n == 0 {
-            return Err(Refused(None));
-        }
-        body.extend_from_slice(&chunk[..n]);
-    }
-    body.truncate(length);
-    Ok(Request {
-        method,
-        target,
-        body,
-        forwarded,
-    })
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
-}
-
-async fn connection(mut stream: TcpStream, peer: IpAddr, door: &Door) {
-    let request = match tokio::time::timeout(READ_TIMEOUT, read_request(&mut stream)).await {
-        Ok(Ok(r)) => r,
-        Ok(Err(Refused(Some((status, text))))) => {
-            let _ = respond(&mut stream, status, "text/plain", text).await;
-            return;
-        }
-        Ok(Err(Refused(None))) => return,
-        Err(_) => {
-            let _ = respond(&mut stream, 408, "text/plain", "request timeout\n").await;
-            return;
-        }
-    };
-    // Behind a reverse proxy on the same host (the TLS in front, docs/xfcc.md) every connection
-    // comes from loopback: the client is the one the proxy names, so that the limit on failed
-    // logins counts each client apart. From elsewhere such headers are not believed.
-    let client = match request.forwarded {
-        Some(c) if peer.is_loopback() => c,
-        _ => peer,
-    };
-    let (path, query) = match request.target.split_once('?') {
-        Some((p, q)) => (p, q),
-        None => (request.target.as_str(), ""),
-    };
-    // IIS matches without regard to case, and users type `XfccBasic.asmx` and `?wsdl`.
-    if !path.eq_ignore_ascii_case("/xfccbasic.asmx") {
-        let _ = respond(
-            &mut stream,
-            404,
-            "text/plain",
-            "not found: the XFCC endpoint is /xfccbasic.asmx\n",
-        )
-        .await;
-        return;
-    }
-    let (status, body) = match request.method.as_str() {
-        "GET" if query.eq_ignore_ascii_case("wsdl") => (200, door.wsdl.as_str().to_string()),
-        "GET" => {
-            let _ = respond(
-                &mut stream,
-                200,
-                "text/plain; charset=utf-8",
-                "fernzug: XfccBasic endpoint (SOAP 1.1); the service description is at ?WSDL\n",
-            )
-            .await;
-            return;
-        }
-        "POST" => call(&request.body, client, door).await,
-        _ => {
-            let _ = respond(
-                &mut stream,
-                405,
-                "text/plain",
-                "GET ?WSDL or POST a SOAP call\n",
-            )
-            .await;
-            return;
-        }
-    };
-    let _ = respond(&mut stream, status, "text/xml; charset=utf-8", &body).await;
 }
 
 /// Handles one SOAP call: the HTTP status and the envelope to answer with.
@@ -347,43 +192,12 @@ async fn ask(call: Call, client: IpAddr, door: &Door) -> Answer {
     }
 }
 
-async fn respond(
-    stream: &mut TcpStream,
-    status: u16,
-    content_type: &str,
-    body: &str,
-) -> std::io::Result<()> {
-    let reason = match status {
-        200 => "OK",
-        400 => "Bad Request",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        408 => "Request Timeout",
-        411 => "Length Required",
-        413 => "Payload Too Large",
-        431 => "Request Header Fields Too Large",
-        500 => "Internal Server Error",
-        _ => "Service Unavailable",
-    };
-    let head = format!(
-        "HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
-         Connection: close\r\nServer: fernzug\r\n\r\n",
-        body.len()
-    );
-    let io = async {
-        stream.write_all(head.as_bytes()).await?;
-        stream.write_all(body.as_bytes()).await?;
-        stream.shutdown().await
-    };
-    tokio::time::timeout(READ_TIMEOUT, io)
-        .await
-        .unwrap_or_else(|_| Err(std::io::ErrorKind::TimedOut.into()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
 
     /// The listener with a stand-in for the daemon's loop: the password `right` logs in;
     /// `GetMyGames` has no games, `MakeAMove` succeeds. Counts the calls it was asked.

@@ -1,9 +1,12 @@
 //! Unreachable players (Fax 2.2): a delivery-status report of a mail the relay sent
 //! (`bounce`), and a mail the SMTP server refused outright (`undeliverable`); both go to the
-//! director, once per mail and recipient.
+//! director, once per mail and recipient. And the relay itself unreachable: the operator's
+//! `alert` (`alert`).
 
+pub mod alert;
 pub mod bounce;
 pub mod undeliverable;
 
+pub use alert::OperatorAlert;
 pub use bounce::Bounce;
 pub use undeliverable::Undelivered;

@@ -59,3 +59,20 @@ pub enum BounceAround {
         now: When,
     },
 }
+
+/// `alert`: the relay cannot do its work (IMAP, SMTP, the outbox), or can again.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AlertFacts {
+    /// The relay's address (which relay this is about).
+    pub relay: String,
+    /// `imap`, `smtp` or `outbox`.
+    pub concern: String,
+    pub since: When,
+    /// When it worked again; absent while it fails.
+    pub until: Option<When>,
+    /// How long it failed (so far), in minutes.
+    pub minutes: i64,
+    /// The last error, or what waits.
+    pub detail: String,
+    pub now: When,
+}

@@ -16,7 +16,7 @@ pub mod time;
 pub mod values;
 
 pub use director::{DirectorFacts, LeaveAccount, LeaveFacts, LeaveGame, LeaveReceiptFacts};
-pub use door::{BounceAround, BounceFacts, QueryAround, QueryFacts};
+pub use door::{AlertFacts, BounceAround, BounceFacts, QueryAround, QueryFacts};
 pub use game::{ClockFigures, GameContext};
 pub use play::{
     AdjudicationFacts, AnnouncementFacts, ForwardFacts, GameEndFacts, PlyFacts, Record, SideRecord,
@@ -78,4 +78,6 @@ facts!(
     Director(DirectorFacts),
     /// `status` report (TO §11, §27, §28).
     Status(StatusFacts),
+    /// `alert` to the operator.
+    Alert(AlertFacts),
 );
