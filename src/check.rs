@@ -48,6 +48,13 @@ pub async fn check(config: &Config, config_path: &std::path::Path) -> Report {
     if let Some(x) = &config.xfcc {
         xfcc(x, &mut r).await;
     }
+    if let Some(h) = config
+        .http
+        .as_ref()
+        .filter(|h| config.xfcc.as_ref().is_none_or(|x| x.listen != h.listen))
+    {
+        http(h.listen, &mut r).await;
+    }
     match (inbox, sender) {
         (Some(inbox), Some(sender)) => probe(config, inbox, &sender, &mut r).await,
         (inbox, _) => {
@@ -140,6 +147,51 @@ async fn xfcc(x: &crate::config::XfccConfig, r: &mut Report) {
             format!("cannot listen on {}: {e}; change [xfcc] listen", x.listen),
         ),
     }
+}
+
+/// `[http]`: the address `run` will serve `/healthz` and `/metrics` on is free, or already served
+/// by a running fernzug.
+async fn http(addr: std::net::SocketAddr, r: &mut Report) {
+    match tokio::net::TcpListener::bind(addr).await {
+        Ok(_) => r.ok(
+            "http",
+            format!("`run` can serve /healthz and /metrics on {addr}"),
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+            if answers(addr, "/healthz", "HTTP/1.1 ").await {
+                r.ok("http", format!("{addr} is served by the running fernzug"));
+            } else {
+                r.fail(
+                    "http",
+                    format!("{addr} is in use by another program; free it or change [http] listen"),
+                );
+            }
+        }
+        Err(e) => r.fail(
+            "http",
+            format!("cannot listen on {addr}: {e}; change [http] listen"),
+        ),
+    }
+}
+
+/// Whether `addr` answers `GET path` with a text containing `expect` (within 5 s).
+async fn answers(addr: std::net::SocketAddr, path: &str, expect: &str) -> bool {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let asked = async {
+        let mut s = tokio::net::TcpStream::connect(addr).await.ok()?;
+        s.write_all(format!("GET {path} HTTP/1.1\r\nHost: fernzug-check\r\n\r\n").as_bytes())
+            .await
+            .ok()?;
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).await.ok()?;
+        let text = String::from_utf8_lossy(&out);
+        Some(text.contains(expect) && text.contains("Server: fernzug"))
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(5), asked)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or(false)
 }
 
 /// Whether `addr` answers `?WSDL` with XfccBasic's service description.

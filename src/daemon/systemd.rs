@@ -1,4 +1,4 @@
-//! systemd's notify protocol for `run` under `Type=notify` (deploy/fernzug.service), through the
+//! systemd's notify protocol for `run` under `Type=notify` (deploy/systemd/fernzug.service), through the
 //! `sd-notify` crate: `READY=1` after the first IMAP login, `WATCHDOG=1` from the loop while it is
 //! alive (at most every quarter of `WatchdogSec=`), with `STATUS=` saying it waits for mail.
 //! Without systemd (no `NOTIFY_SOCKET`) every call does nothing.

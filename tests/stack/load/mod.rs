@@ -16,6 +16,9 @@
 //! - `latency`: a move by SMTP → the forward visible in the partner's INBOX with `fernzug run` in
 //!   IDLE; floor: (a) SMTP send → `* N EXISTS` at a bare client in IDLE plus (b) SMTP send to
 //!   `forward-to.X@` (a Postfix virtual alias, tests/mailstack/start.sh) → visible in X's INBOX.
+//! - `p5_backup`: `fernzug backup` of a generated store while `run` drains a burst, beside the
+//!   same burst drained alone; `/metrics` scraped meanwhile; the backup read and verified
+//!   (`backup.rs`, sizes `FERNZUG_LOAD_BACKUP=RUNNING,BURST`).
 //! - `p4_scale`: on a small and a large generated store (`generator.rs`): `run`'s peak RSS, start →
 //!   first IDLE, a pass, `status GAME`, `status --json`, `tournament add`, cost per move.
 //!
@@ -28,6 +31,7 @@
 //! small. `FERNZUG_LOAD_TABLE=FILE`: each test appends its rows there. `FERNZUG_LOAD_BIN`: the
 //! relay binary to measure (scripts/load passes a frozen copy).
 
+mod backup;
 mod burst;
 pub mod generator;
 mod handoff;
@@ -57,6 +61,12 @@ fn latency() {
 #[ignore = "a measurement; run with scripts/load"]
 fn p2_burst() {
     finish(burst::rows(&Sizes::from_env()));
+}
+
+#[test]
+#[ignore = "a measurement; run with scripts/load"]
+fn p5_backup() {
+    finish(backup::rows());
 }
 
 #[test]

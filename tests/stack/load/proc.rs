@@ -220,7 +220,7 @@ pub fn fernzug_within(
 
 /// `fernzug run` with its stderr read line by line, each line with the instant it arrived.
 pub struct Daemon {
-    child: Child,
+    pub child: Child,
     pub started: Instant,
     lines: mpsc::Receiver<(Instant, String)>,
     /// Every line read so far.

@@ -1,0 +1,421 @@
+//! A year unattended, through the real stack (docs/operating.md): `fernzug backup` while `run`
+//! plays a game, each backup a data_dir that `status` and `verify` read, a restore that loses no
+//! move; `/healthz` and `/metrics` of `[http] listen`; an SMTP outage (a proxy cut in front of
+//! the stack's Postfix, so the other tests keep their mail) seen by `/healthz` and told to
+//! `[relay] operator` once SMTP is back.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{
+    Daemon, HOST, IMAP_PORT, PASSWORD, Relay, SMTP_PORT, header, unique_addr, wait_for,
+};
+use crate::proxy::Proxy;
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Adds `text` to the relay's config: to `[relay]` when `relay` is true, else at the end.
+fn configure(relay: &Relay, in_relay: &str, at_end: &str) {
+    let text = std::fs::read_to_string(&relay.config).unwrap();
+    let text = text.replacen("[imap]", &format!("{in_relay}\n[imap]"), 1);
+    std::fs::write(&relay.config, format!("{text}\n{at_end}\n")).unwrap();
+}
+
+/// `GET path` on 127.0.0.1:`port`: the status code and the body.
+fn get(port: u16, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("the HTTP listener");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    let status = out
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = out.split_once("\r\n\r\n").map(|(_, b)| b.to_string());
+    (status, body.unwrap_or_default())
+}
+
+/// Waits until 127.0.0.1:`port` takes connections.
+fn wait_listening(port: u16) {
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(started.elapsed() < WAIT, "nothing listens on {port}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `fernzug run` of `relay`, its log in `run.log`.
+fn spawn_run(relay: &Relay) -> Daemon {
+    let log = relay.dir.join("run.log");
+    Daemon(
+        relay
+            .command(&["run"])
+            .env("RUST_LOG", "info")
+            .stderr(Stdio::from(std::fs::File::create(log).unwrap()))
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// Stops the daemon as systemd does (SIGTERM) and waits for it.
+fn stop(daemon: &mut Daemon) {
+    let child: &mut Child = &mut daemon.0;
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(started.elapsed() < WAIT, "run did not stop on SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The relay's config with `data_dir` set to `data` (to read a backup as it is).
+fn config_for(relay: &Relay, data: &Path, name: &str) -> PathBuf {
+    let text = std::fs::read_to_string(&relay.config).unwrap();
+    let data_line = text
+        .lines()
+        .find(|l| l.starts_with("data_dir"))
+        .unwrap()
+        .to_string();
+    let text = text.replace(
+        &data_line,
+        &format!("data_dir = {:?}", data.to_string_lossy()),
+    );
+    let path = relay.dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The moves of `game` as `status --json` of the store in `data` says, and `verify`'s line.
+fn read_backup(relay: &Relay, data: &Path, game: &str, n: usize) -> (usize, String) {
+    let config = config_for(relay, data, &format!("backup-{n}.toml"));
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_fernzug"))
+            .arg("--config")
+            .arg(&config)
+            .args(args)
+            .env_remove("FERNZUG_CONFIG")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "fernzug {args:?} on {}: {}",
+            data.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let status: serde_json::Value =
+        serde_json::from_str(&run(&["status", game, "--json"])).unwrap();
+    let moves = status[0]["moves"].as_array().map_or(0, Vec::len);
+    (moves, run(&["verify", game]))
+}
+
+/// The text of move `i` (0: White's first) of `moves` as TO §2 wants it: the partner's last move
+/// repeated, then the own.
+fn move_text(moves: &[&str], i: usize) -> String {
+    let n = i / 2 + 1;
+    let own = if i.is_multiple_of(2) {
+        format!("{n}. {}", moves[i])
+    } else {
+        format!("{n}... {}", moves[i])
+    };
+    match i {
+        0 => own,
+        _ if i.is_multiple_of(2) => format!("{}... {} {own}", n - 1, moves[i - 1]),
+        _ => format!("{n}. {} {own}", moves[i - 1]),
+    }
+}
+
+#[test]
+fn backups_taken_while_run_plays_hold_every_move_and_a_restore_plays_the_rest() {
+    let relay = Relay::new("backup");
+    let port = free_port();
+    configure(
+        &relay,
+        "",
+        &format!("[http]\nlisten = \"127.0.0.1:{port}\""),
+    );
+    let (t, anna, bert) = relay.duo_today();
+    let game = t.game(1);
+    let mut daemon = spawn_run(&relay);
+    wait_for(&anna, 1, WAIT);
+    wait_for(&bert, 1, WAIT);
+    wait_listening(port);
+    let moves = [
+        "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7",
+    ];
+    let (mut n_anna, mut n_bert) = (1, 1);
+    let mut backups: Vec<(PathBuf, std::ops::RangeInclusive<usize>, f64)> = Vec::new();
+    for i in 0..moves.len() {
+        let from = if i.is_multiple_of(2) { &anna } else { &bert };
+        relay.send(from, &format!("Re: [{game}] Zug"), &move_text(&moves, i));
+        if i == 5 {
+            // A backup while this move is still being played: it holds it whole or not at all.
+            let dir = relay.dir.join(format!("backup-{i}"));
+            let started = Instant::now();
+            let line = relay.run_ok(&["backup", dir.to_str().unwrap()]);
+            assert!(line.starts_with("backup written to "), "{line}");
+            backups.push((dir, i..=i + 1, started.elapsed().as_secs_f64()));
+        }
+        // The forward to the partner and the receipt to the player: one mail more for each.
+        n_anna += 1;
+        n_bert += 1;
+        wait_for(&anna, n_anna, WAIT);
+        wait_for(&bert, n_bert, WAIT);
+        if i == 3 || i == 7 {
+            let dir = relay.dir.join(format!("backup-{i}"));
+            let started = Instant::now();
+            let line = relay.run_ok(&["backup", dir.to_str().unwrap()]);
+            let took = started.elapsed().as_secs_f64();
+            eprintln!(
+                "`fernzug backup` beside run, after {} moves: {took:.2} s: {line}",
+                i + 1
+            );
+            backups.push((dir, i + 1..=i + 1, took));
+        }
+    }
+    // The operator's view while it runs.
+    let (code, health) = get(port, "/healthz");
+    assert_eq!((code, health.as_str()), (200, "ok\n"));
+    let (code, metrics) = get(port, "/metrics");
+    assert_eq!(code, 200);
+    for name in [
+        "fernzug_mails_received_total",
+        "fernzug_mails_sent_total",
+        "fernzug_outbox_mails",
+        "fernzug_outbox_oldest_age_seconds",
+        "fernzug_quarantine_mails 0",
+        "fernzug_imap_last_success_timestamp_seconds",
+        "fernzug_smtp_last_success_timestamp_seconds",
+        "fernzug_games{state=\"running\"} 1",
+    ] {
+        assert!(metrics.contains(name), "{name} in\n{metrics}");
+    }
+    // Bad input: a folder that is not empty, a backup under way; the relay goes on.
+    let busy = relay.dir.join("backup-3");
+    let refused = relay.run(&["backup", busy.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("is not empty"));
+    let data = relay.dir.join("data");
+    std::fs::write(
+        data.join("backup.request"),
+        format!(
+            "{{\"dir\":\"/nowhere\",\"id\":\"x\",\"pid\":{}}}",
+            std::process::id()
+        ),
+    )
+    .unwrap();
+    let twice = relay.run(&["backup", relay.dir.join("b2").to_str().unwrap()]);
+    std::fs::remove_file(data.join("backup.request")).unwrap();
+    assert_eq!(twice.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&twice.stderr).contains("another backup is under way"),
+        "{}",
+        String::from_utf8_lossy(&twice.stderr)
+    );
+
+    // Each backup is a data_dir: every game verifies and holds the moves played before it.
+    for (dir, held, _) in &backups {
+        let (moves, verified) = read_backup(&relay, dir, &game, *held.start());
+        assert!(
+            held.contains(&moves),
+            "{}: {moves} moves, {held:?}",
+            dir.display()
+        );
+        assert!(verified.starts_with("ok"), "{}: {verified}", dir.display());
+    }
+
+    // Restore: stop, put the backup after move 4 in place, start: the mails after it are read
+    // again from the mailbox and played; no move is lost.
+    stop(&mut daemon);
+    let (first, _, _) = &backups[0];
+    std::fs::rename(&data, relay.dir.join("data.before-restore")).unwrap();
+    let copy = std::process::Command::new("cp")
+        .args(["-a", first.to_str().unwrap(), data.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    relay.run_ok(&["once"]);
+    let (moves_now, verified) = read_backup(&relay, &data, &game, 99);
+    assert_eq!(moves_now, moves.len(), "every move after the restore");
+    assert!(verified.starts_with("ok"), "{verified}");
+    let took: Vec<String> = backups.iter().map(|b| format!("{:.2}", b.2)).collect();
+    eprintln!("backups beside run took {} s", took.join(", "));
+}
+
+#[test]
+fn an_smtp_outage_is_seen_by_healthz_and_told_to_the_operator_once_smtp_is_back() {
+    let relay = Relay::new("alert");
+    let proxy = Proxy::new(SMTP_PORT);
+    relay.set_servers(
+        &format!(
+            "host = \"{HOST}\"\nport = {IMAP_PORT}\nsecurity = \"none\"\nuser = {{address}}\n\
+             password = \"{PASSWORD}\"\nmailbox = \"INBOX\""
+        ),
+        &format!(
+            "host = \"{HOST}\"\nport = {}\nsecurity = \"none\"",
+            proxy.port
+        ),
+    );
+    let ops = unique_addr("ops");
+    let port = free_port();
+    configure(
+        &relay,
+        &format!("operator = \"{ops}\"\nalert_minutes = 1\n"),
+        &format!("[http]\nlisten = \"127.0.0.1:{port}\""),
+    );
+    let (t, anna, bert) = relay.duo_today();
+    let game = t.game(1);
+    let _daemon = spawn_run(&relay);
+    wait_for(&anna, 1, WAIT);
+    wait_for(&bert, 1, WAIT);
+    wait_listening(port);
+    assert_eq!(get(port, "/healthz"), (200, "ok\n".to_string()));
+
+    proxy.cut();
+    let cut = Instant::now();
+    relay.send(&anna, &format!("Re: [{game}] Zug"), "1. e4");
+    // The outage counts after alert_minutes (1) from the first failed send: /healthz says so
+    // (the alert waits in the outbox: SMTP is what fails).
+    let (seen, why) = loop {
+        let (code, body) = get(port, "/healthz");
+        if code == 503 {
+            break (cut.elapsed(), body);
+        }
+        assert!(
+            cut.elapsed() < Duration::from_secs(150),
+            "/healthz still {code}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    assert!(why.starts_with("smtp failing since "), "{why}");
+    assert!(seen <= Duration::from_secs(60 + 60), "seen after {seen:?}");
+    let (_, metrics) = get(port, "/metrics");
+    assert!(metrics.contains("fernzug_outbox_mails "), "{metrics}");
+
+    proxy.restore();
+    let back = Instant::now();
+    // The move and both alerts once SMTP works again: what waited goes at once.
+    wait_for(&bert, 2, WAIT);
+    let alerts = wait_for(&ops, 2, WAIT);
+    let told = back.elapsed();
+    let subjects: Vec<String> = alerts
+        .iter()
+        .map(|a| header(a, "Subject").unwrap_or_default())
+        .collect();
+    assert!(
+        subjects[0].contains("Mailversand (SMTP)") || subjects[0].contains("SMTP"),
+        "{subjects:?}"
+    );
+    let kinds: Vec<Option<String>> = alerts.iter().map(|a| header(a, "X-Fernzug-Kind")).collect();
+    assert_eq!(kinds, [Some("alert".into()), Some("alert".into())]);
+    assert!(
+        alerts.iter().all(|a| header(a, "X-Fernzug-Game").is_none()),
+        "no game, no reply key"
+    );
+    let started = Instant::now();
+    while get(port, "/healthz").0 != 200 {
+        assert!(
+            started.elapsed() < WAIT,
+            "/healthz stays 503 after SMTP is back"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    eprintln!(
+        "SMTP outage: /healthz 503 {:.1} s after the cut (alert_minutes = 1); the move and \
+         both alerts delivered {:.1} s after SMTP was back",
+        seen.as_secs_f64(),
+        told.as_secs_f64()
+    );
+    // Never a loop: no third alert.
+    std::thread::sleep(Duration::from_secs(5));
+    assert_eq!(crate::common::fetch_all(&ops).len(), 2);
+}
+
+/// The oldest store this fernzug takes over: a sled store written by commit 1201393 (the last
+/// before redb), made through the mail stack by tests/fixtures/upgrade/make.sh. The current
+/// binary opens it (the take-over and every upgrade since), says of it what the old binary said
+/// (`status`, `status --json`, `export pgn`: tests/fixtures/upgrade/sled-1201393.expected.txt),
+/// and every game verifies (TO §29).
+#[test]
+fn a_store_of_the_oldest_supported_format_is_taken_over_and_says_what_it_said() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/upgrade");
+    let dir = std::env::temp_dir()
+        .join("fernzug-e2e")
+        .join(crate::common::unique("upgrade"));
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let unpacked = std::process::Command::new("tar")
+        .arg("xzf")
+        .arg(fixtures.join("sled-1201393.tar.gz"))
+        .arg("-C")
+        .arg(&data)
+        .status()
+        .unwrap();
+    assert!(unpacked.success());
+    let config = dir.join("fernzug.toml");
+    let text = std::fs::read_to_string(fixtures.join("sled-1201393.toml")).unwrap();
+    std::fs::write(&config, text.replace("@DATA@", &data.to_string_lossy())).unwrap();
+    let fernzug = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_fernzug"))
+            .arg("--config")
+            .arg(&config)
+            .args(args)
+            .env_remove("FERNZUG_CONFIG")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "fernzug {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let expected = std::fs::read_to_string(fixtures.join("sled-1201393.expected.txt")).unwrap();
+    let mut first = true;
+    let mut compared = 0;
+    for section in expected.split("\n## ").skip(1) {
+        let (head, body) = section.split_once('\n').unwrap_or((section, ""));
+        let Some(command) = head.strip_prefix("fernzug ") else {
+            continue; // the list of game ids
+        };
+        let args: Vec<&str> = command.split_whitespace().collect();
+        let (said, log) = fernzug(&args);
+        if first {
+            assert!(
+                log.contains("was taken over"),
+                "the take-over is logged: {log}"
+            );
+            first = false;
+        }
+        assert_eq!(said.trim_end(), body.trim_end(), "fernzug {command}");
+        compared += 1;
+    }
+    assert_eq!(
+        compared, 4,
+        "status, status TOURNAMENT, status --json, export pgn"
+    );
+    for game in ["UPG-2026/1", "UPG-2026/2", "UPG-2026/3"] {
+        let (verdict, _) = fernzug(&["verify", game]);
+        assert!(verdict.starts_with(&format!("ok {game}")), "{verdict}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
