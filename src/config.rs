@@ -1482,6 +1482,48 @@ time_zone = "Europe/Berlin"
     }
 
     #[test]
+    fn the_operator_is_alerted_after_alert_minutes_and_http_listens_where_told() {
+        let c = ok(&with(RELAY, IMAP, SMTP, ""));
+        assert_eq!(
+            (c.relay.operator.as_deref(), c.relay.alert_minutes),
+            (None, 30)
+        );
+        assert!(c.http.is_none());
+        let relay = format!("{RELAY}operator = \"Ops@Example.org\"\nalert_minutes = 5\n");
+        let c = ok(&with(
+            &relay,
+            IMAP,
+            SMTP,
+            "[http]\nlisten = \"127.0.0.1:9090\"\n",
+        ));
+        assert_eq!(c.relay.operator.as_deref(), Some("ops@example.org"));
+        assert_eq!(c.relay.alert_minutes, 5);
+        assert_eq!(c.http.unwrap().listen, "127.0.0.1:9090".parse().unwrap());
+        let e = err(&with(
+            &format!("{RELAY}alert_minutes = 0\n"),
+            IMAP,
+            SMTP,
+            "",
+        ));
+        assert!(
+            e.contains("key `relay.alert_minutes`") && e.contains("from 1 to 10080"),
+            "{e}"
+        );
+        let e = err(&with(
+            &format!("{RELAY}operator = \"ops\"\n"),
+            IMAP,
+            SMTP,
+            "",
+        ));
+        assert!(e.contains("key `relay.operator`"), "{e}");
+        let e = err(&with(RELAY, IMAP, SMTP, "[http]\nlisten = \"localhost\"\n"));
+        assert!(
+            e.contains("key `http.listen`: expected an IP address and a port"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn unknown_keys_are_refused() {
         let relay = RELAY.replace("address", "adress");
         assert_eq!(

@@ -22,7 +22,7 @@ use super::{FILE, Store, sync_path};
 /// Bytes of keys and values written into one transaction of the copy at most: the copy of a
 /// large archive does not hold it all in memory at once. The last transaction is durable and
 /// makes the earlier ones durable with it.
-const CHUNK_BYTES: usize = 32 * 1024 * 1024;
+const CHUNK_BYTES: usize = 8 * 1024 * 1024;
 
 /// The name of the folder the copy is made in, inside the backup's folder.
 pub const PARTIAL: &str = ".partial";
@@ -82,7 +82,9 @@ impl Store {
             .db
             .begin_read()
             .map_err(self.db_err("taking the snapshot for the backup"))?;
+        // The copy's cache as small as the store's: its pages are written once, never read back.
         let target = redb::Database::builder()
+            .set_cache_size(super::CACHE_CAPACITY)
             .create(store_dir.join(FILE))
             .map_err(|source| StoreError::Open {
                 path: store_dir.clone(),

@@ -132,6 +132,7 @@ pub fn rows() -> Vec<Row> {
     });
     let rss_beside = vm_hwm_kb(pid);
     let (backup_took, line) = backup;
+    let line = line.trim().to_string();
     println!("{}", line.trim());
     println!(
         "burst of {burst} moves: {:.1} s alone, {:.1} s with the backup beside; backup {:.2} s; \
@@ -177,7 +178,8 @@ pub fn rows() -> Vec<Row> {
             failed = Some(format!("{} in the backup: {v}", g.game));
         }
     }
-    let games_line = format!("{} games", running);
+    let stored = generated.running.len() + generated.finished_games;
+    let games_line = format!("{stored} games");
     if !line.contains(&games_line) {
         failed.get_or_insert(format!("the backup holds not {games_line}: {line}"));
     }
@@ -185,7 +187,7 @@ pub fn rows() -> Vec<Row> {
     let mut rate = Row::new(format!(
         "P5 backup: a burst of {} moves drained by `run` over a store of {} running games, with `fernzug backup` taken as it begins vs alone, moves/s",
         count(burst),
-        count(running)
+        count(stored)
     ));
     rate.floor = format!("{:.1} moves/s", burst as f64 / alone.as_secs_f64());
     rate.relay = format!("{:.1} moves/s", burst as f64 / beside.as_secs_f64());
@@ -195,7 +197,7 @@ pub fn rows() -> Vec<Row> {
     rate.failed = failed;
     let mut took = Row::new(format!(
         "P5 backup: `fernzug backup` of {} running games while the burst drains (the running relay writes it beside its loop), s",
-        count(running)
+        count(stored)
     ));
     took.relay = format!("{:.2} s", backup_took.as_secs_f64());
     took.rss = format!("{} → {}", mib(rss_alone), mib(rss_beside));
