@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use chrono_tz::Europe::Berlin;
 use fernzug::core::model::{Facts, Mail};
-use fernzug::core::{Bounce, Output, Settings, State};
+use fernzug::core::{Bounce, OperatorAlert, Output, Settings, State};
 use fernzug::game_ref::GameRef;
 use fernzug::lang::Lang;
 use fernzug::letter::read_letter;
@@ -308,6 +308,12 @@ impl Run {
             text: Some(body),
         };
         let out = self.st.handle_bounce(&b, now, &self.s);
+        self.record(step, out, now);
+    }
+
+    /// The relay's own outage, told to the operator (`State::alert`).
+    fn alert(&mut self, step: &str, alert: OperatorAlert, now: DateTime<Utc>) {
+        let out = self.st.alert(&alert, now, &self.s);
         self.record(step, out, now);
     }
 
@@ -880,6 +886,22 @@ fn scenario(r: &mut Run) {
         "XFCC password",
         "XFCC password",
         at(2027, 2, 13, 9, 5),
+    );
+    // The relay itself: SMTP failed for `alert_minutes`, then works again (docs/operating.md);
+    // the director is the operator here, as in a small federation.
+    let since = at(2027, 2, 13, 10, 0);
+    let alert = |until| OperatorAlert {
+        operator: TL.into(),
+        concern: "smtp".into(),
+        since,
+        until,
+        detail: "temporary SMTP failure: connection refused".into(),
+    };
+    r.alert("alert-smtp", alert(None), at(2027, 2, 13, 10, 30));
+    r.alert(
+        "alert-smtp-back",
+        alert(Some(at(2027, 2, 13, 11, 15))),
+        at(2027, 2, 13, 11, 15),
     );
 }
 
