@@ -553,6 +553,35 @@ async fn s16_reminder_fires_at_its_instant_in_run() {
     assert_eq!(to_director, 1, "the director in copy");
 }
 
+/// TO §14, Fax 2.4: when a move reached the relay is its postmark (the IMAP INTERNALDATE), not
+/// the `Date:` its writer's program put into the header. Anna's first move, dated 2 Dec, reaches
+/// the relay on 6 Dec: she used the days to 6 Dec, and Bert's clock starts on 6 Dec.
+#[tokio::test(start_paused = true)]
+async fn s14_the_postmark_decides_not_the_date_header() {
+    let dir = TempDir::new("postmark");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay(&dir, &script, &sender).await;
+    let dated = letter(ANNA, "1. e4", "m1").replace(
+        "Date: Tue, 1 Dec 2026 10:00:00 +0000",
+        "Date: Wed, 2 Dec 2026 10:00:00 +0000",
+    );
+    assert!(dated.contains("Date: Wed, 2 Dec 2026"));
+    script.deliver(dated, at(6, 10, 0));
+    let mut app = App::open(config).unwrap();
+    pass(&mut app, &script, &sender, at(6, 10, 1)).await;
+    let game = app.store.game(&GameRef::new("T-1", 1)).unwrap().unwrap();
+    assert_eq!(game.moves.len(), 1);
+    assert_eq!(game.moves[0].sent, at(6, 10, 0), "the postmark");
+    assert_eq!(
+        game.turn.since,
+        at(6, 10, 0),
+        "Bert's clock starts at the postmark"
+    );
+    // The clock started on 1 Dec 00:00 (Berlin): five calendar days to 6 Dec, not one to 2 Dec.
+    assert_eq!(game.moves[0].days_used, 5);
+    assert_eq!(sender.of("move", BERT).len(), 1);
+}
+
 /// The daemon's way of opening (`App::reopen`) reads no game; each input brings in what it needs,
 /// and the index of deadlines written with each step is the one a reading of every game gives.
 #[tokio::test(start_paused = true)]

@@ -104,8 +104,17 @@ fn s24_leave_refused_accepted_no_reminder_and_ended_by_a_move() {
         assert!(body_text(notice).contains("Bert Berger"));
         assert!(body_text(notice).contains("Ihre eigene Bedenkzeit läuft"));
     }
-    let tl = wait_for(&t.director, 1, WAIT);
-    assert_eq!(kinds(&tl), vec!["leave"]);
+    // TL: his own notice, and each partner's in copy (TO §25: through TL, and it says so).
+    let tl = wait_kind(&t.director, "leave", 3);
+    assert_eq!(
+        kinds(&settled(&t.director)),
+        vec!["leave", "leave", "leave"]
+    );
+    let informed = tl
+        .iter()
+        .filter(|m| body_text(m).contains("informiert und erhält sie in Kopie"))
+        .count();
+    assert_eq!(informed, 2, "the partners' notices say TL was informed");
     let v = status(&relay, &t.game(1), "2026-12-10T12:00:00+01:00");
     assert_eq!(v[0]["clock"]["black"]["on_leave"], true);
     assert_eq!(
@@ -138,8 +147,8 @@ fn s24_leave_refused_accepted_no_reminder_and_ended_by_a_move() {
         "{}",
         body_text(ended)
     );
-    let tl = wait_kind(&t.director, "leave", 2);
-    assert_eq!(count(&tl, "leave"), 2, "{:?}", kinds(&tl));
+    let tl = wait_kind(&t.director, "leave", 6);
+    assert_eq!(count(&settled(&t.director), "leave"), 6, "{:?}", kinds(&tl));
     assert_eq!(count(&wait_kind(&carl, "leave", 2), "leave"), 2);
     let v = status(&relay, &t.game(1), "2026-12-18T12:00:00+01:00");
     assert_eq!(v[0]["clock"]["black"]["on_leave"], false);

@@ -15,8 +15,9 @@
 //!   twelve months; a leave across two tournament years counts its days in each year separately.
 //!   Special leave granted by the director (TO §24) does not count on the budget.
 //! * **Notices (TO §25).** An accepted leave is announced at once to every partner with a game in
-//!   the tournament that is not finished, and to the director, so every notice is in the "through
-//!   the TL" form and the 5-day charge of TO §25 never arises. A leave that would begin before today
+//!   the tournament that is not finished, with the director in copy (the notice says he was
+//!   informed), and to the director, so every notice is in the "through the TL" form and the
+//!   5-day charge of TO §25 never arises. A leave that would begin before today
 //!   is a late notice: refused unless the director accepts it by command (`crate::core::director`).
 //! * **Early end (TO §24).** A move the player sends (a valid move the relay plays) ends every leave
 //!   of his in that tournament that is running on that day: the leave now ends the day before the
@@ -397,6 +398,7 @@ fn leave_notices(
         player_email: player.email.clone(),
         tournament_id: t.id.clone(),
         tournament: t.name.clone(),
+        director: t.director.name.clone(),
         from: view::day(rest.from),
         to: view::day(rest.to),
         days: (rest.to - rest.from).num_days() + 1,
@@ -431,7 +433,13 @@ fn leave_notices(
     mails.push((t.director_recipient(), None, None, lang, data));
     for (to, game, reply_key, lang, data) in mails {
         let message_id = state.meta.next_message_id(s, "leave");
+        // TO §25: a partner's notice goes through the director, who is in copy.
+        let cc = match &game {
+            Some(_) => vec![t.director_recipient()],
+            None => Vec::new(),
+        };
         out.mails.push(Mail {
+            cc,
             game,
             reply_key,
             in_reply_to: Some(letter.message_id.clone()),

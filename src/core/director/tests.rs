@@ -74,6 +74,25 @@ fn sent(out: &Output) -> Vec<(MailKind, String)> {
         .collect()
 }
 
+/// TO §25: the notice to each of `partners` has the director in copy, who gets a copy of it (with
+/// his own key of the game) beside the partner's.
+fn director_in_copy_of_each_partners_notice(out: &Output, partners: &[&str]) {
+    for partner in partners {
+        let copies: Vec<&crate::core::model::Mail> = out
+            .mails
+            .iter()
+            .filter(|m| m.kind == MailKind::Leave && m.to[0].email == *partner)
+            .collect();
+        let envelopes: Vec<Vec<String>> = copies.iter().map(|m| m.envelope.clone()).collect();
+        assert_eq!(
+            envelopes,
+            vec![vec![partner.to_string()], vec![TL.to_string()]],
+            "{partner}"
+        );
+        assert!(copies.iter().all(|m| m.cc.iter().any(|c| c.email == TL)));
+    }
+}
+
 fn queries(out: &Output) -> Vec<String> {
     out.mails
         .iter()
@@ -260,20 +279,24 @@ fn s25_leave_notice_to_every_partner_and_tl_receipt_to_him() {
         &mail(BERT, "Urlaub", "Urlaub: 20.12.2026 – 03.01.2027"),
         at(2026, 12, 1, 10, 0),
     );
+    // Each partner's notice twice: his copy, and the director's (in copy, TO §25).
     assert_eq!(
         sent(&out),
         vec![
             (MailKind::Leave, ANNA.to_string()),
+            (MailKind::Leave, ANNA.to_string()),
+            (MailKind::Leave, CARL.to_string()),
             (MailKind::Leave, CARL.to_string()),
             (MailKind::Leave, TL.to_string()),
             (MailKind::Receipt, BERT.to_string()),
         ]
     );
+    director_in_copy_of_each_partners_notice(&out, &[ANNA, CARL]);
     // Each partner's notice is about the game they play with him.
     assert_eq!(out.mails[0].game, Some(g(1)));
-    assert_eq!(out.mails[1].game, Some(g(3)));
-    let Facts::LeaveReceipt(receipt) = &out.mails[3].facts else {
-        panic!("a leave receipt: {:?}", out.mails[3].facts)
+    assert_eq!(out.mails[2].game, Some(g(3)));
+    let Facts::LeaveReceipt(receipt) = &out.mails[5].facts else {
+        panic!("a leave receipt: {:?}", out.mails[5].facts)
     };
     assert_eq!(receipt.leave.left, 27);
     // Logged in each of his games; the mail is archived under them (TO §11).
@@ -436,10 +459,13 @@ fn s24_early_end_on_move() {
         .into_iter()
         .filter(|(k, _)| *k == MailKind::Leave)
         .collect();
+    director_in_copy_of_each_partners_notice(&out, &[ANNA, CARL]);
     assert_eq!(
         notices,
         vec![
             (MailKind::Leave, ANNA.to_string()),
+            (MailKind::Leave, ANNA.to_string()),
+            (MailKind::Leave, CARL.to_string()),
             (MailKind::Leave, CARL.to_string()),
             (MailKind::Leave, TL.to_string()),
         ]

@@ -329,7 +329,12 @@ fn s16_reminder_after_16_days_then_silence_report_each_once() {
     let out = st.tick(at(2026, 12, 17, 0, 0), &s);
     assert_eq!(kinds(&out), vec![MailKind::Reminder]);
     assert_eq!(out.mails[0].to[0].email, BERT);
-    assert_eq!(out.mails[0].cc[0].email, TL);
+    // The waiting partner's reminder, forwarded by the director: both in copy, each with his own
+    // copy (and key).
+    let cc: Vec<&str> = out.mails[0].cc.iter().map(|r| r.email.as_str()).collect();
+    assert_eq!(cc, [TL, ANNA]);
+    let envelopes: Vec<Vec<String>> = out.mails.iter().map(|m| m.envelope.clone()).collect();
+    assert_eq!(envelopes, [[BERT], [TL], [ANNA]]);
     assert!(
         st.tick(at(2026, 12, 20, 0, 0), &s).mails.is_empty(),
         "a reminder fires once"

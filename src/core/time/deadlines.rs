@@ -230,9 +230,11 @@ impl Parts<'_> {
         let fen = game.fen();
         let key = game.keys.get(silent).clone();
         let in_reply_to = game.last_forward.clone();
+        // TO §16: the reminder is the waiting partner's, sent through the director: both in copy.
+        let waiting = t.recipient(game.players.get(!silent));
         let message_id = self.meta.next_message_id(s, "reminder");
         out.mails.push(Mail {
-            cc: vec![t.director_recipient()],
+            cc: vec![t.director_recipient(), waiting],
             game: Some(game_ref.clone()),
             reply_key: Some(key),
             fen: Some(fen),

@@ -13,6 +13,8 @@ pub struct LeaveFacts {
     pub player_email: String,
     pub tournament_id: String,
     pub tournament: String,
+    /// The tournament director, in copy of every partner's notice (TO §25).
+    pub director: String,
     pub from: Day,
     pub to: Day,
     pub days: i64,
