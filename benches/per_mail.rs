@@ -112,6 +112,7 @@ fn settings() -> Settings {
         default_lang: Lang::De,
         instance: "bench".into(),
         digest_day: None,
+        warn_days: 0,
         guard: Default::default(),
     }
 }
@@ -132,6 +133,7 @@ fn setup_letter(from: &str, game: &GameRef, n: u32, moves: Vec<MoveToken>) -> Le
         automatic: None,
         date_header: None,
         text: String::new(),
+        attachments: Vec::new(),
         content: Content {
             moves,
             ..Content::default()

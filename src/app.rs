@@ -272,6 +272,7 @@ impl App {
             default_lang: config.relay.language,
             instance,
             digest_day: config.relay.digest_day,
+            warn_days: config.relay.warn_days,
             guard: crate::core::model::Guard {
                 answers_per_day: config.limits.auto_answers_per_day,
                 max_mail_bytes: config.limits.max_mail_bytes,

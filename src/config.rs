@@ -89,6 +89,9 @@ pub struct RelayConfig {
     /// outage (optional key `alert_minutes`, default 30): the operator is alerted and
     /// `/healthz` answers 503.
     pub alert_minutes: u32,
+    /// TO §17: the player on move is warned once per time-control period when the days left
+    /// before his control fall to this many (optional key `warn_days`, default 5; 0: none).
+    pub warn_days: u32,
 }
 
 /// Transport security of an IMAP or SMTP connection (one type for the whole program).
@@ -403,6 +406,7 @@ impl Ctx<'_> {
             "digest_day",
             "operator",
             "alert_minutes",
+            "warn_days",
         ])?;
         let address = f.req_email("address")?;
         let name = f.req_text("name")?.to_string();
@@ -435,6 +439,8 @@ impl Ctx<'_> {
         let alert_minutes = f
             .opt_int("alert_minutes", 1, 10_080)?
             .map_or(30, saturate_u32);
+        // Up to a whole period of the longer rule set (TO §12: 30 days per 10 moves).
+        let warn_days = f.opt_int("warn_days", 0, 60)?.map_or(5, saturate_u32);
         Ok(RelayConfig {
             address,
             name,
@@ -445,6 +451,7 @@ impl Ctx<'_> {
             digest_day,
             operator,
             alert_minutes,
+            warn_days,
         })
     }
 
@@ -1529,7 +1536,7 @@ time_zone = "Europe/Berlin"
         assert_eq!(
             err(&with(&relay, IMAP, SMTP, "")),
             "/etc/fernzug/fernzug.toml: key `relay.adress`: unknown key (allowed here: address, \
-             name, data_dir, time_zone, language, templates_dir, digest_day, operator, alert_minutes)"
+             name, data_dir, time_zone, language, templates_dir, digest_day, operator, alert_minutes, warn_days)"
         );
         assert_eq!(
             err(&with(RELAY, IMAP, SMTP, "[pop3]\nhost = \"x\"\n")),

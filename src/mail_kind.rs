@@ -22,6 +22,8 @@ pub enum MailKind {
     Digest,
     Director,
     Alert,
+    Message,
+    ClockWarning,
 }
 
 impl MailKind {
@@ -44,11 +46,13 @@ impl MailKind {
             MailKind::Digest => "digest",
             MailKind::Director => "director",
             MailKind::Alert => "alert",
+            MailKind::Message => "message",
+            MailKind::ClockWarning => "clock-warning",
         }
     }
 
     /// Every kind.
-    pub const ALL: [MailKind; 16] = [
+    pub const ALL: [MailKind; 18] = [
         MailKind::Start,
         MailKind::Move,
         MailKind::Receipt,
@@ -65,6 +69,8 @@ impl MailKind {
         MailKind::Digest,
         MailKind::Director,
         MailKind::Alert,
+        MailKind::Message,
+        MailKind::ClockWarning,
     ];
 
     /// Whether the mail carries `X-Fernzug-FEN` (docs/contract.md).

@@ -183,12 +183,32 @@ pub struct PlayerClock {
     /// A first ZÜ happened on the move now being thought on (or just made): the period restarts
     /// when he moves (TO §20).
     pub restart_pending: bool,
+    /// The time control (1, 2, … within the period, see [`PlayerClock::control`]) the player
+    /// was last warned of (`clock-warning`); 0: none yet. A restarted period (TO §20) starts
+    /// again at 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub warned_control: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl PlayerClock {
     /// k: the number, within the period, of the move being thought on.
     pub fn k(&self) -> u32 {
         self.moves_in_period.saturating_add(1)
+    }
+
+    /// The number of the time control (TO §17) the move being thought on counts towards: 1 for
+    /// moves 1–10 of the period, 2 for 11–20, ….
+    pub fn control(&self) -> u32 {
+        self.k().div_ceil(MOVES_PER_PERIOD)
+    }
+
+    /// The moves still to be made before the next control, the one being thought on included.
+    pub fn moves_to_control(&self) -> u32 {
+        (self.control() * MOVES_PER_PERIOD).saturating_sub(self.k()) + 1
     }
 
     /// The limit for the move being thought on (TO §17).
@@ -250,6 +270,7 @@ impl PlayerClock {
             self.moves_in_period = 0;
             self.used_in_period = carry;
             self.restart_pending = false;
+            self.warned_control = 0;
             Some(carry)
         } else {
             self.moves_in_period = self.moves_in_period.saturating_add(1);
@@ -291,6 +312,32 @@ pub fn forfeit_instant(
             Some(days) => days,
             None => return DateTime::<Utc>::MAX_UTC,
         },
+    };
+    instant_when_days_reach(rules, received, days, tz, rest)
+}
+
+/// TO §17: when the player on move is to be warned that his time runs short: the first instant
+/// at which the days left before his next control (its limit, less the days charged to the
+/// period and to the running move with TO §13's surcharge) are `warn_days` or fewer; his rests
+/// (leave) do not count. At once (`received`) when they are that few from the start;
+/// [`DateTime::<Utc>::MAX_UTC`] when it cannot come.
+pub fn warning_instant(
+    rules: RuleSet,
+    clock: &PlayerClock,
+    received: DateTime<Utc>,
+    announced: bool,
+    tz: Tz,
+    rest: &[Rest],
+    warn_days: u32,
+) -> DateTime<Utc> {
+    let room = clock.allowed(rules).saturating_sub(clock.used_in_period);
+    let days = match room.checked_sub(warn_days.saturating_add(1)) {
+        // The least d with charged(d) > room - warn_days - 1: days left ≤ warn_days.
+        Some(r) => match least_days_exceeding(r, announced) {
+            Some(d) => d,
+            None => return DateTime::<Utc>::MAX_UTC,
+        },
+        None => 0,
     };
     instant_when_days_reach(rules, received, days, tz, rest)
 }
@@ -957,6 +1004,7 @@ mod tests {
                 used_in_period: 0,
                 forfeits: 1,
                 restart_pending: false,
+                warned_control: 0,
             }
         );
         // The new period starts with the next move.

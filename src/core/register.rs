@@ -109,6 +109,8 @@ pub(crate) fn register_tournament(
             events: 0,
             seal: String::new(),
             conditional: Vec::new(),
+            moves_only: false,
+            messages: Vec::new(),
         };
         for (c, key) in [(Color::White, &keys.white), (Color::Black, &keys.black)] {
             state.keys.insert(

@@ -26,6 +26,7 @@ use crate::core::model::Step;
 use crate::core::model::{EndReason, GameResult, Output, Refusal, Settings, State};
 use crate::core::play::conditional::check_conditional;
 use crate::core::play::endings::{check_claim, claim_repetition};
+use crate::core::play::message::message;
 use crate::core::play::{announce, check_letter, play, resolve};
 use crate::core::records::status::answer_status;
 use crate::core::records::status::says_more_than_status;
@@ -151,8 +152,34 @@ pub(crate) fn answer_letter(
         }
         return out;
     }
+    // TO §17: `Keine Warnungen` / `Warnungen`: the sender's clock warnings off or on, answered
+    // with his status (which says so).
+    if let Some(on) = letter.content.warnings {
+        if on {
+            state.meta.no_warnings.remove(&letter.from);
+        } else {
+            state.meta.no_warnings.insert(letter.from.clone());
+        }
+        out.log.push(format!(
+            "clock warnings {} for {} (TO §17)",
+            if on { "on" } else { "off" },
+            letter.from
+        ));
+        // The deadlines of his games change.
+        for g in state
+            .games
+            .values()
+            .filter(|g| g.color_of(&letter.from).is_some())
+        {
+            out.games.insert(g.id.clone());
+        }
+        answer_status(state, &mut out, letter, Step { now, s });
+        if !says_more_than_status(&letter.content) {
+            return out;
+        }
+    }
     // `Status` needs no game (src/core/records/status.rs); a mail that says more goes on as usual.
-    if letter.content.status_request {
+    if letter.content.status_request && letter.content.warnings.is_none() {
         answer_status(state, &mut out, letter, Step { now, s });
         if !says_more_than_status(&letter.content) {
             return out;
@@ -252,6 +279,11 @@ pub(crate) fn answer_letter(
         );
         return out;
     };
+    // TO §30: words and nothing else go to the partner, in any state of the game.
+    if letter.content.message {
+        message(state, &mut out, letter, &game_ref, color, Step { now, s });
+        return out;
+    }
     if let Err(r) = check_letter(state, &game_ref, color, &letter.content, Step { now, s }) {
         query(
             state,

@@ -27,6 +27,7 @@ pub fn settings() -> Settings {
         default_lang: Lang::De,
         instance: "test".into(),
         digest_day: None,
+        warn_days: 0,
         guard: Default::default(),
     }
 }
@@ -141,6 +142,7 @@ pub fn letter(from: &str, game: Option<GameRef>, content: Content) -> Letter {
         automatic: None,
         date_header: None,
         text: String::new(),
+        attachments: vec![],
         content,
         trace: Default::default(),
         dsn: None,

@@ -27,11 +27,80 @@ pub fn read_content(text: &str) -> Content {
 
 /// [`read_content`], and every reading of the request reader behind it.
 pub fn read_content_and_requests(text: &str) -> (Content, Vec<requests::Read>) {
-    let (mut c, prose) = scan(text);
+    let (mut c, prose, words) = scan(text);
     let reads = requests::read_units(&prose);
     requests::apply(&reads, &mut c);
     requests::settle(&mut c);
+    c.words = own_words(&words, &reads);
+    c.message = c.only_words() && !words.iter().any(|l| moves::looks_like_a_move(l));
     (c, reads)
+}
+
+/// A text written as words to forward (TO §30: the XFCC message field): each line's whitespace
+/// collapsed, at most one blank line in a row, none at either end.
+pub fn plain_words(text: &str) -> String {
+    let mut kept: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !line.is_empty() {
+            kept.push(line);
+        } else if kept.last().is_some_and(|l| !l.is_empty()) {
+            kept.push(String::new());
+        }
+    }
+    while kept.last().is_some_and(String::is_empty) {
+        kept.pop();
+    }
+    kept.join("\n")
+}
+
+/// Whether `line` is the head of a table of moves (`Nr. Weiß Schwarz`, `Move White Black`): the
+/// form, not the writer's words.
+fn table_head(line: &str) -> bool {
+    const HEAD: [&str; 11] = [
+        "nr", "nr.", "zug", "weiß", "weiss", "schwarz", "no", "no.", "move", "white", "black",
+    ];
+    line.split_whitespace()
+        .all(|w| HEAD.contains(&w.to_lowercase().as_str()))
+}
+
+/// The writer's own words (TO §30: what the partner reads beside the move): the lines of prose as
+/// he wrote them, without the lines the reader read (moves, §14 dates, conditional lines, the
+/// director's commands, a bare result) and without the sentences of the requests it read (an
+/// offer, a resignation, leave, …); blank lines between paragraphs kept, at most one in a row.
+fn own_words(lines: &[String], reads: &[requests::Read]) -> String {
+    let mut kept: Vec<String> = Vec::new();
+    for line in lines {
+        let mut line = line.clone();
+        let normal = moves::normalized(&line).into_owned();
+        for r in reads {
+            let sentence = r.sentence.trim();
+            if sentence.is_empty() {
+                continue;
+            }
+            if normal.contains(sentence) {
+                line = if line.contains(sentence) {
+                    line.replacen(sentence, "", 1)
+                } else {
+                    String::new()
+                };
+            } else if !normal.trim().is_empty() && sentence.contains(normal.trim()) {
+                // A line of a sentence wrapped over several lines.
+                line = String::new();
+            }
+        }
+        // What a removed sentence leaves: its neighbours, one blank apart.
+        let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        if line.chars().any(char::is_alphanumeric) && !table_head(&line) {
+            kept.push(line);
+        } else if kept.last().is_some_and(|l| !l.is_empty()) {
+            kept.push(String::new());
+        }
+    }
+    while kept.last().is_some_and(String::is_empty) {
+        kept.pop();
+    }
+    kept.join("\n")
 }
 
 /// The prose of a text — what the request reader reads: every line that is not a director's
@@ -42,9 +111,11 @@ pub fn prose_units(text: &str) -> Vec<String> {
 }
 
 /// Reads the line-shaped things of a text (moves, §14, conditional lines, director commands,
-/// bare results) and collects its prose.
-fn scan(text: &str) -> (Content, Vec<String>) {
+/// bare results) and collects its prose, and the lines of the writer's own words as he wrote them
+/// (the prose lines in which nothing was read; an empty line between paragraphs).
+fn scan(text: &str) -> (Content, Vec<String>, Vec<String>) {
     let mut c = Content::default();
+    let mut words: Vec<String> = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
     // The prose of the text, in units a sentence cannot cross (a line, or lines wrapped from one
     // sentence), for the request reader (`crate::letter::requests`).
@@ -55,6 +126,7 @@ fn scan(text: &str) -> (Content, Vec<String>) {
         let written = original.trim();
         if written.is_empty() {
             prose.end_unit();
+            words.push(String::new());
             continue;
         }
         let normal = moves::normalized(written);
@@ -86,15 +158,25 @@ fn scan(text: &str) -> (Content, Vec<String>) {
             prose.end_unit();
             continue;
         }
+        // TO §17: `Keine Warnungen` / `Warnungen` on a line of its own.
+        if let Some(on) = super::headers::text_warnings(written) {
+            c.warnings = Some(on);
+            prose.end_unit();
+            continue;
+        }
+        let read_before = (c.moves.len(), c.doubts.len());
         read_moves(line, numbered_toks.as_deref(), written, &mut c);
         let continues = prose.continues(line);
         if !continues && bare(line, written, &mut c) {
             prose.end_unit();
             continue;
         }
+        if (c.moves.len(), c.doubts.len()) == read_before && !numbered {
+            words.push(written.to_string());
+        }
         prose.push(line, numbered, continues);
     }
-    (c, prose.finish())
+    (c, prose.finish(), words)
 }
 
 /// Lines of prose joined into units: a line that does not end a sentence continues into the
@@ -190,7 +272,18 @@ fn struck_out<'a>(line: &'a str, doubts: &mut Vec<Doubt>) -> Cow<'a, str> {
     } else {
         Cow::Borrowed(line)
     };
-    if without.contains('(') && CORRECTION.is_match(&without) {
+    // A correction corrects a move (`Sf6 (nein: Sd7)`); `(no. 6)` in a greeting does not.
+    let corrects = |m: regex::Match<'_>| {
+        let inner = m.as_str();
+        !inner
+            .to_lowercase()
+            .trim_start_matches(['(', ' '])
+            .starts_with("no.")
+            && inner
+                .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ',' | ':'))
+                .any(moves::is_move)
+    };
+    if without.contains('(') && CORRECTION.find_iter(&without).any(corrects) {
         doubts.push(Doubt::StruckOut(line.trim().to_string()));
         return Cow::Owned(CORRECTION.replace_all(&without, " ").into_owned());
     }
@@ -592,6 +685,14 @@ fn address_command(line: &str, low: &Lowered, written: &str) -> Option<DirectorC
     })
 }
 
+/// TO §30: `Nur Züge: GAME`, `moves only: GAME`, `Nur Züge aufgehoben: GAME`, `moves only off:
+/// GAME` (the game after the colon, checked by [`GAME_NAME`]).
+static MOVES_ONLY: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)^(?:nur\s+z(?:ü|ue|u)ge|moves\s+only)(\s+(?:aufgehoben|off))?\s*:\s*(.*?)\s*\.?$")
+});
+/// A game as a director names it: `FAX-2026-3/7`, `[FAX-2026-3/7]`.
+static GAME_NAME: LazyLock<Regex> = LazyLock::new(|| re(r"^\[?[A-Za-z0-9][A-Za-z0-9._-]*/\d+\]?$"));
+
 /// Reads a director command; a line that starts like one but does not parse is
 /// [`DirectorCommand::Malformed`]. `written` is the line as the author wrote it, `low` the line
 /// lower-cased (`prefilter::lower`).
@@ -613,6 +714,8 @@ fn director(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand>
         "zeit",
         "time",
         "thinking",
+        "nur",
+        "moves",
     ]) {
         return address_command(line, low, written);
     }
@@ -661,6 +764,18 @@ fn director(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand>
         return match span_for_player(rest) {
             Some((span, player)) => Some(DirectorCommand::SpecialLeave { span, player }),
             None => malformed(),
+        };
+    }
+    if opens(&["nur", "moves"])
+        && let Some(cap) = MOVES_ONLY.captures(line)
+    {
+        let on = cap.get(1).is_none();
+        return match cap.get(2).map(|m| m.as_str().trim()) {
+            Some(game) if GAME_NAME.is_match(game) => Some(DirectorCommand::MovesOnly {
+                game: game.trim_matches(['[', ']']).to_string(),
+                on,
+            }),
+            _ => malformed(),
         };
     }
     if opens(&["bedenkzeit", "zeit", "time", "thinking"]) && ADJUST_START.is_match(line) {
@@ -1116,5 +1231,31 @@ mod tests {
         let c = read_content("13. Lg5 Remis?");
         assert_eq!(c.moves, vec![w(13, "Lg5")]);
         assert!(c.draw_offer);
+    }
+
+    #[test]
+    fn s30_the_writers_own_words_are_what_the_reader_did_not_read() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "1. e4\n\nLiebe Grüße aus Köln — und frohe Weihnachten!\nAnna",
+                "Liebe Grüße aus Köln — und frohe Weihnachten!\nAnna",
+            ),
+            (
+                "Lieber Bert, wollen wir uns auf Remis einigen? Gruß Anna\n1. e4 e5 2. Nf3",
+                "Lieber Bert, Gruß Anna",
+            ),
+            ("12... Sf6\n13. Lb5\n\nIch biete Remis an.", ""),
+            (
+                "12... Sf6 13. Lb5\nErhalten: 01.12.2026\nAbgesandt: 02.12.2026\n\nIhr Springer auf f5 ist stark.\n\nViele Grüße",
+                "Ihr Springer auf f5 ist stark.\n\nViele Grüße",
+            ),
+            (
+                "Urlaub vom 20.12.2026 bis 03.01.2027.\nSchöne Feiertage!",
+                "Schöne Feiertage!",
+            ),
+        ];
+        for (text, words) in cases {
+            assert_eq!(read_content(text).words, *words, "{text:?}");
+        }
     }
 }

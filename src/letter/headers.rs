@@ -150,6 +150,24 @@ pub(crate) fn text_is_status(text: &str) -> bool {
         .eq_ignore_ascii_case("status")
 }
 
+/// A subject or a line alone that turns clock warnings (TO §17) off (`Keine Warnungen`, `no
+/// warnings`: `Some(false)`) or on again (`Warnungen`, `warnings`: `Some(true)`).
+pub(crate) fn text_warnings(text: &str) -> Option<bool> {
+    let bare = text
+        .trim_matches(|c: char| c.is_ascii_punctuation() || c.is_whitespace())
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    match bare.as_str() {
+        "keine warnungen" | "keine warnungen mehr" | "no warnings" | "no more warnings" => {
+            Some(false)
+        }
+        "warnungen" | "warnungen ein" | "warnings" | "warnings on" => Some(true),
+        _ => None,
+    }
+}
+
 /// Whether `text` (a subject or a line alone) asks for a new XFCC password: `XFCC-Passwort`,
 /// `XFCC password`, `Bitte ein neues XFCC-Passwort`, `Please send me a new XFCC password` — a
 /// short line naming XFCC and its password, without a negation (docs/xfcc.md).

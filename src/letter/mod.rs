@@ -80,11 +80,18 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
         // TO §2: moves the sender encloses (see `enclosed`); the text shows what was read.
         let joined = format!("{text}\n\n{enclosed}");
         text = body::cap(joined.trim(), limits.max_text_bytes).to_string();
+        // TO §30: the writer's words are his own text's, not the enclosed mail's.
+        let own = std::mem::take(&mut content.words);
         (content, reads) = content::read_content_and_requests(&text);
+        content.words = own;
+        content.message &= content.only_words();
     }
     let subject = headers::subject_text(&head.subject);
     if headers::text_is_status(&subject) {
         content.status_request = true;
+    }
+    if let Some(on) = headers::text_warnings(&subject) {
+        content.warnings = Some(on);
     }
     if headers::text_is_xfcc_password(&subject) {
         content.status_request = true;
@@ -114,6 +121,8 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
         requests::apply(&from_subject, &mut content);
         requests::settle(&mut content);
     }
+    // A request in the subject makes the mail more than words (TO §30).
+    content.message &= content.only_words();
     Ok(Letter {
         message_id: head.message_id,
         from: head.from,
@@ -125,10 +134,30 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
         automatic: head.automatic,
         date_header: head.date_header,
         text,
+        attachments: attachment_names(&message),
         content,
         trace: auth::read_trace(&message),
         dsn: dsn::dsn_of(&message),
     })
+}
+
+/// The names of `message`'s attachments (TO §30: named to the partner, never forwarded); the
+/// MIME type of one without a name.
+fn attachment_names(message: &mail_parser::Message<'_>) -> Vec<String> {
+    use mail_parser::MimeHeaders;
+    message
+        .attachments()
+        .map(|part| match part.attachment_name() {
+            Some(name) if !name.trim().is_empty() => name.trim().to_string(),
+            _ => part.content_type().map_or_else(
+                || "application/octet-stream".to_string(),
+                |t| match t.subtype() {
+                    Some(sub) => format!("{}/{sub}", t.ctype()),
+                    None => t.ctype().to_string(),
+                },
+            ),
+        })
+        .collect()
 }
 
 #[cfg(test)]

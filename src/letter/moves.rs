@@ -83,6 +83,38 @@ pub fn is_move_with_stray_digit(token: &str) -> bool {
         })
 }
 
+/// Whether a line of words looks like an attempt at a move the reader did not read (TO §30: such
+/// a mail is queried, not forwarded as a message): a token with a move's full shape — a piece
+/// letter or figurine (`Sf6`, `♘f6`), a capture (`exd5`), castling, a long or ICCF form — or a
+/// move number before a move-shaped token (`12. f5`), or a line of nothing but moves, numbers
+/// and results (`e4`, `e5?`). A square inside a sentence (`Ihr Springer auf f5 ist stark`) is
+/// chess talk, not a move.
+pub fn looks_like_a_move(line: &str) -> bool {
+    let toks = tokens(&normalize_line(line));
+    let strong = |t: &str| {
+        let core = core_of(t);
+        is_move(core)
+            && (core.starts_with(|c: char| PIECE.contains(c))
+                || core.contains(['x', ':', '-'])
+                || ICCF.is_match(core))
+    };
+    let numbered = toks
+        .windows(2)
+        .any(|w| number_token(&w[0]).is_some() && (is_move(&w[1]) || moveish(&w[1])));
+    let figurine = toks
+        .iter()
+        .any(|t| t.chars().any(|c| ('♔'..='♟').contains(&c)));
+    let only_moves = !toks.is_empty()
+        && toks.iter().all(|t| {
+            is_move(t)
+                || is_result(t)
+                || is_annotation(t)
+                || number_token(t).is_some()
+                || t.chars().all(|c| c.is_ascii_punctuation())
+        });
+    toks.iter().any(|t| strong(t)) || numbered || figurine || only_moves
+}
+
 /// Whether `token` is a result sign (`1-0`, `½`, …).
 pub fn is_result(token: &str) -> bool {
     RESULT.is_match(token.trim_end_matches(['.', ',', '!', ';']))

@@ -32,6 +32,10 @@ pub struct Letter {
     pub date_header: Option<DateTime<FixedOffset>>,
     /// The author's own text: quotes, reply headers, signatures and footers removed.
     pub text: String,
+    /// The names of the mail's attachments (the MIME type where one has no name): never
+    /// forwarded; the partner is told of them (TO §30).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<String>,
     /// What that text says.
     pub content: Content,
     /// X-Loop, Authentication-Results, size (`crate::letter::auth`).
@@ -105,6 +109,46 @@ pub struct Content {
     /// (`crate::letter::requests`): each is queried, never guessed (TO §2, §8).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub asks: Vec<Ask>,
+    /// The writer's own words (TO §30): his prose as written, without what the reader read
+    /// (moves, dates, commands, the sentences of requests); what the partner reads beside the
+    /// move. Empty when there are none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub words: String,
+    /// TO §30: the text is words and nothing else — no move, nothing that looks like a failed
+    /// one, no request, no date, no command: a `message` for the partner.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub message: bool,
+    /// TO §17: `Keine Warnungen` / `no warnings` (`Some(false)`), `Warnungen` / `warnings`
+    /// (`Some(true)`): the sender's clock warnings off or on again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<bool>,
+}
+
+impl Content {
+    /// Whether nothing but words was read: no move or conditional line, no §14 statement, no
+    /// request (certain or not), no command, no doubt, no bare result.
+    pub fn only_words(&self) -> bool {
+        !self.words.is_empty()
+            && self.moves.is_empty()
+            && self.conditional.is_empty()
+            && self.received.is_none()
+            && self.sent.is_none()
+            && self.days_used.is_none()
+            && !(self.draw_offer
+                || self.draw_accept
+                || self.resign
+                || self.claim_repetition
+                || self.announce_long_think
+                || self.status_request
+                || self.xfcc_password
+                || self.take_back)
+            && self.leave.is_none()
+            && self.warnings.is_none()
+            && self.bare_result.is_none()
+            && self.director.is_empty()
+            && self.doubts.is_empty()
+            && self.asks.is_empty()
+    }
 }
 
 /// The requests a player can make in words.
@@ -213,6 +257,9 @@ pub enum DirectorCommand {
         address: String,
         change: bool,
     },
+    /// TO §30: `Nur Züge: GAME` / `moves only: GAME` (`on`), `Nur Züge aufgehoben: GAME` /
+    /// `moves only off: GAME`: no words of either player of the game are forwarded.
+    MovesOnly { game: String, on: bool },
     /// A line that looks like a command but is malformed: the line as written.
     Malformed(String),
 }

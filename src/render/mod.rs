@@ -52,6 +52,8 @@ const BUILTIN: &[(&str, &str, &str)] = builtin![
     "digest",
     "director",
     "alert",
+    "message",
+    "clock-warning",
 ];
 
 /// The template context of a mail: the core's typed facts (`Mail::facts`) serialised, its dates and colours written
@@ -480,6 +482,7 @@ mod tests {
             default_lang: Lang::De,
             instance: "abc".into(),
             digest_day: None,
+            warn_days: 0,
             guard: Default::default(),
         }
     }

@@ -245,6 +245,8 @@ pub fn content_of(state: &State, game: &GameRef, email: &str, call: &MoveCall) -
     let mut content = Content {
         resign: call.resign,
         draw_accept: call.accept_draw,
+        // TO §30: the message field is the player's own words, forwarded like a mail's.
+        words: crate::letter::content::plain_words(&call.my_message),
         ..Content::default()
     };
     let Some(g) = state.games.get(game) else {

@@ -5,7 +5,8 @@
 //! does with the letter in a small game set up for it: `{"played": "Nc6"}` (with the receipt's
 //! §3/§15 notes and the offer/announcement flags when there are any), `{"query": "<the exact text
 //! of the query>"}`, `{"ended": "1-0 (resignation)"}`, `{"announced": true}` or
-//! `{"ignored": "<log line>"}`.
+//! `{"ignored": "<log line>"}`; `words` beside `played` is what the partner reads with the move,
+//! `{"message": "<words>"}` the words forwarded alone (TO §30).
 //!
 //! The game is described by `X-Test-*` headers of the fixture (ignored by the reader):
 //!
@@ -96,6 +97,7 @@ pub(crate) fn settings() -> Settings {
         default_lang: Lang::De,
         instance: "fixture".into(),
         digest_day: None,
+        warn_days: 0,
         guard: Default::default(),
     }
 }
@@ -122,6 +124,7 @@ fn setup_letter(
         automatic: None,
         date_header: None,
         text: String::new(),
+        attachments: Vec::new(),
         trace: Default::default(),
         dsn: None,
         content: Content {
@@ -344,6 +347,17 @@ pub(crate) fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
                 }
             }
         }
+        // TO §30: the words the partner reads beside the move.
+        if let Some(words) = out.mails.iter().find_map(|m| match &m.facts {
+            Facts::Forward(f) if m.kind == MailKind::Move => f.words.clone(),
+            _ => None,
+        }) {
+            o.insert("words".into(), json!(words));
+        }
+    }
+    // TO §30: words alone, forwarded as a `message`.
+    if let Some(Facts::Message(m)) = mail(MailKind::Message).map(|m| &m.facts) {
+        o.insert("message".into(), json!(m.message.words));
     }
     if mail(MailKind::GameEnd).is_some() {
         o.insert(
@@ -450,6 +464,7 @@ fn corpus_figures() {
             Value::Object(o) if o.contains_key("query") => "query",
             Value::Object(o) if o.contains_key("ended") => "ended",
             Value::Object(o) if o.contains_key("announced") => "announced",
+            Value::Object(o) if o.contains_key("message") => "message",
             Value::Object(o) if o.contains_key("ignored") => "ignored",
             _ if v.get("error").is_some() => "unreadable",
             _ => "no game",

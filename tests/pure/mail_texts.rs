@@ -112,6 +112,7 @@ fn settings(lang: Lang) -> Settings {
         instance: "snap".into(),
         // The digest is switched on only for the one tick that should send it (`Run::digest`).
         digest_day: None,
+        warn_days: 5,
         guard: Default::default(),
     }
 }
@@ -902,6 +903,57 @@ fn scenario(r: &mut Run) {
         "alert-smtp-back",
         alert(Some(at(2027, 2, 13, 11, 15))),
         at(2027, 2, 13, 11, 15),
+    );
+    // TO §30: words alone go to the partner as a message; the director restricts the game to
+    // moves (words are then queried) and lifts it; a player declines clock warnings.
+    r.reply(
+        "anna-message",
+        ANNA,
+        1,
+        "Lieber Bert,\n\nfrohe Weihnachten und danke für die schöne Partie!\n\nAnna",
+        at(2027, 2, 14, 8, 0),
+    );
+    r.mail(
+        "director-moves-only",
+        TL,
+        "Anweisung",
+        &format!("Nur Züge: {TID}/1"),
+        at(2027, 2, 14, 8, 10),
+    );
+    r.reply(
+        "bert-words-under-moves-only",
+        BERT,
+        1,
+        "Thank you, Anna, and a happy new year!",
+        at(2027, 2, 14, 8, 20),
+    );
+    r.mail(
+        "director-moves-only-off",
+        TL,
+        "Anweisung",
+        &format!("Nur Züge aufgehoben: {TID}/1"),
+        at(2027, 2, 14, 8, 30),
+    );
+    r.reply(
+        "bert-message",
+        BERT,
+        1,
+        "Thank you, Anna, and a happy new year!",
+        at(2027, 2, 14, 8, 35),
+    );
+    r.mail(
+        "dirk-no-warnings",
+        DIRK,
+        "Keine Warnungen",
+        "Keine Warnungen",
+        at(2027, 2, 14, 8, 40),
+    );
+    r.mail(
+        "dirk-warnings",
+        DIRK,
+        "Warnungen",
+        "Warnungen",
+        at(2027, 2, 14, 8, 50),
     );
 }
 

@@ -160,6 +160,9 @@ fn items(l: &Letter) -> Vec<String> {
     if let Some(span) = c.leave {
         out.push(format!("leave {}-{}", date(&span.from), date(&span.to)));
     }
+    if c.message {
+        out.push("message".into());
+    }
     for a in &c.asks {
         let kind = serde_json::to_value(a.kind).unwrap();
         out.push(format!("ask {}", kind.as_str().unwrap()));
@@ -190,6 +193,8 @@ fn items(l: &Letter) -> Vec<String> {
                 let verb = if *change { "address" } else { "also" };
                 format!("director {verb} {player} {address}")
             }
+            DirectorCommand::MovesOnly { game, on: true } => format!("director moves-only {game}"),
+            DirectorCommand::MovesOnly { game, .. } => format!("director moves-only-off {game}"),
             DirectorCommand::Malformed(_) => "director malformed".into(),
         });
     }
@@ -256,8 +261,8 @@ fn phrases_read_as_expected_and_none_silently() {
         "the corpus has {} blocks, at least 400 wanted",
         blocks.len()
     );
-    // Per request kind: (understood, queried, left alone rightly, wrong).
-    let mut figures: BTreeMap<String, [u32; 4]> = BTreeMap::new();
+    // Per request kind: (understood, queried, message, left alone rightly, wrong).
+    let mut figures: BTreeMap<String, [u32; 5]> = BTreeMap::new();
     let mut wrong = Vec::new();
     let mut silent = Vec::new();
     for b in &blocks {
@@ -273,13 +278,15 @@ fn phrases_read_as_expected_and_none_silently() {
         if got == want {
             if want.iter().any(|i| i.starts_with("ask ")) {
                 slot[1] += 1;
-            } else if want.iter().all(|i| i.starts_with("move ")) {
+            } else if want.iter().any(|i| i == "message") {
                 slot[2] += 1;
+            } else if want.iter().all(|i| i.starts_with("move ")) {
+                slot[3] += 1;
             } else {
                 slot[0] += 1;
             }
         } else {
-            slot[3] += 1;
+            slot[4] += 1;
             let body: Vec<String> = b.body.lines().map(|l| format!("    | {l}")).collect();
             wrong.push(format!(
                 "{}{}:\n{}\n    want {want:?}\n    got  {got:?}",
@@ -313,10 +320,10 @@ fn phrases_read_as_expected_and_none_silently() {
         "\nrequest corpus tests/fixtures/phrases/: {} blocks",
         blocks.len()
     );
-    println!("| file | understood | queried | left alone | wrong |");
-    println!("|---|---|---|---|---|");
-    for (k, [u, q, n, w]) in &figures {
-        println!("| {k} | {u} | {q} | {n} | {w} |");
+    println!("| file | understood | queried | message | left alone | wrong |");
+    println!("|---|---|---|---|---|---|");
+    for (k, [u, q, m, n, w]) in &figures {
+        println!("| {k} | {u} | {q} | {m} | {n} | {w} |");
     }
     assert!(
         wrong.is_empty(),

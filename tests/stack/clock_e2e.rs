@@ -47,9 +47,11 @@ fn s16_reminder_on_day_17_not_on_day_15_with_director_in_copy() {
     d.relay.once("2026-12-31T09:00:00+01:00");
     let tl = wait_for(&d.director, 2, WAIT);
     assert_eq!(kinds(&tl), vec!["reminder", "silence-report"]);
+    // The clock warning of TO §17 (5 days left before the control, day 30 under `fax`) came
+    // with the same pass.
     assert_eq!(
         kinds(&fetch_all(&d.bert)),
-        vec!["start", "move", "reminder"]
+        vec!["start", "move", "reminder", "clock-warning"]
     );
     // The answer to a reminded move goes to the partner with the director in copy.
     d.relay.send(&d.bert, &format!("[{}]", d.game), "1. e4 e5");

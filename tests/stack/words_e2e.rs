@@ -93,3 +93,115 @@ fn players_sentences_and_a_second_address_through_real_mail() {
     assert!(leave.contains("20.12.2026"), "{leave}");
     assert!(leave.contains("03.01.2027"), "{leave}");
 }
+
+/// The HTML part of `raw`, decoded (empty without one).
+fn html_of(raw: &[u8]) -> String {
+    mail_parser::MessageParser::default()
+        .parse(raw)
+        .and_then(|m| m.body_html(0).map(|t| t.into_owned()))
+        .unwrap_or_default()
+}
+
+#[test]
+fn s30_players_words_reach_the_partner_and_moves_only_stops_them_through_real_mail() {
+    let relay = Relay::new("correspondence");
+    let anna = unique_addr("anna");
+    let bert = unique_addr("bert");
+    let t = relay.tournament(
+        &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
+        "fax",
+        "2026-12-01",
+    );
+    relay.add(&t);
+    relay.once("2026-12-01T09:00:00+01:00");
+    let start = body_text(&next_of(&anna, "start", 0));
+    let subject = format!("Re: [{}] Adler – Berger", t.game(1));
+
+    // Anna answers her start mail as a mail program does: her move, her words, and below them
+    // the quoted original.
+    let quoted: String = start.lines().map(|l| format!("> {l}\n")).collect();
+    relay.send(
+        &anna,
+        &subject,
+        &format!(
+            "1. e4\n\nLiebe Grüße aus Köln — und frohe Weihnachten!\n\nAm 30.11.2026 um 12:00 schrieb Relais <{}>:\n{quoted}",
+            relay.address
+        ),
+    );
+    relay.once("2026-12-01T10:00:00+01:00");
+    let to_bert = next_of(&bert, "move", 0);
+    let text = body_text(&to_bert).replace("\r\n", "\n");
+    assert!(
+        text.contains("Anna Adler schreibt:\n\n  Liebe Grüße aus Köln — und frohe Weihnachten!\n"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("> ") && !text.contains("schrieb Relais"),
+        "{text}"
+    );
+    let html = html_of(&to_bert);
+    assert!(
+        html.contains("Liebe Grüße aus Köln — und frohe Weihnachten!"),
+        "{html}"
+    );
+    let receipt = body_text(&next_of(&anna, "receipt", 0));
+    assert!(
+        receipt.contains("Mit Ihrem Zug ging an Bert Berger:"),
+        "{receipt}"
+    );
+
+    // Words alone: a message to Anna; Bert, on move, is told his move is still awaited.
+    relay.send(
+        &bert,
+        &subject,
+        "Danke, Anna! Ihnen auch frohe Feiertage <3 & Grüße.",
+    );
+    relay.once("2026-12-02T10:00:00+01:00");
+    let message = next_of(&anna, "message", 0);
+    assert_eq!(
+        header(&message, "X-Fernzug-Game").as_deref(),
+        Some(t.game(1).as_str())
+    );
+    let text = body_text(&message);
+    assert!(
+        text.contains("Danke, Anna! Ihnen auch frohe Feiertage <3 & Grüße."),
+        "{text}"
+    );
+    let receipt = body_text(&next_of(&bert, "receipt", 0));
+    assert!(
+        receipt.contains("Ihr Zug wird weiterhin erwartet"),
+        "{receipt}"
+    );
+
+    // TO §30: the director restricts the game to moves; both players are told.
+    relay.send(
+        &t.director,
+        "Anweisung",
+        &format!("Nur Züge: {}", t.game(1)),
+    );
+    relay.once("2026-12-02T11:00:00+01:00");
+    next_of(&anna, "director", 0);
+    next_of(&bert, "director", 0);
+    // Bert's words beside his move stay with the relay; his words alone are queried.
+    relay.send(&bert, &subject, "1. e4 e5\n\nNoch ein Gruß an Anna.");
+    relay.once("2026-12-03T10:00:00+01:00");
+    let text = body_text(&next_of(&anna, "move", 0));
+    assert!(!text.contains("Noch ein Gruß"), "{text}");
+    relay.send(
+        &bert,
+        &subject,
+        "Schade, dass wir nicht mehr plaudern dürfen.",
+    );
+    relay.once("2026-12-03T11:00:00+01:00");
+    let query = body_text(&next_of(&bert, "query", 0));
+    assert!(query.contains("auf Züge beschränkt"), "{query}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        kinds(&fetch_all(&anna))
+            .iter()
+            .filter(|k| k.as_str() == "message")
+            .count(),
+        1,
+        "no second message to Anna"
+    );
+}

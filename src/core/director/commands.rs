@@ -352,3 +352,49 @@ pub(super) fn address(
         players,
     })
 }
+
+/// TO §30: the director restricts a game's mails to moves (`on`) or lifts it; both players are
+/// told. The game is the one the command names, in a tournament the sender directs.
+pub(super) fn moves_only(
+    st: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    scope: Scope<'_>,
+    (game, on): (&str, bool),
+    at: Step<'_>,
+) -> Result<Notice, DirectorRefusal> {
+    let unknown = || DirectorRefusal::UnknownGame {
+        game: game.to_string(),
+    };
+    let g: GameRef = game.parse().map_err(|_| unknown())?;
+    if !scope.directs.contains(&g.tournament) {
+        return Err(DirectorRefusal::NotDirector {
+            tournament: Some(g.tournament.clone()),
+        });
+    }
+    let gm = st.games.get_mut(&g).ok_or_else(unknown)?;
+    gm.moves_only = on;
+    let players = vec![gm.players.white.clone(), gm.players.black.clone()];
+    out.games.insert(g.clone());
+    out.letter_games.insert(g.clone());
+    let command = if on {
+        "restricted the game to moves (TO §30)"
+    } else {
+        "lifted the restriction to moves (TO §30)"
+    };
+    director_event(
+        st,
+        out,
+        std::slice::from_ref(&g),
+        letter,
+        command.to_string(),
+        at.now,
+    );
+    Ok(Notice {
+        game: Some(g.clone()),
+        tournament: g.tournament.clone(),
+        told: Told::MovesOnly { game: g, on },
+        reason: None,
+        players,
+    })
+}

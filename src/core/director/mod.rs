@@ -47,7 +47,9 @@ use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::{DirectorCommand, Letter};
 use crate::mail_kind::MailKind;
-use commands::{address, adjust_time, confirm_forfeit, director_leave, resume, set_result};
+use commands::{
+    address, adjust_time, confirm_forfeit, director_leave, moves_only, resume, set_result,
+};
 
 /// What a director's letter is about: the game it names, the tournament, and the tournaments
 /// its sender directs.
@@ -203,6 +205,9 @@ fn director_command(
             address: to,
             change,
         } => address(state, out, letter, scope, (player, to, change), at),
+        DirectorCommand::MovesOnly { game, on } => {
+            moves_only(state, out, letter, scope, (game, *on), at)
+        }
         DirectorCommand::Malformed(line) => Err(DirectorRefusal::Malformed {
             lines: vec![line.clone()],
         }),

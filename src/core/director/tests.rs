@@ -923,6 +923,7 @@ fn digest_weekly_once() {
     register(&mut st, &off);
     let s = Settings {
         digest_day: Some(Weekday::Mon),
+        warn_days: 0,
         guard: Default::default(),
         ..settings()
     };
@@ -955,6 +956,7 @@ fn digest_lists_silent_games_controls_leaves_and_suspensions() {
     let mut st = new_state(RuleSet::Post);
     let s = Settings {
         digest_day: Some(Weekday::Mon),
+        warn_days: 0,
         guard: Default::default(),
         ..settings()
     };
@@ -999,6 +1001,7 @@ fn leave_director_bounce_and_digest_mails_render_in_both_languages() {
     let templates = Templates::load(None).expect("built-in templates");
     let s = Settings {
         digest_day: Some(Weekday::Mon),
+        warn_days: 0,
         guard: Default::default(),
         ..settings()
     };

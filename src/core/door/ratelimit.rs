@@ -36,10 +36,14 @@ pub(crate) fn limit_answers(
     prune(&mut state.meta.answers, today);
     let sender = letter.from.as_str();
     let is_answer = |m: &crate::core::model::Mail| {
-        matches!(
+        // A message's receipt (TO §30) answers words alone: counted like a query.
+        let message_receipt = m.kind == crate::mail_kind::MailKind::Receipt
+            && matches!(m.facts, crate::core::model::Facts::Message(_));
+        (matches!(
             m.kind,
             crate::mail_kind::MailKind::Query | crate::mail_kind::MailKind::Status
-        ) && m.cc.is_empty()
+        ) || message_receipt)
+            && m.cc.is_empty()
             && m.to.len() == 1
             && m.to[0].email == sender
     };

@@ -9,6 +9,8 @@ pub enum Due {
     Reminder,
     /// TO §16: the silence report to the director, 14 days after the reminder.
     SilenceReport,
+    /// TO §17: the days left before the control fall to `warn_days`: the player is warned.
+    ClockWarning,
     /// TO §17: the limit is exceeded.
     Forfeit,
     /// The weekly director digest of a tournament (`crate::core::time::digest`; game `TOURNAMENT/0`).

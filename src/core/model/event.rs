@@ -89,6 +89,13 @@ pub enum Event {
         command: String,
         message_id: String,
     },
+    /// TO §30: a player's words without a move forwarded to his partner (`message`), with the
+    /// Message-ID of his mail (archived under this game, TO §11).
+    Message {
+        at: DateTime<Utc>,
+        by: SerdeColor,
+        message_id: String,
+    },
     /// Fax 2.2: a mail of this game could not be delivered to a player; reported to the director.
     Bounced {
         at: DateTime<Utc>,

@@ -147,7 +147,18 @@ pub struct Game {
     /// TO §6: the pending conditional lines (Eventualzüge).
     #[serde(default)]
     pub conditional: Vec<ConditionalLine>,
+    /// TO §30: the director restricted the game's mails to moves: no words of either player are
+    /// forwarded (`Nur Züge: GAME`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub moves_only: bool,
+    /// The `message` mails forwarded in the last day, by whom and when (at most
+    /// [`MESSAGES_PER_DAY`] per player; older ones are dropped).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<(SerdeColor, DateTime<Utc>)>,
 }
+
+/// TO §30: the most `message` mails of one player in one game forwarded within a day.
+pub const MESSAGES_PER_DAY: usize = 5;
 
 /// A colour that serialises as `white` / `black`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

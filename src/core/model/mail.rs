@@ -86,6 +86,8 @@ pub enum Told {
     },
     /// A stopped game goes on.
     Resumed { game: GameRef, to_move: Color },
+    /// TO §30: the game restricted to moves (`on`), or the restriction lifted.
+    MovesOnly { game: GameRef, on: bool },
     /// TO §8, §30: thinking time charged (`days` > 0) or given back; `used` in the period now.
     TimeAdjusted {
         game: GameRef,

@@ -32,7 +32,9 @@ pub use crosstable::{Crosstable, Row};
 pub use due::Due;
 pub use event::{Event, LeaveHow};
 pub use facts::*;
-pub use game::{ByColor, Game, GameStatus, PlayedMove, SerdeColor, Turn, color_name};
+pub use game::{
+    ByColor, Game, GameStatus, MESSAGES_PER_DAY, PlayedMove, SerdeColor, Turn, color_name,
+};
 pub use guard::Guard;
 pub use keys::Keys;
 pub use mail::{Attachment, Mail, Note, Recipient, Sentence, Stated, Told};

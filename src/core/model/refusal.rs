@@ -26,6 +26,10 @@ pub enum Refusal {
     GameMismatch { subject: String, key: String },
     /// It is the partner's move.
     NotYourTurn { game: String },
+    /// TO §30: the director restricted the game to moves; words are not forwarded.
+    MovesOnly { game: String },
+    /// TO §30: the day's `message` mails of this player in this game are used up.
+    TooManyMessages { game: String, max: usize },
     /// The game is over.
     GameOver { game: String, result: String },
     /// TO §21: the game is suspended until the director decides.

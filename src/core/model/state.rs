@@ -32,6 +32,9 @@ pub struct Settings {
     pub instance: String,
     /// The weekday of the weekly director digest (`[relay] digest_day`); `None`: no digests.
     pub digest_day: Option<chrono::Weekday>,
+    /// TO §17: a player on move is warned once per time-control period when his days left
+    /// before the control fall to this many (`[relay] warn_days`); 0: no warnings.
+    pub warn_days: u32,
     /// What the relay believes and how much it answers (`crate::core::door::screen`).
     pub guard: crate::core::model::Guard,
 }
@@ -174,6 +177,9 @@ pub struct Meta {
     /// Automatic answers per address on the current day (`crate::core::door::ratelimit`).
     #[serde(default)]
     pub answers: BTreeMap<String, crate::core::model::AnswerDay>,
+    /// Players who asked for no clock warnings (`Keine Warnungen` / `no warnings`, TO §17).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub no_warnings: BTreeSet<String>,
 }
 
 impl Meta {

@@ -4,6 +4,7 @@
 
 pub mod conditional;
 pub mod endings;
+pub mod message;
 
 #[cfg(test)]
 mod endings_tests;
@@ -768,6 +769,15 @@ impl Parts<'_> {
             None => None,
         };
         let several = game.moves.len() - first_ply > 1;
+        // TO §30: the sender's own words go with the move, cut at WORDS_MAX characters; not
+        // in a game the director restricted to moves.
+        let (words, words_cut) = message::cut_words(&c.words);
+        let words = (!words.is_empty() && !game.moves_only).then_some(words);
+        let attachments = if game.moves_only {
+            Vec::new()
+        } else {
+            letter.attachments.clone()
+        };
         let mut mails = Vec::new();
         for rc in [!last_by, last_by] {
             let email = game.players.get(rc).clone();
@@ -811,6 +821,11 @@ impl Parts<'_> {
                 lines: conditional::line_texts(game, form),
                 lines_by: t.recipient(game.players.get(last_by)).name,
                 lines_dropped: run.dropped.contains(&rc),
+                words: words.clone(),
+                words_by: t.recipient(game.players.get(sender)).name,
+                words_own: rc == sender,
+                words_cut,
+                attachments: attachments.clone(),
             };
             let kind = if rc == last_by {
                 MailKind::Receipt

@@ -1,6 +1,8 @@
 //! Core rules as table tests, named after their paragraph (docs/rules.md), driven with explicit `now`.
 
-use crate::core::testkit::{self, ANNA, BERT, TL, at, game, kinds, reason, settings, step};
+use crate::core::testkit::{
+    self, ANNA, BERT, TL, at, game, kinds, reason, settings, step, step_with,
+};
 use shakmaty::Color;
 
 use crate::core::NewTournament;
@@ -596,4 +598,259 @@ fn s8_not_started_names_the_start_in_the_senders_way() {
     assert_eq!(kinds(&out), vec![MailKind::Query]);
     let text = reason(&out);
     assert!(text.contains("2026-12-01 00:00"), "{text}");
+}
+
+/// The forward facts of the mail of `kind` in `out`.
+fn forward_facts(out: &Output, kind: MailKind) -> crate::core::model::ForwardFacts {
+    let mail = out
+        .mails
+        .iter()
+        .find(|m| m.kind == kind)
+        .unwrap_or_else(|| panic!("a {kind:?} mail: {:?}", kinds(out)));
+    match &mail.facts {
+        crate::core::model::Facts::Forward(f) => f.clone(),
+        other => panic!("forward facts: {other:?}"),
+    }
+}
+
+#[test]
+fn s30_the_players_words_and_attachment_names_go_with_his_move() {
+    let mut st = after_first_move(RuleSet::Fax);
+    let words = Content {
+        words: "Liebe Grüße aus Köln — und frohe Weihnachten!".into(),
+        ..Content::default()
+    };
+    let mut mail = letter_with(BERT, &[(1, W, "e4"), (1, B, "e5")], words);
+    mail.attachments = vec!["analyse.pdf".into()];
+    let out = step(&mut st, &mail, at(2026, 12, 2, 10, 0));
+    let to_anna = forward_facts(&out, MailKind::Move);
+    assert_eq!(
+        to_anna.words.as_deref(),
+        Some("Liebe Grüße aus Köln — und frohe Weihnachten!")
+    );
+    assert!(!to_anna.words_own && !to_anna.words_cut);
+    assert_eq!(to_anna.words_by, "Bert Berger");
+    assert_eq!(to_anna.attachments, vec!["analyse.pdf".to_string()]);
+    let receipt = forward_facts(&out, MailKind::Receipt);
+    assert!(receipt.words_own, "the receipt shows what was forwarded");
+    assert_eq!(receipt.words, to_anna.words);
+
+    // At most WORDS_MAX characters; a longer text is cut and says so.
+    let long = Content {
+        words: "ä".repeat(crate::core::model::WORDS_MAX + 1),
+        ..Content::default()
+    };
+    let out = step(
+        &mut st,
+        &letter_with(ANNA, &[(1, B, "e5"), (2, W, "Nf3")], long),
+        at(2026, 12, 3, 10, 0),
+    );
+    let to_bert = forward_facts(&out, MailKind::Move);
+    assert!(to_bert.words_cut);
+    assert_eq!(
+        to_bert.words.map(|w| w.chars().count()),
+        Some(crate::core::model::WORDS_MAX)
+    );
+
+    // No words: nothing shown.
+    let out = step(
+        &mut st,
+        &letter(BERT, &[(2, W, "Nf3"), (2, B, "Nc6")]),
+        at(2026, 12, 4, 10, 0),
+    );
+    assert_eq!(forward_facts(&out, MailKind::Move).words, None);
+}
+
+/// The settings with clock warnings `warn_days` days before the control (TO §17).
+fn warning_settings(warn_days: u32) -> crate::core::Settings {
+    crate::core::Settings {
+        warn_days,
+        ..settings()
+    }
+}
+
+/// The clock warnings in `out`, by recipient.
+fn warned(out: &Output) -> Vec<String> {
+    out.mails
+        .iter()
+        .filter(|m| m.kind == MailKind::ClockWarning)
+        .map(|m| m.to[0].email.clone())
+        .collect()
+}
+
+#[test]
+fn s17_the_clock_warning_comes_on_its_day_not_the_day_before_and_once() {
+    // Post: 30 days for the first 10 moves. Bert received 1. e4 on 2026-12-01 at 10:00; without
+    // announcement day 11 on is charged +5 (TO §13): 5 days left once 20 days are used, which
+    // is the count from 2026-12-21 00:00 on.
+    let s = warning_settings(5);
+    let mut st = after_first_move(RuleSet::Post);
+    assert!(
+        warned(&st.tick(at(2026, 12, 20, 23, 59), &s)).is_empty(),
+        "not the day before"
+    );
+    let out = st.tick(at(2026, 12, 21, 0, 0), &s);
+    assert_eq!(warned(&out), [BERT]);
+    let f = match &out
+        .mails
+        .iter()
+        .find(|m| m.kind == MailKind::ClockWarning)
+        .unwrap()
+        .facts
+    {
+        crate::core::model::Facts::ClockWarning(f) => f.warning.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!((f.days_left, f.moves_to_go, f.next_control), (5, 10, 10));
+    assert!(
+        warned(&st.tick(at(2026, 12, 24, 0, 0), &s)).is_empty(),
+        "once per control"
+    );
+    // 0: no warnings.
+    let mut st = after_first_move(RuleSet::Post);
+    assert!(warned(&st.tick(at(2026, 12, 26, 0, 0), &warning_settings(0))).is_empty());
+}
+
+#[test]
+fn s17_a_leave_moves_the_warning_and_a_move_before_it_means_none() {
+    let s = warning_settings(5);
+    // Bert's leave of 10 days (TO §24) before the warning day: his count rests; the warning
+    // comes 10 days later.
+    let mut st = after_first_move(RuleSet::Post);
+    let leave = crate::letter::content::read_content("Urlaub vom 10.12.2026 bis 19.12.2026");
+    assert!(leave.leave.is_some());
+    let out = step_with(
+        &mut st,
+        &letter_with(BERT, &[], leave),
+        at(2026, 12, 2, 9, 0),
+        &s,
+    );
+    assert_eq!(
+        kinds(&out),
+        [MailKind::Leave, MailKind::Leave, MailKind::Receipt]
+    );
+    assert!(warned(&st.tick(at(2026, 12, 30, 23, 59), &s)).is_empty());
+    assert_eq!(warned(&st.tick(at(2026, 12, 31, 0, 0), &s)), [BERT]);
+
+    // Bert moves the day before the warning day: no warning to him; Anna's own count starts.
+    let mut st = after_first_move(RuleSet::Post);
+    step_with(
+        &mut st,
+        &letter(BERT, &[(1, W, "e4"), (1, B, "e5")]),
+        at(2026, 12, 20, 18, 0),
+        &s,
+    );
+    let out = st.tick(at(2026, 12, 21, 0, 0), &s);
+    assert!(warned(&out).is_empty(), "{:?}", kinds(&out));
+}
+
+#[test]
+fn s17_a_player_declines_warnings_and_takes_them_back() {
+    let s = warning_settings(5);
+    let mut st = after_first_move(RuleSet::Post);
+    let off = crate::letter::content::read_content("Keine Warnungen");
+    assert_eq!(off.warnings, Some(false));
+    let out = step_with(
+        &mut st,
+        &letter_with(BERT, &[], off),
+        at(2026, 12, 2, 9, 0),
+        &s,
+    );
+    assert_eq!(kinds(&out), [MailKind::Status]);
+    assert!(warned(&st.tick(at(2026, 12, 22, 0, 0), &s)).is_empty());
+    let on = crate::letter::content::read_content("warnings");
+    step_with(
+        &mut st,
+        &letter_with(BERT, &[], on),
+        at(2026, 12, 22, 9, 0),
+        &s,
+    );
+    assert_eq!(warned(&st.tick(at(2026, 12, 22, 9, 1), &s)), [BERT]);
+}
+
+#[test]
+fn s30_words_alone_go_as_a_message_five_a_day_and_not_under_moves_only() {
+    let mut st = after_first_move(RuleSet::Fax);
+    let words = |text: &str| crate::letter::content::read_content(text);
+    let hello = words("Frohe Weihnachten!");
+    assert!(hello.message);
+    // Anna is not on move: her words go all the same, the clock does not change.
+    let since = st.games[&game()].turn.since;
+    let out = step(
+        &mut st,
+        &letter_with(ANNA, &[], hello.clone()),
+        at(2026, 12, 2, 10, 0),
+    );
+    assert_eq!(kinds(&out), [MailKind::Message, MailKind::Receipt]);
+    assert_eq!(out.mails[0].to[0].email, BERT);
+    match &out.mails[1].facts {
+        crate::core::model::Facts::Message(f) => {
+            assert!(f.message.own && !f.message.awaited);
+            assert_eq!(f.message.words, "Frohe Weihnachten!");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(st.games[&game()].turn.since, since);
+    // Bert, on move, is told his move is still awaited.
+    let out = step(
+        &mut st,
+        &letter_with(BERT, &[], words("Danke, ebenso!")),
+        at(2026, 12, 2, 11, 0),
+    );
+    match &out.mails[1].facts {
+        crate::core::model::Facts::Message(f) => assert!(f.message.awaited),
+        other => panic!("{other:?}"),
+    }
+    // At most 5 a day per player and game: the sixth is queried.
+    for h in 0..4 {
+        let out = step(
+            &mut st,
+            &letter_with(ANNA, &[], hello.clone()),
+            at(2026, 12, 2, 12 + h, 0),
+        );
+        assert_eq!(kinds(&out), [MailKind::Message, MailKind::Receipt]);
+    }
+    let out = step(
+        &mut st,
+        &letter_with(ANNA, &[], hello.clone()),
+        at(2026, 12, 2, 17, 0),
+    );
+    assert_eq!(kinds(&out), [MailKind::Query]);
+    assert!(reason(&out).contains("5"), "{}", reason(&out));
+    // A day after the first, one more goes.
+    let out = step(
+        &mut st,
+        &letter_with(ANNA, &[], hello.clone()),
+        at(2026, 12, 3, 10, 1),
+    );
+    assert_eq!(kinds(&out), [MailKind::Message, MailKind::Receipt]);
+
+    // TO §30: the director restricts the game to moves; words alone are queried, and the
+    // words beside a move are not forwarded.
+    let director = crate::letter::Letter {
+        from: TL.into(),
+        ..testkit::letter(TL, None, words("Nur Züge: T-1/1"))
+    };
+    let out = step(&mut st, &director, at(2026, 12, 3, 12, 0));
+    assert_eq!(kinds(&out), [MailKind::Director; 3]);
+    assert!(st.games[&game()].moves_only);
+    let out = step(
+        &mut st,
+        &letter_with(BERT, &[], words("Hallo Anna!")),
+        at(2026, 12, 3, 13, 0),
+    );
+    assert_eq!(kinds(&out), [MailKind::Query]);
+    let with_move = Content {
+        words: "Hallo Anna!".into(),
+        ..Content::default()
+    };
+    let out = step(
+        &mut st,
+        &letter_with(BERT, &[(1, W, "e4"), (1, B, "e5")], with_move),
+        at(2026, 12, 3, 14, 0),
+    );
+    assert_eq!(forward_facts(&out, MailKind::Move).words, None);
+    let lift = testkit::letter(TL, None, words("Nur Züge aufgehoben: T-1/1"));
+    step(&mut st, &lift, at(2026, 12, 3, 15, 0));
+    assert!(!st.games[&game()].moves_only);
 }

@@ -171,6 +171,7 @@ pub(crate) fn answer_status(state: &mut State, out: &mut Output, letter: &Letter
         now: view::when(now, s.tz),
         today: view::day(view::local_date(now, s.tz)),
         xfcc_password: letter.content.xfcc_password,
+        warnings: letter.content.warnings,
     };
     let reply_key = named.as_ref().and_then(|g| {
         let game = state.games.get(g)?;

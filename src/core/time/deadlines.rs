@@ -9,8 +9,8 @@ use crate::core::clock;
 use crate::core::door::reply::Forfeited;
 use crate::core::door::reply::claim_forfeit;
 use crate::core::model::Event;
+use crate::core::model::{ClockWarningFacts, Mail, ReminderFacts, SilenceFacts, WarningBody};
 use crate::core::model::{Due, Game, GameStatus};
-use crate::core::model::{Mail, ReminderFacts, SilenceFacts};
 use crate::core::model::{Output, Settings, State, Tournament};
 use crate::core::model::{Parts, Step};
 use crate::core::time::digest::fire_digest;
@@ -48,6 +48,26 @@ impl State {
                 let pc = game.clocks.get(c);
                 // TO §17/§21: a first forfeit, or a second one once the period has restarted (§20).
                 let possible = pc.forfeits == 0 || (pc.forfeits == 1 && !pc.restart_pending);
+                // TO §17: the warning before it, once per control, unless he declined them.
+                if s.warn_days > 0
+                    && possible
+                    && !turn.forfeit_claimed
+                    && pc.warned_control < pc.control()
+                    && !self.meta.no_warnings.contains(game.players.get(c))
+                {
+                    let at = clock::warning_instant(
+                        t.rules,
+                        pc,
+                        turn.since,
+                        turn.announced,
+                        s.tz,
+                        &rest,
+                        s.warn_days,
+                    );
+                    if at < DateTime::<Utc>::MAX_UTC {
+                        due.push((at, Due::ClockWarning));
+                    }
+                }
                 if !turn.forfeit_claimed && possible {
                     let at = clock::forfeit_instant(
                         t.rules,
@@ -171,6 +191,11 @@ fn fire(
             );
             p.silence_mail(out, game_ref, t, c, at, Step { now, s });
         }
+        Due::ClockWarning => {
+            let pc = game.clocks.get_mut(c);
+            pc.warned_control = pc.control();
+            p.clock_warning_mail(out, game_ref, t, c, at, Step { now, s });
+        }
         Due::Forfeit => {
             let rest = t.rest_of(game.players.get(c));
             let days = clock::days_used(t.rules, game.turn.since, at, s.tz, &rest);
@@ -249,6 +274,62 @@ impl Parts<'_> {
         });
         out.log
             .push(format!("{game_ref}: reminder to {email} (TO §16)"));
+    }
+
+    /// TO §17: the player on move is warned that the days before his control are few.
+    fn clock_warning_mail(
+        &mut self,
+        out: &mut Output,
+        game_ref: &GameRef,
+        t: &Tournament,
+        on_move: Color,
+        at: DateTime<Utc>,
+        step: Step<'_>,
+    ) {
+        let (now, s) = (step.now, step.s);
+        let game = &self.games[game_ref];
+        let email = game.players.get(on_move).clone();
+        let lang = t.lang_of(&email, s.default_lang);
+        let rest = t.rest_of(&email);
+        let turn = &game.turn;
+        let pc = game.clocks.get(on_move);
+        // As the clock in the mail shows it: at the moment it is written.
+        let days = clock::days_used(t.rules, turn.since, at.max(now), s.tz, &rest);
+        let charged = clock::charged(days, turn.announced);
+        let forfeit_at =
+            clock::forfeit_instant(t.rules, pc, turn.since, turn.announced, s.tz, &rest);
+        let context = view::game_context(game, t, Some(on_move), lang, now, s.tz);
+        let next_control = context.clock_you.as_ref().map_or(0, |c| c.next_control);
+        let data = ClockWarningFacts {
+            recipient: t.recipient(&email).name,
+            warning: WarningBody {
+                days_left: pc.allowed(t.rules).saturating_sub(pc.used_with(charged)),
+                next_control,
+                moves_to_go: pc.moves_to_control(),
+                forfeit_at: view::when(forfeit_at, s.tz),
+                announced: turn.announced,
+            },
+            context,
+        };
+        let key = game.keys.get(on_move).clone();
+        let in_reply_to = game.last_forward.clone();
+        let message_id = self.meta.next_message_id(s, "clock-warning");
+        out.mails.push(Mail {
+            game: Some(game_ref.clone()),
+            reply_key: Some(key),
+            in_reply_to,
+            ..Mail::new(
+                MailKind::ClockWarning,
+                vec![t.recipient(&email)],
+                lang,
+                message_id,
+                data,
+            )
+        });
+        out.log.push(format!(
+            "{game_ref}: clock warning to {email} (TO §17, {} warn days)",
+            s.warn_days
+        ));
     }
 
     /// TO §16: 14 further days of silence are reported to the director.

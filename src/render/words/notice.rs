@@ -14,6 +14,10 @@ pub fn title(t: &Told, lang: Lang) -> String {
         Told::ForfeitConfirmed { result, .. } => format!("time forfeit confirmed, {result}"),
         Told::Scored { result, .. } if de => format!("Ergebnis {result}"),
         Told::Scored { result, .. } => format!("result {result}"),
+        Told::MovesOnly { on: true, .. } if de => "Nur Züge (TO §30)".into(),
+        Told::MovesOnly { on: true, .. } => "moves only (TO §30)".into(),
+        Told::MovesOnly { .. } if de => "Beschränkung auf Züge aufgehoben (TO §30)".into(),
+        Told::MovesOnly { .. } => "restriction to moves lifted (TO §30)".into(),
         Told::Resumed { .. } if de => "Partie wird fortgesetzt".into(),
         Told::Resumed { .. } => "game resumed".into(),
         Told::TimeAdjusted { name, days, .. } => {
@@ -89,6 +93,28 @@ pub fn text(t: &Told, lang: Lang) -> String {
                 .map(|b| format!(" (was {b})"))
                 .unwrap_or_default();
             format!("Game {g} is scored {result}{was} (director's decision, TO §26, §31).")
+        }
+        Told::MovesOnly { game: g, on: true } => {
+            if de {
+                format!(
+                    "Der Turnierleiter beschränkt die Partie {g} auf Züge (TO §30): Von jetzt an leitet das Relais keine Worte der Spieler mehr weiter, weder neben einem Zug noch als Nachricht. Züge, Anträge und die Mitteilungen des Relais gehen weiter wie gewohnt."
+                )
+            } else {
+                format!(
+                    "The tournament director restricts game {g} to moves (TO §30): from now on the relay forwards no words of the players, neither beside a move nor as a message. Moves, requests and the relay's own mails go on as usual."
+                )
+            }
+        }
+        Told::MovesOnly { game: g, .. } => {
+            if de {
+                format!(
+                    "Der Turnierleiter hebt die Beschränkung der Partie {g} auf Züge auf (TO §30): Die Worte der Spieler werden wieder weitergeleitet."
+                )
+            } else {
+                format!(
+                    "The tournament director lifts the restriction of game {g} to moves (TO §30): the players' words are forwarded again."
+                )
+            }
         }
         Told::Resumed { game: g, to_move } => {
             let to_move = crate::render::words::colour(*to_move, lang);

@@ -91,6 +91,28 @@ impl Refusal {
                     )
                 }
             }
+            Refusal::MovesOnly { game } => {
+                if de {
+                    format!(
+                        "Der Turnierleiter hat die Partie {game} auf Züge beschränkt (TO §30): Ihre Zeilen wurden nicht weitergeleitet. Züge und Anträge gehen weiter wie gewohnt."
+                    )
+                } else {
+                    format!(
+                        "The tournament director has restricted game {game} to moves (TO §30): your words were not forwarded. Moves and requests go on as usual."
+                    )
+                }
+            }
+            Refusal::TooManyMessages { game, max } => {
+                if de {
+                    format!(
+                        "In der Partie {game} wurden heute schon {max} Nachrichten von Ihnen weitergeleitet, mehr nicht an einem Tag. Diese Nachricht wurde nicht weitergeleitet; senden Sie sie morgen noch einmal."
+                    )
+                } else {
+                    format!(
+                        "In game {game}, {max} messages of yours have been forwarded today, the most in one day. This message was not forwarded; please send it again tomorrow."
+                    )
+                }
+            }
             Refusal::GameOver { game, result } => {
                 if de {
                     format!("Die Partie {game} ist beendet ({result}).")

@@ -19,12 +19,13 @@ pub use director::{DirectorFacts, LeaveAccount, LeaveFacts, LeaveGame, LeaveRece
 pub use door::{AlertFacts, BounceAround, BounceFacts, QueryAround, QueryFacts};
 pub use game::{ClockFigures, GameContext};
 pub use play::{
-    AdjudicationFacts, AnnouncementFacts, ForwardFacts, GameEndFacts, PlyFacts, Record, SideRecord,
-    StartFacts, TimeForfeitFacts,
+    AdjudicationFacts, AnnouncementFacts, ForwardFacts, GameEndFacts, MessageBody, MessageFacts,
+    PlyFacts, Record, SideRecord, StartFacts, TimeForfeitFacts, WORDS_MAX,
 };
 pub use records::{GameReport, StatusFacts, TournamentReport};
 pub use time::{
-    DigestControl, DigestFacts, DigestGame, DigestLeave, DigestSilent, ReminderFacts, SilenceFacts,
+    ClockWarningFacts, DigestControl, DigestFacts, DigestGame, DigestLeave, DigestSilent,
+    ReminderFacts, SilenceFacts, WarningBody,
 };
 pub use values::{Colour, Day, When};
 
@@ -80,4 +81,8 @@ facts!(
     Status(StatusFacts),
     /// `alert` to the operator.
     Alert(AlertFacts),
+    /// `message` and its `receipt` (TO §30).
+    Message(MessageFacts),
+    /// `clock-warning` (TO §17).
+    ClockWarning(ClockWarningFacts),
 );

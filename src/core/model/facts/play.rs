@@ -48,7 +48,21 @@ pub struct ForwardFacts {
     pub lines: Vec<String>,
     pub lines_by: String,
     pub lines_dropped: bool,
+    /// TO §30: the sender's own words beside the move (at most [`WORDS_MAX`] characters), shown
+    /// to his partner, and in his receipt as what was forwarded; absent without words.
+    pub words: Option<String>,
+    /// The sender's name (who wrote `words`).
+    pub words_by: String,
+    /// The mail goes to the sender himself (his receipt: `words` is what his partner got).
+    pub words_own: bool,
+    /// The words were longer and were cut at [`WORDS_MAX`] characters.
+    pub words_cut: bool,
+    /// The names of the mail's attachments: never forwarded, only named (TO §30).
+    pub attachments: Vec<String>,
 }
+
+/// TO §30: the most characters of a player's own words forwarded with a move.
+pub const WORDS_MAX: usize = 4_000;
 
 /// One ply of a forward or receipt that played several (TO §6).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -69,6 +83,35 @@ pub struct AnnouncementFacts {
     /// Always `true`: tells this status and receipt from the others.
     pub announcement: bool,
     pub own: bool,
+}
+
+/// `message` to the partner and its `receipt` to the writer (TO §30): a player's words without
+/// a move.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MessageFacts {
+    #[serde(flatten)]
+    pub context: GameContext,
+    pub recipient: String,
+    pub message: MessageBody,
+}
+
+/// What a [`MessageFacts`] carries.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MessageBody {
+    /// The writer's words (at most [`WORDS_MAX`] characters).
+    pub words: String,
+    /// The writer's name.
+    pub by: String,
+    /// The partner's name (to whom the words went).
+    pub to: String,
+    /// This is the writer's receipt.
+    pub own: bool,
+    /// The words were cut at [`WORDS_MAX`] characters.
+    pub cut: bool,
+    /// The names of the mail's attachments: never forwarded (TO §30).
+    pub attachments: Vec<String>,
+    /// The writer is on move: his move is still awaited (the clock goes on).
+    pub awaited: bool,
 }
 
 /// `adjudication` (TO §31): the fifty-move rule stopped the game; to the director. The last

@@ -20,6 +20,8 @@ pub struct StatusFacts {
     /// The writer asked for a new XFCC password (`XFCC-Passwort`): the shell issues it into
     /// this mail when `[xfcc]` is set (docs/xfcc.md).
     pub xfcc_password: bool,
+    /// TO §17: the writer turned his clock warnings off (`false`) or on (`true`) with this mail.
+    pub warnings: Option<bool>,
 }
 
 /// One tournament of a status report.

@@ -20,6 +20,30 @@ pub struct ReminderFacts {
     pub penalty: bool,
 }
 
+/// `clock-warning` (TO §17) to the player on move: his days before the next control are few.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClockWarningFacts {
+    #[serde(flatten)]
+    pub context: GameContext,
+    pub recipient: String,
+    pub warning: WarningBody,
+}
+
+/// What a [`ClockWarningFacts`] warns of.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WarningBody {
+    /// Days left before the control, the running move's days (and TO §13's surcharge) charged.
+    pub days_left: u32,
+    /// The game's move number after which the control is checked.
+    pub next_control: u32,
+    /// Moves still to be made before it, the running one included.
+    pub moves_to_go: u32,
+    /// When the limit is exceeded without a move (TO §18).
+    pub forfeit_at: When,
+    /// TO §13: the player announced more than 10 days for this move.
+    pub announced: bool,
+}
+
 /// `silence-report` (TO §16): 14 further days of silence, to the director.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SilenceFacts {
