@@ -254,6 +254,29 @@ impl Vitals {
         })
     }
 
+    /// When the next outage will count (`alert_minutes` after a failure began or a mail began to
+    /// wait), if one is coming and not yet told: the loop wakes then, so that the alert does not
+    /// wait for its next look (`unsettled`).
+    pub fn next_alarm_at(&self) -> Option<DateTime<Utc>> {
+        self.with(|i| {
+            let mut at = Vec::new();
+            for (concern, link) in [(Concern::Imap, &i.imap), (Concern::Smtp, &i.smtp)] {
+                if let Some(since) = link.failing_since
+                    && !i.raised.contains_key(&concern)
+                {
+                    at.push(since + self.alert_after);
+                }
+            }
+            if let Some(oldest) = i.figures.oldest
+                && i.smtp.failing_since.is_none()
+                && !i.raised.contains_key(&Concern::Outbox)
+            {
+                at.push(i.smtp.recovered.map_or(oldest, |r| oldest.max(r)) + self.alert_after);
+            }
+            at.into_iter().min()
+        })
+    }
+
     /// The outages at `now`: each concern that fails for `alert_minutes`, since when and why.
     fn outages(&self, inner: &Inner, now: DateTime<Utc>) -> Vec<(Concern, DateTime<Utc>, String)> {
         let mut out = Vec::new();

@@ -649,6 +649,11 @@ where
             if vitals.unsettled() {
                 wake = wake.min(UNSETTLED_WAKE);
             }
+            // An outage is told the moment it counts, not at the next look.
+            if let Some(at) = vitals.next_alarm_at() {
+                let until = (at - clock.now()).to_std().unwrap_or(Duration::ZERO);
+                wake = wake.min(until.max(Duration::from_millis(50)));
+            }
             if let Some(w) = notifier.max_wait() {
                 wake = wake.min(w);
             }
