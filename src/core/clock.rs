@@ -305,8 +305,21 @@ pub fn forfeit_instant(
     tz: Tz,
     rest: &[Rest],
 ) -> DateTime<Utc> {
-    let allowed = clock.allowed(rules);
-    let days = match allowed.checked_sub(clock.used_in_period) {
+    let room = clock.allowed(rules).checked_sub(clock.used_in_period);
+    instant_charged_beyond(rules, received, announced, tz, rest, room)
+}
+
+/// The earliest instant at which the running move's charge (TO §13) exceeds `room` days:
+/// `received` when there is no room (`None`); [`DateTime::<Utc>::MAX_UTC`] when no charge can.
+fn instant_charged_beyond(
+    rules: RuleSet,
+    received: DateTime<Utc>,
+    announced: bool,
+    tz: Tz,
+    rest: &[Rest],
+    room: Option<u32>,
+) -> DateTime<Utc> {
+    let days = match room {
         None => 0,
         Some(room) => match least_days_exceeding(room, announced) {
             Some(days) => days,
@@ -330,16 +343,10 @@ pub fn warning_instant(
     rest: &[Rest],
     warn_days: u32,
 ) -> DateTime<Utc> {
+    // Days left ≤ warn_days: the charge exceeds room - warn_days - 1.
     let room = clock.allowed(rules).saturating_sub(clock.used_in_period);
-    let days = match room.checked_sub(warn_days.saturating_add(1)) {
-        // The least d with charged(d) > room - warn_days - 1: days left ≤ warn_days.
-        Some(r) => match least_days_exceeding(r, announced) {
-            Some(d) => d,
-            None => return DateTime::<Utc>::MAX_UTC,
-        },
-        None => 0,
-    };
-    instant_when_days_reach(rules, received, days, tz, rest)
+    let beyond = room.checked_sub(warn_days.saturating_add(1));
+    instant_charged_beyond(rules, received, announced, tz, rest, beyond)
 }
 
 /// TO §16: when the reminder is due: 16 days without answer (26 with a §13 announcement) of the

@@ -39,10 +39,16 @@ pub fn read_content_and_requests(text: &str) -> (Content, Vec<requests::Read>) {
 /// A text written as words to forward (TO §30: the XFCC message field): each line's whitespace
 /// collapsed, at most one blank line in a row, none at either end.
 pub fn plain_words(text: &str) -> String {
+    paragraphs(text.lines().map(str::to_string), |line| !line.is_empty())
+}
+
+/// `lines` as paragraphs: each line's whitespace collapsed, the lines `keep` refuses counted as
+/// blank, at most one blank line in a row, none at either end.
+fn paragraphs(lines: impl Iterator<Item = String>, keep: impl Fn(&str) -> bool) -> String {
     let mut kept: Vec<String> = Vec::new();
-    for line in text.lines() {
+    for line in lines {
         let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
-        if !line.is_empty() {
+        if keep(&line) {
             kept.push(line);
         } else if kept.last().is_some_and(|l| !l.is_empty()) {
             kept.push(String::new());
@@ -69,8 +75,7 @@ fn table_head(line: &str) -> bool {
 /// director's commands, a bare result) and without the sentences of the requests it read (an
 /// offer, a resignation, leave, …); blank lines between paragraphs kept, at most one in a row.
 fn own_words(lines: &[String], reads: &[requests::Read]) -> String {
-    let mut kept: Vec<String> = Vec::new();
-    for line in lines {
+    let unread = lines.iter().map(|line| {
         let mut line = line.clone();
         let normal = moves::normalized(&line).into_owned();
         for r in reads {
@@ -89,18 +94,12 @@ fn own_words(lines: &[String], reads: &[requests::Read]) -> String {
                 line = String::new();
             }
         }
-        // What a removed sentence leaves: its neighbours, one blank apart.
-        let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
-        if line.chars().any(char::is_alphanumeric) && !table_head(&line) {
-            kept.push(line);
-        } else if kept.last().is_some_and(|l| !l.is_empty()) {
-            kept.push(String::new());
-        }
-    }
-    while kept.last().is_some_and(String::is_empty) {
-        kept.pop();
-    }
-    kept.join("\n")
+        line
+    });
+    // What a removed sentence leaves: its neighbours, one blank apart.
+    paragraphs(unread, |line| {
+        line.chars().any(char::is_alphanumeric) && !table_head(line)
+    })
 }
 
 /// The prose of a text — what the request reader reads: every line that is not a director's

@@ -1,5 +1,5 @@
 //! TO §30: correspondence. A player's words reach his partner — with a move (in the `move`
-//! mail, see [`super::play`]) or alone, as a `message`; the director may restrict a game to
+//! mail, written by `play`) or alone, as a `message`; the director may restrict a game to
 //! moves. Nothing of the clock changes.
 
 use chrono::{DateTime, Duration, Utc};
@@ -7,7 +7,7 @@ use shakmaty::Color;
 
 use crate::core::door::reply::query;
 use crate::core::model::{Event, Refusal};
-use crate::core::model::{MESSAGES_PER_DAY, Mail, MessageBody, MessageFacts, WORDS_MAX};
+use crate::core::model::{MESSAGES_PER_DAY, MessageBody, MessageFacts, WORDS_MAX};
 use crate::core::model::{Output, State, Step};
 use crate::core::view;
 use crate::game_ref::GameRef;
@@ -80,16 +80,7 @@ pub(crate) fn message(
         };
         mails.push((kind, c, email, lang, data));
     }
-    let keys = game.keys.clone();
-    for (kind, c, email, lang, data) in mails {
-        let message_id = state.meta.next_message_id(s, kind.name());
-        out.mails.push(Mail {
-            game: Some(game_ref.clone()),
-            reply_key: Some(keys.get(c).clone()),
-            in_reply_to: Some(letter.message_id.clone()),
-            ..Mail::new(kind, vec![t.recipient(&email)], lang, message_id, data)
-        });
-    }
+    super::answer_both(&mut state.meta, out, s, (t, game), letter, None, mails);
     if let Some(g) = state.games.get_mut(game_ref) {
         g.messages
             .retain(|(_, when)| now - *when < Duration::days(1));

@@ -597,22 +597,36 @@ pub(crate) fn announce(
         };
         mails.push((kind, c, email, lang, data));
     }
-    let fen = game.fen();
-    let keys = game.keys.clone();
-    for (kind, c, email, lang, data) in mails {
-        let message_id = state.meta.next_message_id(s, kind.name());
-        out.mails.push(Mail {
-            game: Some(game_ref.clone()),
-            reply_key: Some(keys.get(c).clone()),
-            fen: Some(fen.clone()),
-            in_reply_to: Some(letter.message_id.clone()),
-            ..Mail::new(kind, vec![t.recipient(&email)], lang, message_id, data)
-        });
-    }
+    let fen = Some(game.fen());
+    answer_both(&mut state.meta, out, s, (t, game), letter, fen, mails);
     out.log.push(format!(
         "{game_ref}: {} announced more than 10 days (TO §13)",
         letter.from
     ));
+}
+
+/// The answer to a letter that goes to both players of `game` (his partner's mail and his
+/// `receipt`): each with his own reply key, threaded to the letter, with `fen` where a position
+/// belongs. `mails`: kind, the recipient's colour, address, language and facts.
+pub(crate) fn answer_both<F: Into<crate::core::model::Facts>>(
+    meta: &mut crate::core::model::Meta,
+    out: &mut Output,
+    s: &Settings,
+    (t, game): (&crate::core::model::Tournament, &Game),
+    letter: &Letter,
+    fen: Option<String>,
+    mails: Vec<(MailKind, Color, String, Lang, F)>,
+) {
+    for (kind, c, email, lang, data) in mails {
+        let message_id = meta.next_message_id(s, kind.name());
+        out.mails.push(Mail {
+            game: Some(game.id.clone()),
+            reply_key: Some(game.keys.get(c).clone()),
+            fen: fen.clone(),
+            in_reply_to: Some(letter.message_id.clone()),
+            ..Mail::new(kind, vec![t.recipient(&email)], lang, message_id, data)
+        });
+    }
 }
 
 /// The steps of [`play`] that change the games while the tournament is read in place.
