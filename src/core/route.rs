@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 
-use crate::core::director::leave::{end_leave_on_move, handle_leave};
+use crate::core::director::leave::{end_leave_on_move, handle_leave, withdraw_leave};
 use crate::core::director::{handle_director, is_director_letter};
 use crate::core::door::reply::{
     came_through_own_key, finish, game_of_letter, lang_for, names_relay_game, query,
@@ -238,6 +238,14 @@ pub(crate) fn answer_letter(
             Step { now, s },
         );
         return out;
+    }
+    // TO §24: a planned leave withdrawn.
+    if let Some(w) = letter.content.withdraw_leave {
+        withdraw_leave(state, &mut out, letter, w.span, Step { now, s });
+        let c = &letter.content;
+        if c.moves.is_empty() && !c.resign && !c.draw_accept && !c.announce_long_think {
+            return out;
+        }
     }
     if let Some(span) = letter.content.leave {
         handle_leave(state, &mut out, letter, span, Step { now, s });

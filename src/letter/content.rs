@@ -78,7 +78,11 @@ fn own_words(lines: &[String], reads: &[requests::Read]) -> String {
     let unread = lines.iter().map(|line| {
         let mut line = line.clone();
         let normal = moves::normalized(&line).into_owned();
-        for r in reads {
+        // A sentence that asks for nothing (`Ich gebe nicht auf!`) stays the writer's words.
+        for r in reads
+            .iter()
+            .filter(|r| !matches!(r.reading, requests::Reading::Declines { .. }))
+        {
             let sentence = r.sentence.trim();
             if sentence.is_empty() {
                 continue;

@@ -122,6 +122,17 @@ pub struct Content {
     /// (`Some(true)`): the sender's clock warnings off or on again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warnings: Option<bool>,
+    /// TO §24: `Urlaub zurückgezogen` / `cancel leave` (also in a sentence): a planned leave not
+    /// yet begun is withdrawn — the one of these dates, when the writer names them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withdraw_leave: Option<Withdrawal>,
+}
+
+/// TO §24: which planned leave a player withdraws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Withdrawal {
+    /// The leave's dates as he names them; `None`: his one planned leave.
+    pub span: Option<DateSpan>,
 }
 
 impl Content {
@@ -144,6 +155,7 @@ impl Content {
                 || self.take_back)
             && self.leave.is_none()
             && self.warnings.is_none()
+            && self.withdraw_leave.is_none()
             && self.bare_result.is_none()
             && self.director.is_empty()
             && self.doubts.is_empty()
@@ -173,6 +185,8 @@ pub enum RequestKind {
     TakeBack,
     /// Asking for the status of one's games.
     Status,
+    /// TO §24: withdrawing a planned leave before it begins.
+    WithdrawLeave,
 }
 
 /// What keeps a recognised request from being acted on.

@@ -941,6 +941,21 @@ fn scenario(r: &mut Run) {
         "Thank you, Anna, and a happy new year!",
         at(2027, 2, 14, 8, 35),
     );
+    // TO §24: a leave planned and withdrawn before it begins.
+    r.mail(
+        "bert-plans-leave",
+        BERT,
+        "Leave",
+        "Leave: 2027-03-01 to 2027-03-14",
+        at(2027, 2, 14, 8, 36),
+    );
+    r.mail(
+        "bert-withdraws-leave",
+        BERT,
+        "Leave",
+        "I'd like to cancel my leave, my trip was called off.",
+        at(2027, 2, 14, 8, 38),
+    );
     r.mail(
         "dirk-no-warnings",
         DIRK,

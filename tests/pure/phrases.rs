@@ -112,8 +112,10 @@ fn normal_span(span: &str) -> String {
 
 fn normal(item: &str) -> String {
     let item = item.split_whitespace().collect::<Vec<_>>().join(" ");
-    if let Some(span) = item.strip_prefix("leave ") {
-        return format!("leave {}", normal_span(span));
+    for kind in ["leave ", "withdraw-leave "] {
+        if let Some(span) = item.strip_prefix(kind) {
+            return format!("{kind}{}", normal_span(span));
+        }
     }
     for kind in ["special-leave ", "late-leave "] {
         if let Some(rest) = item.strip_prefix(&format!("director {kind}")) {
@@ -159,6 +161,12 @@ fn items(l: &Letter) -> Vec<String> {
     }
     if let Some(span) = c.leave {
         out.push(format!("leave {}-{}", date(&span.from), date(&span.to)));
+    }
+    if let Some(w) = c.withdraw_leave {
+        out.push(match w.span {
+            Some(span) => format!("withdraw-leave {}-{}", date(&span.from), date(&span.to)),
+            None => "withdraw-leave".into(),
+        });
     }
     if c.message {
         out.push("message".into());

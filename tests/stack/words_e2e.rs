@@ -205,3 +205,43 @@ fn s30_players_words_reach_the_partner_and_moves_only_stops_them_through_real_ma
         "no second message to Anna"
     );
 }
+
+#[test]
+fn s24_a_planned_leave_is_withdrawn_through_real_mail() {
+    let relay = Relay::new("withdraw");
+    let anna = unique_addr("anna");
+    let bert = unique_addr("bert");
+    let t = relay.tournament(
+        &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
+        "fax",
+        "2026-12-01",
+    );
+    relay.add(&t);
+    relay.send(
+        &anna,
+        "Urlaub",
+        "Ich nehme Urlaub vom 20.12.2026 bis 03.01.2027.",
+    );
+    relay.once("2026-12-01T10:00:00+01:00");
+    next_of(&bert, "leave", 0);
+    next_of(&anna, "receipt", 0);
+    // Before it begins, she withdraws it in a sentence of her own.
+    relay.send(
+        &anna,
+        "Re: Urlaub",
+        "Lieber Herr Leiter, wir bleiben doch zu Hause: Ich ziehe meinen Urlaub zurück.",
+    );
+    relay.once("2026-12-05T10:00:00+01:00");
+    let notice = next_of(&bert, "leave", 1);
+    assert!(
+        header(&notice, "Cc").is_some_and(|cc| cc.contains(&t.director)),
+        "TL in copy of the partner's notice"
+    );
+    let text = body_text(&notice);
+    assert!(text.contains("zurückgezogen"), "{text}");
+    // TL: his own notice and his copy of the partner's, for the leave and for its withdrawal.
+    next_of(&t.director, "leave", 3);
+    let receipt = body_text(&next_of(&anna, "receipt", 1));
+    assert!(receipt.contains("zurückgezogen"), "{receipt}");
+    assert!(receipt.contains("0 von 42 Tagen verplant"), "{receipt}");
+}

@@ -164,6 +164,8 @@ struct LeaveOf<'a> {
     email: &'a str,
     rest: Rest,
     ended: Option<(Rest, NaiveDate)>,
+    /// The player withdrew `rest` before it began.
+    withdrawn: bool,
 }
 
 /// TO §24/§25: a player's leave request (`letter.content.leave`).
@@ -228,17 +230,10 @@ pub(crate) fn handle_leave(
                     email: &email,
                     rest: Rest { from, to },
                     ended: None,
+                    withdrawn: false,
                 };
                 leave_notices(state, out, leave, letter, Step { now, s });
-                leave_receipt(
-                    state,
-                    out,
-                    &tid,
-                    &email,
-                    Rest { from, to },
-                    letter,
-                    Step { now, s },
-                );
+                leave_receipt(state, out, leave, letter, Step { now, s });
             }
             Err(r) => {
                 query(
@@ -252,6 +247,76 @@ pub(crate) fn handle_leave(
                 );
             }
         }
+    }
+}
+
+/// TO §24: a planned leave not yet begun, withdrawn by the player (`Urlaub zurückgezogen`): the
+/// one of the dates he names, else his one planned leave (in each tournament that has it);
+/// the days go back to his budget, every partner and the director are told, he gets a receipt.
+/// A leave under way is not withdrawn: his next move ends it.
+pub(crate) fn withdraw_leave(
+    state: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    named: Option<DateSpan>,
+    at: Step<'_>,
+) {
+    let (now, s) = (at.now, at.s);
+    let email = letter.from.clone();
+    let lang = lang_for(state, &email, None, s);
+    let today = view::local_date(now, s.tz);
+    let (_, tournament) = letter_context(state, letter);
+    let span = named.and_then(|sp| complete_span(sp, today));
+    let planned: Vec<(String, Rest)> = state
+        .tournaments
+        .values()
+        .filter(|t| tournament.as_ref().is_none_or(|n| *n == t.id))
+        .filter_map(|t| t.player(&email).map(|p| (&t.id, p)))
+        .flat_map(|(tid, p)| {
+            p.leaves
+                .iter()
+                .filter(|r| r.from > today)
+                .filter(|r| span.is_none_or(|(from, to)| r.from == from && r.to == to))
+                .map(move |r| (tid.clone(), *r))
+        })
+        .collect();
+    let mut spans: Vec<(NaiveDate, NaiveDate)> =
+        planned.iter().map(|(_, r)| (r.from, r.to)).collect();
+    spans.sort();
+    spans.dedup();
+    let refusal = match spans.len() {
+        0 => Some(LeaveRefusal::NothingToWithdraw),
+        1 => None,
+        _ => Some(LeaveRefusal::WhichToWithdraw { leaves: spans }),
+    };
+    if let Some(r) = refusal {
+        query(state, out, letter, None, lang, Refusal::Leave(r), at);
+        return;
+    }
+    for (tid, rest) in planned {
+        out.letter_games.extend(open_games_in(state, &tid, &email));
+        if let Some(p) = state
+            .tournaments
+            .get_mut(&tid)
+            .and_then(|t| t.players.iter_mut().find(|p| p.email == email))
+        {
+            p.leaves.retain(|r| *r != rest);
+        }
+        out.tournaments.insert(tid.clone());
+        log_leave(state, out, &tid, &email, rest, LeaveHow::Withdrawn, now);
+        out.log.push(format!(
+            "{tid}: leave of {email} {} to {} withdrawn before it began (TO §24)",
+            rest.from, rest.to
+        ));
+        let leave = LeaveOf {
+            tid: &tid,
+            email: &email,
+            rest,
+            ended: None,
+            withdrawn: true,
+        };
+        leave_notices(state, out, leave, letter, at);
+        leave_receipt(state, out, leave, letter, at);
     }
 }
 
@@ -363,6 +428,7 @@ pub(crate) fn end_leave_on_move(
             email,
             rest: after,
             ended: Some((before, today)),
+            withdrawn: false,
         };
         leave_notices(state, out, leave, letter, Step { now, s });
     }
@@ -383,6 +449,7 @@ fn leave_notices(
         email,
         rest,
         ended,
+        withdrawn,
     } = leave;
     let Some(t) = state.tournaments.get(tid) else {
         return;
@@ -390,6 +457,7 @@ fn leave_notices(
     let player = t.recipient(email);
     let (move_day, days_returned) = match ended {
         Some((before, day)) => (Some(view::day(day)), (before.to - rest.to).num_days()),
+        None if withdrawn => (None, (rest.to - rest.from).num_days() + 1),
         None => (None, 0),
     };
     let facts = |recipient: String, game: Option<String>| LeaveFacts {
@@ -404,6 +472,7 @@ fn leave_notices(
         days: (rest.to - rest.from).num_days() + 1,
         cancelled: rest.to < rest.from,
         ended_early: ended.is_some(),
+        withdrawn,
         move_day,
         last_day: view::day(rest.to),
         days_returned,
@@ -452,12 +521,17 @@ fn leave_notices(
 fn leave_receipt(
     state: &mut State,
     out: &mut Output,
-    tid: &str,
-    email: &str,
-    rest: Rest,
+    leave: LeaveOf<'_>,
     letter: &Letter,
     at: Step<'_>,
 ) {
+    let LeaveOf {
+        tid,
+        email,
+        rest,
+        withdrawn,
+        ..
+    } = leave;
     let (now, s) = (at.now, at.s);
     let Some(t) = state.tournaments.get(tid) else {
         return;
@@ -481,6 +555,7 @@ fn leave_receipt(
         tournament_id: t.id.clone(),
         tournament: t.name.clone(),
         leave: LeaveAccount {
+            withdrawn,
             from: view::day(rest.from),
             to: view::day(rest.to),
             days: (rest.to - rest.from).num_days() + 1,

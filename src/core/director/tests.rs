@@ -1259,3 +1259,72 @@ fn unregistered_address_under_the_players_name_and_key_is_told_how_to_register()
     assert!(!q.iter().any(|q| q.contains("Weitere Adresse")), "{q:?}");
     assert!(st.games[&g(1)].moves.is_empty());
 }
+
+#[test]
+fn s24_a_planned_leave_is_withdrawn_before_it_begins_and_its_days_go_back() {
+    let mut st = new_state(RuleSet::Post);
+    let nothing = step(
+        &mut st,
+        &mail(BERT, "Urlaub", "Urlaub zurückgezogen"),
+        at(2026, 12, 1, 9, 0),
+    );
+    assert_eq!(sent(&nothing), vec![(MailKind::Query, BERT.to_string())]);
+    step(
+        &mut st,
+        &mail(BERT, "Urlaub", "Urlaub: 20.12.2026 – 03.01.2027"),
+        at(2026, 12, 1, 10, 0),
+    );
+    step(
+        &mut st,
+        &mail(BERT, "Urlaub", "Urlaub: 01.02.2027 – 10.02.2027"),
+        at(2026, 12, 1, 10, 5),
+    );
+    // Two planned leaves: which one is asked.
+    let which = step(
+        &mut st,
+        &mail(BERT, "Urlaub", "Ich sage meinen Urlaub ab."),
+        at(2026, 12, 2, 9, 0),
+    );
+    assert_eq!(sent(&which), vec![(MailKind::Query, BERT.to_string())]);
+    assert_eq!(leaves(&st, BERT).len(), 2);
+    // Named by its dates: withdrawn; every partner (TL in copy) and TL told, a receipt to him.
+    let out = step(
+        &mut st,
+        &mail(
+            BERT,
+            "Urlaub",
+            "Ich ziehe meinen Urlaub vom 20.12.2026 bis 03.01.2027 zurück.",
+        ),
+        at(2026, 12, 2, 10, 0),
+    );
+    assert_eq!(
+        sent(&out),
+        vec![
+            (MailKind::Leave, ANNA.to_string()),
+            (MailKind::Leave, ANNA.to_string()),
+            (MailKind::Leave, CARL.to_string()),
+            (MailKind::Leave, CARL.to_string()),
+            (MailKind::Leave, TL.to_string()),
+            (MailKind::Receipt, BERT.to_string()),
+        ]
+    );
+    director_in_copy_of_each_partners_notice(&out, &[ANNA, CARL]);
+    let Facts::Leave(notice) = &out.mails[0].facts else {
+        panic!("a leave notice: {:?}", out.mails[0].facts)
+    };
+    assert!(notice.withdrawn && notice.days_returned == 15);
+    let Facts::LeaveReceipt(receipt) = &out.mails[5].facts else {
+        panic!("a leave receipt: {:?}", out.mails[5].facts)
+    };
+    assert!(receipt.leave.withdrawn);
+    // 42 days, less the 10 of February's leave: the 15 withdrawn are back.
+    assert_eq!(receipt.leave.left, 32);
+    assert_eq!(leaves(&st, BERT), vec![(day(2027, 2, 1), day(2027, 2, 10))]);
+    // A leave under way is not withdrawn (his next move ends it).
+    let late = step(
+        &mut st,
+        &mail(BERT, "Urlaub", "Urlaub zurückgezogen"),
+        at(2027, 2, 3, 10, 0),
+    );
+    assert_eq!(sent(&late), vec![(MailKind::Query, BERT.to_string())]);
+}

@@ -117,6 +117,8 @@ pub enum LeaveHow {
     Late,
     /// Ended early by a move of the player (the leave as it now stands).
     EndedEarly,
+    /// Withdrawn by the player before it began (the leave that was planned).
+    Withdrawn,
 }
 
 impl LeaveHow {
@@ -127,6 +129,7 @@ impl LeaveHow {
             LeaveHow::Special => "special",
             LeaveHow::Late => "late",
             LeaveHow::EndedEarly => "ended-early",
+            LeaveHow::Withdrawn => "withdrawn",
         }
     }
 }

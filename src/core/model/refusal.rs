@@ -165,6 +165,10 @@ pub enum LeaveRefusal {
     NoTournament,
     /// The named tournament is not his.
     NotInTournament { tournament: String },
+    /// A withdrawal finds no planned leave of his not yet begun (of the dates he named).
+    NothingToWithdraw,
+    /// A withdrawal without dates, and he has several planned leaves: which one.
+    WhichToWithdraw { leaves: Vec<(NaiveDate, NaiveDate)> },
 }
 
 /// Why a director's mail or command is not carried out.

@@ -35,6 +35,7 @@ pub fn says_more_than_status(c: &Content) -> bool {
         || c.announce_long_think
         || !c.conditional.is_empty()
         || c.leave.is_some()
+        || c.withdraw_leave.is_some()
         || c.take_back
         || c.bare_result.is_some()
         || !c.director.is_empty()

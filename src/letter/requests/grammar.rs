@@ -19,6 +19,11 @@ pub fn read_sentence(s: &Sentence, before: Option<&Sentence>, after: &[Sentence]
     if let Some(cmd) = director(s) {
         return vec![Reading::Commands(cmd)];
     }
+    // TO §24: a planned leave withdrawn (`Urlaub zurückgezogen`, `I cancel my leave`) is the
+    // sentence's one request: not a leave asked for, not a move taken back (TO §4).
+    if let Some(r) = withdraw_leave(s) {
+        return vec![r];
+    }
     let mut out = Vec::new();
     // TO §4: what a take-back names (`ich ziehe mein Remisangebot zurück`) is not made anew.
     let took_back = take_back(s);
@@ -1327,6 +1332,55 @@ fn take_back(s: &Sentence) -> Option<Reading> {
         return Some(declines(kind, Why::AboutPartner));
     }
     Some(Reading::Acts(Request::TakeBack))
+}
+
+// ---------------------------------------------------------------------------------------
+// TO §24: a planned leave withdrawn before it begins.
+
+/// `Urlaub zurückgezogen`, `Ich ziehe meinen Urlaub vom 20.12. bis 3.1. zurück`, `Mein Urlaub
+/// fällt aus`, `Ich storniere meinen Urlaub`, `cancel leave`, `I withdraw my holiday notice`:
+/// a leave word and a word that withdraws it, in the writer's own sentence.
+fn withdraw_leave(s: &Sentence) -> Option<Reading> {
+    let kind = RequestKind::WithdrawLeave;
+    let leave = s.find_by(|w| leave_word(w) || w == "leave")?;
+    let i = s
+        .find_by(|w| {
+            w.starts_with("zurueckgezogen")
+                || w.starts_with("zurueckzieh")
+                || w.starts_with("zurueckzuzieh")
+                || w.starts_with("storn")
+                || w.starts_with("abgesagt")
+                || w.starts_with("absag")
+                || w == "entfaellt"
+                || w.starts_with("cancel")
+                || w.starts_with("withdr")
+                || w == "annul"
+        })
+        .or_else(|| {
+            // `Ich ziehe meinen Urlaub zurück`, `Ich sage meinen Urlaub ab`, `fällt aus`.
+            let verb = s.find(&["ziehe", "ziehen", "sage", "sagen", "faellt"])?;
+            (particle_at_end(s, "zurueck") || particle_at_end(s, "ab") || particle_at_end(s, "aus"))
+                .then_some(verb)
+        })?;
+    // `I'll leave it`: the verb, not a leave.
+    if s.toks[leave].word() == Some("leave") && !s.has(&["my", "the", "cancel", "withdraw"]) {
+        return None;
+    }
+    if negated(s, i) {
+        return Some(declines(kind, Why::Negated));
+    }
+    if second_person(s) && !first_person(s) || s.question && !first_person(s) {
+        return Some(declines(kind, Why::AboutPartner));
+    }
+    let (dates, _) = span_of(s);
+    let span = match dates.as_slice() {
+        [from, to, ..] => Some(DateSpan {
+            from: *from,
+            to: *to,
+        }),
+        _ => None,
+    };
+    Some(Reading::Acts(Request::WithdrawLeave(span)))
 }
 
 // ---------------------------------------------------------------------------------------

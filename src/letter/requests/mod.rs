@@ -46,6 +46,8 @@ pub enum Request {
     Status,
     /// TO §24: a leave, first and last day.
     Leave(DateSpan),
+    /// TO §24: a planned leave withdrawn (the one of these dates, if named).
+    WithdrawLeave(Option<DateSpan>),
 }
 
 impl Request {
@@ -60,6 +62,7 @@ impl Request {
             Request::TakeBack => RequestKind::TakeBack,
             Request::Status => RequestKind::Status,
             Request::Leave(_) => RequestKind::Leave,
+            Request::WithdrawLeave(_) => RequestKind::WithdrawLeave,
         }
     }
 }
@@ -118,6 +121,8 @@ impl RequestKind {
             RequestKind::Leave => Family::Leave,
             RequestKind::TakeBack => Family::TakeBack,
             RequestKind::Status => Family::Status,
+            // A leave taken back, not asked for: what a take-back reads (TO §4, §24).
+            RequestKind::WithdrawLeave => Family::TakeBack,
         }
     }
 }
@@ -204,8 +209,9 @@ pub fn settle(c: &mut Content) {
         Family::Draw => c.draw_offer || c.draw_accept || c.claim_repetition,
         Family::Resign => c.resign,
         Family::Announce => c.announce_long_think,
-        Family::Leave => c.leave.is_some(),
-        Family::TakeBack => c.take_back,
+        // A leave withdrawn answers the leave too (the subject `Urlaub` above it).
+        Family::Leave => c.leave.is_some() || c.withdraw_leave.is_some(),
+        Family::TakeBack => c.take_back || c.withdraw_leave.is_some(),
         Family::Status => c.status_request,
     };
     let mut seen: Vec<Family> = Vec::new();
@@ -236,6 +242,9 @@ pub fn apply(reads: &[Read], c: &mut Content) {
                 Request::Announce => c.announce_long_think = true,
                 Request::TakeBack => c.take_back = true,
                 Request::Status => c.status_request = true,
+                Request::WithdrawLeave(span) => {
+                    c.withdraw_leave = Some(crate::letter::types::Withdrawal { span: *span });
+                }
                 // Two different leaves in one mail are not guessed at: asked, one per mail.
                 Request::Leave(span) => match c.leave {
                     None if !c.asks.iter().any(|a| a.missing == Missing::OnePerMail) => {

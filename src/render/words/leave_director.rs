@@ -111,6 +111,29 @@ impl LeaveRefusal {
                     format!("You do not play in tournament {tournament}.")
                 }
             }
+            LeaveRefusal::NothingToWithdraw => {
+                if de {
+                    "Ich finde keinen Urlaub von Ihnen, der noch nicht begonnen hat (mit diesen Daten). Nur ein geplanter Urlaub lässt sich zurückziehen; einen laufenden Urlaub beendet Ihr nächster Zug (TO §24).".into()
+                } else {
+                    "I find no leave of yours that has not begun yet (with these dates). Only a planned leave can be withdrawn; a leave under way ends with your next move (TO §24).".into()
+                }
+            }
+            LeaveRefusal::WhichToWithdraw { leaves } => {
+                let list = leaves
+                    .iter()
+                    .map(|(from, to)| format!("{} – {}", d(from), d(to)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if de {
+                    format!(
+                        "Sie haben mehrere geplante Urlaube ({list}). Bitte nennen Sie den, den Sie zurückziehen, mit seinen Daten: „Urlaub vom … bis … zurückgezogen“."
+                    )
+                } else {
+                    format!(
+                        "You have several planned leaves ({list}). Please name the one you withdraw by its dates: \"cancel leave from … to …\"."
+                    )
+                }
+            }
         }
     }
 }

@@ -29,6 +29,8 @@ fn what(kind: RequestKind, de: bool) -> &'static str {
         (RequestKind::TakeBack, false) => "taking something back",
         (RequestKind::Status, true) => "eine Frage nach dem Stand Ihrer Partien",
         (RequestKind::Status, false) => "a question for the state of your games",
+        (RequestKind::WithdrawLeave, true) => "ein Zurückziehen Ihres Urlaubs (TO §24)",
+        (RequestKind::WithdrawLeave, false) => "withdrawing your leave (TO §24)",
     }
 }
 
@@ -98,6 +100,8 @@ fn forms(kind: RequestKind, de: bool) -> &'static str {
         (RequestKind::TakeBack, true) | (RequestKind::TakeBack, false) => "",
         (RequestKind::Status, true) => "Status",
         (RequestKind::Status, false) => "Status",
+        (RequestKind::WithdrawLeave, true) => "Urlaub zurückgezogen",
+        (RequestKind::WithdrawLeave, false) => "cancel leave",
     }
 }
 

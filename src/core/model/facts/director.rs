@@ -21,6 +21,8 @@ pub struct LeaveFacts {
     pub cancelled: bool,
     /// The leave ended early with a move (TO §25).
     pub ended_early: bool,
+    /// The player withdrew the leave before it began (TO §24).
+    pub withdrawn: bool,
     pub move_day: Option<Day>,
     pub last_day: Day,
     pub days_returned: i64,
@@ -44,6 +46,8 @@ pub struct LeaveReceiptFacts {
 /// The leave of a [`LeaveReceiptFacts`] and the player's leave budget of its tournament year.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LeaveAccount {
+    /// The player withdrew this leave before it began (TO §24); `taken` is without it.
+    pub withdrawn: bool,
     pub from: Day,
     pub to: Day,
     pub days: i64,
