@@ -168,6 +168,11 @@ fn items(l: &Letter) -> Vec<String> {
             None => "withdraw-leave".into(),
         });
     }
+    match c.warnings {
+        Some(true) => out.push("warnings-on".into()),
+        Some(false) => out.push("warnings-off".into()),
+        None => {}
+    }
     if c.message {
         out.push("message".into());
     }
