@@ -19,6 +19,7 @@ use crate::store::{
 mod awake;
 pub mod backup;
 mod bounces;
+mod desk;
 mod due;
 mod enrol;
 pub mod shelf;
@@ -283,6 +284,7 @@ impl App {
                     .flatten(),
                 trusted_authserv_id: config.security.trusted_authserv_id.clone(),
                 require_reply_key: config.security.require_reply_key,
+                directors: config.relay.directors.clone(),
             },
         };
         let (state, due) = match (kept, load) {
@@ -402,7 +404,9 @@ impl App {
         let mut out = self
             .state
             .register_without_mails(file, now, &self.settings, &mut key)?;
-        if let Err(e) = self.write_registration(&file.id, &out, now, REGISTER_CHUNK) {
+        let written =
+            self.write_registration(&file.id, &out, now, REGISTER_CHUNK, Batch::default());
+        if let Err(e) = written {
             // Nothing of it counts: the parts written go now (or at the next opening).
             let _ = self.store.abandon_registrations();
             self.reload()?;
@@ -581,6 +585,21 @@ impl App {
             self.reload()?;
             return Err(e);
         }
+        // A tournament file by mail is registered in parts, as `tournament add` does it.
+        if let Some(enrolment) = letter.content.register.clone() {
+            let at = (postmark, now);
+            return self.process_registration(
+                &letter,
+                raw,
+                at,
+                uid,
+                batch,
+                tick_out.log,
+                &enrolment,
+            );
+        }
+        // A fresh reply key, should the letter need one (a director's question, TO §23).
+        self.state.spare_keys = vec![new_key()];
         let decided = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.state.handle_mail(&letter, raw, now, &self.settings)
         }));
@@ -828,6 +847,14 @@ impl App {
             batch.append_event(&e.game.to_string(), e.seq, &e.stored());
         }
         for mail in &out.mails {
+            // What the director asked of the records (TO §11, §29), from the store.
+            let filled;
+            let mail = if mail.enclose.is_empty() {
+                mail
+            } else {
+                filled = self.enclosed(mail)?;
+                &filled
+            };
             let login = self.xfcc_login(mail, batch);
             let raw =
                 render::render_with(mail, &self.templates, &self.settings, now, login.as_ref())?;

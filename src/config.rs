@@ -92,6 +92,10 @@ pub struct RelayConfig {
     /// TO §17: the player on move is warned once per time-control period when the days left
     /// before his control fall to this many (optional key `warn_days`, default 5; 0: none).
     pub warn_days: u32,
+    /// The addresses that may register a tournament by mail (optional key `directors`, a list;
+    /// `Turnier anmelden` / `register tournament`). A tournament's own director manages it
+    /// afterwards whether listed or not.
+    pub directors: Vec<String>,
 }
 
 /// Transport security of an IMAP or SMTP connection (one type for the whole program).
@@ -407,6 +411,7 @@ impl Ctx<'_> {
             "operator",
             "alert_minutes",
             "warn_days",
+            "directors",
         ])?;
         let address = f.req_email("address")?;
         let name = f.req_text("name")?.to_string();
@@ -441,6 +446,7 @@ impl Ctx<'_> {
             .map_or(30, saturate_u32);
         // Up to a whole period of the longer rule set (TO §12: 30 days per 10 moves).
         let warn_days = f.opt_int("warn_days", 0, 60)?.map_or(5, saturate_u32);
+        let directors = f.opt_emails("directors")?;
         Ok(RelayConfig {
             address,
             name,
@@ -452,6 +458,7 @@ impl Ctx<'_> {
             operator,
             alert_minutes,
             warn_days,
+            directors,
         })
     }
 
@@ -889,6 +896,39 @@ pub(crate) mod fields {
         }
     }
 
+    /// The line (1-based) on which key `key` (a path as [`KeyErr`] names it: `players[2].email`,
+    /// `director`, `games[3]`) is written, reading lines as [`key_on_line`] does: a hint only,
+    /// `None` for anything unusual (inline tables, dotted keys) or a key not written at all.
+    pub(crate) fn line_of_key(text: &str, key: &str) -> Option<usize> {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut table: Option<String> = None;
+        for (j, l) in lines.iter().enumerate() {
+            let t = l.trim();
+            if t.starts_with('[') {
+                table = header_path(&lines, j);
+                if table.as_deref() == Some(key) {
+                    return Some(j + 1);
+                }
+                continue;
+            }
+            let Some((k, _)) = t.split_once('=') else {
+                continue;
+            };
+            let k = k.trim();
+            if !simple_key(k) {
+                continue;
+            }
+            let full = match &table {
+                Some(p) => format!("{p}.{k}"),
+                None => k.to_string(),
+            };
+            if full == key {
+                return Some(j + 1);
+            }
+        }
+        None
+    }
+
     /// The path a header line opens: `imap` for `[imap]`, `players[2]` for the second
     /// `[[players]]` up to that line.
     fn header_path(lines: &[&str], j: usize) -> Option<String> {
@@ -964,6 +1004,14 @@ pub(crate) mod fields {
         }
 
         /// Refuses the first key (in the table's key order) that is not in `allowed`.
+        /// The table at `path` without checking its keys (the caller reports unknown ones).
+        pub fn lenient(table: &'a Table, path: &str) -> Fields<'a> {
+            Fields {
+                table,
+                path: path.to_string(),
+            }
+        }
+
         pub fn allow(&self, allowed: &[&'static str]) -> Result<(), KeyErr> {
             match self.table.keys().find(|k| !allowed.contains(&k.as_str())) {
                 Some(k) => Err(self.err(
@@ -1536,7 +1584,7 @@ time_zone = "Europe/Berlin"
         assert_eq!(
             err(&with(&relay, IMAP, SMTP, "")),
             "/etc/fernzug/fernzug.toml: key `relay.adress`: unknown key (allowed here: address, \
-             name, data_dir, time_zone, language, templates_dir, digest_day, operator, alert_minutes, warn_days)"
+             name, data_dir, time_zone, language, templates_dir, digest_day, operator, alert_minutes, warn_days, directors)"
         );
         assert_eq!(
             err(&with(RELAY, IMAP, SMTP, "[pop3]\nhost = \"x\"\n")),

@@ -19,7 +19,7 @@ use chrono::NaiveDate;
 
 use crate::config::KeyProblem;
 use crate::config::fields::{self, Fields, KeyErr};
-use crate::core::model::{NewPlayer, NewTournament, Pairing, Person};
+use crate::core::model::{FileFault, FileProblem, NewPlayer, NewTournament, Pairing, Person};
 use crate::game_ref::valid_tournament_id;
 use crate::rules::RuleSet;
 
@@ -41,55 +41,106 @@ pub fn load(path: &Path) -> Result<NewTournament, TournamentFileError> {
     parse(path, &text)
 }
 
-/// Checks the text of the tournament file `path` (named in errors only).
+/// Checks the text of the tournament file `path` (named in errors only): the first error.
 pub fn parse(path: &Path, text: &str) -> Result<NewTournament, TournamentFileError> {
     let table = fields::parse_toml(text).map_err(|e| TournamentFileError::syntax(path, e))?;
-    tournament(&table).map_err(|e| TournamentFileError::key(path, e))
+    tournament(&table).map_err(|mut all| TournamentFileError::key(path, all.remove(0)))
 }
 
-fn tournament(table: &toml::Table) -> Result<NewTournament, KeyErr> {
-    let top = Fields::new(
-        table,
-        "",
-        &[
-            "id", "name", "rules", "start", "director", "players", "games", "digest",
-        ],
-    )?;
-    let id = top.req_text("id")?;
-    if !valid_tournament_id(id) {
-        return Err(top.invalid(
-            "id",
-            format!(
-                "{id:?} is not a tournament id (letters, digits and '-', at most 64 characters)"
-            ),
+/// Checks the text of a tournament file and gives every error it finds (a syntax error stops
+/// the reading: it is the only one), each with its line and key.
+pub fn check(text: &str) -> Result<NewTournament, Vec<FileProblem>> {
+    let table = fields::parse_toml(text).map_err(|e| {
+        vec![FileProblem {
+            line: Some(e.line),
+            key: e.key,
+            what: FileFault::Syntax(e.message),
+        }]
+    })?;
+    tournament(&table).map_err(|all| {
+        all.into_iter()
+            .map(|e| FileProblem {
+                line: fields::line_of_key(text, &e.key),
+                key: Some(e.key),
+                what: match e.problem {
+                    KeyProblem::Missing => FileFault::Missing,
+                    KeyProblem::Unknown { allowed } => FileFault::Unknown {
+                        allowed: allowed.iter().map(|a| a.to_string()).collect(),
+                    },
+                    KeyProblem::Expected { expected, found } => {
+                        FileFault::Expected { expected, found }
+                    }
+                    KeyProblem::Invalid(why) => FileFault::Invalid(why),
+                },
+            })
+            .collect()
+    })
+}
+
+/// The value of `r`, or `None` with its error kept in `errs`.
+fn keep<T>(errs: &mut Vec<KeyErr>, r: Result<T, KeyErr>) -> Option<T> {
+    r.map_err(|e| errs.push(e)).ok()
+}
+
+fn tournament(table: &toml::Table) -> Result<NewTournament, Vec<KeyErr>> {
+    let mut errs = Vec::new();
+    let allowed = [
+        "id", "name", "rules", "start", "director", "players", "games", "digest",
+    ];
+    let top = Fields::lenient(table, "");
+    for k in table.keys().filter(|k| !allowed.contains(&k.as_str())) {
+        errs.push(top.err(
+            k,
+            KeyProblem::Unknown {
+                allowed: allowed.to_vec(),
+            },
         ));
     }
-    let name = top.req_text("name")?.to_string();
-    let rules = match top.req_text("rules")?.to_ascii_lowercase().as_str() {
-        "fax" => RuleSet::Fax,
-        "post" => RuleSet::Post,
-        _ => {
-            let found = top
-                .value("rules")
-                .map_or_else(String::new, fields::describe);
-            return Err(top.expected("rules", "\"fax\" or \"post\"", found));
+    let id = keep(&mut errs, top.req_text("id")).and_then(|id| {
+        if valid_tournament_id(id) {
+            Some(id)
+        } else {
+            errs.push(top.invalid(
+                "id",
+                format!(
+                    "{id:?} is not a tournament id (letters, digits and '-', at most 64 characters)"
+                ),
+            ));
+            None
         }
-    };
-    let start = start_date(&top)?;
-    let director = {
-        let d = top.req_table("director")?;
-        d.allow(&["name", "email"])?;
-        Person {
-            name: d.req_text("name")?.to_string(),
-            email: d.req_email("email")?,
-        }
-    };
-    let players = players(&top)?;
-    if let Some(i) = players
-        .iter()
-        .position(|p| p.email == director.email || p.also.contains(&director.email))
+    });
+    let name = keep(&mut errs, top.req_text("name")).map(str::to_string);
+    let rules = keep(
+        &mut errs,
+        top.req_text("rules")
+            .and_then(|r| match r.to_ascii_lowercase().as_str() {
+                "fax" => Ok(RuleSet::Fax),
+                "post" => Ok(RuleSet::Post),
+                _ => {
+                    let found = top
+                        .value("rules")
+                        .map_or_else(String::new, fields::describe);
+                    Err(top.expected("rules", "\"fax\" or \"post\"", found))
+                }
+            }),
+    );
+    let start = keep(&mut errs, start_date(&top));
+    let director = keep(&mut errs, top.req_table("director")).and_then(|d| {
+        keep(&mut errs, d.allow(&["name", "email"]));
+        let name = keep(&mut errs, d.req_text("name"));
+        let email = keep(&mut errs, d.req_email("email"));
+        Some(Person {
+            name: name?.to_string(),
+            email: email?,
+        })
+    });
+    let players = players(&top, &mut errs);
+    if let (Some(director), Some(players)) = (&director, &players)
+        && let Some(i) = players
+            .iter()
+            .position(|p| p.email == director.email || p.also.contains(&director.email))
     {
-        return Err(KeyErr {
+        errs.push(KeyErr {
             key: "director.email".to_string(),
             problem: KeyProblem::Invalid(format!(
                 "{:?} is also the e-mail of players[{}]; the director cannot play",
@@ -98,21 +149,36 @@ fn tournament(table: &toml::Table) -> Result<NewTournament, KeyErr> {
             )),
         });
     }
-    let pairings = match top.opt_tables("games")? {
-        Some(games) => explicit_games(&top, &games, &players)?,
-        None => round_robin(players.len()),
+    let pairings = match keep(&mut errs, top.opt_tables("games")) {
+        Some(Some(games)) => players
+            .as_ref()
+            .and_then(|p| explicit_games(&top, &games, p, &mut errs)),
+        Some(None) => players.as_ref().map(|p| round_robin(p.len())),
+        None => None,
     };
-    let digest = top.opt_bool("digest")?.unwrap_or(true);
-    Ok(NewTournament {
-        id: id.to_string(),
-        name,
-        rules,
-        start,
-        director,
-        players,
-        pairings,
-        digest,
-    })
+    let digest = keep(&mut errs, top.opt_bool("digest")).map(|d| d.unwrap_or(true));
+    match (id, name, rules, start, director, players, pairings, digest) {
+        (
+            Some(id),
+            Some(name),
+            Some(rules),
+            Some(start),
+            Some(director),
+            Some(players),
+            Some(pairings),
+            Some(digest),
+        ) if errs.is_empty() => Ok(NewTournament {
+            id: id.to_string(),
+            name,
+            rules,
+            start,
+            director,
+            players,
+            pairings,
+            digest,
+        }),
+        _ => Err(errs),
+    }
 }
 
 /// `start`: a TOML local date (`start = 2026-12-01`) or a string `"YYYY-MM-DD"`.
@@ -145,95 +211,115 @@ fn start_date(top: &Fields<'_>) -> Result<NaiveDate, KeyErr> {
     }
 }
 
-fn players(top: &Fields<'_>) -> Result<Vec<NewPlayer>, KeyErr> {
-    let blocks = top.opt_tables("players")?.unwrap_or_default();
+/// The `[[players]]` blocks; every block's errors are kept in `errs`.
+fn players(top: &Fields<'_>, errs: &mut Vec<KeyErr>) -> Option<Vec<NewPlayer>> {
+    let blocks = keep(errs, top.opt_tables("players"))?.unwrap_or_default();
     if blocks.len() < 2 {
-        return Err(top.invalid(
+        errs.push(top.invalid(
             "players",
             format!(
                 "a tournament needs at least 2 players ([[players]] blocks), found {}",
                 blocks.len()
             ),
         ));
+        return None;
     }
     if blocks.len() > MAX_PLAYERS {
-        return Err(top.invalid(
+        errs.push(top.invalid(
             "players",
             format!(
                 "at most {MAX_PLAYERS} players are allowed, found {}",
                 blocks.len()
             ),
         ));
+        return None;
     }
+    let before = errs.len();
     let mut players: Vec<NewPlayer> = Vec::with_capacity(blocks.len());
     for b in &blocks {
-        b.allow(&["name", "email", "language", "also"])?;
-        let name = b.req_text("name")?.to_string();
-        let email = b.req_email("email")?;
-        let taken = |address: &str| {
-            players
-                .iter()
-                .position(|p| p.email == address || p.also.iter().any(|a| a == address))
-        };
-        if let Some(i) = taken(&email) {
-            let what = if players[i].email == email {
-                "the e-mail"
-            } else {
-                "an address"
-            };
-            return Err(b.invalid(
-                "email",
-                format!("{email:?} is already {what} of players[{}]", i + 1),
-            ));
+        if let Some(p) = player(b, &players, errs) {
+            players.push(p);
         }
-        let language = b.opt_lang("language")?;
-        // A player's other addresses (phone, work, a new provider): mail from them counts as his.
-        let mut also: Vec<String> = Vec::new();
-        for a in b.opt_emails("also")? {
-            if a == email || also.contains(&a) {
-                return Err(b.invalid("also", format!("{a:?} is named twice for this player")));
-            }
-            if let Some(i) = taken(&a) {
-                return Err(b.invalid(
-                    "also",
-                    format!("{a:?} is already an address of players[{}]", i + 1),
-                ));
-            }
-            also.push(a);
-        }
-        players.push(NewPlayer {
-            name,
-            email,
-            language,
-            also,
-        });
     }
-    Ok(players)
+    (errs.len() == before && players.len() == blocks.len()).then_some(players)
 }
 
+/// One `[[players]]` block, checked against the players before it.
+fn player(b: &Fields<'_>, players: &[NewPlayer], errs: &mut Vec<KeyErr>) -> Option<NewPlayer> {
+    keep(errs, b.allow(&["name", "email", "language", "also"]));
+    let name = keep(errs, b.req_text("name")).map(str::to_string);
+    let email = keep(errs, b.req_email("email"));
+    let taken = |address: &str| {
+        players
+            .iter()
+            .position(|p| p.email == address || p.also.iter().any(|a| a == address))
+    };
+    if let Some(email) = &email
+        && let Some(i) = taken(email)
+    {
+        let what = if players[i].email == *email {
+            "the e-mail"
+        } else {
+            "an address"
+        };
+        errs.push(b.invalid(
+            "email",
+            format!("{email:?} is already {what} of players[{}]", i + 1),
+        ));
+    }
+    let language = keep(errs, b.opt_lang("language"));
+    // A player's other addresses (phone, work, a new provider): mail from them counts as his.
+    let mut also: Vec<String> = Vec::new();
+    for a in keep(errs, b.opt_emails("also")).unwrap_or_default() {
+        if email.as_ref() == Some(&a) || also.contains(&a) {
+            errs.push(b.invalid("also", format!("{a:?} is named twice for this player")));
+            continue;
+        }
+        if let Some(i) = taken(&a) {
+            errs.push(b.invalid(
+                "also",
+                format!("{a:?} is already an address of players[{}]", i + 1),
+            ));
+            continue;
+        }
+        also.push(a);
+    }
+    Some(NewPlayer {
+        name: name?,
+        email: email?,
+        language: language?,
+        also,
+    })
+}
+
+/// The `[[games]]` blocks; every block's errors are kept in `errs`.
 fn explicit_games(
     top: &Fields<'_>,
     games: &[Fields<'_>],
     players: &[NewPlayer],
-) -> Result<Vec<Pairing>, KeyErr> {
+    errs: &mut Vec<KeyErr>,
+) -> Option<Vec<Pairing>> {
     if games.is_empty() {
-        return Err(top.invalid(
+        errs.push(top.invalid(
             "games",
             "lists no game (leave `games` out for a round robin)".to_string(),
         ));
+        return None;
     }
     if games.len() > MAX_GAMES {
-        return Err(top.invalid(
+        errs.push(top.invalid(
             "games",
             format!(
                 "at most {MAX_GAMES} games are allowed, found {}",
                 games.len()
             ),
         ));
+        return None;
     }
+    let before = errs.len();
     let mut pairings: Vec<Pairing> = Vec::with_capacity(games.len());
     for (number, g) in (1u32..).zip(games) {
-        g.allow(&["white", "black"])?;
+        keep(errs, g.allow(&["white", "black"]));
         let player = |key: &str| -> Result<usize, KeyErr> {
             let email = g.req_email(key)?;
             players
@@ -241,25 +327,29 @@ fn explicit_games(
                 .position(|p| p.email == email)
                 .ok_or_else(|| g.invalid(key, format!("{email:?} is not the e-mail of a player")))
         };
-        let white = player("white")?;
-        let black = player("black")?;
+        let (Some(white), Some(black)) = (keep(errs, player("white")), keep(errs, player("black")))
+        else {
+            continue;
+        };
         if white == black {
-            return Err(g.invalid(
+            errs.push(g.invalid(
                 "black",
                 "is the same player as `white`; a player cannot play himself".to_string(),
             ));
+            continue;
         }
         if let Some(dup) = pairings
             .iter()
             .find(|p| p.white == white && p.black == black)
         {
-            return Err(g.invalid(
+            errs.push(g.invalid(
                 "black",
                 format!(
                     "the same pairing (same players, same colours) is already games[{}]",
                     dup.number
                 ),
             ));
+            continue;
         }
         pairings.push(Pairing {
             number,
@@ -268,7 +358,7 @@ fn explicit_games(
             black,
         });
     }
-    Ok(pairings)
+    (errs.len() == before).then_some(pairings)
 }
 
 /// The round robin of `n` players by [`berger`], numbered 1.. in round order.

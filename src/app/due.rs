@@ -44,7 +44,7 @@ impl DueIndex {
     pub(crate) fn build(state: &State, s: &Settings) -> DueIndex {
         let mut index = DueIndex::default();
         for (at, game, due) in state.deadlines(s) {
-            if due == crate::core::Due::Digest {
+            if matches!(due, crate::core::Due::Digest | crate::core::Due::Question) {
                 index.digests.entry(game.tournament.clone()).or_insert(at);
                 continue;
             }
@@ -196,7 +196,7 @@ impl DueIndex {
             };
             self.dirty.insert(DueEntry::Rotation(id.to_string()));
         }
-        for (at, game, _) in state.digest_deadlines_of(ids.into_iter(), s) {
+        for (at, game, _) in state.tournament_deadlines_of(ids.into_iter(), s) {
             self.digests.entry(game.tournament.clone()).or_insert(at);
         }
     }

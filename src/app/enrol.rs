@@ -11,9 +11,13 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
-use super::{App, AppError};
+use super::{App, AppError, Processed, new_key};
+use crate::core::NewTournament;
+use crate::core::model::RegisterRefusal;
 use crate::core::{KeyBinding, Output};
 use crate::game_ref::GameRef;
+use crate::letter::{Enrolment, Letter};
+use crate::store::{ArchiveEntry, Direction, QuarantineEntry};
 use crate::store::{Batch, PendingStarts};
 
 /// Games written per transaction of a registration.
@@ -30,6 +34,7 @@ impl App {
         out: &Output,
         now: DateTime<Utc>,
         chunk: usize,
+        last_too: Batch,
     ) -> Result<(), AppError> {
         let mut keys_of: BTreeMap<&GameRef, Vec<(&String, &KeyBinding)>> = BTreeMap::new();
         for k in &out.keys {
@@ -66,7 +71,9 @@ impl App {
             self.store.apply(batch)?;
             crate::crash::point(crate::crash::BETWEEN_REGISTER_PARTS);
         }
-        let mut batch = Batch::default();
+        // What else the step commits (the letter that asked for it, marked done) goes with the
+        // last part.
+        let mut batch = last_too;
         // Keys and events of no game of the tournament (none today) go with the last part.
         for (k, b) in keys_of.into_values().flatten() {
             batch.bind_key(k, &b.game.to_string(), b);
@@ -90,5 +97,115 @@ impl App {
         self.stage(&mut batch, &last, now)?;
         self.store.commit(batch)?;
         Ok(())
+    }
+}
+
+impl App {
+    /// A tournament file sent by mail (`crate::letter::enrol`): checked as `tournament add` checks
+    /// a file, decided by the core (`State::handle_registration`) and, when registered, written
+    /// in parts with the letter marked done in the last one; its start mails are queued at once
+    /// (they go out with the pass). `batch` holds what the deadlines up to then did.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn process_registration(
+        &mut self,
+        letter: &Letter,
+        raw: &[u8],
+        (postmark, now): (DateTime<Utc>, DateTime<Utc>),
+        uid: Option<(u32, u32)>,
+        mut batch: Batch,
+        mut log: Vec<String>,
+        enrolment: &Enrolment,
+    ) -> Result<Processed, AppError> {
+        let checked = checked_file(enrolment);
+        let mut key = new_key;
+        let out = self
+            .state
+            .handle_registration(letter, checked, now, &self.settings, &mut key);
+        let mut marks = Batch::default();
+        if let Some((v, u)) = uid {
+            marks.uid_done(v, u);
+        }
+        match &out.quarantine {
+            Some(reason) => {
+                marks.quarantine(&QuarantineEntry {
+                    at: postmark,
+                    uidvalidity: uid.map(|(v, _)| v).unwrap_or(0),
+                    uid: uid.map(|(_, u)| u).unwrap_or(0),
+                    message_id: Some(letter.message_id.clone()),
+                    reason: reason.clone(),
+                    raw: raw.to_vec(),
+                });
+            }
+            None => {
+                marks.processed(&letter.message_id, now);
+                // Filed under no game: it made all of them.
+                marks.archive(&ArchiveEntry {
+                    direction: Direction::In,
+                    at: postmark,
+                    games: Vec::new(),
+                    message_id: letter.message_id.clone(),
+                    raw: raw.to_vec(),
+                });
+            }
+        }
+        let registered = out
+            .tournaments
+            .iter()
+            .next()
+            .filter(|_| !out.games.is_empty())
+            .cloned();
+        match registered {
+            Some(id) => {
+                batch.append(marks);
+                if let Err(e) = self.write_registration(&id, &out, now, REGISTER_CHUNK, batch) {
+                    let _ = self.store.abandon_registrations();
+                    self.reload()?;
+                    return Err(e);
+                }
+                log.extend(out.log.iter().cloned());
+                log.extend(self.queue_starts()?);
+            }
+            None => {
+                let mut answer = Batch::default();
+                if let Err(e) = self.stage(&mut answer, &out, now) {
+                    self.reload()?;
+                    return Err(e);
+                }
+                batch.append(answer);
+                batch.append(marks);
+                if let Err(e) = self.commit(batch) {
+                    self.reload()?;
+                    return Err(e.into());
+                }
+                log.extend(out.log.iter().cloned());
+            }
+        }
+        Ok(match out.quarantine {
+            Some(reason) => Processed::Quarantined(reason),
+            None => Processed::Done {
+                log,
+                refused: out.refused.clone(),
+            },
+        })
+    }
+}
+
+/// The shell's check of a tournament file sent by mail, as `tournament add` checks a file, with
+/// every error located.
+fn checked_file(e: &Enrolment) -> Result<NewTournament, RegisterRefusal> {
+    match e {
+        Enrolment::Text { name, text } => {
+            crate::tournament_file::check(text).map_err(|errors| RegisterRefusal::File {
+                name: name.clone(),
+                errors,
+            })
+        }
+        Enrolment::Missing => Err(RegisterRefusal::Missing),
+        Enrolment::Several(names) => Err(RegisterRefusal::Several(names.clone())),
+        Enrolment::TooLarge { name, bytes } => Err(RegisterRefusal::TooLarge {
+            name: name.clone(),
+            bytes: *bytes,
+        }),
+        Enrolment::NotText { name } => Err(RegisterRefusal::NotText { name: name.clone() }),
     }
 }

@@ -95,9 +95,15 @@ impl std::fmt::Display for Verdict {
 impl App {
     /// Recomputes the chain of `game` (opened with [`App::open_game`]). `Ok(None)`: no such game.
     pub fn verify(&self, game: &GameRef) -> Result<Option<Verdict>, AppError> {
-        let Some(g) = self.state.games.get(game) else {
-            return Ok(None);
-        };
+        match self.state.games.get(game) {
+            Some(g) => self.verify_game(g).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Recomputes the chain of the game `g` (one in memory, or read from the store or shelf).
+    pub(crate) fn verify_game(&self, g: &crate::core::model::Game) -> Result<Verdict, AppError> {
+        let game = &g.id;
         let key = game.to_string();
         let mut log: BTreeMap<u64, Value> = BTreeMap::new();
         if let Some(events) = shelf::read(&shelf::dir(&self.store), &game.tournament)?
@@ -139,7 +145,7 @@ impl App {
             let fault = |what: String, why: String| Fault { seq, what, why };
             let Some(mut value) = log.remove(&seq) else {
                 v.fault = Some(fault(String::new(), "missing from the log".into()));
-                return Ok(Some(v));
+                return Ok(v);
             };
             let what = describe(&value);
             let seal = match value.as_object_mut().map(|m| m.remove(SEAL_KEY)) {
@@ -150,13 +156,13 @@ impl App {
                 }
                 _ => {
                     v.fault = Some(fault(what, "carries no seal".into()));
-                    return Ok(Some(v));
+                    return Ok(v);
                 }
             };
             sealed = true;
             let Ok(seal) = serde_json::from_value::<Seal>(seal) else {
                 v.fault = Some(fault(what, "its seal cannot be read".into()));
-                return Ok(Some(v));
+                return Ok(v);
             };
             if seal.prev != prev {
                 v.fault = Some(fault(
@@ -166,7 +172,7 @@ impl App {
                         seal.prev
                     ),
                 ));
-                return Ok(Some(v));
+                return Ok(v);
             }
             let hash = Seal::hash_of(&prev, &key, seq, seal.mail.as_ref(), &value);
             if hash != seal.hash {
@@ -177,7 +183,7 @@ impl App {
                         seal.hash
                     ),
                 ));
-                return Ok(Some(v));
+                return Ok(v);
             }
             if let Some(mail) = &seal.mail {
                 match check_mail(mail, &archived) {
@@ -194,7 +200,7 @@ impl App {
                                 mail.message_id
                             ),
                         ));
-                        return Ok(Some(v));
+                        return Ok(v);
                     }
                     MailCheck::Changed(found) => {
                         v.fault = Some(fault(
@@ -204,7 +210,7 @@ impl App {
                                 mail.message_id, mail.sha256
                             ),
                         ));
-                        return Ok(Some(v));
+                        return Ok(v);
                     }
                 }
             }
@@ -219,7 +225,7 @@ impl App {
                     g.events
                 ),
             });
-            return Ok(Some(v));
+            return Ok(v);
         }
         if sealed && g.seal != prev {
             v.fault = Some(Fault {
@@ -230,10 +236,10 @@ impl App {
                     if g.seal.is_empty() { "none" } else { &g.seal }
                 ),
             });
-            return Ok(Some(v));
+            return Ok(v);
         }
         v.hash = if sealed { prev } else { String::new() };
-        Ok(Some(v))
+        Ok(v)
     }
 }
 

@@ -56,7 +56,7 @@ use crate::core::door::screen::screen;
 use crate::core::model::Step;
 use crate::core::records::retention::rotate_due;
 use crate::core::register::{register_tournament, start_mails_of};
-use crate::core::route::answer_letter;
+use crate::core::route::{answer_letter, register_letter};
 use crate::core::time::deadlines::fire_due;
 use crate::core::unreachable::alert::alert;
 use crate::core::unreachable::bounce::{bounce, bounces_of};
@@ -125,6 +125,31 @@ impl State {
                 limit_answers(self, &mut out, letter, now, s);
                 out
             }
+        };
+        self.complete(out, now)
+    }
+
+    /// A tournament file sent by mail (`Turnier anmelden` / `register tournament`, read as
+    /// `Content::register`), received at `now`: `checked` is the shell's check of the file (as
+    /// `tournament add` checks it). Registered without its `start` mails (the shell queues them
+    /// in parts, [`State::start_mails`]) and answered with the table of games, or refused with a
+    /// query. `new_key` supplies fresh random reply keys. The games' first events are not sealed
+    /// with the mail (as with `tournament add`): the mail is archived under no game, since it
+    /// belongs to all of them.
+    pub fn handle_registration(
+        &mut self,
+        letter: &Letter,
+        checked: Result<NewTournament, model::RegisterRefusal>,
+        now: DateTime<Utc>,
+        s: &Settings,
+        new_key: &mut dyn FnMut() -> String,
+    ) -> Output {
+        self.input = None;
+        let out = match bounces_of(self, letter, Step { now, s })
+            .or_else(|| screen(self, letter, now, s))
+        {
+            Some(out) => out,
+            None => register_letter(self, letter, checked, Step { now, s }, new_key),
         };
         self.complete(out, now)
     }

@@ -1,4 +1,5 @@
-//! Registering a tournament: its games (Fax 1.2: round robin or explicit) and the `start` mails.
+//! Registering a tournament: its games (Fax 1.2: round robin or explicit) and the `start` mails;
+//! for a tournament registered by mail, the answer with its games.
 
 use chrono::{NaiveTime, TimeZone, Utc};
 use shakmaty::Color;
@@ -8,6 +9,7 @@ use crate::core::clock::PlayerClock;
 use crate::core::model::Event;
 use crate::core::model::Step;
 use crate::core::model::{ByColor, Game, GameStatus, Turn, color_name};
+use crate::core::model::{DirectorFacts, Recipient, Sentence, Told};
 use crate::core::model::{KeyBinding, Output, Person, Player, State, Tournament};
 use crate::core::model::{Mail, StartFacts};
 use crate::core::view;
@@ -68,6 +70,7 @@ pub(crate) fn register_tournament(
             .collect(),
         digest: file.digest,
         rotated: false,
+        questions: Vec::new(),
         games: Vec::new(),
     };
     let status = if clock_start > now {
@@ -110,6 +113,7 @@ pub(crate) fn register_tournament(
             seal: String::new(),
             conditional: Vec::new(),
             moves_only: false,
+            through_director: false,
             messages: Vec::new(),
         };
         for (c, key) in [(Color::White, &keys.white), (Color::Black, &keys.black)] {
@@ -184,5 +188,71 @@ fn start_mail(state: &mut State, id: &GameRef, c: Color, at: Step<'_>) -> Option
         color: Some(color_name(c).to_string()),
         fen: Some(fen),
         ..Mail::new(MailKind::Start, to, lang, message_id, data)
+    })
+}
+
+/// The answer to a tournament registered by mail: the `director` notice with its games, to the
+/// sender and, when another, to the file's director.
+pub(crate) fn registered_mail(
+    state: &mut State,
+    letter: &crate::letter::Letter,
+    tid: &str,
+    lang: crate::lang::Lang,
+    at: Step<'_>,
+) -> Option<Mail> {
+    let (now, s) = (at.now, at.s);
+    let t = state.tournaments.get(tid)?;
+    let games = t
+        .games
+        .iter()
+        .filter_map(|g| state.games.get(g))
+        .map(|g| {
+            (
+                g.id.number,
+                g.round,
+                t.recipient(&g.players.white).name,
+                t.recipient(&g.players.black).name,
+            )
+        })
+        .collect();
+    let told = Told::Registered {
+        tournament: t.id.clone(),
+        name: t.name.clone(),
+        start: t.start,
+        players: t.players.len(),
+        games,
+    };
+    let sender = Recipient {
+        name: letter
+            .from_name
+            .clone()
+            .unwrap_or_else(|| letter.from.clone()),
+        email: letter.from.clone(),
+    };
+    let mut cc = Vec::new();
+    if t.director.email != letter.from {
+        cc.push(t.director_recipient());
+    }
+    let data = DirectorFacts {
+        recipient: sender.name.clone(),
+        director: t.director.name.clone(),
+        tournament_id: t.id.clone(),
+        tournament: t.name.clone(),
+        game: None,
+        reason: None,
+        for_director: true,
+        now: view::when(now, s.tz),
+        form: "registered",
+        verified: None,
+    };
+    let message_id = state.meta.next_message_id(s, "director");
+    Some(Mail {
+        cc,
+        sentences: vec![
+            ("title".into(), Sentence::NoticeTitle(told.clone())),
+            ("text".into(), Sentence::NoticeText(told)),
+        ],
+        in_reply_to: Some(letter.message_id.clone()),
+        ..Mail::new(MailKind::Director, vec![sender], lang, message_id, data)
     })
 }

@@ -17,11 +17,13 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 
+use crate::core::director::desk::{answer_question, question_of};
 use crate::core::director::leave::{end_leave_on_move, handle_leave, withdraw_leave};
 use crate::core::director::{handle_director, is_director_letter};
 use crate::core::door::reply::{
     came_through_own_key, finish, game_of_letter, lang_for, names_relay_game, query,
 };
+use crate::core::model::RegisterRefusal;
 use crate::core::model::Step;
 use crate::core::model::{EndReason, GameResult, Output, Refusal, Settings, State};
 use crate::core::play::conditional::check_conditional;
@@ -30,6 +32,7 @@ use crate::core::play::message::message;
 use crate::core::play::{announce, check_letter, play, resolve};
 use crate::core::records::status::answer_status;
 use crate::core::records::status::says_more_than_status;
+use crate::core::register::{RegisterError, register_tournament, registered_mail};
 use crate::core::time::deadlines::fire_due;
 use crate::game_ref::GameRef;
 use crate::letter::Letter;
@@ -150,6 +153,12 @@ pub(crate) fn answer_letter(
                 letter.message_id, letter.from
             ));
         }
+        return out;
+    }
+    // TO §23: the answer to a director's question, through the question's own reply key: it
+    // goes to the director, whatever it says.
+    if let Some(q) = question_of(state, letter) {
+        answer_question(state, &mut out, letter, q, Step { now, s });
         return out;
     }
     // TO §17: `Keine Warnungen` / `Warnungen`: the sender's clock warnings off or on, answered
@@ -417,4 +426,72 @@ fn stranger_may_be_answered(state: &State, letter: &Letter, s: &Settings) -> boo
         .as_ref()
         .or(s.guard.dmarc_authserv_id.as_ref());
     trusted.is_some_and(|id| dmarc_verdict(&letter.trace, id, &letter.from) == DmarcVerdict::Pass)
+}
+
+/// A tournament file sent by mail (`Turnier anmelden` / `register tournament`), after
+/// `crate::core::door::screen` let it in: registered when its sender is in `[relay] directors`
+/// and `checked` (the shell's check of the file, as `tournament add` checks it) holds, and
+/// answered with the table of games; else one query saying why, and nothing registered. A
+/// sender not allowed learns nothing of what the file says; a stranger the operator's server
+/// does not vouch for is not answered at all (no backscatter).
+pub(crate) fn register_letter(
+    state: &mut State,
+    letter: &Letter,
+    checked: Result<crate::core::NewTournament, RegisterRefusal>,
+    at: Step<'_>,
+    new_key: &mut dyn FnMut() -> String,
+) -> Output {
+    let (now, s) = (at.now, at.s);
+    let mut out = Output::default();
+    // The director's language: the subject's (`register tournament` is English).
+    let subject = letter.subject.to_lowercase();
+    let lang = if subject.contains("register") || subject.contains("tournament registration") {
+        crate::lang::Lang::En
+    } else if subject.contains("anmeld") {
+        crate::lang::Lang::De
+    } else {
+        s.default_lang
+    };
+    let refuse = |state: &mut State, out: &mut Output, r: RegisterRefusal| {
+        out.log.push(format!(
+            "tournament file from {} not registered: {r:?}",
+            letter.from
+        ));
+        query(state, out, letter, None, lang, Refusal::Register(r), at);
+    };
+    if !s.guard.directors.contains(&letter.from) {
+        if !state.knows(&letter.from) && !stranger_may_be_answered(state, letter, s) {
+            out.log.push(format!(
+                "mail {} from stranger {}: a tournament file from an address not allowed to \
+                 register, not vouched for: not answered",
+                letter.message_id, letter.from
+            ));
+            return out;
+        }
+        refuse(state, &mut out, RegisterRefusal::NotAllowed);
+        return out;
+    }
+    let file = match checked {
+        Ok(file) => file,
+        Err(r) => {
+            refuse(state, &mut out, r);
+            return out;
+        }
+    };
+    match register_tournament(state, &file, at, new_key) {
+        Err(RegisterError::Duplicate(id)) => {
+            refuse(state, &mut out, RegisterRefusal::Duplicate { id });
+        }
+        Ok(registered) => {
+            out.absorb(registered);
+            out.log.push(format!(
+                "tournament {} registered by mail from {}",
+                file.id, letter.from
+            ));
+            if let Some(m) = registered_mail(state, letter, &file.id, lang, Step { now, s }) {
+                out.mails.push(m);
+            }
+        }
+    }
+    out
 }

@@ -681,7 +681,7 @@ async fn a_tournament_written_in_parts_is_whole_and_a_stopped_one_is_removed_at_
         .state
         .register_without_mails(&file, at(1, 9, 0), &app.settings, &mut key)
         .unwrap();
-    app.write_registration("BIG", &out, at(1, 9, 0), 10)
+    app.write_registration("BIG", &out, at(1, 9, 0), 10, crate::store::Batch::default())
         .unwrap();
     let keys = out.keys.len();
     assert!(keys >= 132, "two keys a game at least");

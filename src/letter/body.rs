@@ -414,6 +414,21 @@ const OWN_LABELS: &[&str] = &[
     "announcement",
     "remis",
     "draw",
+    // The director's desk (TO §11, §23, §26, §29, §30).
+    "rücktritt",
+    "ruecktritt",
+    "withdraw",
+    "withdrawal",
+    "korrespondenz",
+    "correspondence",
+    "pgn",
+    "prüfen",
+    "pruefen",
+    "verify",
+    "nur züge",
+    "moves only",
+    "züge über tl",
+    "moves through tl",
 ];
 /// An address or a clock time: what the first lines of a header block carry.
 static ADDRESS_OR_TIME: LazyLock<Regex> = LazyLock::new(|| {

@@ -719,6 +719,18 @@ fn director(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand>
         "thinking",
         "nur",
         "moves",
+        "korrespondenz",
+        "correspondence",
+        "pgn",
+        "prüfen",
+        "pruefen",
+        "verify",
+        "rücktritt",
+        "ruecktritt",
+        "withdraw",
+        "rückfrage",
+        "rueckfrage",
+        "ask",
     ]) {
         return address_command(line, low, written);
     }
@@ -781,6 +793,9 @@ fn director(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand>
             _ => malformed(),
         };
     }
+    if let Some(cmd) = desk_command(line, low, written) {
+        return Some(cmd);
+    }
     if opens(&["bedenkzeit", "zeit", "time", "thinking"]) && ADJUST_START.is_match(line) {
         let Some(cap) = ADJUST.captures(line) else {
             return malformed();
@@ -803,6 +818,98 @@ fn director(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand>
             }
             _ => malformed(),
         };
+    }
+    None
+}
+
+/// TO §11, §29: `Korrespondenz: GAME`, `PGN: TOURNAMENT`, `Prüfen: GAME` (and English).
+static RECORDS: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)^(korrespondenz|correspondence|pgn|pr(?:ü|ue|u)fen|verify)\s*:\s*(.*?)\s*\.?$")
+});
+/// A tournament as a director names it: `FAX-2026-3`, `[FAX-2026-3]`.
+static TOURNAMENT_NAME: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\[?[A-Za-z0-9][A-Za-z0-9._-]*\]?$"));
+/// TO §26: `Rücktritt: anna@… Wertung: verloren` / `withdraw: anna@… score: annulled`.
+static WITHDRAW_OPEN: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)^(?:r(?:ü|ue|u)cktritt|withdraw(?:al)?)\s*:"));
+static WITHDRAW: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)^(?:r(?:ü|ue|u)cktritt|withdraw(?:al)?)\s*:\s*{EMAIL}\s*[,;]?\s*(?:wertung|score|scored)\s*:?\s*(verloren|lost|annulliert|annulled|gestrichen|cancelled|canceled)\s*[.]?\s*$"
+    ))
+});
+/// TO §23: `Rückfrage an anna@…: TEXT` / `ask anna@…: TEXT`.
+static ASK_OPEN: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)^(?:r(?:ü|ue|u)ckfrage\s+an|ask)\s+\S+@"));
+static ASK: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)^(?:r(?:ü|ue|u)ckfrage\s+an|ask)\s+{EMAIL}\s*:\s*(\S.*)$"
+    ))
+});
+/// TO §30: `Züge über TL: GAME` / `moves through TL: GAME`, `… aufgehoben` / `… off`.
+static THROUGH_DIRECTOR: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^(?:z(?:ü|ue|u)ge\s+(?:über|ueber|uber)\s+(?:den\s+)?(?:tl|turnierleiter)|moves\s+through\s+(?:the\s+)?(?:tl|td|director))(\s+(?:aufgehoben|off))?\s*:\s*(.*?)\s*\.?$",
+    )
+});
+
+/// The director's desk (TO §11, §23, §26, §29, §30): records, a withdrawal, a question, moves
+/// through him. A line that opens like one of them but does not parse is malformed.
+fn desk_command(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand> {
+    let malformed = || Some(DirectorCommand::Malformed(written.to_string()));
+    let game_of = |g: &str| {
+        GAME_NAME
+            .is_match(g)
+            .then(|| g.trim_matches(['[', ']']).to_string())
+    };
+    if low.starts_with_any(&[
+        "korrespondenz",
+        "correspondence",
+        "pgn",
+        "prüfen",
+        "pruefen",
+        "prufen",
+        "verify",
+    ]) && let Some(cap) = RECORDS.captures(line)
+    {
+        let word = cap.get(1).map_or("", |m| m.as_str()).to_lowercase();
+        let target = cap.get(2).map_or("", |m| m.as_str()).trim();
+        return match word.as_str() {
+            "pgn" if GAME_NAME.is_match(target) || TOURNAMENT_NAME.is_match(target) => {
+                Some(DirectorCommand::Pgn {
+                    target: target.trim_matches(['[', ']']).to_string(),
+                })
+            }
+            "pgn" => malformed(),
+            "korrespondenz" | "correspondence" => game_of(target)
+                .map(|game| DirectorCommand::Correspondence { game })
+                .or_else(malformed),
+            _ => game_of(target)
+                .map(|game| DirectorCommand::Verify { game })
+                .or_else(malformed),
+        };
+    }
+    if WITHDRAW_OPEN.is_match(line) {
+        let Some(cap) = WITHDRAW.captures(line) else {
+            return malformed();
+        };
+        let player = cap.get(1).map_or("", |m| m.as_str()).to_lowercase();
+        let score = cap.get(2).map_or("", |m| m.as_str()).to_lowercase();
+        let annulled = !matches!(score.as_str(), "verloren" | "lost");
+        return Some(DirectorCommand::Withdraw { player, annulled });
+    }
+    if ASK_OPEN.is_match(written) {
+        let Some(cap) = ASK.captures(written) else {
+            return malformed();
+        };
+        let player = cap.get(1).map_or("", |m| m.as_str()).to_lowercase();
+        let text = cap.get(2).map_or("", |m| m.as_str()).trim().to_string();
+        return Some(DirectorCommand::Ask { player, text });
+    }
+    if let Some(cap) = THROUGH_DIRECTOR.captures(line) {
+        let on = cap.get(1).is_none();
+        return game_of(cap.get(2).map_or("", |m| m.as_str()).trim())
+            .map(|game| DirectorCommand::ThroughDirector { game, on })
+            .or_else(malformed);
     }
     None
 }

@@ -17,6 +17,7 @@ pub mod dates;
 pub mod digest;
 pub mod dsn;
 pub mod enclosed;
+pub mod enrol;
 pub mod headers;
 pub mod html;
 pub mod moves;
@@ -87,6 +88,7 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
         content.message &= content.only_words();
     }
     let subject = headers::subject_text(&head.subject);
+    let registration = enrol::is_registration(&subject);
     if headers::text_is_status(&subject) {
         content.status_request = true;
     }
@@ -123,6 +125,13 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
     }
     // A request in the subject makes the mail more than words (TO §30).
     content.message &= content.only_words();
+    // A tournament file to register: the mail is that and nothing else.
+    if registration {
+        content = crate::letter::Content {
+            register: Some(enrol::enrolment(&message)),
+            ..Default::default()
+        };
+    }
     Ok(Letter {
         message_id: head.message_id,
         from: head.from,

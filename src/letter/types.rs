@@ -126,6 +126,26 @@ pub struct Content {
     /// yet begun is withdrawn — the one of these dates, when the writer names them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub withdraw_leave: Option<Withdrawal>,
+    /// A tournament file sent to be registered (subject `Turnier anmelden` / `register
+    /// tournament`): the mail says nothing else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub register: Option<Enrolment>,
+}
+
+/// The tournament file of a mail that asks to register a tournament, or what keeps it from
+/// being one (`crate::letter::enrol`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Enrolment {
+    /// The file's text: a `.toml` attachment's (`name`), or the mail's own (`None`).
+    Text { name: Option<String>, text: String },
+    /// Neither a `.toml` attachment nor any text.
+    Missing,
+    /// More than one `.toml` attachment: which is meant?
+    Several(Vec<String>),
+    /// Larger than [`crate::letter::enrol::MAX_FILE_BYTES`] (`name` empty: the text).
+    TooLarge { name: String, bytes: usize },
+    /// The attachment is not UTF-8 text.
+    NotText { name: String },
 }
 
 /// TO §24: which planned leave a player withdraws.
@@ -274,6 +294,20 @@ pub enum DirectorCommand {
     /// TO §30: `Nur Züge: GAME` / `moves only: GAME` (`on`), `Nur Züge aufgehoben: GAME` /
     /// `moves only off: GAME`: no words of either player of the game are forwarded.
     MovesOnly { game: String, on: bool },
+    /// TO §11: `Korrespondenz: GAME` / `correspondence: GAME`: the game's mails as an mbox.
+    Correspondence { game: String },
+    /// `PGN: TOURNAMENT` / `pgn: TOURNAMENT` (or a game): the PGN as `export pgn` gives it.
+    Pgn { target: String },
+    /// TO §29: `Prüfen: GAME` / `verify: GAME`: `verify`'s line for the game.
+    Verify { game: String },
+    /// TO §26: `Rücktritt: anna@… Wertung: verloren` / `withdraw: anna@… score: annulled`: every
+    /// running game of the player ends, lost for him (`annulled`: kept out of the crosstable).
+    Withdraw { player: String, annulled: bool },
+    /// TO §23: `Rückfrage an anna@…: TEXT` / `ask anna@…: TEXT`: the director's question.
+    Ask { player: String, text: String },
+    /// TO §30: `Züge über TL: GAME` / `moves through TL: GAME` (`on`), `… aufgehoben` / `… off`:
+    /// every `move` mail of the game has the director in copy.
+    ThroughDirector { game: String, on: bool },
     /// A line that looks like a command but is malformed: the line as written.
     Malformed(String),
 }

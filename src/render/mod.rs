@@ -439,8 +439,18 @@ pub fn render_with(
                 let ct = ContentType::parse(&a.content_type).map_err(|e| {
                     RenderError::Build(format!("content type {}: {e}", a.content_type))
                 })?;
-                mp = mp
-                    .singlepart(LettreAttachment::new(a.filename.clone()).body(a.body.clone(), ct));
+                let attachment = LettreAttachment::new(a.filename.clone());
+                mp = mp.singlepart(match &a.bytes {
+                    // Bytes exactly as they are (an mbox of mails as they arrived): base64.
+                    Some(bytes) => attachment.body(
+                        Body::new_with_encoding(bytes.clone(), ContentTransferEncoding::Base64)
+                            .map_err(|_| {
+                                RenderError::Build(format!("attachment {}", a.filename))
+                            })?,
+                        ct,
+                    ),
+                    None => attachment.body(a.body.clone(), ct),
+                });
             }
             b.multipart(mp)
         }
@@ -530,6 +540,7 @@ mod tests {
             )],
             envelope: vec![],
             attachments: vec![],
+            enclose: vec![],
         }
     }
 

@@ -292,6 +292,44 @@ impl Run {
         self.record(step, out, now);
     }
 
+    /// A tournament file sent by mail from `from` (in `[relay] directors`), checked as the shell
+    /// checks it and decided by the core (`State::handle_registration`).
+    fn register_by_mail(&mut self, step: &str, from: &str, file: &str, now: DateTime<Utc>) {
+        self.letters += 1;
+        let raw = format!(
+            "From: {} <{from}>\r\nTo: relay@fernschach.test\r\nSubject: Turnier anmelden\r\n\
+             Message-ID: <letter{}@players.test>\r\nContent-Type: text/plain; charset=utf-8\r\n\
+             Content-Transfer-Encoding: 8bit\r\n\r\n{}\r\n",
+            name_of(from),
+            self.letters,
+            file.replace('\n', "\r\n")
+        );
+        let letter = read_letter(raw.as_bytes()).expect("readable");
+        let checked = match &letter.content.register {
+            Some(fernzug::letter::Enrolment::Text { name, text }) => {
+                fernzug::tournament_file::check(text).map_err(|errors| {
+                    fernzug::core::model::RegisterRefusal::File {
+                        name: name.clone(),
+                        errors,
+                    }
+                })
+            }
+            other => panic!("not a registration: {other:?}"),
+        };
+        let mut s = self.s.clone();
+        s.guard.directors = vec![from.to_string()];
+        let mut n = 0;
+        let mut out = self.st.tick(now, &self.s);
+        let o = self
+            .st
+            .handle_registration(&letter, checked, now, &s, &mut || {
+                n += 1;
+                format!("r{n:02}")
+            });
+        out.mails.extend(o.mails);
+        self.record(step, out, now);
+    }
+
     /// Fax 2.2: the shell learnt that `mail` did not reach `recipient`.
     fn bounce(&mut self, step: &str, mail: &Mail, recipient: &str, now: DateTime<Utc>) {
         let (_, body) = self
@@ -516,7 +554,14 @@ fn problems_in(text: &str) -> Vec<String> {
         "undefined",
         "\"\"",
     ] {
-        if text.contains(bad) {
+        // Words are whole words (`annulliert` is no `null`); marks are marks anywhere.
+        let word = bad.chars().all(char::is_alphanumeric);
+        let hit = if word {
+            text.split(|c: char| !c.is_alphanumeric()).any(|w| w == bad)
+        } else {
+            text.contains(bad)
+        };
+        if hit {
             found.push(format!("contains {bad:?}"));
         }
     }
@@ -969,6 +1014,75 @@ fn scenario(r: &mut Run) {
         "Warnungen",
         "Warnungen",
         at(2027, 2, 14, 8, 50),
+    );
+    // The director's desk by mail (TO §11, §23, §26, §29, §30).
+    r.mail(
+        "director-records",
+        TL,
+        "Akten",
+        &format!("Korrespondenz: {TID}/1\nPGN: {TID}\nPrüfen: {TID}/1"),
+        at(2027, 2, 15, 9, 0),
+    );
+    r.mail(
+        "director-through-tl",
+        TL,
+        "Anordnung",
+        &format!("Züge über TL: {TID}/1"),
+        at(2027, 2, 15, 9, 10),
+    );
+    r.st.spare_keys = vec!["q-bert".into()];
+    r.mail(
+        "director-asks-bert",
+        TL,
+        &format!("[{TID}] Rückfrage"),
+        &format!("Rückfrage an {BERT}: Wie steht es um Ihre Partien?"),
+        at(2027, 2, 15, 9, 20),
+    );
+    let question = r.last(MailKind::Director, BERT);
+    let subject = format!("Re: {}", r.subject_of(&question));
+    r.write(
+        "bert-answers",
+        BERT,
+        "relay+q-bert@fernschach.test",
+        &subject,
+        Some(&question.message_id),
+        "All is well, my next move follows this week.\n\n> Wie steht es um Ihre Partien?",
+        at(2027, 2, 16, 9, 0),
+    );
+    r.st.spare_keys = vec!["q-anna".into()];
+    r.mail(
+        "director-asks-anna",
+        TL,
+        &format!("[{TID}] Rückfrage"),
+        &format!("Rückfrage an {ANNA}: Spielen Sie Ihre Partien weiter?"),
+        at(2027, 2, 16, 9, 10),
+    );
+    r.tick("question-unanswered", at(2027, 3, 2, 9, 10));
+    r.mail(
+        "director-withdraws-bert",
+        TL,
+        &format!("[{TID}] Rücktritt"),
+        &format!("Rücktritt: {BERT} Wertung: verloren"),
+        at(2027, 3, 2, 10, 0),
+    );
+    r.register_by_mail(
+        "register-by-mail",
+        TL,
+        "id = \"POKAL-2027\"\nname = \"Pokal 2027\"\nrules = \"post\"\nstart = 2027-04-01\n\n\
+         [director]\nname = \"Tom Leiter\"\nemail = \"tl@fernschach.test\"\n\n\
+         [[players]]\nname = \"Anna Adler\"\nemail = \"anna@fernschach.test\"\n\n\
+         [[players]]\nname = \"Bert Berger\"\nemail = \"bert@fernschach.test\"\n\n\
+         [[players]]\nname = \"Clara Claus\"\nemail = \"clara@fernschach.test\"\n",
+        at(2027, 3, 2, 11, 0),
+    );
+    r.register_by_mail(
+        "register-by-mail-errors",
+        TL,
+        "id = \"POKAL 2027\"\nname = \"Pokal 2027\"\nrules = \"blitz\"\nstart = 2027-04-01\n\n\
+         [director]\nname = \"Tom Leiter\"\nemail = \"tl@fernschach.test\"\n\n\
+         [[players]]\nname = \"Anna Adler\"\nemail = \"anna@\"\n\n\
+         [[players]]\nname = \"Bert Berger\"\nemail = \"bert@fernschach.test\"\n",
+        at(2027, 3, 2, 11, 10),
     );
 }
 

@@ -208,6 +208,23 @@ fn items(l: &Letter) -> Vec<String> {
             }
             DirectorCommand::MovesOnly { game, on: true } => format!("director moves-only {game}"),
             DirectorCommand::MovesOnly { game, .. } => format!("director moves-only-off {game}"),
+            DirectorCommand::Correspondence { game } => format!("director correspondence {game}"),
+            DirectorCommand::Pgn { target } => format!("director pgn {target}"),
+            DirectorCommand::Verify { game } => format!("director verify {game}"),
+            DirectorCommand::Withdraw {
+                player,
+                annulled: false,
+            } => format!("director withdraw {player} lost"),
+            DirectorCommand::Withdraw { player, .. } => {
+                format!("director withdraw {player} annulled")
+            }
+            DirectorCommand::Ask { player, .. } => format!("director ask {player}"),
+            DirectorCommand::ThroughDirector { game, on: true } => {
+                format!("director through-tl {game}")
+            }
+            DirectorCommand::ThroughDirector { game, .. } => {
+                format!("director through-tl-off {game}")
+            }
             DirectorCommand::Malformed(_) => "director malformed".into(),
         });
     }

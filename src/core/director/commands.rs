@@ -4,7 +4,7 @@
 
 use shakmaty::Color;
 
-use super::{Notice, Scope};
+use super::{Desk, Notice, Scope};
 use crate::core::clock::{self, Rest};
 use crate::core::director::leave::add_leave;
 use crate::core::director::leave::{check_leave, complete_span};
@@ -59,6 +59,7 @@ pub(super) fn confirm_forfeit(
         },
         reason: None,
         players: Vec::new(),
+        desk: Desk::default(),
     })
 }
 
@@ -103,6 +104,7 @@ pub(super) fn set_result(
         },
         reason: None,
         players: Vec::new(),
+        desk: Desk::default(),
     })
 }
 
@@ -171,6 +173,7 @@ pub(super) fn resume(
         },
         reason: None,
         players,
+        desk: Desk::default(),
     })
 }
 
@@ -221,6 +224,7 @@ pub(super) fn adjust_time(
         },
         reason: Some(reason.clone()),
         players,
+        desk: Desk::default(),
     })
 }
 
@@ -281,6 +285,7 @@ pub(super) fn director_leave(
         tournament: tid,
         reason: None,
         players,
+        desk: Desk::default(),
     })
 }
 
@@ -350,6 +355,7 @@ pub(super) fn address(
         tournament: tid,
         reason: None,
         players,
+        desk: Desk::default(),
     })
 }
 
@@ -396,5 +402,6 @@ pub(super) fn moves_only(
         told: Told::MovesOnly { game: g, on },
         reason: None,
         players,
+        desk: Desk::default(),
     })
 }

@@ -28,6 +28,7 @@
 //!   report that fell due while the game was stopped is not sent late.
 
 mod commands;
+pub(crate) mod desk;
 pub mod leave;
 
 #[cfg(test)]
@@ -40,7 +41,7 @@ use crate::core::model::DirectorFacts;
 use crate::core::model::Event;
 use crate::core::model::Refusal;
 use crate::core::model::Step;
-use crate::core::model::{Command, DirectorRefusal, Mail, Recipient, Sentence, Told};
+use crate::core::model::{Command, DirectorRefusal, Enclosure, Mail, Recipient, Sentence, Told};
 use crate::core::model::{Output, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
@@ -50,6 +51,7 @@ use crate::mail_kind::MailKind;
 use commands::{
     address, adjust_time, confirm_forfeit, director_leave, moves_only, resume, set_result,
 };
+use desk::{Records, ask, records, through_director, withdraw};
 
 /// What a director's letter is about: the game it names, the tournament, and the tournaments
 /// its sender directs.
@@ -69,6 +71,21 @@ struct Notice {
     reason: Option<String>,
     /// Players told with a `director` mail (those of a game that ended get `game-end` instead).
     players: Vec<String>,
+    /// What the director's desk adds (TO §11, §23, §29): the kind of notice, what the shell
+    /// encloses, the players' reply key.
+    desk: Desk,
+}
+
+/// The desk's part of a [`Notice`]; the default is a command carried out.
+#[derive(Default)]
+struct Desk {
+    /// `DirectorFacts::form` of the players' copies (`None`: `decision`); the director's copy
+    /// says `decision` for a question, else the same.
+    form: Option<&'static str>,
+    /// Enclosed in the director's copy.
+    enclose: Vec<Enclosure>,
+    /// The reply key of the players' copies, instead of their game's.
+    player_key: Option<String>,
 }
 
 /// Whether a letter goes to the director's hand: it holds a command, or it comes from a
@@ -208,6 +225,18 @@ fn director_command(
         DirectorCommand::MovesOnly { game, on } => {
             moves_only(state, out, letter, scope, (game, *on), at)
         }
+        DirectorCommand::Correspondence { game } => {
+            records(state, scope, Records::Correspondence(game))
+        }
+        DirectorCommand::Pgn { target } => records(state, scope, Records::Pgn(target)),
+        DirectorCommand::Verify { game } => records(state, scope, Records::Verify(game)),
+        DirectorCommand::Withdraw { player, annulled } => {
+            withdraw(state, out, letter, scope, (player, *annulled), at)
+        }
+        DirectorCommand::Ask { player, text } => ask(state, out, letter, scope, (player, text), at),
+        DirectorCommand::ThroughDirector { game, on } => {
+            through_director(state, out, letter, scope, (game, *on), at)
+        }
         DirectorCommand::Malformed(line) => Err(DirectorRefusal::Malformed {
             lines: vec![line.clone()],
         }),
@@ -305,6 +334,7 @@ fn director_event(
 
 /// The confirmation to the director and the announcement to each player a command touches.
 fn director_mails(state: &mut State, out: &mut Output, letter: &Letter, n: &Notice, at: Step<'_>) {
+    let records = n.desk.form == Some("records");
     let (now, s) = (at.now, at.s);
     let Some(t) = state.tournaments.get(&n.tournament) else {
         return;
@@ -318,14 +348,20 @@ fn director_mails(state: &mut State, out: &mut Output, letter: &Letter, n: &Noti
             continue;
         }
         seen.push(p.clone());
-        let key = n
-            .game
-            .as_ref()
-            .and_then(|g| state.games.get(g))
-            .and_then(|g| g.color_of(p).map(|c| g.keys.get(c).clone()));
+        let key = n.desk.player_key.clone().or_else(|| {
+            n.game
+                .as_ref()
+                .and_then(|g| state.games.get(g))
+                .and_then(|g| g.color_of(p).map(|c| g.keys.get(c).clone()))
+        });
         mails.push((t.recipient(p), key, t.lang_of(p, s.default_lang), false));
     }
     for (to, reply_key, lang, for_director) in mails {
+        let form = match n.desk.form {
+            Some("question") if for_director => "decision",
+            Some(form) => form,
+            None => "decision",
+        };
         let data = DirectorFacts {
             recipient: to.name.clone(),
             director: t.director.name.clone(),
@@ -335,6 +371,8 @@ fn director_mails(state: &mut State, out: &mut Output, letter: &Letter, n: &Noti
             reason: n.reason.clone(),
             for_director,
             now: view::when(now, s.tz),
+            form,
+            verified: None,
         };
         let message_id = state.meta.next_message_id(s, "director");
         out.mails.push(Mail {
@@ -342,9 +380,16 @@ fn director_mails(state: &mut State, out: &mut Output, letter: &Letter, n: &Noti
                 ("title".into(), Sentence::NoticeTitle(n.told.clone())),
                 ("text".into(), Sentence::NoticeText(n.told.clone())),
             ],
-            game: n.game.clone(),
+            // The records asked for are not filed under the game (TO §11: an mbox in the
+            // game's own mbox would double it with every request).
+            game: n.game.clone().filter(|_| !records),
             reply_key,
             in_reply_to: Some(letter.message_id.clone()),
+            enclose: if for_director {
+                n.desk.enclose.clone()
+            } else {
+                Vec::new()
+            },
             ..Mail::new(MailKind::Director, vec![to], lang, message_id, data)
         });
     }

@@ -1328,3 +1328,426 @@ fn s24_a_planned_leave_is_withdrawn_before_it_begins_and_its_days_go_back() {
     );
     assert_eq!(sent(&late), vec![(MailKind::Query, BERT.to_string())]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The director's desk by mail (TO §11, §23, §26, §29, §30).
+
+/// A real mail from `from` to `to` (e.g. `relay+KEY@…`), read by the reader.
+fn mail_to(from: &str, to: &str, subject: &str, body: &str) -> Letter {
+    let raw = format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <{}@x>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n",
+        body.len() + subject.len() * 7 + to.len() * 13
+    );
+    read_letter(raw.as_bytes()).expect("reads")
+}
+
+fn director_facts(m: &crate::core::model::Mail) -> &crate::core::model::DirectorFacts {
+    match &m.facts {
+        Facts::Director(f) => f,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn s11_s29_the_records_go_to_the_director_alone_and_are_enclosed_by_the_shell() {
+    use crate::core::model::Enclosure;
+    let mut st = new_state(RuleSet::Post);
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "Akten",
+            "Korrespondenz: T-1/1\nPGN: T-1\nPrüfen: [T-1/1]",
+        ),
+        at(2026, 12, 2, 10, 0),
+    );
+    assert_eq!(sent(&out), vec![(MailKind::Director, TL.to_string()); 3]);
+    let enclosed: Vec<Vec<Enclosure>> = out.mails.iter().map(|m| m.enclose.clone()).collect();
+    assert_eq!(
+        enclosed,
+        vec![
+            vec![Enclosure::Mbox(g(1))],
+            vec![Enclosure::Pgn("T-1".into())],
+            vec![Enclosure::Verify(g(1))],
+        ]
+    );
+    // Not filed under the game: an mbox in the game's own mbox would double it.
+    assert!(out.mails.iter().all(|m| m.game.is_none()));
+    assert_eq!(director_facts(&out.mails[0]).game.as_deref(), Some("T-1/1"));
+    assert!(
+        out.mails
+            .iter()
+            .all(|m| director_facts(m).form == "records")
+    );
+    // A player may not; an unknown game is named.
+    let out = step(
+        &mut st,
+        &mail(ANNA, "Akten", "Korrespondenz: T-1/1"),
+        at(2026, 12, 2, 11, 0),
+    );
+    assert_eq!(sent(&out), vec![(MailKind::Query, ANNA.to_string())]);
+    assert!(out.mails[0].enclose.is_empty());
+    let out = step(
+        &mut st,
+        &mail(TL, "Akten", "Korrespondenz: T-1/9"),
+        at(2026, 12, 2, 12, 0),
+    );
+    assert!(queries(&out)[0].contains("T-1/9"), "{:?}", queries(&out));
+}
+
+#[test]
+fn s26_a_withdrawal_ends_every_unfinished_game_of_the_player_lost_for_him() {
+    let mut st = new_state(RuleSet::Post);
+    // Game 2 (Carl – Anna) is over already; it stands.
+    step(
+        &mut st,
+        &mail(TL, "[T-1/2]", "Ergebnis: 1-0"),
+        at(2026, 12, 3, 10, 0),
+    );
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "[T-1] Rücktritt",
+            "Rücktritt: anna@fernschach.test Wertung: verloren",
+        ),
+        at(2026, 12, 4, 10, 0),
+    );
+    assert_eq!(
+        sent(&out),
+        vec![
+            (MailKind::GameEnd, ANNA.to_string()),
+            (MailKind::GameEnd, BERT.to_string()),
+            (MailKind::GameEnd, TL.to_string()),
+            (MailKind::Director, TL.to_string()),
+        ]
+    );
+    let game = &st.games[&g(1)];
+    assert_eq!(game.status, GameStatus::Finished);
+    assert_eq!(game.result.map(|r| r.as_str()), Some("0-1"));
+    assert_eq!(
+        game.end_reason,
+        Some(crate::core::model::EndReason::Withdrawn)
+    );
+    assert_eq!(st.games[&g(2)].result.map(|r| r.as_str()), Some("1-0"));
+    // TO §29: the players are told the last day of the appeal, the director is not.
+    let appeal: Vec<Option<String>> = out
+        .mails
+        .iter()
+        .filter(|m| m.kind == MailKind::GameEnd)
+        .map(|m| {
+            crate::render::facts(m)["appeal_until"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect();
+    assert_eq!(
+        appeal,
+        vec![Some("18.12.2026".into()), Some("2026-12-18".into()), None]
+    );
+    assert!(out.events.iter().any(|e| matches!(&e.event, Event::Director { command, .. } if command.contains("withdrawal of anna@fernschach.test"))));
+    // Nothing left to end: one query, nothing changes.
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "[T-1]",
+            "Rücktritt: anna@fernschach.test Wertung: verloren",
+        ),
+        at(2026, 12, 4, 11, 0),
+    );
+    assert_eq!(sent(&out), vec![(MailKind::Query, TL.to_string())]);
+    assert!(queries(&out)[0].contains("keine offene Partie"));
+}
+
+#[test]
+fn s26_an_annulled_withdrawal_keeps_the_games_out_of_the_crosstable() {
+    let mut st = new_state(RuleSet::Post);
+    step(
+        &mut st,
+        &mail(TL, "[T-1/3]", "Ergebnis: 1-0"),
+        at(2026, 12, 3, 10, 0),
+    );
+    step(
+        &mut st,
+        &mail(
+            TL,
+            "[T-1]",
+            "withdraw: anna@fernschach.test score: annulled",
+        ),
+        at(2026, 12, 4, 10, 0),
+    );
+    for n in [1, 2] {
+        let game = &st.games[&g(n)];
+        assert_eq!(game.status, GameStatus::Finished, "{n}");
+        assert_eq!(game.result, None, "{n}");
+        assert_eq!(
+            game.end_reason,
+            Some(crate::core::model::EndReason::Annulled)
+        );
+    }
+    let t = &st.tournaments["T-1"];
+    let table =
+        crate::core::records::crosstable::crosstable(t, t.games.iter().map(|g| &st.games[g]));
+    let points: Vec<(String, u32, u32)> = table
+        .rows
+        .iter()
+        .map(|r| (r.name.clone(), r.half_points, r.played))
+        .collect();
+    assert_eq!(
+        points,
+        vec![
+            ("Bert Berger".into(), 2, 1),
+            ("Anna Adler".into(), 0, 0),
+            ("Carl Clausen".into(), 0, 1),
+        ]
+    );
+}
+
+#[test]
+fn s23_a_question_reaches_the_player_his_answer_the_director_and_silence_is_reported() {
+    let mut st = new_state(RuleSet::Post);
+    st.spare_keys = vec!["q-key-anna".into()];
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "[T-1] Rückfrage",
+            "Rückfrage an anna@fernschach.test: Wie steht es um Ihre Partien?",
+        ),
+        at(2027, 1, 4, 10, 0),
+    );
+    assert_eq!(
+        sent(&out),
+        vec![
+            (MailKind::Director, TL.to_string()),
+            (MailKind::Director, ANNA.to_string()),
+        ]
+    );
+    assert_eq!(out.mails[1].reply_key.as_deref(), Some("q-key-anna"));
+    assert_eq!(director_facts(&out.mails[1]).form, "question");
+    assert_eq!(director_facts(&out.mails[0]).form, "decision");
+    // Her reply through the question's key reaches the director, whatever it says.
+    let out = step(
+        &mut st,
+        &mail_to(
+            ANNA,
+            "relay+q-key-anna@fernschach.test",
+            "Re: Rückfrage",
+            "Ich spiele weiter, nur war ich krank.\n\n> Wie steht es um Ihre Partien?",
+        ),
+        at(2027, 1, 6, 10, 0),
+    );
+    assert_eq!(
+        sent(&out),
+        vec![
+            (MailKind::Director, TL.to_string()),
+            (MailKind::Director, ANNA.to_string()),
+        ]
+    );
+    let text = crate::render::facts(&out.mails[0])["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("Ich spiele weiter, nur war ich krank."),
+        "{text}"
+    );
+    assert!(!text.contains("> Wie steht"), "{text}");
+    assert!(st.tournaments["T-1"].questions[0].answered.is_some());
+    // Bert leaves his unanswered: after 14 days the director is told, once.
+    st.spare_keys = vec!["q-key-bert".into()];
+    step(
+        &mut st,
+        &mail(
+            TL,
+            "[T-1]",
+            "ask bert@fernschach.test: are you still playing?",
+        ),
+        at(2027, 1, 4, 11, 0),
+    );
+    let s = settings();
+    assert_eq!(
+        st.next_deadline(&s).map(|d| d <= at(2027, 1, 18, 11, 0)),
+        Some(true)
+    );
+    let out = st.tick(at(2027, 1, 18, 10, 59), &s);
+    assert!(out.mails.iter().all(|m| m.kind != MailKind::Director));
+    let out = st.tick(at(2027, 1, 18, 11, 0), &s);
+    assert_eq!(sent(&out), vec![(MailKind::Director, TL.to_string())]);
+    assert_eq!(director_facts(&out.mails[0]).form, "unanswered");
+    let out = st.tick(at(2027, 1, 25, 11, 0), &s);
+    assert!(out.mails.iter().all(|m| m.kind != MailKind::Director));
+    // The digest lists it while it is open.
+    let s = Settings {
+        digest_day: Some(Weekday::Mon),
+        ..settings()
+    };
+    let out = st.tick(at(2027, 2, 1, 0, 0), &s);
+    let digest = out
+        .mails
+        .iter()
+        .find(|m| m.kind == MailKind::Digest)
+        .expect("a digest");
+    let questions = crate::render::facts(digest)["questions"].clone();
+    assert_eq!(questions.as_array().map(Vec::len), Some(1), "{questions}");
+    assert_eq!(questions[0]["player"], "Bert Berger");
+}
+
+#[test]
+fn s30_moves_through_the_director_put_him_in_copy_of_every_move() {
+    let mut st = new_state(RuleSet::Post);
+    let out = step(
+        &mut st,
+        &mail(TL, "Anordnung", "Züge über TL: T-1/1"),
+        at(2026, 12, 1, 9, 0),
+    );
+    assert_eq!(
+        sent(&out),
+        vec![
+            (MailKind::Director, TL.to_string()),
+            (MailKind::Director, ANNA.to_string()),
+            (MailKind::Director, BERT.to_string()),
+        ]
+    );
+    assert!(st.games[&g(1)].through_director);
+    let out = play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    let envelopes: Vec<Vec<String>> = out
+        .mails
+        .iter()
+        .filter(|m| m.kind == MailKind::Move)
+        .map(|m| m.envelope.clone())
+        .collect();
+    assert_eq!(
+        envelopes,
+        vec![vec![BERT.to_string()], vec![TL.to_string()]]
+    );
+    step(
+        &mut st,
+        &mail(TL, "Anordnung", "moves through TL off: T-1/1"),
+        at(2026, 12, 2, 9, 0),
+    );
+    let out = play(&mut st, BERT, 1, "1. e4 e5", at(2026, 12, 2, 10, 0));
+    let moves = out
+        .mails
+        .iter()
+        .filter(|m| m.kind == MailKind::Move)
+        .count();
+    assert_eq!(moves, 1);
+}
+
+fn registration(from: &str, body: &str) -> Letter {
+    mail(from, "Turnier anmelden", body)
+}
+
+const FILE: &str = r#"id = "T-9"
+name = "Pokal 2027"
+rules = "fax"
+start = 2027-01-10
+
+[director]
+name = "Tom Leiter"
+email = "tl@fernschach.test"
+
+[[players]]
+name = "Anna Adler"
+email = "anna@fernschach.test"
+
+[[players]]
+name = "Bert Berger"
+email = "bert@fernschach.test"
+
+[[players]]
+name = "Carl Clausen"
+email = "carl@fernschach.test"
+"#;
+
+fn register_by_mail(st: &mut State, l: &Letter, now: DateTime<Utc>, s: &Settings) -> Output {
+    let checked = match &l.content.register {
+        Some(crate::letter::Enrolment::Text { name, text }) => crate::tournament_file::check(text)
+            .map_err(|errors| crate::core::model::RegisterRefusal::File {
+                name: name.clone(),
+                errors,
+            }),
+        other => panic!("{other:?}"),
+    };
+    let mut n = 0;
+    let mut key = || {
+        n += 1;
+        format!("k{n}")
+    };
+    st.handle_registration(l, checked, now, s, &mut key)
+}
+
+#[test]
+fn a_tournament_is_registered_by_mail_from_an_allowed_address_only() {
+    let s = Settings {
+        guard: crate::core::model::Guard {
+            directors: vec![TL.to_string()],
+            ..Default::default()
+        },
+        ..settings()
+    };
+    let mut st = State::default();
+    // Not allowed: not a word on the file, nothing registered.
+    let out = register_by_mail(
+        &mut st,
+        &registration(ANNA, FILE),
+        at(2027, 1, 2, 10, 0),
+        &s,
+    );
+    assert!(st.tournaments.is_empty());
+    // A stranger the operator's server does not vouch for: not answered at all.
+    assert!(out.mails.is_empty(), "{:?}", out.log);
+    // The director: registered, the games listed; no start mails yet (the shell queues them).
+    let out = register_by_mail(&mut st, &registration(TL, FILE), at(2027, 1, 2, 10, 0), &s);
+    assert_eq!(sent(&out), vec![(MailKind::Director, TL.to_string())]);
+    assert_eq!(st.tournaments["T-9"].games.len(), 3);
+    let text = crate::render::facts(&out.mails[0])["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("T-9/1  Runde 1:  Carl Clausen – Anna Adler")
+            || text.contains("T-9/1  Runde 1:"),
+        "{text}"
+    );
+    assert!(text.contains("3 Spieler, 3 Partien"), "{text}");
+    // Now Anna plays: she is told she may not register, and nothing else.
+    let out = register_by_mail(
+        &mut st,
+        &registration(ANNA, FILE),
+        at(2027, 1, 2, 11, 0),
+        &s,
+    );
+    assert_eq!(sent(&out), vec![(MailKind::Query, ANNA.to_string())]);
+    let q = queries(&out)[0].clone();
+    assert!(
+        q.contains("dürfen nur die Adressen") && !q.contains("T-9"),
+        "{q}"
+    );
+    // The same id again.
+    let out = register_by_mail(&mut st, &registration(TL, FILE), at(2027, 1, 2, 12, 0), &s);
+    assert!(
+        queries(&out)[0].contains("bereits angemeldet"),
+        "{:?}",
+        queries(&out)
+    );
+    // Every error of a file, with its line and key.
+    let bad = FILE
+        .replace("T-9", "T 9")
+        .replace("bert@fernschach.test", "bert@")
+        .replace("rules = \"fax\"", "rules = \"blitz\"");
+    let out = register_by_mail(&mut st, &registration(TL, &bad), at(2027, 1, 2, 13, 0), &s);
+    let q = queries(&out)[0].clone();
+    for want in [
+        "3 Fehler",
+        "Zeile 1, Schlüssel `id`",
+        "Zeile 3, Schlüssel `rules`",
+        "Zeile 16, Schlüssel `players[2].email`",
+    ] {
+        assert!(q.contains(want), "{want}: {q}");
+    }
+    assert_eq!(st.tournaments.len(), 1);
+}

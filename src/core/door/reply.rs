@@ -138,24 +138,45 @@ pub(crate) fn finish(
     now: DateTime<Utc>,
     s: &Settings,
 ) {
+    finish_as(state, out, game_ref, Some(result), reason, now, s);
+}
+
+/// TO §29: how long the players may appeal a decision of the director.
+pub const APPEAL_DAYS: i64 = 14;
+
+/// [`finish`] with the result `None` for a game annulled (TO §26: `*`, kept out of the
+/// crosstable). A decision of the director tells the players the last day of the appeal (§29).
+pub(crate) fn finish_as(
+    state: &mut State,
+    out: &mut Output,
+    game_ref: &GameRef,
+    result: Option<GameResult>,
+    reason: EndReason,
+    now: DateTime<Utc>,
+    s: &Settings,
+) {
     let Some(game) = state.games.get_mut(game_ref) else {
         return;
     };
     game.status = GameStatus::Finished;
-    game.result = Some(result);
+    game.result = result;
     game.end_reason = Some(reason);
     game.ended_at = Some(now);
     game.draw_offer = None;
     game.conditional.clear();
-    state.log_event(
-        out,
-        game_ref,
-        Event::Ended {
+    let event = match result {
+        Some(result) => Event::Ended {
             at: now,
             result,
             reason,
         },
-    );
+        None => Event::Annulled { at: now, reason },
+    };
+    state.log_event(out, game_ref, event);
+    let result_text = result.map_or("*", GameResult::as_str);
+    let appeal_until = reason
+        .is_decision()
+        .then(|| view::day(view::local_date(now, s.tz) + chrono::Duration::days(APPEAL_DAYS)));
     let game = &state.games[game_ref];
     let Some(t) = state.tournaments.get(&game_ref.tournament) else {
         return;
@@ -176,9 +197,10 @@ pub(crate) fn finish(
         let data = GameEndFacts {
             context: view::game_context(game, t, c, lang, now, s.tz),
             recipient: rcpt.name.clone(),
-            result: result.as_str(),
+            result: result_text,
             pgn: pgn_text.clone(),
             record: pgn::record(game, t, s.tz),
+            appeal_until: appeal_until.filter(|_| c.is_some()),
         };
         mails.push((c, rcpt, lang, data));
     }
@@ -198,7 +220,7 @@ pub(crate) fn finish(
         });
     }
     out.log
-        .push(format!("{game_ref}: game over, {result} ({reason})"));
+        .push(format!("{game_ref}: game over, {result_text} ({reason})"));
 }
 
 /// TO §18 (first forfeit: notice to both players, director in copy; the game goes on) and

@@ -13,6 +13,8 @@ pub enum Due {
     ClockWarning,
     /// TO §17: the limit is exceeded.
     Forfeit,
+    /// TO §23: a director's question unanswered for 14 days (game `TOURNAMENT/0`).
+    Question,
     /// The weekly director digest of a tournament (`crate::core::time::digest`; game `TOURNAMENT/0`).
     Digest,
 }

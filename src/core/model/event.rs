@@ -73,6 +73,11 @@ pub enum Event {
         result: GameResult,
         reason: EndReason,
     },
+    /// TO §26: the game was annulled (no result, kept out of the crosstable).
+    Annulled {
+        at: DateTime<Utc>,
+        reason: EndReason,
+    },
     /// TO §24/§25: a leave of a player of this game.
     Leave {
         at: DateTime<Utc>,

@@ -151,6 +151,10 @@ pub struct Game {
     /// forwarded (`Nur Züge: GAME`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub moves_only: bool,
+    /// TO §30: the director ordered that the game's moves go through him: every `move` mail
+    /// has him in copy (`Züge über TL: GAME`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub through_director: bool,
     /// The `message` mails forwarded in the last day, by whom and when (at most
     /// [`MESSAGES_PER_DAY`] per player; older ones are dropped).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -20,6 +20,9 @@ pub struct Guard {
     /// when it reached the relay through the sender's own `relay+KEY@` address.
     #[serde(default)]
     pub require_reply_key: bool,
+    /// `[relay] directors`: the addresses that may register a tournament by mail.
+    #[serde(default)]
+    pub directors: Vec<String>,
 }
 
 impl Default for Guard {
@@ -30,6 +33,7 @@ impl Default for Guard {
             dmarc_authserv_id: None,
             trusted_authserv_id: None,
             require_reply_key: false,
+            directors: Vec::new(),
         }
     }
 }

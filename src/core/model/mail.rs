@@ -25,6 +25,10 @@ pub struct Attachment {
     pub filename: String,
     pub content_type: String,
     pub body: String,
+    /// Bytes to be sent exactly as they are (base64): an mbox of mails as they arrived. When
+    /// set, `body` is empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<Vec<u8>>,
 }
 
 impl Attachment {
@@ -34,8 +38,32 @@ impl Attachment {
             filename: format!("{}.pgn", game.to_string().replace('/', "-")),
             content_type: "application/vnd.chess-pgn".into(),
             body: pgn,
+            bytes: None,
         }
     }
+
+    /// The mails of `game` as an mbox (TO §11), exactly as `export mbox` writes them:
+    /// `FAX-2026-3-7.mbox`.
+    pub fn mbox(game: &GameRef, mbox: Vec<u8>) -> Attachment {
+        Attachment {
+            filename: format!("{}.mbox", game.to_string().replace('/', "-")),
+            content_type: "application/mbox".into(),
+            body: String::new(),
+            bytes: Some(mbox),
+        }
+    }
+}
+
+/// What the shell encloses in a mail from the store, which the core does not hold: the
+/// director's records by mail (TO §11, §29).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Enclosure {
+    /// The game's mails as `export mbox` gives them, attached as `GAME.mbox`.
+    Mbox(GameRef),
+    /// A tournament's (or a game's) PGN as `export pgn` gives it, attached.
+    Pgn(String),
+    /// `verify`'s line for the game, in the text (`verified`).
+    Verify(GameRef),
 }
 
 /// A sentence of a mail that the core decides as a value and the render layer writes in the
@@ -102,6 +130,48 @@ pub enum Told {
         change: bool,
         tournament: String,
     },
+    /// TO §11: the game's correspondence, attached as an mbox.
+    Correspondence { game: GameRef },
+    /// The PGN of a tournament or a game, attached.
+    Pgn { target: String },
+    /// TO §29: `verify`'s line for a game.
+    Verified { game: GameRef },
+    /// TO §26: a player withdrew; each of his running games ended (`annulled`: as `*`).
+    Withdrawn {
+        name: String,
+        tournament: String,
+        annulled: bool,
+        games: Vec<GameRef>,
+    },
+    /// TO §23: the director's question to a player (`asked`: the day; `text`: his words).
+    Asked {
+        name: String,
+        text: String,
+        asked: NaiveDate,
+    },
+    /// TO §23: the player's answer to the director's question of `asked`.
+    Answered {
+        name: String,
+        question: String,
+        asked: NaiveDate,
+        answer: String,
+    },
+    /// TO §23: the question of `asked` is unanswered after 14 days.
+    Unanswered {
+        name: String,
+        question: String,
+        asked: NaiveDate,
+    },
+    /// TO §30: every `move` mail of the game goes through the director (`on`), or no longer.
+    ThroughDirector { game: GameRef, on: bool },
+    /// A tournament registered by mail: its games, numbered, with round and players' names.
+    Registered {
+        tournament: String,
+        name: String,
+        start: NaiveDate,
+        players: usize,
+        games: Vec<(u32, u32, String, String)>,
+    },
     /// TO §24 special leave (`special`) or TO §25 a late leave accepted.
     Leave {
         special: bool,
@@ -167,6 +237,8 @@ pub struct Mail {
     /// reply key is this copy's. The core's entry points set it (`State::handle_letter` & co.).
     pub envelope: Vec<String>,
     pub attachments: Vec<Attachment>,
+    /// What the shell encloses from the store before the mail is rendered.
+    pub enclose: Vec<Enclosure>,
 }
 
 impl Mail {
@@ -195,6 +267,7 @@ impl Mail {
             sentences: Vec::new(),
             envelope: Vec::new(),
             attachments: Vec::new(),
+            enclose: Vec::new(),
         }
     }
 }

@@ -49,3 +49,29 @@ pub struct Pairing {
     /// Index into [`NewTournament::players`].
     pub black: usize,
 }
+
+/// One error of a tournament file sent by mail, located for the director: its line (when the
+/// key is written on one) and its key; `tournament add` names the first of them the same way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileProblem {
+    /// The line (1-based), when it can be told.
+    pub line: Option<usize>,
+    /// The key path, e.g. `players[2].email`.
+    pub key: Option<String>,
+    pub what: FileFault,
+}
+
+/// What is wrong at a [`FileProblem`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileFault {
+    /// Not valid TOML: the parser's message.
+    Syntax(String),
+    /// A required key is absent.
+    Missing,
+    /// A key the file may not have there, and those it may.
+    Unknown { allowed: Vec<String> },
+    /// A value of the wrong type or out of range.
+    Expected { expected: String, found: String },
+    /// A value that cannot be taken; the text says why.
+    Invalid(String),
+}

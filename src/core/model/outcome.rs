@@ -104,6 +104,12 @@ pub enum EndReason {
     /// TO §26, §31: the director set the result.
     #[serde(rename = "decision of the director (TO §26, §31)")]
     DirectorDecision,
+    /// TO §26: the player withdrew from the tournament; the game is lost for him.
+    #[serde(rename = "withdrawal from the tournament (TO §26)")]
+    Withdrawn,
+    /// TO §26: the player withdrew; the game is annulled (`*`, kept out of the crosstable).
+    #[serde(rename = "annulled after a withdrawal (TO §26)")]
+    Annulled,
 }
 
 impl EndReason {
@@ -119,6 +125,8 @@ impl EndReason {
             EndReason::ThreefoldRepetition => "threefold repetition",
             EndReason::ForfeitConfirmed => "time forfeit confirmed by the director (TO §22)",
             EndReason::DirectorDecision => "decision of the director (TO §26, §31)",
+            EndReason::Withdrawn => "withdrawal from the tournament (TO §26)",
+            EndReason::Annulled => "annulled after a withdrawal (TO §26)",
         }
     }
 
@@ -127,8 +135,22 @@ impl EndReason {
         match self {
             EndReason::ForfeitConfirmed => "time forfeit",
             EndReason::DirectorDecision => "adjudication",
+            EndReason::Withdrawn | EndReason::Annulled => "abandoned",
             _ => "normal",
         }
+    }
+}
+
+impl EndReason {
+    /// TO §29: whether the end is a decision of the director, which the players may appeal.
+    pub fn is_decision(self) -> bool {
+        matches!(
+            self,
+            EndReason::ForfeitConfirmed
+                | EndReason::DirectorDecision
+                | EndReason::Withdrawn
+                | EndReason::Annulled
+        )
     }
 }
 

@@ -110,6 +110,8 @@ pub enum Refusal {
     Leave(crate::core::model::LeaveRefusal),
     /// A director's command that cannot be carried out (`crate::core::director`).
     Director(crate::core::model::DirectorRefusal),
+    /// A tournament file sent by mail was not registered.
+    Register(RegisterRefusal),
     /// The mail is larger than `[limits] max_mail_bytes`; only its header was read.
     TooLarge { size: u64, limit: u64 },
     /// The relay answered this address `limit` times today; this is the last answer today.
@@ -201,6 +203,30 @@ pub enum DirectorRefusal {
     },
     /// The address is already someone else's (a player's or a director's).
     AddressTaken { address: String, owner: String },
+    /// TO §26: the player has no game left to end in the tournament.
+    NoOpenGames { player: String, tournament: String },
+}
+
+/// Why a tournament file sent by mail was not registered (nothing was).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegisterRefusal {
+    /// The sender is not in `[relay] directors`: not a word on what the file says.
+    NotAllowed,
+    /// Neither a `.toml` attachment nor any text.
+    Missing,
+    /// More than one `.toml` attachment.
+    Several(Vec<String>),
+    /// The file is too large (`name` empty: the mail's text).
+    TooLarge { name: String, bytes: usize },
+    /// The attachment is not UTF-8 text.
+    NotText { name: String },
+    /// The file has errors: every one, located.
+    File {
+        name: Option<String>,
+        errors: Vec<crate::core::model::FileProblem>,
+    },
+    /// A tournament with this id is registered already.
+    Duplicate { id: String },
 }
 
 /// A director's command, as a refusal names it (TO §21–§26, §30, §31).
@@ -213,4 +239,6 @@ pub enum Command {
     SpecialLeave,
     AcceptLateLeave,
     Address,
+    Withdraw,
+    Ask,
 }

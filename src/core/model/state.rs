@@ -97,6 +97,9 @@ pub struct Tournament {
     #[serde(default)]
     pub rotated: bool,
     pub games: Vec<GameRef>,
+    /// TO §23: the director's questions to players, answered or not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<crate::core::model::Question>,
 }
 
 impl Tournament {
@@ -157,6 +160,10 @@ pub struct State {
     /// only, cleared by every other entry point): every event the step logs is sealed with it.
     #[serde(skip)]
     pub(crate) input: Option<MailSeal>,
+    /// Fresh random reply keys the shell hands in before a step that may need one (a director's
+    /// question, TO §23): the core has no randomness of its own. Never stored.
+    #[serde(skip)]
+    pub spare_keys: Vec<String>,
 }
 
 /// Counters and small sets kept beside the games.

@@ -826,6 +826,7 @@ impl Parts<'_> {
                 draw_offer,
                 announcement: c.announce_long_think && last_by == sender,
                 reminder_open: reminded,
+                through_director: game.through_director,
                 stopped,
                 recipient: t.recipient(&email).name,
                 mover: t.recipient(game.players.get(last_by)).name,
@@ -847,7 +848,8 @@ impl Parts<'_> {
                 MailKind::Move
             };
             let mut cc = Vec::new();
-            if reminded && rc != sender {
+            // TO §16: an answer to a reminder; TO §30: moves through the director.
+            if (reminded || game.through_director) && rc != sender {
                 cc.push(t.director_recipient());
             }
             let in_reply_to = if rc == sender {

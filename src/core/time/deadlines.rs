@@ -14,6 +14,7 @@ use crate::core::model::{Due, Game, GameStatus};
 use crate::core::model::{Output, Settings, State, Tournament};
 use crate::core::model::{Parts, Step};
 use crate::core::time::digest::fire_digest;
+use crate::core::time::questions::fire_questions;
 use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::mail_kind::MailKind;
@@ -153,6 +154,10 @@ fn fire(
         fire_digest(state, out, &game_ref.tournament, step);
         return;
     }
+    if due == Due::Question {
+        fire_questions(state, out, &game_ref.tournament, step);
+        return;
+    }
     // The tournament is read in place while the games and counters change (State::split).
     let Some((t, mut p)) = state.split(&game_ref.tournament) else {
         return;
@@ -218,7 +223,7 @@ fn fire(
             claim_forfeit(state, out, game_ref, f, Step { now: at, s });
         }
         // Fired above, before the game lookup.
-        Due::Digest => {}
+        Due::Digest | Due::Question => {}
     }
 }
 

@@ -21,6 +21,7 @@ use chrono::{DateTime, Datelike, Days, NaiveDate, TimeDelta, TimeZone, Utc, Week
 use chrono_tz::Tz;
 
 use crate::core::clock;
+use crate::core::model::DigestQuestion;
 use crate::core::model::Due;
 use crate::core::model::GameStatus;
 use crate::core::model::Mail;
@@ -84,9 +85,10 @@ pub fn next_digest(
 }
 
 impl State {
-    /// The pending digests, as deadlines of the pseudo game `TOURNAMENT/0`.
+    /// The pending digests and questions (TO §23), as deadlines of the pseudo game
+    /// `TOURNAMENT/0`.
     pub(crate) fn digest_deadlines(&self, s: &Settings) -> Vec<(DateTime<Utc>, GameRef, Due)> {
-        self.digest_deadlines_of(self.tournaments.keys().map(String::as_str), s)
+        self.tournament_deadlines_of(self.tournaments.keys().map(String::as_str), s)
     }
 
     /// The weekly digests due of the tournaments `ids` (see `State::digest_deadlines`).
@@ -112,6 +114,28 @@ impl State {
                     .map(|at| (at, GameRef::new(t.id.clone(), 0), Due::Digest))
             })
             .collect()
+    }
+
+    /// Every deadline of the tournaments `ids` as a whole (pseudo game `TOURNAMENT/0`), earliest
+    /// first: the weekly digest and the director's questions falling unanswered (TO §23).
+    pub fn tournament_deadlines_of<'a>(
+        &self,
+        ids: impl Iterator<Item = &'a str> + Clone,
+        s: &Settings,
+    ) -> Vec<(DateTime<Utc>, GameRef, Due)> {
+        let mut all = self.digest_deadlines_of(ids.clone(), s);
+        all.extend(
+            ids.filter_map(|id| self.tournaments.get(id))
+                .filter_map(|t| {
+                    t.questions
+                        .iter()
+                        .filter_map(crate::core::model::Question::due)
+                        .min()
+                        .map(|at| (at, GameRef::new(t.id.clone(), 0), Due::Question))
+                }),
+        );
+        all.sort();
+        all
     }
 }
 
@@ -231,11 +255,22 @@ fn digest_data(state: &State, t: &Tournament, at: Step<'_>) -> DigestFacts {
             }
         }
     }
+    let questions: Vec<DigestQuestion> = t
+        .questions
+        .iter()
+        .filter(|q| q.open())
+        .map(|q| DigestQuestion {
+            player: t.recipient(&q.player).name,
+            asked: view::day(view::local_date(q.asked, s.tz)),
+            text: q.text.clone(),
+        })
+        .collect();
     let quiet = silent.is_empty()
         && controls.is_empty()
         && leaves.is_empty()
         && suspended.is_empty()
-        && adjourned.is_empty();
+        && adjourned.is_empty()
+        && questions.is_empty();
     DigestFacts {
         recipient: t.director.name.clone(),
         tournament_id: t.id.clone(),
@@ -247,6 +282,7 @@ fn digest_data(state: &State, t: &Tournament, at: Step<'_>) -> DigestFacts {
         leaves,
         suspended,
         adjourned,
+        questions,
         quiet,
         horizon: view::day(horizon),
     }

@@ -4,6 +4,7 @@
 
 pub mod deadlines;
 pub mod digest;
+pub mod questions;
 
 #[cfg(test)]
 mod props;

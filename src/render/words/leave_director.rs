@@ -1,9 +1,11 @@
-//! The words of a [`LeaveRefusal`] (TO §24/§25) and a [`DirectorRefusal`], in both languages.
+//! The words of a [`LeaveRefusal`] (TO §24/§25), a [`DirectorRefusal`] and a [`RegisterRefusal`], in
+//! both languages.
 
 use chrono::NaiveDate;
 
 use crate::core::clock::{BUDGET_DAYS, MIN_LEAVE_DAYS};
 use crate::core::model::{Command, DirectorRefusal, LeaveRefusal};
+use crate::core::model::{FileFault, FileProblem, RegisterRefusal};
 use crate::lang::Lang;
 
 impl LeaveRefusal {
@@ -147,7 +149,15 @@ Bedenkzeit: +3 Tage für spieler@…, Grund: …    – Bedenkzeit gutschreiben 
 Urlaub nachträglich anerkannt 20.12.2026 – 03.01.2027 für spieler@…   – verspätete Urlaubsmeldung anerkennen (TO §25)
 fortsetzen                                     – angehaltene oder zur Abschätzung gestellte Partie fortsetzen
 Adresse: spieler@… -> neu@…                    – neue Adresse eines Spielers: Mails gehen künftig dorthin
-Weitere Adresse: spieler@… + zweite@…          – eine weitere Adresse, von der ein Spieler schreiben darf";
+Weitere Adresse: spieler@… + zweite@…          – eine weitere Adresse, von der ein Spieler schreiben darf
+Nur Züge: TURNIER/N   (Nur Züge aufgehoben: …)  – keine Worte der Spieler weiterleiten (TO §30)
+Züge über TL: TURNIER/N   (Züge über TL aufgehoben: …)   – jede Zugmail der Partie in Kopie an Sie (TO §30)
+Korrespondenz: TURNIER/N                       – alle Mails der Partie als mbox-Datei (TO §11)
+PGN: TURNIER                                   – die Partien des Turniers als PGN-Datei
+Prüfen: TURNIER/N                              – das versiegelte Partieprotokoll nachrechnen (TO §29)
+Rücktritt: spieler@… Wertung: verloren   (oder annulliert)   – alle offenen Partien des Spielers beenden (TO §26)
+Rückfrage an spieler@…: TEXT                   – eine Frage an den Spieler; seine Antwort geht an Sie (TO §23)
+Betreff „Turnier anmelden“, Turnierdatei als .toml-Anhang oder als Text   – ein Turnier anmelden";
 
 /// Every command form, English.
 pub const FORMS_EN: &str = "\
@@ -158,7 +168,15 @@ time: +3 days for player@…, reason: …          – add (+) or remove (-) thi
 accept late leave 2026-12-20 to 2027-01-03 for player@…   – accept a late leave notice (TO §25)
 resume                                         – resume a suspended or adjourned game
 address: player@… -> new@…                     – a player's new address: mail goes there from now on
-also: player@… + second@…                      – a further address a player may write from";
+also: player@… + second@…                      – a further address a player may write from
+moves only: TOURNAMENT/N   (moves only off: …)  – forward no words of the players (TO §30)
+moves through TL: TOURNAMENT/N   (moves through TL off: …)   – a copy of every move mail of the game to you (TO §30)
+correspondence: TOURNAMENT/N                   – every mail of the game as an mbox file (TO §11)
+pgn: TOURNAMENT                                – the tournament's games as a PGN file
+verify: TOURNAMENT/N                           – recompute the game's sealed record (TO §29)
+withdraw: player@… score: lost   (or annulled) – end every unfinished game of the player (TO §26)
+ask player@…: TEXT                             – a question to the player; his answer comes to you (TO §23)
+subject \"register tournament\", the tournament file as a .toml attachment or as the text   – register a tournament";
 
 impl DirectorRefusal {
     /// What is wrong, in `lang`; malformed mails get the list of valid forms.
@@ -278,6 +296,17 @@ impl DirectorRefusal {
                     format!("Leave for {player}: {}", refusal.message(lang))
                 }
             }
+            DirectorRefusal::NoOpenGames { player, tournament } => {
+                if de {
+                    format!(
+                        "{player} hat im Turnier {tournament} keine offene Partie mehr; es wurde nichts geändert."
+                    )
+                } else {
+                    format!(
+                        "{player} has no unfinished game left in tournament {tournament}; nothing was changed."
+                    )
+                }
+            }
             DirectorRefusal::AddressTaken { address, owner } => {
                 if de {
                     format!(
@@ -301,5 +330,117 @@ fn command_name(c: Command) -> &'static str {
         Command::SpecialLeave => "Sonderurlaub / special leave",
         Command::AcceptLateLeave => "Urlaub nachträglich anerkannt / accept late leave",
         Command::Address => "Adresse / address",
+        Command::Withdraw => "Rücktritt / withdraw",
+        Command::Ask => "Rückfrage / ask",
     }
+}
+
+impl RegisterRefusal {
+    /// Why the tournament was not registered, in `lang`; a file with errors gets every one,
+    /// each with its line and key.
+    pub fn message(&self, lang: Lang) -> String {
+        let de = lang == Lang::De;
+        let file = |name: &Option<String>| match (name, de) {
+            (Some(n), true) => format!("Die Turnierdatei „{n}“"),
+            (Some(n), false) => format!("The tournament file \"{n}\""),
+            (None, true) => "Die Turnierdatei im Text der Mail".to_string(),
+            (None, false) => "The tournament file in the text of the mail".to_string(),
+        };
+        let nothing = if de {
+            "Es wurde nichts angemeldet."
+        } else {
+            "Nothing was registered."
+        };
+        match self {
+            RegisterRefusal::NotAllowed if de => "Turniere anmelden dürfen nur die Adressen, die der Betreiber des Relais dafür eingetragen hat. Es wurde nichts angemeldet.".into(),
+            RegisterRefusal::NotAllowed => "Only the addresses the relay's operator entered for it may register tournaments. Nothing was registered.".into(),
+            RegisterRefusal::Missing if de => "Die Mail enthält keine Turnierdatei: Bitte hängen Sie sie als .toml-Datei an oder schreiben Sie sie als Text der Mail (docs/directors.md). Es wurde nichts angemeldet.".into(),
+            RegisterRefusal::Missing => "The mail holds no tournament file: please attach it as a .toml file or write it as the text of the mail (docs/directors.md). Nothing was registered.".into(),
+            RegisterRefusal::Several(names) => {
+                let list = names.join(", ");
+                if de {
+                    format!("Die Mail hat mehrere .toml-Anhänge ({list}); bitte schicken Sie je Mail eine Turnierdatei. {nothing}")
+                } else {
+                    format!("The mail has several .toml attachments ({list}); please send one tournament file per mail. {nothing}")
+                }
+            }
+            RegisterRefusal::TooLarge { name, bytes } => {
+                let what = if name.is_empty() { None } else { Some(name.clone()) };
+                let limit = crate::letter::enrol::MAX_FILE_BYTES / 1024;
+                if de {
+                    format!("{} ist mit {bytes} Bytes größer als die erlaubten {limit} KB. {nothing}", file(&what))
+                } else {
+                    format!("{} has {bytes} bytes, more than the {limit} KB allowed. {nothing}", file(&what))
+                }
+            }
+            RegisterRefusal::NotText { name } => {
+                if de {
+                    format!("{} ist keine Textdatei in UTF-8. {nothing}", file(&Some(name.clone())))
+                } else {
+                    format!("{} is not a UTF-8 text file. {nothing}", file(&Some(name.clone())))
+                }
+            }
+            RegisterRefusal::Duplicate { id } => {
+                if de {
+                    format!("Ein Turnier mit der Kennung „{id}“ ist bereits angemeldet (Schlüssel `id`). {nothing}")
+                } else {
+                    format!("A tournament with the id \"{id}\" is already registered (key `id`). {nothing}")
+                }
+            }
+            RegisterRefusal::File { name, errors } => {
+                let n = errors.len();
+                let head = match (de, n) {
+                    (true, 1) => format!("{} hat einen Fehler:", file(name)),
+                    (true, _) => format!("{} hat {n} Fehler:", file(name)),
+                    (false, 1) => format!("{} has an error:", file(name)),
+                    (false, _) => format!("{} has {n} errors:", file(name)),
+                };
+                let lines: Vec<String> = errors.iter().map(|e| problem(e, lang)).collect();
+                format!("{head}\n\n{}\n\n{nothing}", lines.join("\n"))
+            }
+        }
+    }
+}
+
+/// One error of a tournament file: `Zeile 12, Schlüssel `players[2].email`: …`.
+fn problem(p: &FileProblem, lang: Lang) -> String {
+    let de = lang == Lang::De;
+    let mut at = Vec::new();
+    if let Some(l) = p.line {
+        at.push(if de {
+            format!("Zeile {l}")
+        } else {
+            format!("line {l}")
+        });
+    }
+    if let Some(k) = &p.key {
+        at.push(if de {
+            format!("Schlüssel `{k}`")
+        } else {
+            format!("key `{k}`")
+        });
+    }
+    let what = match (&p.what, de) {
+        (FileFault::Syntax(m), true) => format!("kein gültiges TOML: {m}"),
+        (FileFault::Syntax(m), false) => format!("not valid TOML: {m}"),
+        (FileFault::Missing, true) => "fehlt, ist aber nötig".to_string(),
+        (FileFault::Missing, false) => "required key is missing".to_string(),
+        (FileFault::Unknown { allowed }, true) => {
+            format!(
+                "unbekannter Schlüssel (erlaubt sind hier: {})",
+                allowed.join(", ")
+            )
+        }
+        (FileFault::Unknown { allowed }, false) => {
+            format!("unknown key (allowed here: {})", allowed.join(", "))
+        }
+        (FileFault::Expected { expected, found }, true) => {
+            format!("erwartet ist {expected}, gefunden {found}")
+        }
+        (FileFault::Expected { expected, found }, false) => {
+            format!("expected {expected}, found {found}")
+        }
+        (FileFault::Invalid(why), _) => why.clone(),
+    };
+    format!("– {}: {what}", at.join(", "))
 }

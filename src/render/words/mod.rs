@@ -142,6 +142,10 @@ fn end_reason(r: EndReason, lang: Lang) -> &'static str {
         (EndReason::ForfeitConfirmed, Lang::En) => "time forfeit confirmed by the director, TO §22",
         (EndReason::DirectorDecision, Lang::De) => "Entscheidung des Turnierleiters, TO §26, §31",
         (EndReason::DirectorDecision, Lang::En) => "decision of the director, TO §26, §31",
+        (EndReason::Withdrawn, Lang::De) => "Rücktritt vom Turnier, TO §26",
+        (EndReason::Withdrawn, Lang::En) => "withdrawal from the tournament, TO §26",
+        (EndReason::Annulled, Lang::De) => "annulliert nach einem Rücktritt, TO §26",
+        (EndReason::Annulled, Lang::En) => "annulled after a withdrawal, TO §26",
     }
 }
 

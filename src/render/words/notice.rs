@@ -49,6 +49,34 @@ pub fn title(t: &Told, lang: Lang) -> String {
         Told::Address { name, .. } => format!("further address of {name}"),
         Told::Leave { name, .. } if de => format!("Urlaub von {name} nachträglich anerkannt"),
         Told::Leave { name, .. } => format!("late leave of {name} accepted"),
+        Told::Correspondence { game } if de => format!("Korrespondenz der Partie {game} (TO §11)"),
+        Told::Correspondence { game } => format!("correspondence of game {game} (TO §11)"),
+        Told::Pgn { target } if de => format!("PGN von {target}"),
+        Told::Pgn { target } => format!("PGN of {target}"),
+        Told::Verified { game } if de => format!("Prüfung der Partie {game} (TO §29)"),
+        Told::Verified { game } => format!("check of game {game} (TO §29)"),
+        Told::Withdrawn { name, .. } if de => format!("Rücktritt von {name} (TO §26)"),
+        Told::Withdrawn { name, .. } => format!("withdrawal of {name} (TO §26)"),
+        Told::Asked { .. } if de => "Rückfrage des Turnierleiters (TO §23)".into(),
+        Told::Asked { .. } => "a question of the tournament director (TO §23)".into(),
+        Told::Answered { name, .. } if de => {
+            format!("Antwort von {name} auf die Rückfrage (TO §23)")
+        }
+        Told::Answered { name, .. } => format!("answer of {name} to the question (TO §23)"),
+        Told::Unanswered { name, .. } if de => {
+            format!("Rückfrage an {name} unbeantwortet (TO §23)")
+        }
+        Told::Unanswered { name, .. } => format!("question to {name} unanswered (TO §23)"),
+        Told::ThroughDirector { on: true, .. } if de => {
+            "Züge über den Turnierleiter (TO §30)".into()
+        }
+        Told::ThroughDirector { on: true, .. } => "moves through the director (TO §30)".into(),
+        Told::ThroughDirector { .. } if de => {
+            "Züge nicht mehr über den Turnierleiter (TO §30)".into()
+        }
+        Told::ThroughDirector { .. } => "moves no longer through the director (TO §30)".into(),
+        Told::Registered { tournament, .. } if de => format!("Turnier {tournament} angemeldet"),
+        Told::Registered { tournament, .. } => format!("tournament {tournament} registered"),
     }
 }
 
@@ -204,5 +232,162 @@ pub fn text(t: &Told, lang: Lang) -> String {
                 ),
             }
         }
+        _ => desk_text(t, lang),
     }
+}
+
+/// The text of a notice of the director's desk (TO §11, §23, §26, §29, §30).
+fn desk_text(t: &Told, lang: Lang) -> String {
+    let de = lang == Lang::De;
+    let date = |d| crate::render::words::date(d, lang);
+    match t {
+        Told::Correspondence { game } if de => format!(
+            "Die gesamte Korrespondenz der Partie {game} liegt als mbox-Datei bei (TO §11): jede Mail, die das Relais zu dieser Partie erhalten und gesendet hat, byte-genau, wie „fernzug export mbox“ sie ausgibt. Jedes Mailprogramm (z. B. Thunderbird) kann sie öffnen."
+        ),
+        Told::Correspondence { game } => format!(
+            "The whole correspondence of game {game} is attached as an mbox file (TO §11): every mail the relay received and sent about this game, byte for byte, as \"fernzug export mbox\" writes it. Any mail program (e.g. Thunderbird) can open it."
+        ),
+        Told::Pgn { target } if de => format!(
+            "Die Partien von {target} liegen als PGN-Datei bei, wie „fernzug export pgn“ sie ausgibt (laufende Partien bis zum letzten Zug)."
+        ),
+        Told::Pgn { target } => format!(
+            "The games of {target} are attached as a PGN file, as \"fernzug export pgn\" writes it (running games up to their last move)."
+        ),
+        Told::Verified { game } if de => format!(
+            "Das Relais hat das versiegelte Protokoll der Partie {game} nachgerechnet (TO §29): jedes Ereignis gegen die Prüfsumme davor und jede Mail, aus der es kam, gegen das Archiv. Das Ergebnis von „fernzug verify“:"
+        ),
+        Told::Verified { game } => format!(
+            "The relay recomputed the sealed record of game {game} (TO §29): each event against the hash before it and each mail it came from against the archive. The result of \"fernzug verify\":"
+        ),
+        Told::Withdrawn {
+            name,
+            tournament,
+            annulled,
+            games,
+        } => {
+            let list = games
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            match (annulled, de) {
+                (false, true) => format!(
+                    "{name} ist vom Turnier {tournament} zurückgetreten (TO §26). Seine offenen Partien sind für ihn verloren gewertet: {list}. Seine beendeten Partien bleiben, wie sie sind. Jeder Partner hat den Partiebericht erhalten."
+                ),
+                (false, false) => format!(
+                    "{name} has withdrawn from tournament {tournament} (TO §26). His unfinished games are scored as lost for him: {list}. His finished games stand. Each partner got the game report."
+                ),
+                (true, true) => format!(
+                    "{name} ist vom Turnier {tournament} zurückgetreten (TO §26). Seine offenen Partien sind annulliert (*) und zählen nicht in der Kreuztabelle: {list}. Seine beendeten Partien bleiben, wie sie sind. Jeder Partner hat den Partiebericht erhalten."
+                ),
+                (true, false) => format!(
+                    "{name} has withdrawn from tournament {tournament} (TO §26). His unfinished games are annulled (*) and do not count in the crosstable: {list}. His finished games stand. Each partner got the game report."
+                ),
+            }
+        }
+        Told::Asked { name, text, asked } if de => format!(
+            "Rückfrage an {name} vom {} (TO §23):\n\n„{text}“",
+            date(*asked)
+        ),
+        Told::Asked { name, text, asked } => format!(
+            "Question to {name} of {} (TO §23):\n\n\"{text}\"",
+            date(*asked)
+        ),
+        Told::Answered {
+            name,
+            question,
+            asked,
+            answer,
+        } if de => format!(
+            "{name} antwortet auf die Rückfrage vom {} („{question}“):\n\n{answer}",
+            date(*asked)
+        ),
+        Told::Answered {
+            name,
+            question,
+            asked,
+            answer,
+        } => format!(
+            "{name} answers the question of {} (\"{question}\"):\n\n{answer}",
+            date(*asked)
+        ),
+        Told::Unanswered {
+            name,
+            question,
+            asked,
+        } if de => format!(
+            "{name} hat die Rückfrage vom {} („{question}“) seit 14 Tagen nicht beantwortet. Nach TO §23 können Sie ihn als zurückgetreten behandeln: „Rücktritt: … Wertung: verloren“ oder „… annulliert“.",
+            date(*asked)
+        ),
+        Told::Unanswered {
+            name,
+            question,
+            asked,
+        } => format!(
+            "{name} has not answered the question of {} (\"{question}\") for 14 days. Under TO §23 you may treat him as withdrawn: \"withdraw: … score: lost\" or \"… annulled\".",
+            date(*asked)
+        ),
+        Told::ThroughDirector { game, on: true } if de => format!(
+            "Der Turnierleiter hat angeordnet, dass die Züge der Partie {game} über ihn gehen (TO §30): Von jetzt an erhält er jede Zugmail dieser Partie in Kopie. Für die Spieler ändert sich sonst nichts."
+        ),
+        Told::ThroughDirector { game, on: true } => format!(
+            "The tournament director has ordered that the moves of game {game} go through him (TO §30): from now on he gets a copy of every move mail of this game. Nothing else changes for the players."
+        ),
+        Told::ThroughDirector { game, .. } if de => {
+            format!("Die Züge der Partie {game} gehen nicht mehr über den Turnierleiter (TO §30).")
+        }
+        Told::ThroughDirector { game, .. } => format!(
+            "The moves of game {game} no longer go through the tournament director (TO §30)."
+        ),
+        Told::Registered {
+            tournament,
+            name,
+            start,
+            players,
+            games,
+        } => registered_text(tournament, name, *start, *players, games, lang),
+        _ => String::new(),
+    }
+}
+
+/// The most games a registration notice lists one by one.
+const LISTED_GAMES: usize = 500;
+
+/// A tournament registered by mail: what it is and its games, numbered.
+fn registered_text(
+    tournament: &str,
+    name: &str,
+    start: chrono::NaiveDate,
+    players: usize,
+    games: &[(u32, u32, String, String)],
+    lang: Lang,
+) -> String {
+    let de = lang == Lang::De;
+    let start = crate::render::words::date(start, lang);
+    let mut text = if de {
+        format!(
+            "Das Turnier {tournament} („{name}“) ist angemeldet: {players} Spieler, {} Partien, Beginn am {start}. Die Startmails gehen mit dem nächsten Durchgang des Relais an die Spieler; die Bedenkzeit beginnt am Starttag.\n\nDie Partien:\n",
+            games.len()
+        )
+    } else {
+        format!(
+            "Tournament {tournament} (\"{name}\") is registered: {players} players, {} games, starting on {start}. The start mails go to the players with the relay's next pass; the thinking time begins on the start day.\n\nThe games:\n",
+            games.len()
+        )
+    };
+    let round = if de { "Runde" } else { "round" };
+    for (n, r, white, black) in games.iter().take(LISTED_GAMES) {
+        text.push_str(&format!(
+            "\n{tournament}/{n}  {round} {r}:  {white} – {black}"
+        ));
+    }
+    if games.len() > LISTED_GAMES {
+        let more = games.len() - LISTED_GAMES;
+        text.push_str(&if de {
+            format!("\n… und {more} weitere (alle mit „Status“).")
+        } else {
+            format!("\n… and {more} more (all of them with \"Status\").")
+        });
+    }
+    text
 }

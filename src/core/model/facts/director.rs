@@ -80,4 +80,10 @@ pub struct DirectorFacts {
     pub reason: Option<String>,
     pub for_director: bool,
     pub now: When,
+    /// What the notice is: `decision` (a command carried out), `records` (TO §11, §29: what he
+    /// asked for), `question` (TO §23, to the player), `answer` and `unanswered` (TO §23, to
+    /// the director), `registered` (a tournament registered by mail).
+    pub form: &'static str,
+    /// TO §29: `verify`'s line for the game, filled in by the shell.
+    pub verified: Option<String>,
 }

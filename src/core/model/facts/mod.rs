@@ -24,8 +24,8 @@ pub use play::{
 };
 pub use records::{GameReport, StatusFacts, TournamentReport};
 pub use time::{
-    ClockWarningFacts, DigestControl, DigestFacts, DigestGame, DigestLeave, DigestSilent,
-    ReminderFacts, SilenceFacts, WarningBody,
+    ClockWarningFacts, DigestControl, DigestFacts, DigestGame, DigestLeave, DigestQuestion,
+    DigestSilent, ReminderFacts, SilenceFacts, WarningBody,
 };
 pub use values::{Colour, Day, When};
 

@@ -35,6 +35,8 @@ pub struct ForwardFacts {
     /// TO §13: the mover announced a long think.
     pub announcement: bool,
     pub reminder_open: bool,
+    /// TO §30: the director ordered the game's moves through him (he is in copy).
+    pub through_director: bool,
     /// The game ended (`over`) or stopped (`adjourned`) with this mail (TO §31).
     pub stopped: Option<&'static str>,
     pub recipient: String,
@@ -148,6 +150,9 @@ pub struct GameEndFacts {
     pub result: &'static str,
     pub pgn: String,
     pub record: Record,
+    /// TO §29: the last day of the appeal against the director's decision that ended the game
+    /// (two weeks), for the players.
+    pub appeal_until: Option<Day>,
 }
 
 /// What the `game-end` report (TO §27) says about the whole game besides the PGN (`pgn::record`).

@@ -71,9 +71,19 @@ pub struct DigestFacts {
     pub leaves: Vec<DigestLeave>,
     pub suspended: Vec<DigestGame>,
     pub adjourned: Vec<DigestGame>,
+    /// TO §23: the director's questions still open.
+    pub questions: Vec<DigestQuestion>,
     /// Nothing to list.
     pub quiet: bool,
     pub horizon: Day,
+}
+
+/// A director's question still unanswered (TO §23).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DigestQuestion {
+    pub player: String,
+    pub asked: Day,
+    pub text: String,
 }
 
 /// A digest's game whose player to move has been silent long (TO §16).

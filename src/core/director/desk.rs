@@ -1,0 +1,338 @@
+//! The director's desk by mail (TO §11, §23, §26, §29, §30): what he asks of the records, a
+//! player's withdrawal, his questions to a player, and moves through him. One function per
+//! command, as in `commands.rs`; the questions' answers and their fortnight come here too.
+//!
+//! The choices the rulebook leaves open, fixed once:
+//!
+//! * **TO §11, §29.** `Korrespondenz:`, `PGN:` and `Prüfen:` answer the director alone; the
+//!   answer is not filed under the game (an mbox inside the game's own mbox would double it with
+//!   every request). What is enclosed comes from the store, by the shell ([`Enclosure`]).
+//! * **TO §26.** A withdrawal ends every game of the player in the tournament that is not
+//!   finished — running, waiting for its start, suspended or adjourned — lost for him, or
+//!   annulled (`*`, kept out of the crosstable). His finished games stand. Each game's players
+//!   and the director get `game-end`; the players are told of the appeal (§29).
+//! * **TO §23.** A question goes to the player with a reply key of its own; his reply through it
+//!   reaches the director (and he is told it did). After 14 days without an answer the
+//!   director is told once (`crate::core::time`), and the weekly digest lists it while open.
+
+use shakmaty::Color;
+
+use super::{Desk, Notice, Scope};
+use crate::core::director::{director_event, name_of, player_tournament};
+use crate::core::door::reply::{finish_as, open_games_in};
+use crate::core::model::{Command, DirectorRefusal, Enclosure, Told};
+use crate::core::model::{EndReason, GameResult, Question, Step};
+use crate::core::model::{Output, State};
+use crate::core::view;
+use crate::game_ref::GameRef;
+use crate::letter::Letter;
+
+/// What the director asks of the records.
+pub(super) enum Records<'a> {
+    /// TO §11: the game's mails.
+    Correspondence(&'a str),
+    /// The PGN of a tournament or a game.
+    Pgn(&'a str),
+    /// TO §29: the check of the game's sealed record.
+    Verify(&'a str),
+}
+
+/// A game the director names, in a tournament he directs (its games need not be in memory: a
+/// shelved tournament's records are asked for too).
+fn directed_game(st: &State, scope: Scope<'_>, game: &str) -> Result<GameRef, DirectorRefusal> {
+    let unknown = || DirectorRefusal::UnknownGame {
+        game: game.to_string(),
+    };
+    let g: GameRef = game.parse().map_err(|_| unknown())?;
+    if !scope.directs.contains(&g.tournament) {
+        return Err(DirectorRefusal::NotDirector {
+            tournament: Some(g.tournament.clone()),
+        });
+    }
+    let t = st.tournaments.get(&g.tournament).ok_or_else(unknown)?;
+    if !t.games.contains(&g) {
+        return Err(unknown());
+    }
+    Ok(g)
+}
+
+/// TO §11, §29: the correspondence of a game, a PGN, or `verify`'s line, to the director.
+pub(super) fn records(
+    st: &State,
+    scope: Scope<'_>,
+    what: Records<'_>,
+) -> Result<Notice, DirectorRefusal> {
+    let (game, tournament, told, enclosure) = match what {
+        Records::Correspondence(game) => {
+            let g = directed_game(st, scope, game)?;
+            let told = Told::Correspondence { game: g.clone() };
+            (
+                Some(g.clone()),
+                g.tournament.clone(),
+                told,
+                Enclosure::Mbox(g),
+            )
+        }
+        Records::Verify(game) => {
+            let g = directed_game(st, scope, game)?;
+            let told = Told::Verified { game: g.clone() };
+            (
+                Some(g.clone()),
+                g.tournament.clone(),
+                told,
+                Enclosure::Verify(g),
+            )
+        }
+        Records::Pgn(target) if target.contains('/') => {
+            let g = directed_game(st, scope, target)?;
+            let told = Told::Pgn {
+                target: g.to_string(),
+            };
+            let enclosure = Enclosure::Pgn(g.to_string());
+            (Some(g.clone()), g.tournament.clone(), told, enclosure)
+        }
+        Records::Pgn(target) => {
+            if !scope.directs.iter().any(|t| t == target) {
+                return Err(DirectorRefusal::NotDirector {
+                    tournament: Some(target.to_string()),
+                });
+            }
+            let told = Told::Pgn {
+                target: target.to_string(),
+            };
+            let enclosure = Enclosure::Pgn(target.to_string());
+            (None, target.to_string(), told, enclosure)
+        }
+    };
+    Ok(Notice {
+        game,
+        tournament,
+        told,
+        reason: None,
+        players: Vec::new(),
+        desk: Desk {
+            form: Some("records"),
+            enclose: vec![enclosure],
+            player_key: None,
+        },
+    })
+}
+
+/// TO §26: the player withdrew; every game of his in the tournament that is not finished ends,
+/// lost for him or annulled. Each game's players and the director get `game-end` (§29: with
+/// the appeal), the director a list of the games.
+pub(super) fn withdraw(
+    st: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    scope: Scope<'_>,
+    (player, annulled): (&str, bool),
+    at: Step<'_>,
+) -> Result<Notice, DirectorRefusal> {
+    let (now, s) = (at.now, at.s);
+    let tid = player_tournament(st, scope.tid, scope.directs, player, Command::Withdraw)?;
+    let games = open_games_in(st, &tid, player);
+    if games.is_empty() {
+        return Err(DirectorRefusal::NoOpenGames {
+            player: player.to_string(),
+            tournament: tid,
+        });
+    }
+    let command = if annulled {
+        format!("withdrawal of {player} (TO §26): the game is annulled")
+    } else {
+        format!("withdrawal of {player} (TO §26): the game is lost for him")
+    };
+    director_event(st, out, &games, letter, command, now);
+    for g in &games {
+        let Some(color) = st.games.get(g).and_then(|gm| gm.color_of(player)) else {
+            continue;
+        };
+        let (result, reason) = if annulled {
+            (None, EndReason::Annulled)
+        } else {
+            let winner: Color = !color;
+            (Some(GameResult::for_winner(winner)), EndReason::Withdrawn)
+        };
+        finish_as(st, out, g, result, reason, now, s);
+        out.letter_games.insert(g.clone());
+    }
+    let name = name_of(st, &tid, player);
+    Ok(Notice {
+        game: None,
+        told: Told::Withdrawn {
+            name,
+            tournament: tid.clone(),
+            annulled,
+            games,
+        },
+        tournament: tid,
+        reason: None,
+        players: Vec::new(),
+        desk: Desk::default(),
+    })
+}
+
+/// TO §23: the director's question reaches the player with a reply key of its own.
+pub(super) fn ask(
+    st: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    scope: Scope<'_>,
+    (player, text): (&str, &str),
+    at: Step<'_>,
+) -> Result<Notice, DirectorRefusal> {
+    let now = at.now;
+    let tid = player_tournament(st, scope.tid, scope.directs, player, Command::Ask)?;
+    let key = match st.spare_keys.pop() {
+        Some(k) => k,
+        // A shell that handed in no key (a test): one made of the mail counter, unique.
+        None => format!("q{}", st.meta.mail_seq + 1),
+    };
+    let question = Question {
+        key: key.clone(),
+        player: player.to_string(),
+        text: text.to_string(),
+        asked: now,
+        message_id: letter.message_id.clone(),
+        answered: None,
+        reported: false,
+    };
+    if let Some(t) = st.tournaments.get_mut(&tid) {
+        t.questions.push(question);
+    }
+    out.tournaments.insert(tid.clone());
+    let games = open_games_in(st, &tid, player);
+    director_event(
+        st,
+        out,
+        &games,
+        letter,
+        format!("asked {player} (TO §23): {text}"),
+        now,
+    );
+    let name = name_of(st, &tid, player);
+    Ok(Notice {
+        game: None,
+        told: Told::Asked {
+            name,
+            text: text.to_string(),
+            asked: view::local_date(now, at.s.tz),
+        },
+        tournament: tid,
+        reason: None,
+        players: vec![player.to_string()],
+        desk: Desk {
+            form: Some("question"),
+            enclose: Vec::new(),
+            player_key: Some(key),
+        },
+    })
+}
+
+/// TO §30: every `move` mail of the game goes through the director (`on`), or no longer.
+pub(super) fn through_director(
+    st: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    scope: Scope<'_>,
+    (game, on): (&str, bool),
+    at: Step<'_>,
+) -> Result<Notice, DirectorRefusal> {
+    let g = directed_game(st, scope, game)?;
+    let gm = st
+        .games
+        .get_mut(&g)
+        .ok_or_else(|| DirectorRefusal::UnknownGame {
+            game: game.to_string(),
+        })?;
+    gm.through_director = on;
+    let players = vec![gm.players.white.clone(), gm.players.black.clone()];
+    out.games.insert(g.clone());
+    out.letter_games.insert(g.clone());
+    let command = if on {
+        "ordered the game's moves through the director (TO §30)"
+    } else {
+        "lifted the order of moves through the director (TO §30)"
+    };
+    director_event(
+        st,
+        out,
+        std::slice::from_ref(&g),
+        letter,
+        command.to_string(),
+        at.now,
+    );
+    Ok(Notice {
+        game: Some(g.clone()),
+        tournament: g.tournament.clone(),
+        told: Told::ThroughDirector { game: g, on },
+        reason: None,
+        players,
+        desk: Desk::default(),
+    })
+}
+
+/// TO §23: the open question whose reply key the letter came through, from the player asked:
+/// `(tournament, index)`.
+pub(crate) fn question_of(state: &State, letter: &Letter) -> Option<(String, usize)> {
+    letter.reply_keys.iter().find_map(|k| {
+        state.tournaments.values().find_map(|t| {
+            t.questions
+                .iter()
+                .position(|q| &q.key == k && q.player == letter.from)
+                .map(|i| (t.id.clone(), i))
+        })
+    })
+}
+
+/// TO §23: the player's answer reaches the director; the player is told it did.
+pub(crate) fn answer_question(
+    state: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    (tid, i): (String, usize),
+    at: Step<'_>,
+) {
+    let (now, s) = (at.now, at.s);
+    let Some(q) = state
+        .tournaments
+        .get_mut(&tid)
+        .and_then(|t| t.questions.get_mut(i))
+    else {
+        return;
+    };
+    let first = q.answered.is_none();
+    q.answered.get_or_insert(now);
+    let q = q.clone();
+    out.tournaments.insert(tid.clone());
+    let answer = if letter.content.words.trim().is_empty() {
+        letter.text.trim().to_string()
+    } else {
+        letter.content.words.trim().to_string()
+    };
+    out.log.push(format!(
+        "{tid}: {} answered the director's question (TO §23){}",
+        q.player,
+        if first { "" } else { " again" }
+    ));
+    let name = name_of(state, &tid, &q.player);
+    let notice = Notice {
+        game: None,
+        told: Told::Answered {
+            name,
+            question: q.text.clone(),
+            asked: view::local_date(q.asked, s.tz),
+            answer,
+        },
+        tournament: tid,
+        reason: None,
+        players: vec![q.player.clone()],
+        desk: Desk {
+            form: Some("answer"),
+            enclose: Vec::new(),
+            player_key: Some(q.key.clone()),
+        },
+    };
+    super::director_mails(state, out, letter, &notice, Step { now, s });
+}
