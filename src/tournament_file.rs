@@ -58,7 +58,8 @@ pub fn check(text: &str) -> Result<NewTournament, Vec<FileProblem>> {
         }]
     })?;
     tournament(&table).map_err(|all| {
-        all.into_iter()
+        let mut problems: Vec<FileProblem> = all
+            .into_iter()
             .map(|e| FileProblem {
                 line: fields::line_of_key(text, &e.key),
                 key: Some(e.key),
@@ -73,7 +74,10 @@ pub fn check(text: &str) -> Result<NewTournament, Vec<FileProblem>> {
                     KeyProblem::Invalid(why) => FileFault::Invalid(why),
                 },
             })
-            .collect()
+            .collect();
+        // In the order of the file; those on no line last.
+        problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+        problems
     })
 }
 
@@ -884,5 +888,38 @@ email = "tl@fernschach.test"
             ]
         );
         assert!(t.players[1].also.is_empty());
+    }
+
+    #[test]
+    fn check_names_every_error_with_its_line_and_key() {
+        let text = format!(
+            "{HEAD}colour = \"blue\"\n\n{}[[players]]\nname = \"Bert\"\nemail = \"bert@\"\n\n\
+             [[players]]\nname = \"Carl\"\nemail = \"p1@fernschach.test\"\nlanguage = \"xx\"\n",
+            player_blocks(1)
+        )
+        .replace("rules = \"post\"", "rules = \"blitz\"");
+        let errors = check(&text).expect_err("four errors");
+        let found: Vec<(Option<usize>, Option<&str>)> = errors
+            .iter()
+            .map(|e| (e.line, e.key.as_deref()))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                (Some(4), Some("rules")),
+                (Some(10), Some("director.colour")),
+                (Some(17), Some("players[2].email")),
+                (Some(21), Some("players[3].email")),
+                (Some(22), Some("players[3].language")),
+            ],
+            "{errors:?}"
+        );
+        // The first of them is what `tournament add` says.
+        assert!(err(&text).starts_with("t.toml: key `rules`"), "{}", err(&text));
+        // A syntax error is the only one: the file cannot be read further.
+        let errors = check("id = \"x\"\nname = \n").expect_err("syntax");
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].line, Some(2));
+        assert!(matches!(errors[0].what, FileFault::Syntax(_)));
     }
 }

@@ -1363,3 +1363,115 @@ async fn an_imap_outage_is_told_within_alert_minutes_and_a_minute() {
     assert!(alerts[0].contains("Postfach (IMAP)"), "{}", alerts[0]);
     assert!(alerts[1].contains("wieder erreichbar"), "{}", alerts[1]);
 }
+
+// --- the director's desk by mail (TO §11, §29) ---------------------------------------------------
+
+/// A mail from the director with `body`, and `attachment` (name, text) when given.
+fn director_mail(subject: &str, body: &str, attachment: Option<(&str, &str)>, id: &str) -> String {
+    let head = format!(
+        "From: Tom Leiter <{TL}>\r\nTo: {RELAY}\r\nSubject: {subject}\r\n\
+         Date: Tue, 1 Dec 2026 10:00:00 +0000\r\nMessage-ID: <{id}@fernschach.test>\r\n\
+         MIME-Version: 1.0\r\n"
+    );
+    match attachment {
+        None => format!(
+            "{head}Content-Type: text/plain; charset=utf-8\r\n\r\n{}\r\n",
+            body.replace('\n', "\r\n")
+        ),
+        Some((name, text)) => format!(
+            "{head}Content-Type: multipart/mixed; boundary=\"b1\"\r\n\r\n--b1\r\n\
+             Content-Type: text/plain; charset=utf-8\r\n\r\n{}\r\n--b1\r\n\
+             Content-Type: application/toml; name=\"{name}\"\r\n\
+             Content-Disposition: attachment; filename=\"{name}\"\r\n\
+             Content-Transfer-Encoding: 8bit\r\n\r\n{}\r\n--b1--\r\n",
+            body.replace('\n', "\r\n"),
+            text.replace('\n', "\r\n")
+        ),
+    }
+}
+
+/// The decoded text of every mail of `kind` handed over for `to`, one after the other.
+fn decoded(sender: &Recorder, kind: &str, to: &str) -> String {
+    sender
+        .texts(kind, to)
+        .iter()
+        .filter_map(|raw| {
+            let m = mail_parser::MessageParser::default().parse(raw.as_bytes())?;
+            Some(m.body_text(0)?.to_string())
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+const POKAL: &str = "id = \"POKAL-27\"\nname = \"Pokal 2027\"\nrules = \"fax\"\nstart = 2026-12-02\n\n\
+[director]\nname = \"Tom Leiter\"\nemail = \"tl@fernschach.test\"\n\n\
+[[players]]\nname = \"Anna Adler\"\nemail = \"anna@fernschach.test\"\n\n\
+[[players]]\nname = \"Bert Berger\"\nemail = \"bert@fernschach.test\"\n\n\
+[[players]]\nname = \"Carl Clausen\"\nemail = \"carl@fernschach.test\"\n";
+
+#[tokio::test(start_paused = true)]
+async fn desk_a_tournament_registered_by_mail_starts_and_its_records_come_by_mail() {
+    let dir = TempDir::new("desk");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let mut config = config(&dir.0);
+    config.relay.directors = vec![TL.to_string()];
+    let mut app = App::open(config).unwrap();
+    // A file with errors: every one named, nothing registered.
+    let bad = POKAL
+        .replace("POKAL-27", "POKAL 27")
+        .replace("bert@fernschach.test", "bert@");
+    script.deliver(
+        director_mail("Turnier anmelden", "Anbei die Datei.", Some(("pokal.toml", &bad)), "r0"),
+        at(1, 9, 0),
+    );
+    pass(&mut app, &script, &sender, at(1, 9, 1)).await;
+    let query = decoded(&sender, "query", TL);
+    assert!(query.contains("pokal.toml") && query.contains("2 Fehler"), "{query}");
+    assert!(app.state.tournaments.is_empty());
+    // The file attached: registered, the games listed, the start mails out in the same pass.
+    script.deliver(
+        director_mail("Turnier anmelden", "Anbei die Datei.", Some(("pokal.toml", POKAL)), "r1"),
+        at(1, 9, 10),
+    );
+    pass(&mut app, &script, &sender, at(1, 9, 11)).await;
+    assert_eq!(sender.of("director", TL).len(), 1);
+    assert_eq!(app.state.tournaments["POKAL-27"].games.len(), 3);
+    for p in [ANNA, BERT, "carl@fernschach.test"] {
+        assert_eq!(sender.of("start", p).len(), 2, "{p}");
+    }
+    // The same file again: the id is in use.
+    script.deliver(
+        director_mail("Turnier anmelden", POKAL, None, "r2"),
+        at(1, 9, 20),
+    );
+    pass(&mut app, &script, &sender, at(1, 9, 21)).await;
+    let q = decoded(&sender, "query", TL);
+    assert!(q.contains("bereits angemeldet"), "{q}");
+    // TO §11: the correspondence as `export mbox` writes it, attached.
+    script.deliver(
+        director_mail("Akten", "Korrespondenz: POKAL-27/1\nPrüfen: POKAL-27/1", None, "r3"),
+        at(1, 9, 30),
+    );
+    pass(&mut app, &script, &sender, at(1, 9, 31)).await;
+    let answers = sender.texts("director", TL);
+    assert_eq!(answers.len(), 3);
+    let mbox_mail = answers
+        .iter()
+        .find(|m| m.contains("POKAL-27-1.mbox"))
+        .expect("the mbox answer");
+    let parsed = mail_parser::MessageParser::default()
+        .parse(mbox_mail.as_bytes())
+        .unwrap();
+    let attached = parsed.attachments().next().expect("attached").contents().to_vec();
+    let id: GameRef = "POKAL-27/1".parse().unwrap();
+    let entries = app.store.archive_for_game(&id.to_string()).unwrap();
+    assert_eq!(attached, crate::mbox::mbox(&entries, RELAY));
+    let separators = attached
+        .split(|b| *b == b'\n')
+        .filter(|line| line.starts_with(b"From "))
+        .count();
+    assert_eq!((separators, entries.len()), (2, 2), "the two start mails");
+    // TO §29: verify's line in the text.
+    let texts = decoded(&sender, "director", TL);
+    assert!(texts.contains("  ok POKAL-27/1: 1 events, 0 mails checked"), "{texts}");
+}
