@@ -12,6 +12,7 @@ mod quiet_walk;
 
 mod clock_e2e;
 mod crash_e2e;
+mod desk_e2e;
 mod director_e2e;
 mod endings_e2e;
 mod forgery_e2e;
