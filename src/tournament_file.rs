@@ -899,10 +899,8 @@ email = "tl@fernschach.test"
         )
         .replace("rules = \"post\"", "rules = \"blitz\"");
         let errors = check(&text).expect_err("four errors");
-        let found: Vec<(Option<usize>, Option<&str>)> = errors
-            .iter()
-            .map(|e| (e.line, e.key.as_deref()))
-            .collect();
+        let found: Vec<(Option<usize>, Option<&str>)> =
+            errors.iter().map(|e| (e.line, e.key.as_deref())).collect();
         assert_eq!(
             found,
             vec![
@@ -915,7 +913,11 @@ email = "tl@fernschach.test"
             "{errors:?}"
         );
         // The first of them is what `tournament add` says.
-        assert!(err(&text).starts_with("t.toml: key `rules`"), "{}", err(&text));
+        assert!(
+            err(&text).starts_with("t.toml: key `rules`"),
+            "{}",
+            err(&text)
+        );
         // A syntax error is the only one: the file cannot be read further.
         let errors = check("id = \"x\"\nname = \n").expect_err("syntax");
         assert_eq!(errors.len(), 1);

@@ -459,6 +459,17 @@ pub(crate) fn register_letter(
         ));
         query(state, out, letter, None, lang, Refusal::Register(r), at);
     };
+    let refuse_key = |state: &mut State, out: &mut Output| {
+        query(
+            state,
+            out,
+            letter,
+            None,
+            lang,
+            Refusal::NotThroughReplyKey,
+            at,
+        );
+    };
     if !s.guard.directors.contains(&letter.from) {
         if !state.knows(&letter.from) && !stranger_may_be_answered(state, letter, s) {
             out.log.push(format!(
@@ -469,6 +480,13 @@ pub(crate) fn register_letter(
             return out;
         }
         refuse(state, &mut out, RegisterRefusal::NotAllowed);
+        return out;
+    }
+    // `[security] require_reply_key` holds for directors as for players: a registration counts
+    // only through a reply key of the sender's own (of a tournament he directs); DMARC was
+    // checked by the screen before.
+    if s.guard.require_reply_key && !came_through_own_key(state, letter) {
+        refuse_key(state, &mut out);
         return out;
     }
     let file = match checked {

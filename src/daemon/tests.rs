@@ -1421,16 +1421,29 @@ async fn desk_a_tournament_registered_by_mail_starts_and_its_records_come_by_mai
         .replace("POKAL-27", "POKAL 27")
         .replace("bert@fernschach.test", "bert@");
     script.deliver(
-        director_mail("Turnier anmelden", "Anbei die Datei.", Some(("pokal.toml", &bad)), "r0"),
+        director_mail(
+            "Turnier anmelden",
+            "Anbei die Datei.",
+            Some(("pokal.toml", &bad)),
+            "r0",
+        ),
         at(1, 9, 0),
     );
     pass(&mut app, &script, &sender, at(1, 9, 1)).await;
     let query = decoded(&sender, "query", TL);
-    assert!(query.contains("pokal.toml") && query.contains("2 Fehler"), "{query}");
+    assert!(
+        query.contains("pokal.toml") && query.contains("2 Fehler"),
+        "{query}"
+    );
     assert!(app.state.tournaments.is_empty());
     // The file attached: registered, the games listed, the start mails out in the same pass.
     script.deliver(
-        director_mail("Turnier anmelden", "Anbei die Datei.", Some(("pokal.toml", POKAL)), "r1"),
+        director_mail(
+            "Turnier anmelden",
+            "Anbei die Datei.",
+            Some(("pokal.toml", POKAL)),
+            "r1",
+        ),
         at(1, 9, 10),
     );
     pass(&mut app, &script, &sender, at(1, 9, 11)).await;
@@ -1449,7 +1462,12 @@ async fn desk_a_tournament_registered_by_mail_starts_and_its_records_come_by_mai
     assert!(q.contains("bereits angemeldet"), "{q}");
     // TO §11: the correspondence as `export mbox` writes it, attached.
     script.deliver(
-        director_mail("Akten", "Korrespondenz: POKAL-27/1\nPrüfen: POKAL-27/1", None, "r3"),
+        director_mail(
+            "Akten",
+            "Korrespondenz: POKAL-27/1\nPrüfen: POKAL-27/1",
+            None,
+            "r3",
+        ),
         at(1, 9, 30),
     );
     pass(&mut app, &script, &sender, at(1, 9, 31)).await;
@@ -1462,7 +1480,12 @@ async fn desk_a_tournament_registered_by_mail_starts_and_its_records_come_by_mai
     let parsed = mail_parser::MessageParser::default()
         .parse(mbox_mail.as_bytes())
         .unwrap();
-    let attached = parsed.attachments().next().expect("attached").contents().to_vec();
+    let attached = parsed
+        .attachments()
+        .next()
+        .expect("attached")
+        .contents()
+        .to_vec();
     let id: GameRef = "POKAL-27/1".parse().unwrap();
     let entries = app.store.archive_for_game(&id.to_string()).unwrap();
     assert_eq!(attached, crate::mbox::mbox(&entries, RELAY));
@@ -1473,5 +1496,8 @@ async fn desk_a_tournament_registered_by_mail_starts_and_its_records_come_by_mai
     assert_eq!((separators, entries.len()), (2, 2), "the two start mails");
     // TO §29: verify's line in the text.
     let texts = decoded(&sender, "director", TL);
-    assert!(texts.contains("  ok POKAL-27/1: 1 events, 0 mails checked"), "{texts}");
+    assert!(
+        texts.contains("  ok POKAL-27/1: 1 events, 0 mails checked"),
+        "{texts}"
+    );
 }

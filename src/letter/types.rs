@@ -207,6 +207,14 @@ pub enum RequestKind {
     Status,
     /// TO §24: withdrawing a planned leave before it begins.
     WithdrawLeave,
+    /// TO §11, §29: the director asks for a game's correspondence, a PGN, or its check.
+    Records,
+    /// TO §26: the director withdraws a player.
+    Withdrawal,
+    /// TO §23: the director's question to a player.
+    Question,
+    /// TO §30: the director orders a game's moves through him.
+    ThroughDirector,
 }
 
 /// What keeps a recognised request from being acted on.
@@ -229,6 +237,14 @@ pub enum Missing {
     Which,
     /// Two different leaves in one mail: each goes in a mail of its own.
     OnePerMail,
+    /// The director's request names no game (`TOURNAMENT/N`).
+    Game,
+    /// The director's request names no player by his address.
+    Player,
+    /// A withdrawal that does not say how the games count: lost or annulled (TO §26).
+    Scoring,
+    /// A question without its words.
+    Text,
 }
 
 /// A request recognised but not acted on: the sentence as written and what is missing.

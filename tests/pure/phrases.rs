@@ -280,6 +280,7 @@ fn kind_family(r: &Reading) -> &'static str {
         Some(Family::Announce) => "announce",
         Some(Family::TakeBack) => "take-back",
         Some(Family::Status) => "status",
+        Some(Family::Desk) => "director",
     }
 }
 

@@ -74,7 +74,11 @@ fn python_mbox(path: &std::path::Path) -> Vec<String> {
         .arg(path)
         .output()
         .expect("python3 runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(str::to_string)
@@ -126,7 +130,10 @@ fn the_directors_desk_through_real_mail() {
     let flat = table.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat.contains("3 Spieler, 3 Partien"), "{table}");
     assert!(
-        table.contains(&format!("{}  Runde 2:  Anna Adler – Bert Berger", t.game(2))),
+        table.contains(&format!(
+            "{}  Runde 2:  Anna Adler – Bert Berger",
+            t.game(2)
+        )),
         "{table}"
     );
     for p in [&anna, &bert, &carl] {
@@ -148,7 +155,12 @@ fn the_directors_desk_through_real_mail() {
         .unwrap()
         .trim_end_matches('>')
         .to_string();
-    relay.send_to(&anna, &key_address, &format!("Re: [{}]", t.game(2)), "1. e4");
+    relay.send_to(
+        &anna,
+        &key_address,
+        &format!("Re: [{}]", t.game(2)),
+        "1. e4",
+    );
     relay.once("2026-12-01T10:00:00+01:00");
     next_of(&bert, "move", 0);
 
@@ -172,7 +184,10 @@ fn the_directors_desk_through_real_mail() {
         .command(&["export", "mbox", &t.game(2)])
         .output()
         .expect("export mbox");
-    assert_eq!(mbox, exported.stdout, "the attachment is `export mbox`, byte for byte");
+    assert_eq!(
+        mbox, exported.stdout,
+        "the attachment is `export mbox`, byte for byte"
+    );
     let path = relay.dir.join("game-2.mbox");
     std::fs::write(&path, &mbox).unwrap();
     let ids = python_mbox(&path);
@@ -232,12 +247,19 @@ fn the_directors_desk_through_real_mail() {
     relay.send(
         &relay.director,
         &format!("[{}] Rückfrage", t.id),
-        &format!("Rückfrage an {carl}: Wie geht es Ihnen?\nRückfrage an {bert}: Spielen Sie weiter?"),
+        &format!(
+            "Rückfrage an {carl}: Wie geht es Ihnen?\nRückfrage an {bert}: Spielen Sie weiter?"
+        ),
     );
     relay.once("2026-12-03T10:00:00+01:00");
     let question = next_of(&carl, "director", 0);
     let key = header(&question, "Reply-To").expect("a reply key");
-    let key = key.rsplit('<').next().unwrap().trim_end_matches('>').to_string();
+    let key = key
+        .rsplit('<')
+        .next()
+        .unwrap()
+        .trim_end_matches('>')
+        .to_string();
     next_of(&bert, "director", 0);
     relay.send_to(&carl, &key, "Re: Rückfrage", "Danke, gut. Ich ziehe bald.");
     relay.once("2026-12-04T10:00:00+01:00");

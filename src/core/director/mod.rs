@@ -151,6 +151,23 @@ pub(crate) fn handle_director(state: &mut State, out: &mut Output, letter: &Lett
         return;
     }
     let commands = &letter.content.director;
+    // A request of the desk recognised in a sentence but not complete (`Bitte schicken Sie mir
+    // die Korrespondenz.`): asked back with the exact form, nothing done.
+    if commands.is_empty()
+        && let Some(ask) = letter.content.asks.first()
+    {
+        let g = game.as_ref().filter(|g| state.games.contains_key(*g));
+        query(
+            state,
+            out,
+            letter,
+            g,
+            lang,
+            Refusal::Uncertain(ask.clone()),
+            Step { now, s },
+        );
+        return;
+    }
     let malformed: Vec<String> = commands
         .iter()
         .filter_map(|c| match c {

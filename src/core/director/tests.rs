@@ -1797,3 +1797,52 @@ fn a_tournament_is_registered_by_mail_from_an_allowed_address_only() {
     }
     assert_eq!(st.tournaments.len(), 1);
 }
+
+#[test]
+fn s11_a_request_of_the_desk_without_its_game_is_asked_back_with_the_exact_form() {
+    let mut st = new_state(RuleSet::Post);
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "Akten",
+            "Guten Tag,\n\nbitte schicken Sie mir die Korrespondenz der strittigen Partie.\n\nTom Leiter",
+        ),
+        at(2026, 12, 2, 10, 0),
+    );
+    assert_eq!(sent(&out), vec![(MailKind::Query, TL.to_string())]);
+    let q = queries(&out)[0].clone();
+    assert!(q.contains("Korrespondenz: TURNIER/N"), "{q}");
+    assert!(q.contains("keine Partie"), "{q}");
+}
+
+#[test]
+fn a_registration_counts_only_through_a_reply_key_when_keys_are_required() {
+    let s = Settings {
+        guard: crate::core::model::Guard {
+            directors: vec![TL.to_string()],
+            require_reply_key: true,
+            ..Default::default()
+        },
+        ..settings()
+    };
+    let mut st = new_state(RuleSet::Post);
+    let out = register_by_mail(
+        &mut st,
+        &registration(TL, FILE),
+        Ok(t9()),
+        at(2027, 1, 2, 10, 0),
+        &s,
+    );
+    assert_eq!(sent(&out), vec![(MailKind::Query, TL.to_string())]);
+    assert!(!st.tournaments.contains_key("T-9"));
+    // Through his own key of a game he directs.
+    let key = director_key(&st, &g(1)).expect("the director's key");
+    let raw = format!(
+        "From: {TL}\r\nTo: relay+{key}@fernschach.test\r\nSubject: Turnier anmelden\r\nMessage-ID: <reg-key@x>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{FILE}\r\n"
+    );
+    let letter = read_letter(raw.as_bytes()).unwrap();
+    let out = register_by_mail(&mut st, &letter, Ok(t9()), at(2027, 1, 2, 11, 0), &s);
+    assert_eq!(sent(&out), vec![(MailKind::Director, TL.to_string())]);
+    assert!(st.tournaments.contains_key("T-9"));
+}

@@ -107,6 +107,8 @@ pub enum Family {
     Leave,
     TakeBack,
     Status,
+    /// The director's desk (TO §11, §23, §26, §29, §30).
+    Desk,
 }
 
 impl RequestKind {
@@ -123,6 +125,10 @@ impl RequestKind {
             RequestKind::Status => Family::Status,
             // A leave taken back, not asked for: what a take-back reads (TO §4, §24).
             RequestKind::WithdrawLeave => Family::TakeBack,
+            RequestKind::Records
+            | RequestKind::Withdrawal
+            | RequestKind::Question
+            | RequestKind::ThroughDirector => Family::Desk,
         }
     }
 }
@@ -213,6 +219,7 @@ pub fn settle(c: &mut Content) {
         Family::Leave => c.leave.is_some() || c.withdraw_leave.is_some(),
         Family::TakeBack => c.take_back || c.withdraw_leave.is_some(),
         Family::Status => c.status_request,
+        Family::Desk => !c.director.is_empty(),
     };
     let mut seen: Vec<Family> = Vec::new();
     let keep: Vec<bool> = c

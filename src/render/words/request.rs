@@ -31,6 +31,14 @@ fn what(kind: RequestKind, de: bool) -> &'static str {
         (RequestKind::Status, false) => "a question for the state of your games",
         (RequestKind::WithdrawLeave, true) => "ein Zurückziehen Ihres Urlaubs (TO §24)",
         (RequestKind::WithdrawLeave, false) => "withdrawing your leave (TO §24)",
+        (RequestKind::Records, true) => "einer Anforderung der Partieakten (TO §11, §29)",
+        (RequestKind::Records, false) => "a request for a game's records (TO §11, §29)",
+        (RequestKind::Withdrawal, true) => "dem Rücktritt eines Spielers (TO §26)",
+        (RequestKind::Withdrawal, false) => "the withdrawal of a player (TO §26)",
+        (RequestKind::Question, true) => "einer Rückfrage an einen Spieler (TO §23)",
+        (RequestKind::Question, false) => "a question to a player (TO §23)",
+        (RequestKind::ThroughDirector, true) => "einer Anordnung „Züge über TL“ (TO §30)",
+        (RequestKind::ThroughDirector, false) => "an order of moves through you (TO §30)",
     }
 }
 
@@ -73,6 +81,18 @@ fn missing(m: Missing, kind: RequestKind, de: bool) -> &'static str {
         (Missing::Certainty, false) => {
             "I cannot tell for certain whether you declare it or only consider or ask"
         }
+        (Missing::Game, true) => "er nennt keine Partie als TURNIER/N",
+        (Missing::Game, false) => "it names no game as TOURNAMENT/N",
+        (Missing::Player, true) => "er nennt den Spieler nicht mit seiner Adresse",
+        (Missing::Player, false) => "it does not name the player by his address",
+        (Missing::Scoring, true) => {
+            "er sagt nicht, ob seine offenen Partien als verloren oder annulliert zählen"
+        }
+        (Missing::Scoring, false) => {
+            "it does not say whether his unfinished games count as lost or annulled"
+        }
+        (Missing::Text, true) => "die Frage selbst fehlt",
+        (Missing::Text, false) => "the question itself is missing",
     }
 }
 
@@ -102,6 +122,24 @@ fn forms(kind: RequestKind, de: bool) -> &'static str {
         (RequestKind::Status, false) => "Status",
         (RequestKind::WithdrawLeave, true) => "Urlaub zurückgezogen",
         (RequestKind::WithdrawLeave, false) => "cancel leave",
+        (RequestKind::Records, true) => {
+            "Korrespondenz: TURNIER/N\n  PGN: TURNIER\n  Prüfen: TURNIER/N"
+        }
+        (RequestKind::Records, false) => {
+            "correspondence: TOURNAMENT/N\n  pgn: TOURNAMENT\n  verify: TOURNAMENT/N"
+        }
+        (RequestKind::Withdrawal, true) => {
+            "Rücktritt: spieler@… Wertung: verloren   (oder: annulliert)"
+        }
+        (RequestKind::Withdrawal, false) => "withdraw: player@… score: lost   (or: annulled)",
+        (RequestKind::Question, true) => "Rückfrage an spieler@…: Ihre Frage",
+        (RequestKind::Question, false) => "ask player@…: your question",
+        (RequestKind::ThroughDirector, true) => {
+            "Züge über TL: TURNIER/N   (aufheben: Züge über TL aufgehoben: TURNIER/N)"
+        }
+        (RequestKind::ThroughDirector, false) => {
+            "moves through TL: TOURNAMENT/N   (lift it: moves through TL off: TOURNAMENT/N)"
+        }
     }
 }
 
