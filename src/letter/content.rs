@@ -853,7 +853,10 @@ static THROUGH_DIRECTOR: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The director's desk (TO §11, §23, §26, §29, §30): records, a withdrawal, a question, moves
-/// through him. A line that opens like one of them but does not parse is malformed.
+/// through him. A line that opens like one of them but does not parse is malformed — except
+/// where a player may write the same opening (`PGN: siehe Anhang`, `Rücktritt: ich gebe auf`):
+/// a records line without a game or tournament and a withdrawal without an address are no
+/// command at all (a director's mail without one is answered with every form anyway).
 fn desk_command(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand> {
     let malformed = || Some(DirectorCommand::Malformed(written.to_string()));
     let game_of = |g: &str| {
@@ -879,16 +882,14 @@ fn desk_command(line: &str, low: &Lowered, written: &str) -> Option<DirectorComm
                     target: target.trim_matches(['[', ']']).to_string(),
                 })
             }
-            "pgn" => malformed(),
-            "korrespondenz" | "correspondence" => game_of(target)
-                .map(|game| DirectorCommand::Correspondence { game })
-                .or_else(malformed),
-            _ => game_of(target)
-                .map(|game| DirectorCommand::Verify { game })
-                .or_else(malformed),
+            "pgn" => None,
+            "korrespondenz" | "correspondence" => {
+                game_of(target).map(|game| DirectorCommand::Correspondence { game })
+            }
+            _ => game_of(target).map(|game| DirectorCommand::Verify { game }),
         };
     }
-    if WITHDRAW_OPEN.is_match(line) {
+    if WITHDRAW_OPEN.is_match(line) && line.contains('@') {
         let Some(cap) = WITHDRAW.captures(line) else {
             return malformed();
         };
