@@ -17,7 +17,6 @@ use crate::core::model::RegisterRefusal;
 use crate::core::{KeyBinding, Output};
 use crate::game_ref::GameRef;
 use crate::letter::{Enrolment, Letter};
-use crate::store::{ArchiveEntry, Direction, QuarantineEntry};
 use crate::store::{Batch, PendingStarts};
 
 /// Games written per transaction of a registration.
@@ -121,33 +120,9 @@ impl App {
         let out = self
             .state
             .handle_registration(letter, checked, now, &self.settings, &mut key);
+        // The letter goes with what it decided; filed under no game (it made all of them).
         let mut marks = Batch::default();
-        if let Some((v, u)) = uid {
-            marks.uid_done(v, u);
-        }
-        match &out.quarantine {
-            Some(reason) => {
-                marks.quarantine(&QuarantineEntry {
-                    at: postmark,
-                    uidvalidity: uid.map(|(v, _)| v).unwrap_or(0),
-                    uid: uid.map(|(_, u)| u).unwrap_or(0),
-                    message_id: Some(letter.message_id.clone()),
-                    reason: reason.clone(),
-                    raw: raw.to_vec(),
-                });
-            }
-            None => {
-                marks.processed(&letter.message_id, now);
-                // Filed under no game: it made all of them.
-                marks.archive(&ArchiveEntry {
-                    direction: Direction::In,
-                    at: postmark,
-                    games: Vec::new(),
-                    message_id: letter.message_id.clone(),
-                    raw: raw.to_vec(),
-                });
-            }
-        }
+        super::letter_done(&mut marks, (letter, raw), (postmark, now), uid, &out);
         let registered = out
             .tournaments
             .iter()

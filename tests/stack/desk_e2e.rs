@@ -7,33 +7,11 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    Mailbox, Relay, attachments, body_text, fetch_all, header, kinds, send_mail, unique,
+    Mailbox, Relay, attachments, body_text, fetch_all, header, next_of, send_mail, unique,
     unique_addr,
 };
 
 const WAIT: Duration = Duration::from_secs(20);
-
-/// Waits until `user` has a mail of `kind` beyond the first `seen`; returns the newest of them.
-fn next_of(user: &str, kind: &str, seen: usize) -> Vec<u8> {
-    let until = Instant::now() + WAIT;
-    loop {
-        let all = fetch_all(user);
-        let of: Vec<&Vec<u8>> = all
-            .iter()
-            .filter(|m| header(m, "X-Fernzug-Kind").as_deref() == Some(kind))
-            .collect();
-        if of.len() > seen {
-            return of[seen].clone();
-        }
-        assert!(
-            Instant::now() < until,
-            "{user} got no {kind} mail #{}: {:?}",
-            seen + 1,
-            kinds(&all)
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// Sends the director's mail with the tournament file attached as `name` (`application/toml`),
 /// as a mail program does, and waits until the relay's mailbox holds it.

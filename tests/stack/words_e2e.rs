@@ -3,31 +3,7 @@
 
 use std::time::Duration;
 
-use crate::common::{Relay, body_text, fetch_all, header, kinds, unique_addr};
-
-const WAIT: Duration = Duration::from_secs(20);
-
-/// Waits until `user` has a mail of `kind` beyond the first `seen`; returns the newest of them.
-fn next_of(user: &str, kind: &str, seen: usize) -> Vec<u8> {
-    let until = std::time::Instant::now() + WAIT;
-    loop {
-        let all = fetch_all(user);
-        let of: Vec<&Vec<u8>> = all
-            .iter()
-            .filter(|m| header(m, "X-Fernzug-Kind").as_deref() == Some(kind))
-            .collect();
-        if of.len() > seen {
-            return of[seen].clone();
-        }
-        assert!(
-            std::time::Instant::now() < until,
-            "{user} got no {kind} mail #{}: {:?}",
-            seen + 1,
-            kinds(&all)
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
+use crate::common::{Relay, body_text, fetch_all, header, kinds, next_of, unique_addr};
 
 #[test]
 fn players_sentences_and_a_second_address_through_real_mail() {

@@ -359,14 +359,23 @@ pub(super) fn address(
     })
 }
 
-/// TO §30: the director restricts a game's mails to moves (`on`) or lifts it; both players are
-/// told. The game is the one the command names, in a tournament the sender directs.
-pub(super) fn moves_only(
+/// A TO §30 order about one game's mails.
+#[derive(Clone, Copy)]
+pub(super) enum Order {
+    /// No words of either player are forwarded (`Nur Züge`).
+    MovesOnly,
+    /// Every `move` mail has the director in copy (`Züge über TL`).
+    ThroughDirector,
+}
+
+/// TO §30: the director gives an order about a game's mails (`on`) or lifts it; both players
+/// are told. The game is the one the command names, in a tournament the sender directs.
+pub(super) fn game_order(
     st: &mut State,
     out: &mut Output,
     letter: &Letter,
     scope: Scope<'_>,
-    (game, on): (&str, bool),
+    (game, order, on): (&str, Order, bool),
     at: Step<'_>,
 ) -> Result<Notice, DirectorRefusal> {
     let unknown = || DirectorRefusal::UnknownGame {
@@ -379,14 +388,20 @@ pub(super) fn moves_only(
         });
     }
     let gm = st.games.get_mut(&g).ok_or_else(unknown)?;
-    gm.moves_only = on;
+    match order {
+        Order::MovesOnly => gm.moves_only = on,
+        Order::ThroughDirector => gm.through_director = on,
+    }
     let players = vec![gm.players.white.clone(), gm.players.black.clone()];
     out.games.insert(g.clone());
     out.letter_games.insert(g.clone());
-    let command = if on {
-        "restricted the game to moves (TO §30)"
-    } else {
-        "lifted the restriction to moves (TO §30)"
+    let command = match (order, on) {
+        (Order::MovesOnly, true) => "restricted the game to moves (TO §30)",
+        (Order::MovesOnly, false) => "lifted the restriction to moves (TO §30)",
+        (Order::ThroughDirector, true) => "ordered the game's moves through the director (TO §30)",
+        (Order::ThroughDirector, false) => {
+            "lifted the order of moves through the director (TO §30)"
+        }
     };
     director_event(
         st,
@@ -396,10 +411,20 @@ pub(super) fn moves_only(
         command.to_string(),
         at.now,
     );
+    let told = match order {
+        Order::MovesOnly => Told::MovesOnly {
+            game: g.clone(),
+            on,
+        },
+        Order::ThroughDirector => Told::ThroughDirector {
+            game: g.clone(),
+            on,
+        },
+    };
     Ok(Notice {
         game: Some(g.clone()),
         tournament: g.tournament.clone(),
-        told: Told::MovesOnly { game: g, on },
+        told,
         reason: None,
         players,
         desk: Desk::default(),

@@ -230,49 +230,6 @@ pub(super) fn ask(
     })
 }
 
-/// TO §30: every `move` mail of the game goes through the director (`on`), or no longer.
-pub(super) fn through_director(
-    st: &mut State,
-    out: &mut Output,
-    letter: &Letter,
-    scope: Scope<'_>,
-    (game, on): (&str, bool),
-    at: Step<'_>,
-) -> Result<Notice, DirectorRefusal> {
-    let g = directed_game(st, scope, game)?;
-    let gm = st
-        .games
-        .get_mut(&g)
-        .ok_or_else(|| DirectorRefusal::UnknownGame {
-            game: game.to_string(),
-        })?;
-    gm.through_director = on;
-    let players = vec![gm.players.white.clone(), gm.players.black.clone()];
-    out.games.insert(g.clone());
-    out.letter_games.insert(g.clone());
-    let command = if on {
-        "ordered the game's moves through the director (TO §30)"
-    } else {
-        "lifted the order of moves through the director (TO §30)"
-    };
-    director_event(
-        st,
-        out,
-        std::slice::from_ref(&g),
-        letter,
-        command.to_string(),
-        at.now,
-    );
-    Ok(Notice {
-        game: Some(g.clone()),
-        tournament: g.tournament.clone(),
-        told: Told::ThroughDirector { game: g, on },
-        reason: None,
-        players,
-        desk: Desk::default(),
-    })
-}
-
 /// TO §23: the open question whose reply key the letter came through, from the player asked:
 /// `(tournament, index)`.
 pub(crate) fn question_of(state: &State, letter: &Letter) -> Option<(String, usize)> {

@@ -49,9 +49,9 @@ use crate::lang::Lang;
 use crate::letter::{DirectorCommand, Letter};
 use crate::mail_kind::MailKind;
 use commands::{
-    address, adjust_time, confirm_forfeit, director_leave, moves_only, resume, set_result,
+    Order, address, adjust_time, confirm_forfeit, director_leave, game_order, resume, set_result,
 };
-use desk::{Records, ask, records, through_director, withdraw};
+use desk::{Records, ask, records, withdraw};
 
 /// What a director's letter is about: the game it names, the tournament, and the tournaments
 /// its sender directs.
@@ -240,7 +240,7 @@ fn director_command(
             change,
         } => address(state, out, letter, scope, (player, to, change), at),
         DirectorCommand::MovesOnly { game, on } => {
-            moves_only(state, out, letter, scope, (game, *on), at)
+            game_order(state, out, letter, scope, (game, Order::MovesOnly, *on), at)
         }
         DirectorCommand::Correspondence { game } => {
             records(state, scope, Records::Correspondence(game))
@@ -252,7 +252,8 @@ fn director_command(
         }
         DirectorCommand::Ask { player, text } => ask(state, out, letter, scope, (player, text), at),
         DirectorCommand::ThroughDirector { game, on } => {
-            through_director(state, out, letter, scope, (game, *on), at)
+            let order = Order::ThroughDirector;
+            game_order(state, out, letter, scope, (game, order, *on), at)
         }
         DirectorCommand::Malformed(line) => Err(DirectorRefusal::Malformed {
             lines: vec![line.clone()],

@@ -682,6 +682,29 @@ pub fn body_text(raw: &[u8]) -> String {
         .unwrap_or_default()
 }
 
+/// Waits (at most 20 s) until `user` has a mail of `kind` (`X-Fernzug-Kind`) beyond the first
+/// `seen`; returns it.
+pub fn next_of(user: &str, kind: &str, seen: usize) -> Vec<u8> {
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let all = fetch_all(user);
+        let of: Vec<&Vec<u8>> = all
+            .iter()
+            .filter(|m| header(m, "X-Fernzug-Kind").as_deref() == Some(kind))
+            .collect();
+        if of.len() > seen {
+            return of[seen].clone();
+        }
+        assert!(
+            Instant::now() < until,
+            "{user} got no {kind} mail #{}: {:?}",
+            seen + 1,
+            kinds(&all)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Every attachment of `raw`: its file name (if any) and decoded contents.
 pub fn attachments(raw: &[u8]) -> Vec<(Option<String>, Vec<u8>)> {
     mail_parser::MessageParser::default()
