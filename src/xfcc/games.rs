@@ -144,6 +144,8 @@ fn xfcc_game(
     tz: Tz,
 ) -> XfccGame {
     let result = match game.result {
+        // TO §26: annulled after a withdrawal.
+        None if game.status == GameStatus::Finished => XfccResult::Cancelled,
         None => XfccResult::Ongoing,
         Some(GameResult::WhiteWins) => XfccResult::WhiteWins,
         Some(GameResult::BlackWins) => XfccResult::BlackWins,

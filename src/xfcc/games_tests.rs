@@ -366,3 +366,36 @@ fn movetext_numbers_without_a_space() {
     assert_eq!(m(&["e4"]), "1.e4");
     assert_eq!(m(&["e4", "e5", "Nf3"]), "1.e4 e5 2.Nf3");
 }
+
+#[test]
+fn s26_a_withdrawal_shows_as_the_win_it_is_and_an_annulled_game_as_cancelled() {
+    let mut st = three();
+    let now = at(2026, 12, 4, 13, 30);
+    let result_of = |st: &State, n: usize| {
+        my_games(st, ANNA, "Relais", now, chrono_tz::Europe::Berlin)[n].result
+    };
+    for (result, reason, want) in [
+        (
+            Some(GameResult::BlackWins),
+            EndReason::Withdrawn,
+            XfccResult::BlackWins,
+        ),
+        (
+            Some(GameResult::WhiteWins),
+            EndReason::Withdrawn,
+            XfccResult::WhiteWins,
+        ),
+        (None, EndReason::Annulled, XfccResult::Cancelled),
+        (
+            Some(GameResult::BlackWins),
+            EndReason::Resignation,
+            XfccResult::BlackWins,
+        ),
+    ] {
+        let game = st.games.get_mut(&GameRef::new("T-1", 1)).unwrap();
+        game.status = GameStatus::Finished;
+        game.result = result;
+        game.end_reason = Some(reason);
+        assert_eq!(result_of(&st, 0), want, "{reason:?}");
+    }
+}

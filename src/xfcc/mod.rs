@@ -88,6 +88,8 @@ pub enum XfccResult {
     WhiteWins,
     BlackWins,
     Draw,
+    /// TO §26: annulled after a withdrawal.
+    Cancelled,
 }
 
 impl XfccResult {
@@ -97,6 +99,7 @@ impl XfccResult {
             XfccResult::WhiteWins => "WhiteWins",
             XfccResult::BlackWins => "BlackWins",
             XfccResult::Draw => "Draw",
+            XfccResult::Cancelled => "Cancelled",
         }
     }
 }
