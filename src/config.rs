@@ -63,6 +63,9 @@ pub struct XfccConfig {
 pub struct HttpConfig {
     /// `listen = "HOST:PORT"`.
     pub listen: std::net::SocketAddr,
+    /// `delay_moves = N` (default 0): the tournament pages show running games N moves (plies)
+    /// behind, finished games whole (ICCF's public view).
+    pub delay_moves: u32,
 }
 
 /// `[relay]`: who the relay is and where it keeps its data.
@@ -766,7 +769,7 @@ fn xfcc(f: &Fields<'_>) -> Result<XfccConfig, KeyErr> {
 }
 
 fn http(f: &Fields<'_>) -> Result<HttpConfig, KeyErr> {
-    f.allow(&["listen"])?;
+    f.allow(&["listen", "delay_moves"])?;
     let text = f.req_text("listen")?;
     let listen: std::net::SocketAddr = text.parse().map_err(|_| {
         f.expected(
@@ -775,7 +778,11 @@ fn http(f: &Fields<'_>) -> Result<HttpConfig, KeyErr> {
             format!("{text:?}"),
         )
     })?;
-    Ok(HttpConfig { listen })
+    let delay_moves = f.opt_int("delay_moves", 0, 1000)?.map_or(0, saturate_u32);
+    Ok(HttpConfig {
+        listen,
+        delay_moves,
+    })
 }
 
 fn security(f: &Fields<'_>) -> Result<SecurityConfig, KeyErr> {

@@ -54,6 +54,7 @@ pub mod letter;
 pub mod mail_kind;
 pub mod mbox;
 pub mod notation;
+pub mod pages;
 pub mod render;
 pub mod rules;
 pub mod secret;

@@ -409,11 +409,11 @@ impl Service for Ops {
             }
             let now = Utc::now();
             if request.path() == "/metrics" {
-                return Response {
-                    status: 200,
-                    content_type: "text/plain; version=0.0.4; charset=utf-8",
-                    body: self.vitals.metrics(now),
-                };
+                return Response::with(
+                    200,
+                    "text/plain; version=0.0.4; charset=utf-8",
+                    self.vitals.metrics(now),
+                );
             }
             match self.vitals.health(now) {
                 Ok(()) => Response::text(200, "ok\n"),

@@ -523,7 +523,9 @@ where
     let idle_max = Duration::from_secs(config.imap.idle_minutes.clamp(1, 5) * 60);
     let vitals = crate::vitals::Vitals::new(config.relay.alert_minutes);
     // docs/xfcc.md: the XFCC listener hands its calls to this loop, which alone holds the store.
-    let mut xfcc = listen(&config, &vitals, shutdown.clone()).await?;
+    // The tournament pages read the store the loop holds open (`crate::pages::StoreSlot`).
+    let pages = crate::pages::StoreSlot::default();
+    let mut xfcc = listen(&config, &vitals, &pages, shutdown.clone()).await?;
     let mut notifier = systemd::Notifier::from_env();
     // When the games were last counted by state (`/metrics`): at most once a minute.
     let mut counted: Option<std::time::Instant> = None;
@@ -545,11 +547,12 @@ where
             let deadline = tokio::time::Instant::now() + wait;
             loop {
                 if let Some(app) = kept.take() {
-                    held = Some(app.close());
+                    held = Some(close_published(app, &pages));
                 }
                 let Some(mut app) = open_store(&config, held.take(), &mut shutdown).await? else {
                     return Ok(());
                 };
+                pages.set(Some(app.store.clone()));
                 let now = app.now_at(None, clock.now())?;
                 let mut report = PassReport::default();
                 let courier = start_courier(&app, sender, now)?;
@@ -570,7 +573,7 @@ where
                             .min(UNSETTLED_WAKE),
                     )
                     .max(Duration::from_millis(50));
-                held = Some(app.close());
+                held = Some(close_published(app, &pages));
                 let step = tokio::time::Instant::now() + until;
                 tokio::select! {
                     _ = tokio::time::sleep_until(step.min(deadline)) => {}
@@ -609,6 +612,7 @@ where
                 inbox.logout().await;
                 return Ok(());
             };
+            pages.set(Some(app.store.clone()));
             let mut report = PassReport::default();
             let mut courier = start_courier(&app, sender, app.now_at(None, clock.now())?)?;
             let fetched = fetch_new(&mut app, &mut inbox, None, clock, &mut courier, &mut report);
@@ -669,7 +673,7 @@ where
                 }
                 Ok((i, Woke::Shutdown)) if requested(&config.relay.data_dir) => {
                     info!("another fernzug command asks for the store: let go until it is done");
-                    held = Some(app.close());
+                    held = Some(close_published(app, &pages));
                     inbox = i;
                 }
                 // New mail, the wait's end, or an XFCC call (answered at the top of the next
@@ -679,7 +683,7 @@ where
                     inbox = i;
                 }
                 Err(e) => {
-                    held = Some(app.close());
+                    held = Some(close_published(app, &pages));
                     failures += 1;
                     vitals.imap_failed(clock.now(), &e.to_string());
                     warn!("IMAP: {e}; reconnecting");
@@ -696,6 +700,7 @@ where
 async fn listen(
     config: &Config,
     vitals: &crate::vitals::Vitals,
+    store: &crate::pages::StoreSlot,
     shutdown: watch::Receiver<bool>,
 ) -> Result<Option<crate::xfcc::server::Calls>, AppError> {
     use crate::http::Service;
@@ -711,9 +716,21 @@ async fn listen(
         let ops: Arc<dyn Service> = Arc::new(crate::vitals::Ops {
             vitals: vitals.clone(),
         });
+        let pages = crate::pages::Pages::new(
+            store.clone(),
+            crate::pages::PagesConfig {
+                relay_name: config.relay.name.clone(),
+                tz: config.relay.time_zone,
+                default_lang: config.relay.language,
+                delay_moves: h.delay_moves,
+                templates_dir: config.relay.templates_dir.clone(),
+            },
+        )
+        .map_err(AppError::Listen)?;
+        let pages: Arc<dyn Service> = Arc::new(pages);
         match servers.iter_mut().find(|(a, _)| *a == h.listen) {
-            Some((_, services)) => services.push(ops),
-            None => servers.push((h.listen, vec![ops])),
+            Some((_, services)) => services.extend([ops, pages]),
+            None => servers.push((h.listen, vec![ops, pages])),
         }
     }
     for (addr, services) in servers {
@@ -731,6 +748,12 @@ async fn listen(
         }
     }
     Ok(calls)
+}
+
+/// Takes the store out of the pages' slot, then closes it: another fernzug command may open it.
+fn close_published(app: App, pages: &crate::pages::StoreSlot) -> crate::app::Held {
+    pages.set(None);
+    app.close()
 }
 
 /// How long the loop waits at most while something fails or waits (`Vitals::unsettled`): an

@@ -34,6 +34,10 @@ pub struct Request {
     pub forwarded: Option<IpAddr>,
     /// The address the connection came from.
     pub peer: IpAddr,
+    /// `Accept-Language`, as sent.
+    pub accept_language: Option<String>,
+    /// `If-None-Match`, as sent: the page's `ETag` the client holds.
+    pub if_none_match: Option<String>,
 }
 
 impl Request {
@@ -63,15 +67,23 @@ pub struct Response {
     pub status: u16,
     pub content_type: &'static str,
     pub body: String,
+    /// Further headers (`ETag`, `Cache-Control`, `Retry-After`).
+    pub headers: Vec<(&'static str, String)>,
 }
 
 impl Response {
     /// A plain text answer.
     pub fn text(status: u16, body: impl Into<String>) -> Response {
+        Response::with(status, "text/plain; charset=utf-8", body)
+    }
+
+    /// An answer of `content_type`.
+    pub fn with(status: u16, content_type: &'static str, body: impl Into<String>) -> Response {
         Response {
             status,
-            content_type: "text/plain; charset=utf-8",
+            content_type,
             body: body.into(),
+            headers: Vec::new(),
         }
     }
 }
@@ -175,6 +187,7 @@ async fn read_request(stream: &mut TcpStream, peer: IpAddr) -> Result<Request, R
     let mut length: usize = 0;
     let mut expect_continue = false;
     let mut forwarded: Option<IpAddr> = None;
+    let (mut accept_language, mut if_none_match) = (None, None);
     for line in lines {
         let Some((name, value)) = line.split_once(':') else {
             continue;
@@ -196,6 +209,10 @@ async fn read_request(stream: &mut TcpStream, peer: IpAddr) -> Result<Request, R
             forwarded = value.rsplit(',').next().and_then(|a| a.trim().parse().ok());
         } else if name.eq_ignore_ascii_case("x-real-ip") && forwarded.is_none() {
             forwarded = value.parse().ok();
+        } else if name.eq_ignore_ascii_case("accept-language") {
+            accept_language = Some(value.to_string());
+        } else if name.eq_ignore_ascii_case("if-none-match") {
+            if_none_match = Some(value.to_string());
         }
     }
     if length > MAX_BODY {
@@ -223,6 +240,8 @@ async fn read_request(stream: &mut TcpStream, peer: IpAddr) -> Result<Request, R
         body,
         forwarded,
         peer,
+        accept_language,
+        if_none_match,
     })
 }
 
@@ -260,6 +279,7 @@ async fn respond(stream: &mut TcpStream, answer: &Response) -> std::io::Result<(
     let status = answer.status;
     let reason = match status {
         200 => "OK",
+        304 => "Not Modified",
         400 => "Bad Request",
         404 => "Not Found",
         405 => "Method Not Allowed",
@@ -270,12 +290,16 @@ async fn respond(stream: &mut TcpStream, answer: &Response) -> std::io::Result<(
         500 => "Internal Server Error",
         _ => "Service Unavailable",
     };
-    let head = format!(
+    let mut head = format!(
         "HTTP/1.1 {status} {reason}\r\nContent-Type: {}\r\nContent-Length: {}\r\n\
-         Connection: close\r\nServer: fernzug\r\n\r\n",
+         Connection: close\r\nServer: fernzug\r\n",
         answer.content_type,
         answer.body.len()
     );
+    for (name, value) in &answer.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
     let io = async {
         stream.write_all(head.as_bytes()).await?;
         stream.write_all(answer.body.as_bytes()).await?;

@@ -105,6 +105,46 @@ pub fn board_table(fen: &str, viewer: Color, last: Option<&str>) -> Option<Strin
     Some(out)
 }
 
+/// The board of `fen` for a web page (`crate::pages`): the same squares, colours, marks and
+/// figures as [`board_table`], seen from White's side, styled by classes of the page's style
+/// sheet instead of the attributes mail clients need (`l`/`d` a light or dark square, `m` a
+/// square of the last move), with a caption (`caption`, the pieces in words, for a screen reader).
+pub fn board_web(fen: &str, last: Option<&str>, caption: &str) -> Option<String> {
+    let board = fen.parse::<Fen>().ok()?.into_setup().board;
+    let marked: Vec<Square> = last
+        .map(|uci| {
+            [uci.get(0..2), uci.get(2..4)]
+                .into_iter()
+                .flatten()
+                .filter_map(|s| s.parse::<Square>().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = String::with_capacity(6_000);
+    out.push_str("<table class=\"board\">\n");
+    let _ = writeln!(out, "<caption>{}</caption>", escape(caption));
+    let files = "<tr><td></td><th>a</th><th>b</th><th>c</th><th>d</th><th>e</th><th>f</th><th>g</th><th>h</th><td></td></tr>\n";
+    out.push_str(files);
+    for r in Rank::ALL.iter().rev() {
+        let _ = write!(out, "<tr><th>{}</th>", r.char());
+        for f in File::ALL {
+            let sq = Square::from_coords(f, *r);
+            let class = match (sq.is_light(), marked.contains(&sq)) {
+                (true, false) => "l",
+                (false, false) => "d",
+                (true, true) => "l m",
+                (false, true) => "d m",
+            };
+            let figure = board.piece_at(sq).map(figure).unwrap_or("");
+            let _ = write!(out, "<td class=\"{class}\" data-square=\"{sq}\">{figure}</td>");
+        }
+        let _ = writeln!(out, "<th>{}</th></tr>", r.char());
+    }
+    out.push_str(files);
+    out.push_str("</table>\n");
+    Some(out)
+}
+
 /// The chess figure of `piece` in text presentation (U+FE0E): outlined for White, filled for
 /// Black.
 fn figure(piece: Piece) -> &'static str {

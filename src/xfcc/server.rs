@@ -105,22 +105,16 @@ impl Service for Door {
         Box::pin(async move {
             let client = request.client();
             match request.method.as_str() {
-                "GET" if request.query().eq_ignore_ascii_case("wsdl") => Response {
-                    status: 200,
-                    content_type: "text/xml; charset=utf-8",
-                    body: self.wsdl.as_str().to_string(),
-                },
+                "GET" if request.query().eq_ignore_ascii_case("wsdl") => {
+                    Response::with(200, "text/xml; charset=utf-8", self.wsdl.as_str())
+                }
                 "GET" => Response::text(
                     200,
                     "fernzug: XfccBasic endpoint (SOAP 1.1); the service description is at ?WSDL\n",
                 ),
                 "POST" => {
                     let (status, body) = call(&request.body, client, self).await;
-                    Response {
-                        status,
-                        content_type: "text/xml; charset=utf-8",
-                        body,
-                    }
+                    Response::with(status, "text/xml; charset=utf-8", body)
                 }
                 _ => Response::text(405, "GET ?WSDL or POST a SOAP call\n"),
             }

@@ -118,7 +118,7 @@ pub fn sentence(sentence: &Sentence, lang: Lang) -> Value {
 }
 
 /// How a game ended (TO §27), shown in parentheses after the result: no parentheses inside.
-fn end_reason(r: EndReason, lang: Lang) -> &'static str {
+pub(crate) fn end_reason(r: EndReason, lang: Lang) -> &'static str {
     match (r, lang) {
         (EndReason::Checkmate, Lang::De) => "Matt",
         (EndReason::Checkmate, Lang::En) => "checkmate",

@@ -1,0 +1,241 @@
+//! The tournament pages (docs/contract.md "Tournament pages"): on `[http] listen`, read-only,
+//! `/` (the tournaments), `/t/TOURNAMENT` (the crosstable and every game), `/t/TOURNAMENT.pgn`
+//! (exactly `export pgn`) and `/g/TOURNAMENT/N` (the board as in the mails, the moves, both
+//! clocks as `status` counts them, the result and how the game ended).
+//!
+//! * **The store's read side.** A page is built from a read transaction of the store the daemon
+//!   holds open ([`StoreSlot`]: it puts its handle there when it opens the store and takes it
+//!   back before it closes it), on a blocking thread, while the daemon goes on processing mail
+//!   (redb reads beside a write). While another fernzug command holds the store the pages answer
+//!   `503` with `Retry-After`.
+//! * **Caching.** Every page carries an `ETag` made of the store's generation (which every commit
+//!   moves on), the language and the delay; a browser that sends it back gets `304` and nothing is
+//!   read or rendered.
+//! * **Privacy.** No page shows an e-mail address, a reply key or anything of XFCC: players by
+//!   name, the director by name. With `[http] delay_moves = N` a running game is shown N plies
+//!   behind (its board, moves and move count; its clocks, which would tell when the last move
+//!   came, are not shown); a finished game whole.
+//! * **Words.** Templates under `templates/web/` (de, en) rendered with minijinja (HTML escaped),
+//!   the language by `?lang=` or `Accept-Language`; an operator overrides them as the mail
+//!   templates (`templates_dir/web/…`).
+
+mod facts;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+
+use crate::http::{Request, Response, Service};
+use crate::lang::Lang;
+use crate::store::Store;
+
+/// The web templates built in: (language, name, text).
+const BUILTIN: &[(&str, &str, &str)] = &[
+    ("de", "index.html", include_str!("../../templates/web/de/index.html")),
+    ("de", "tournament.html", include_str!("../../templates/web/de/tournament.html")),
+    ("de", "game.html", include_str!("../../templates/web/de/game.html")),
+    ("en", "index.html", include_str!("../../templates/web/en/index.html")),
+    ("en", "tournament.html", include_str!("../../templates/web/en/tournament.html")),
+    ("en", "game.html", include_str!("../../templates/web/en/game.html")),
+    ("", "layout.html", include_str!("../../templates/web/layout.html")),
+];
+
+/// The style sheet, one small file.
+const STYLE: &str = include_str!("../../templates/web/style.css");
+
+/// The store as the daemon holds it open, for the pages to read beside it; empty while it is
+/// closed (another fernzug command has it).
+#[derive(Clone, Default)]
+pub struct StoreSlot(Arc<Mutex<Option<Store>>>);
+
+impl StoreSlot {
+    /// Puts the daemon's store in (`Some`) or takes it out (`None`, before the daemon closes it).
+    pub fn set(&self, store: Option<Store>) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = store;
+        }
+    }
+
+    fn get(&self) -> Option<Store> {
+        self.0.lock().ok().and_then(|s| s.clone())
+    }
+}
+
+/// What the pages need of the relay's configuration.
+#[derive(Clone)]
+pub struct PagesConfig {
+    pub relay_name: String,
+    pub tz: chrono_tz::Tz,
+    pub default_lang: Lang,
+    /// `[http] delay_moves`.
+    pub delay_moves: u32,
+    /// `[relay] templates_dir`: an operator's `web/de/…`, `web/en/…` override the built-in.
+    pub templates_dir: Option<PathBuf>,
+}
+
+/// The tournament pages as a [`Service`] of the HTTP listener.
+pub struct Pages {
+    slot: StoreSlot,
+    config: PagesConfig,
+    env: Arc<minijinja::Environment<'static>>,
+}
+
+impl Pages {
+    /// The pages over `slot`; an operator's template that does not parse is an error.
+    pub fn new(slot: StoreSlot, config: PagesConfig) -> Result<Pages, String> {
+        let env = environment(config.templates_dir.as_deref())?;
+        Ok(Pages {
+            slot,
+            config,
+            env: Arc::new(env),
+        })
+    }
+}
+
+/// The environment of the web templates: the built-in ones, each replaced by the operator's file
+/// of the same name under `dir/web/` when there is one.
+fn environment(dir: Option<&Path>) -> Result<minijinja::Environment<'static>, String> {
+    let mut env = minijinja::Environment::new();
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
+    for (lang, name, text) in BUILTIN {
+        let key = if lang.is_empty() {
+            (*name).to_string()
+        } else {
+            format!("{lang}/{name}")
+        };
+        let own = dir
+            .map(|d| d.join("web").join(&key))
+            .filter(|p| p.is_file());
+        let text = match own {
+            Some(p) => std::fs::read_to_string(&p)
+                .map_err(|e| format!("{}: {e}", p.display()))?,
+            None => (*text).to_string(),
+        };
+        env.add_template_owned(key.clone(), text)
+            .map_err(|e| format!("web template {key}: {e}"))?;
+    }
+    Ok(env)
+}
+
+/// The language of a request: `?lang=de|en`, else the first of `Accept-Language` the relay
+/// writes, else its default.
+fn lang_of(request: &Request, default: Lang) -> Lang {
+    let asked = request
+        .query()
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("lang="))
+        .map(str::to_string);
+    let accepted = request.accept_language.as_deref().unwrap_or("");
+    asked
+        .into_iter()
+        .chain(
+            accepted
+                .split(',')
+                .map(|l| l.split(';').next().unwrap_or("").trim().to_lowercase()),
+        )
+        .find_map(|l| match l.get(..2) {
+            Some("de") => Some(Lang::De),
+            Some("en") => Some(Lang::En),
+            _ => None,
+        })
+        .unwrap_or(default)
+}
+
+/// What a path asks for.
+enum Page {
+    Index,
+    Style,
+    Tournament(String),
+    Pgn(String),
+    Game(crate::game_ref::GameRef),
+}
+
+fn page_of(path: &str) -> Option<Page> {
+    match path {
+        "/" => return Some(Page::Index),
+        "/style.css" => return Some(Page::Style),
+        _ => {}
+    }
+    if let Some(id) = path.strip_prefix("/t/") {
+        return match id.strip_suffix(".pgn") {
+            Some(id) if crate::game_ref::valid_tournament_id(id) => Some(Page::Pgn(id.into())),
+            None if crate::game_ref::valid_tournament_id(id) => {
+                Some(Page::Tournament(id.into()))
+            }
+            _ => None,
+        };
+    }
+    path.strip_prefix("/g/")
+        .and_then(|g| g.parse().ok())
+        .map(Page::Game)
+}
+
+impl Service for Pages {
+    fn serves(&self, path: &str) -> bool {
+        path == "/" || path == "/style.css" || path.starts_with("/t/") || path.starts_with("/g/")
+    }
+
+    fn paths(&self) -> &'static str {
+        "/, /t/TOURNAMENT, /t/TOURNAMENT.pgn, /g/TOURNAMENT/N"
+    }
+
+    fn answer(&self, request: Request) -> BoxFuture<'_, Response> {
+        Box::pin(async move {
+            if request.method != "GET" && request.method != "HEAD" {
+                return Response::text(405, "GET only\n");
+            }
+            let Some(page) = page_of(request.path()) else {
+                return Response::text(404, "no such page\n");
+            };
+            if let Page::Style = page {
+                let mut r = Response::with(200, "text/css; charset=utf-8", STYLE);
+                r.headers
+                    .push(("Cache-Control", "public, max-age=86400".into()));
+                return r;
+            }
+            let Some(store) = self.slot.get() else {
+                let mut r = Response::text(
+                    503,
+                    "the relay's store is in use by another command; try again in a moment\n",
+                );
+                r.headers.push(("Retry-After", "5".into()));
+                return r;
+            };
+            let lang = lang_of(&request, self.config.default_lang);
+            let etag = format!(
+                "\"{}-{}-{}\"",
+                store.generation(),
+                lang.code(),
+                self.config.delay_moves
+            );
+            if request
+                .if_none_match
+                .as_deref()
+                .is_some_and(|t| t.split(',').any(|t| t.trim().trim_start_matches("W/") == etag))
+            {
+                let mut r = Response::with(304, "text/html; charset=utf-8", "");
+                r.headers.push(("ETag", etag));
+                return r;
+            }
+            let (env, config) = (self.env.clone(), self.config.clone());
+            let now = chrono::Utc::now();
+            let built = tokio::task::spawn_blocking(move || {
+                facts::build(&store, &env, &config, page, lang, now)
+            })
+            .await;
+            let mut r = match built {
+                Ok(r) => r,
+                Err(_) => Response::text(500, "the page could not be built\n"),
+            };
+            if r.status == 200 {
+                r.headers.push(("ETag", etag));
+                r.headers.push(("Cache-Control", "no-cache".into()));
+            }
+            r
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,202 @@
+//! The pages over a real store: what they show of a tournament played by mail, what they never
+//! show (an address), the delay, caching, and the paths nobody serves.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, TimeZone, Utc};
+
+use super::*;
+use crate::app::App;
+use crate::core::testkit::{ANNA, BERT, CARL, tournament};
+use crate::rules::RuleSet;
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("fernzug-pages-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn at(d: u32, h: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 12, d, h, 0, 0).unwrap()
+}
+
+/// A relay whose tournament `T-1` (Anna, Bert, Carl) had Anna's 1. e4 and Bert's 1... c5 in
+/// game 1 and a resignation in game 2.
+fn relay(dir: &Path) -> App {
+    let text = format!(
+        "[relay]\naddress = \"relay@fernschach.test\"\nname = \"Fernschach-Relais\"\n\
+         data_dir = \"{}\"\ntime_zone = \"Europe/Berlin\"\nlanguage = \"de\"\n\n\
+         [imap]\nhost = \"127.0.0.1\"\nport = 1\nsecurity = \"none\"\nuser = \"r\"\n\
+         password = \"x\"\n\n[smtp]\nhost = \"127.0.0.1\"\nport = 1\nsecurity = \"none\"\n",
+        dir.join("data").display()
+    );
+    let config = crate::config::parse(&dir.join("fernzug.toml"), &text, &|_| None, &|p| {
+        std::fs::read_to_string(p)
+    })
+    .unwrap();
+    let mut app = App::open(config).unwrap();
+    let file = tournament(
+        "T-1",
+        "Pokal",
+        RuleSet::Post,
+        &[
+            ("Anna Adler", ANNA, None),
+            ("Bert Berger", BERT, None),
+            ("Carl Clausen", CARL, None),
+        ],
+        &[(0, 1), (2, 0), (1, 2)],
+    );
+    app.register(&file, at(1, 8)).unwrap();
+    let mail = |from: &str, game: u32, body: &str, id: &str| {
+        format!(
+            "From: {from}\r\nTo: relay@fernschach.test\r\nSubject: [T-1/{game}]\r\n\
+             Message-ID: <{id}@x>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+        )
+    };
+    app.process(mail(ANNA, 1, "1. e4", "m1").as_bytes(), at(1, 10), None)
+        .unwrap();
+    app.process(mail(BERT, 1, "1. e4 c5", "m2").as_bytes(), at(2, 10), None)
+        .unwrap();
+    app.process(mail(CARL, 2, "1. d4", "m3").as_bytes(), at(2, 11), None)
+        .unwrap();
+    app.process(mail(ANNA, 2, "Ich gebe auf.", "m4").as_bytes(), at(3, 10), None)
+        .unwrap();
+    app
+}
+
+fn pages(app: &App, delay: u32) -> Pages {
+    let slot = StoreSlot::default();
+    slot.set(Some(app.store.clone()));
+    Pages::new(
+        slot,
+        PagesConfig {
+            relay_name: "Fernschach-Relais".into(),
+            tz: chrono_tz::Europe::Berlin,
+            default_lang: Lang::De,
+            delay_moves: delay,
+            templates_dir: None,
+        },
+    )
+    .unwrap()
+}
+
+fn get(p: &Pages, target: &str, etag: Option<&str>) -> Response {
+    let request = Request {
+        method: "GET".into(),
+        target: target.into(),
+        body: Vec::new(),
+        forwarded: None,
+        peer: IpAddr::V4(Ipv4Addr::LOCALHOST),
+        accept_language: None,
+        if_none_match: etag.map(str::to_string),
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(p.answer(request))
+}
+
+/// The text of an HTML page, tags dropped and blanks folded.
+fn text(html: &str) -> String {
+    let mut out = String::new();
+    let mut tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => {
+                tag = true;
+                out.push(' ');
+            }
+            '>' => tag = false,
+            c if !tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn the_pages_show_the_tournament_and_its_games_and_never_an_address() {
+    let dir = TempDir::new("show");
+    let app = relay(&dir.0);
+    let p = pages(&app, 0);
+    let index = get(&p, "/", None);
+    assert_eq!(index.status, 200);
+    assert!(text(&index.body).contains("Pokal T-1 Post 01.12.2026 2 1"), "{}", text(&index.body));
+    let t = get(&p, "/t/T-1", None);
+    assert_eq!(t.status, 200);
+    let page = text(&t.body);
+    // Carl won game 2 by Anna's resignation: the crosstable as `status` counts it.
+    assert!(page.contains("1. Carl Clausen × 1 * 1 0 1 1"), "{page}");
+    assert!(page.contains("2. Anna Adler 0 × * 0 0 1 1"), "{page}");
+    assert!(page.contains("1 Anna Adler Bert Berger * 1 Anna Adler"), "{page}");
+    assert!(page.contains("2 Carl Clausen Anna Adler 1-0 1 beendet"), "{page}");
+    let g = get(&p, "/g/T-1/1?lang=en", None);
+    assert_eq!(g.status, 200);
+    let page = text(&g.body);
+    assert!(page.contains("Anna Adler to move"), "{page}");
+    assert!(page.contains("1. e4 c5"), "{page}");
+    assert!(g.body.contains("data-square=\"c5\""));
+    assert!(page.contains("White: Ke1, Qd1, Ra1, Rh1"), "{page}");
+    // Nothing on any page names an address.
+    for body in [&index.body, &t.body, &g.body] {
+        assert!(!body.contains('@'), "{body}");
+    }
+    // The PGN is `export pgn`'s.
+    let pgn = get(&p, "/t/T-1.pgn", None);
+    assert_eq!(pgn.status, 200);
+    assert!(pgn.body.contains("[White \"Anna Adler\"]"), "{}", pgn.body);
+    assert!(pgn.body.contains("1. e4 {") && pgn.body.contains("1... c5"), "{}", pgn.body);
+    assert!(!pgn.body.contains('@'));
+}
+
+#[test]
+fn a_delay_shows_running_games_behind_and_finished_ones_whole() {
+    let dir = TempDir::new("delay");
+    let app = relay(&dir.0);
+    let p = pages(&app, 1);
+    let page = text(&get(&p, "/g/T-1/1", None).body);
+    assert!(page.contains("1. e4"), "{page}");
+    assert!(!page.contains("c5"), "{page}");
+    assert!(page.contains("Bert Berger ist am Zug"), "{page}");
+    assert!(!page.contains("verbraucht"), "no clocks under a delay: {page}");
+    let page = text(&get(&p, "/g/T-1/2", None).body);
+    assert!(page.contains("1. d4"), "{page}");
+    assert!(page.contains("Beendet: 1-0 (Aufgabe)"), "{page}");
+    let pgn = get(&p, "/t/T-1.pgn", None).body;
+    assert!(pgn.contains("1. e4 {") && !pgn.contains("1... c5"), "{pgn}");
+}
+
+#[test]
+fn a_page_not_changed_is_not_sent_again_and_unknown_paths_are_404() {
+    let dir = TempDir::new("cache");
+    let app = relay(&dir.0);
+    let p = pages(&app, 0);
+    let first = get(&p, "/t/T-1", None);
+    let etag = first
+        .headers
+        .iter()
+        .find(|(n, _)| *n == "ETag")
+        .map(|(_, v)| v.clone())
+        .expect("an ETag");
+    let again = get(&p, "/t/T-1", Some(&etag));
+    assert_eq!((again.status, again.body.as_str()), (304, ""));
+    for path in ["/t/T-9", "/g/T-1/9", "/g/T-1", "/x", "/t/a b"] {
+        assert_eq!(get(&p, path, None).status, 404, "{path}");
+    }
+    // While another command holds the store: 503, try again.
+    let closed = Pages::new(StoreSlot::default(), p.config.clone()).unwrap();
+    assert_eq!(get(&closed, "/", None).status, 503);
+}
