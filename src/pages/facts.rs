@@ -25,10 +25,9 @@ pub(super) fn build(
 ) -> Response {
     let built = match page {
         Page::Index => index(store, config, lang).map(|f| render(env, lang, "index.html", &f)),
-        Page::Tournament(id) => {
-            tournament(store, config, &id, lang).map(|f| f.map(|f| render(env, lang, "tournament.html", &f)))
-                .map(|r| r.unwrap_or_else(|| not_found(lang)))
-        }
+        Page::Tournament(id) => tournament(store, config, &id, lang)
+            .map(|f| f.map(|f| render(env, lang, "tournament.html", &f)))
+            .map(|r| r.unwrap_or_else(|| not_found(lang))),
         Page::Pgn(id) => pgn_of(store, config, &id).map(|p| match p {
             Some(text) => Response::with(200, "application/x-chess-pgn; charset=utf-8", text),
             None => not_found(lang),
@@ -89,6 +88,15 @@ fn shown_plies(g: &Game, delay: u32) -> usize {
     }
 }
 
+/// Who is on move after `plies` plies from the start position.
+fn on_move_after(plies: usize) -> Color {
+    if plies.is_multiple_of(2) {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
 /// `g` as the pages may show it: its moves cut to [`shown_plies`].
 fn as_shown(g: &Game, delay: u32) -> Game {
     let mut shown = g.clone();
@@ -113,7 +121,11 @@ struct TournamentLine {
     games: usize,
 }
 
-fn index(store: &Store, config: &PagesConfig, lang: Lang) -> Result<IndexFacts, crate::store::StoreError> {
+fn index(
+    store: &Store,
+    config: &PagesConfig,
+    lang: Lang,
+) -> Result<IndexFacts, crate::store::StoreError> {
     let mut all = Vec::new();
     store.for_each_tournament(|t| all.push(t))?;
     let mut tournaments = Vec::with_capacity(all.len());
@@ -220,7 +232,7 @@ fn tournament(
         .map(|g| {
             let shown = shown_plies(g, config.delay_moves);
             let open = g.status != GameStatus::Finished;
-            let to_move = if shown % 2 == 0 { Color::White } else { Color::Black };
+            let to_move = on_move_after(shown);
             GameLine {
                 number: g.id.number,
                 path: format!("/g/{}", g.id),
@@ -258,7 +270,11 @@ fn pgn_of(
     };
     let mut text = String::new();
     for g in games_of(store, &t)? {
-        text.push_str(&pgn::game_pgn(&as_shown(&g, config.delay_moves), &t, config.tz));
+        text.push_str(&pgn::game_pgn(
+            &as_shown(&g, config.delay_moves),
+            &t,
+            config.tz,
+        ));
     }
     Ok(Some(text))
 }
@@ -326,19 +342,25 @@ fn game(
     }
     let g = match store.game(id)? {
         Some(g) => g,
-        None if t.rotated => match crate::store::shelf::shelved_games(store, &t.id, std::slice::from_ref(id))?
-            .into_iter()
-            .next()
-        {
-            Some(g) => g,
-            None => return Ok(None),
-        },
+        None if t.rotated => {
+            match crate::store::shelf::shelved_games(store, &t.id, std::slice::from_ref(id))?
+                .into_iter()
+                .next()
+            {
+                Some(g) => g,
+                None => return Ok(None),
+            }
+        }
         None => return Ok(None),
     };
     let shown = shown_plies(&g, config.delay_moves);
     let position = g.position_after(shown);
-    let fen = shakmaty::fen::Fen::from_position(&position, shakmaty::EnPassantMode::Legal).to_string();
-    let last = shown.checked_sub(1).and_then(|i| g.moves.get(i)).map(|m| m.uci.as_str());
+    let fen =
+        shakmaty::fen::Fen::from_position(&position, shakmaty::EnPassantMode::Legal).to_string();
+    let last = shown
+        .checked_sub(1)
+        .and_then(|i| g.moves.get(i))
+        .map(|m| m.uci.as_str());
     let pieces = |c: Color| pieces_of(&position, c, lang);
     let caption = match lang {
         Lang::De => format!(
@@ -374,7 +396,7 @@ fn game(
             on_leave: f.on_leave,
         }
     };
-    let to_move = if shown % 2 == 0 { Color::White } else { Color::Black };
+    let to_move = on_move_after(shown);
     Ok(Some(GameFacts {
         relay: config.relay_name.clone(),
         tournament_id: t.id.clone(),
@@ -387,7 +409,10 @@ fn game(
         moves,
         state: g.status.name(),
         result: g.result.map_or_else(|| "*".into(), |r| r.to_string()),
-        ended: g.end_reason.filter(|_| !open).map(|r| words::end_reason(r, lang).to_string()),
+        ended: g
+            .end_reason
+            .filter(|_| !open)
+            .map(|r| words::end_reason(r, lang).to_string()),
         turn: open.then(|| t.recipient(g.players.get(to_move)).name),
         clocks: (!hidden).then(|| ClockFacts {
             white: clock(Color::White),

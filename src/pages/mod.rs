@@ -32,13 +32,41 @@ use crate::store::Store;
 
 /// The web templates built in: (language, name, text).
 const BUILTIN: &[(&str, &str, &str)] = &[
-    ("de", "index.html", include_str!("../../templates/web/de/index.html")),
-    ("de", "tournament.html", include_str!("../../templates/web/de/tournament.html")),
-    ("de", "game.html", include_str!("../../templates/web/de/game.html")),
-    ("en", "index.html", include_str!("../../templates/web/en/index.html")),
-    ("en", "tournament.html", include_str!("../../templates/web/en/tournament.html")),
-    ("en", "game.html", include_str!("../../templates/web/en/game.html")),
-    ("", "layout.html", include_str!("../../templates/web/layout.html")),
+    (
+        "de",
+        "index.html",
+        include_str!("../../templates/web/de/index.html"),
+    ),
+    (
+        "de",
+        "tournament.html",
+        include_str!("../../templates/web/de/tournament.html"),
+    ),
+    (
+        "de",
+        "game.html",
+        include_str!("../../templates/web/de/game.html"),
+    ),
+    (
+        "en",
+        "index.html",
+        include_str!("../../templates/web/en/index.html"),
+    ),
+    (
+        "en",
+        "tournament.html",
+        include_str!("../../templates/web/en/tournament.html"),
+    ),
+    (
+        "en",
+        "game.html",
+        include_str!("../../templates/web/en/game.html"),
+    ),
+    (
+        "",
+        "layout.html",
+        include_str!("../../templates/web/layout.html"),
+    ),
 ];
 
 /// The style sheet, one small file.
@@ -108,8 +136,7 @@ fn environment(dir: Option<&Path>) -> Result<minijinja::Environment<'static>, St
             .map(|d| d.join("web").join(&key))
             .filter(|p| p.is_file());
         let text = match own {
-            Some(p) => std::fs::read_to_string(&p)
-                .map_err(|e| format!("{}: {e}", p.display()))?,
+            Some(p) => std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?,
             None => (*text).to_string(),
         };
         env.add_template_owned(key.clone(), text)
@@ -160,9 +187,7 @@ fn page_of(path: &str) -> Option<Page> {
     if let Some(id) = path.strip_prefix("/t/") {
         return match id.strip_suffix(".pgn") {
             Some(id) if crate::game_ref::valid_tournament_id(id) => Some(Page::Pgn(id.into())),
-            None if crate::game_ref::valid_tournament_id(id) => {
-                Some(Page::Tournament(id.into()))
-            }
+            None if crate::game_ref::valid_tournament_id(id) => Some(Page::Tournament(id.into())),
             _ => None,
         };
     }
@@ -209,11 +234,10 @@ impl Service for Pages {
                 lang.code(),
                 self.config.delay_moves
             );
-            if request
-                .if_none_match
-                .as_deref()
-                .is_some_and(|t| t.split(',').any(|t| t.trim().trim_start_matches("W/") == etag))
-            {
+            if request.if_none_match.as_deref().is_some_and(|t| {
+                t.split(',')
+                    .any(|t| t.trim().trim_start_matches("W/") == etag)
+            }) {
                 let mut r = Response::with(304, "text/html; charset=utf-8", "");
                 r.headers.push(("ETag", etag));
                 return r;

@@ -71,8 +71,12 @@ fn relay(dir: &Path) -> App {
         .unwrap();
     app.process(mail(CARL, 2, "1. d4", "m3").as_bytes(), at(2, 11), None)
         .unwrap();
-    app.process(mail(ANNA, 2, "Ich gebe auf.", "m4").as_bytes(), at(3, 10), None)
-        .unwrap();
+    app.process(
+        mail(ANNA, 2, "Ich gebe auf.", "m4").as_bytes(),
+        at(3, 10),
+        None,
+    )
+    .unwrap();
     app
 }
 
@@ -134,15 +138,25 @@ fn the_pages_show_the_tournament_and_its_games_and_never_an_address() {
     let p = pages(&app, 0);
     let index = get(&p, "/", None);
     assert_eq!(index.status, 200);
-    assert!(text(&index.body).contains("Pokal T-1 Post 01.12.2026 2 1"), "{}", text(&index.body));
+    assert!(
+        text(&index.body).contains("Pokal T-1 Post 01.12.2026 2 1"),
+        "{}",
+        text(&index.body)
+    );
     let t = get(&p, "/t/T-1", None);
     assert_eq!(t.status, 200);
     let page = text(&t.body);
     // Carl won game 2 by Anna's resignation: the crosstable as `status` counts it.
     assert!(page.contains("1. Carl Clausen × 1 * 1 0 1 1"), "{page}");
     assert!(page.contains("2. Anna Adler 0 × * 0 0 1 1"), "{page}");
-    assert!(page.contains("1 Anna Adler Bert Berger * 1 Anna Adler"), "{page}");
-    assert!(page.contains("2 Carl Clausen Anna Adler 1-0 1 beendet"), "{page}");
+    assert!(
+        page.contains("1 Anna Adler Bert Berger * 1 Anna Adler"),
+        "{page}"
+    );
+    assert!(
+        page.contains("2 Carl Clausen Anna Adler 1-0 1 beendet"),
+        "{page}"
+    );
     let g = get(&p, "/g/T-1/1?lang=en", None);
     assert_eq!(g.status, 200);
     let page = text(&g.body);
@@ -158,7 +172,11 @@ fn the_pages_show_the_tournament_and_its_games_and_never_an_address() {
     let pgn = get(&p, "/t/T-1.pgn", None);
     assert_eq!(pgn.status, 200);
     assert!(pgn.body.contains("[White \"Anna Adler\"]"), "{}", pgn.body);
-    assert!(pgn.body.contains("1. e4 {") && pgn.body.contains("1... c5"), "{}", pgn.body);
+    assert!(
+        pgn.body.contains("1. e4 {") && pgn.body.contains("1... c5"),
+        "{}",
+        pgn.body
+    );
     assert!(!pgn.body.contains('@'));
 }
 
@@ -171,7 +189,10 @@ fn a_delay_shows_running_games_behind_and_finished_ones_whole() {
     assert!(page.contains("1. e4"), "{page}");
     assert!(!page.contains("c5"), "{page}");
     assert!(page.contains("Bert Berger ist am Zug"), "{page}");
-    assert!(!page.contains("verbraucht"), "no clocks under a delay: {page}");
+    assert!(
+        !page.contains("verbraucht"),
+        "no clocks under a delay: {page}"
+    );
     let page = text(&get(&p, "/g/T-1/2", None).body);
     assert!(page.contains("1. d4"), "{page}");
     assert!(page.contains("Beendet: 1-0 (Aufgabe)"), "{page}");

@@ -136,7 +136,10 @@ pub fn board_web(fen: &str, last: Option<&str>, caption: &str) -> Option<String>
                 (false, true) => "d m",
             };
             let figure = board.piece_at(sq).map(figure).unwrap_or("");
-            let _ = write!(out, "<td class=\"{class}\" data-square=\"{sq}\">{figure}</td>");
+            let _ = write!(
+                out,
+                "<td class=\"{class}\" data-square=\"{sq}\">{figure}</td>"
+            );
         }
         let _ = writeln!(out, "<th>{}</th></tr>", r.char());
     }
