@@ -523,8 +523,10 @@ where
     let idle_max = Duration::from_secs(config.imap.idle_minutes.clamp(1, 5) * 60);
     let vitals = crate::vitals::Vitals::new(config.relay.alert_minutes);
     // docs/xfcc.md: the XFCC listener hands its calls to this loop, which alone holds the store.
-    // The tournament pages read the store the loop holds open (`crate::pages::StoreSlot`).
+    // The tournament pages read the store the loop holds open (`crate::pages::StoreSlot`); it is
+    // taken back from them whenever the loop lets go of it, and when the loop ends.
     let pages = crate::pages::StoreSlot::default();
+    let _taken_back = pages.taken_back_on_drop();
     let mut xfcc = listen(&config, &vitals, &pages, shutdown.clone()).await?;
     let mut notifier = systemd::Notifier::from_env();
     // When the games were last counted by state (`/metrics`): at most once a minute.
@@ -549,10 +551,12 @@ where
                 if let Some(app) = kept.take() {
                     held = Some(close_published(app, &pages));
                 }
+                // A store dropped without `close_published` (an error) is not kept open by a page.
+                pages.set(None);
                 let Some(mut app) = open_store(&config, held.take(), &mut shutdown).await? else {
                     return Ok(());
                 };
-                pages.set(Some(app.store.clone()));
+                publish(&pages, &config, &app);
                 let now = app.now_at(None, clock.now())?;
                 let mut report = PassReport::default();
                 let courier = start_courier(&app, sender, now)?;
@@ -606,13 +610,16 @@ where
             let started = std::time::Instant::now();
             let opened = match kept.take() {
                 Some(app) => Some(app),
-                None => open_store(&config, held.take(), &mut shutdown).await?,
+                None => {
+                    pages.set(None);
+                    open_store(&config, held.take(), &mut shutdown).await?
+                }
             };
             let Some(mut app) = opened else {
                 inbox.logout().await;
                 return Ok(());
             };
-            pages.set(Some(app.store.clone()));
+            publish(&pages, &config, &app);
             let mut report = PassReport::default();
             let mut courier = start_courier(&app, sender, app.now_at(None, clock.now())?)?;
             let fetched = fetch_new(&mut app, &mut inbox, None, clock, &mut courier, &mut report);
@@ -748,6 +755,13 @@ async fn listen(
         }
     }
     Ok(calls)
+}
+
+/// Lends the open store to the tournament pages, when `[http]` serves them.
+fn publish(pages: &crate::pages::StoreSlot, config: &Config, app: &App) {
+    if config.http.is_some() {
+        pages.set(Some(app.store.clone()));
+    }
 }
 
 /// Takes the store out of the pages' slot, then closes it: another fernzug command may open it.

@@ -375,7 +375,7 @@ fn game(
         ),
     };
     let board = crate::render::board::board_web(&fen, last, &caption).unwrap_or_default();
-    let sans = g.san_moves();
+    let sans = g.sans_plus();
     let moves = sans[..shown]
         .chunks(2)
         .enumerate()

@@ -88,6 +88,21 @@ impl StoreSlot {
     fn get(&self) -> Option<Store> {
         self.0.lock().ok().and_then(|s| s.clone())
     }
+
+    /// A guard that empties the slot when dropped: the daemon's loop ends (the listener's
+    /// tasks may outlive it for a moment) and no page keeps its store open.
+    pub fn taken_back_on_drop(&self) -> TakenBack {
+        TakenBack(self.clone())
+    }
+}
+
+/// See [`StoreSlot::taken_back_on_drop`].
+pub struct TakenBack(StoreSlot);
+
+impl Drop for TakenBack {
+    fn drop(&mut self) {
+        self.0.set(None);
+    }
 }
 
 /// What the pages need of the relay's configuration.

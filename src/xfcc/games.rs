@@ -4,8 +4,6 @@
 
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
-use shakmaty::san::SanPlus;
-use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color};
 
 use super::soap::MoveCall;
@@ -161,7 +159,7 @@ fn xfcc_game(
         has_white: color == Color::White,
         player: time_left(game, t, color, now, tz),
         opponent: time_left(game, t, color.other(), now, tz),
-        moves: movetext(&sans_with_suffix(game)),
+        moves: movetext(&game.sans_plus()),
         draw_offered: game.is_open() && game.draw_offer.map(Color::from) == Some(color.other()),
         result,
         message: String::new(),
@@ -171,28 +169,6 @@ fn xfcc_game(
         fen: game.fen(),
         time_control: format!("10/{}", u64::from(t.rules.days_per_period()) * 86_400),
     }
-}
-
-/// The game's moves in SAN with `+` and `#` (the relay keeps them without).
-fn sans_with_suffix(game: &Game) -> Vec<String> {
-    let mut pos = Chess::default();
-    let mut out = Vec::with_capacity(game.moves.len());
-    for m in &game.moves {
-        match m
-            .uci
-            .parse::<UciMove>()
-            .ok()
-            .and_then(|u| u.to_move(&pos).ok())
-        {
-            Some(mv) => out.push(SanPlus::from_move_and_play_unchecked(&mut pos, mv).to_string()),
-            // Not replayable (never expected): the rest as kept.
-            None => {
-                out.extend(game.moves[out.len()..].iter().map(|m| m.san.clone()));
-                break;
-            }
-        }
-    }
-    out
 }
 
 /// `1.e4 e5 2.Nf3`: numbers without a space, as ICCF writes them.

@@ -20,6 +20,7 @@ mod io_roundtrip;
 mod load;
 mod mailstack_smoke;
 mod operations_e2e;
+mod pages_e2e;
 mod pictures_e2e;
 mod records_e2e;
 mod relay_e2e;

@@ -11,13 +11,13 @@ use std::time::Duration;
 
 use crate::common::{Duel, header, wait_for};
 
-const LIGHT: [u8; 3] = [0xf0, 0xd9, 0xb5];
-const DARK: [u8; 3] = [0xb5, 0x88, 0x63];
-const LIGHT_MOVED: [u8; 3] = [0xcd, 0xd2, 0x6a];
-const DARK_MOVED: [u8; 3] = [0xaa, 0xa2, 0x3a];
+pub(crate) const LIGHT: [u8; 3] = [0xf0, 0xd9, 0xb5];
+pub(crate) const DARK: [u8; 3] = [0xb5, 0x88, 0x63];
+pub(crate) const LIGHT_MOVED: [u8; 3] = [0xcd, 0xd2, 0x6a];
+pub(crate) const DARK_MOVED: [u8; 3] = [0xaa, 0xa2, 0x3a];
 
 /// Debian's Chromium, where it is installed.
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
         .into_iter()
         .map(PathBuf::from)
@@ -39,14 +39,14 @@ fn html_part(raw: &[u8]) -> String {
 }
 
 /// An RGB screenshot: width, height, pixels.
-struct Shot {
-    width: usize,
-    height: usize,
+pub(crate) struct Shot {
+    pub(crate) width: usize,
+    pub(crate) height: usize,
     rgb: Vec<[u8; 3]>,
 }
 
 impl Shot {
-    fn at(&self, x: usize, y: usize) -> [u8; 3] {
+    pub(crate) fn at(&self, x: usize, y: usize) -> [u8; 3] {
         self.rgb[y * self.width + x]
     }
 }
@@ -54,8 +54,21 @@ impl Shot {
 /// Renders `html` in headless Chromium to a PNG in `dir` and reads it back.
 fn screenshot(chromium: &Path, dir: &Path, name: &str, html: &str) -> Shot {
     let page = dir.join(format!("{name}.html"));
-    let png = dir.join(format!("{name}.png"));
     std::fs::write(&page, html).unwrap();
+    let url = format!("file://{}", page.display());
+    screenshot_url(chromium, dir, name, &url, (900, 2400))
+}
+
+/// Renders the page at `url` in headless Chromium, in a window of `(width, height)` CSS pixels,
+/// to `dir/NAME.png` and reads it back.
+pub(crate) fn screenshot_url(
+    chromium: &Path,
+    dir: &Path,
+    name: &str,
+    url: &str,
+    (width, height): (u32, u32),
+) -> Shot {
+    let png = dir.join(format!("{name}.png"));
     let profile = dir.join(format!("{name}-profile"));
     let out = Command::new(chromium)
         .args([
@@ -64,10 +77,10 @@ fn screenshot(chromium: &Path, dir: &Path, name: &str, html: &str) -> Shot {
             "--disable-gpu",
             "--hide-scrollbars",
             "--force-device-scale-factor=1",
-            "--window-size=900,2400",
+            &format!("--window-size={width},{height}"),
             &format!("--user-data-dir={}", profile.display()),
             &format!("--screenshot={}", png.display()),
-            &format!("file://{}", page.display()),
+            url,
         ])
         .output()
         .expect("chromium runs");
@@ -99,13 +112,13 @@ fn screenshot(chromium: &Path, dir: &Path, name: &str, html: &str) -> Shot {
 
 /// The board in a screenshot: its left and top edge and the size of a square, found as the box
 /// of every pixel in one of the four square colours.
-struct Board {
+pub(crate) struct Board {
     left: usize,
     top: usize,
     square: usize,
 }
 
-fn find_board(shot: &Shot) -> Board {
+pub(crate) fn find_board(shot: &Shot) -> Board {
     let colours = [LIGHT, DARK, LIGHT_MOVED, DARK_MOVED];
     let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
     for y in 0..shot.height {
@@ -131,10 +144,24 @@ fn find_board(shot: &Shot) -> Board {
 /// What a square shows, seen from Black's side (h1 top left): its background colour (a corner)
 /// and how many of its pixels are not that colour (a figure).
 fn square(shot: &Shot, b: &Board, name: &str) -> ([u8; 3], usize) {
+    square_seen(shot, b, name, false)
+}
+
+/// [`square`] seen from White's side (`from_white`: a8 top left) or Black's (h1 top left).
+pub(crate) fn square_seen(
+    shot: &Shot,
+    b: &Board,
+    name: &str,
+    from_white: bool,
+) -> ([u8; 3], usize) {
     let file = usize::from(name.as_bytes()[0] - b'a');
     let rank = usize::from(name.as_bytes()[1] - b'1');
     // Black's view: files h..a from left to right, ranks 1..8 from top to bottom.
-    let (col, row) = (7 - file, rank);
+    let (col, row) = if from_white {
+        (file, 7 - rank)
+    } else {
+        (7 - file, rank)
+    };
     let (x0, y0) = (b.left + col * b.square, b.top + row * b.square);
     let background = shot.at(x0 + 2, y0 + 2);
     let ink = (2..b.square - 2)

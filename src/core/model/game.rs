@@ -272,6 +272,30 @@ impl Game {
         self.moves.iter().map(|m| m.san.clone()).collect()
     }
 
+    /// The moves as SAN with `+` and `#` (the relay keeps them without), replayed from the start.
+    pub fn sans_plus(&self) -> Vec<String> {
+        let mut pos = Chess::default();
+        let mut out = Vec::with_capacity(self.moves.len());
+        for m in &self.moves {
+            match m
+                .uci
+                .parse::<shakmaty::uci::UciMove>()
+                .ok()
+                .and_then(|u| u.to_move(&pos).ok())
+            {
+                Some(mv) => out.push(
+                    shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut pos, mv).to_string(),
+                ),
+                // Not replayable (never expected): the rest as kept.
+                None => {
+                    out.extend(self.moves[out.len()..].iter().map(|m| m.san.clone()));
+                    break;
+                }
+            }
+        }
+        out
+    }
+
     pub fn uci_of(mv: shakmaty::Move) -> String {
         mv.to_uci(CastlingMode::Standard).to_string()
     }

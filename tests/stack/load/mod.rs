@@ -19,6 +19,8 @@
 //! - `p5_backup`: `fernzug backup` of a generated store while `run` drains a burst, beside the
 //!   same burst drained alone; `/metrics` scraped meanwhile; the backup read and verified
 //!   (`backup.rs`, sizes `FERNZUG_LOAD_BACKUP=RUNNING,BURST`).
+//! - `p6_pages`: the tournament pages built from the store's read side, a 10,011-game round robin
+//!   beside a 105-game one (`pages.rs`, size `FERNZUG_LOAD_PAGES=PLAYERS`).
 //! - `p4_scale`: on a small and a large generated store (`generator.rs`): `run`'s peak RSS, start →
 //!   first IDLE, a pass, `status GAME`, `status --json`, `tournament add`, cost per move.
 //!
@@ -36,6 +38,7 @@ mod burst;
 pub mod generator;
 mod handoff;
 mod latency;
+mod pages;
 mod proc;
 mod scale;
 mod setup;
@@ -67,6 +70,12 @@ fn p2_burst() {
 #[ignore = "a measurement; run with scripts/load"]
 fn p5_backup() {
     finish(backup::rows());
+}
+
+#[test]
+#[ignore = "a measurement; run with scripts/load"]
+fn p6_pages() {
+    finish(pages::rows());
 }
 
 #[test]
