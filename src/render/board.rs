@@ -37,15 +37,7 @@ const SQUARE: u32 = 40;
 /// last move in UCI, `e2e4`) marked. `None` when `fen` is no position.
 pub fn board_table(fen: &str, viewer: Color, last: Option<&str>) -> Option<String> {
     let board = fen.parse::<Fen>().ok()?.into_setup().board;
-    let marked: Vec<Square> = last
-        .map(|uci| {
-            [uci.get(0..2), uci.get(2..4)]
-                .into_iter()
-                .flatten()
-                .filter_map(|s| s.parse::<Square>().ok())
-                .collect()
-        })
-        .unwrap_or_default();
+    let marked = marked_squares(last);
     let mut files: Vec<File> = File::ALL.to_vec();
     let mut ranks: Vec<Rank> = Rank::ALL.to_vec();
     match viewer {
@@ -111,15 +103,7 @@ pub fn board_table(fen: &str, viewer: Color, last: Option<&str>) -> Option<Strin
 /// square of the last move), with a caption (`caption`, the pieces in words, for a screen reader).
 pub fn board_web(fen: &str, last: Option<&str>, caption: &str) -> Option<String> {
     let board = fen.parse::<Fen>().ok()?.into_setup().board;
-    let marked: Vec<Square> = last
-        .map(|uci| {
-            [uci.get(0..2), uci.get(2..4)]
-                .into_iter()
-                .flatten()
-                .filter_map(|s| s.parse::<Square>().ok())
-                .collect()
-        })
-        .unwrap_or_default();
+    let marked = marked_squares(last);
     let mut out = String::with_capacity(6_000);
     out.push_str("<table class=\"board\">\n");
     let _ = writeln!(out, "<caption>{}</caption>", escape(caption));
@@ -146,6 +130,18 @@ pub fn board_web(fen: &str, last: Option<&str>, caption: &str) -> Option<String>
     out.push_str(files);
     out.push_str("</table>\n");
     Some(out)
+}
+
+/// The squares of the last move `last` (UCI, `e2e4`): where it came from and went to.
+fn marked_squares(last: Option<&str>) -> Vec<Square> {
+    last.map(|uci| {
+        [uci.get(0..2), uci.get(2..4)]
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.parse::<Square>().ok())
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 /// The chess figure of `piece` in text presentation (U+FE0E): outlined for White, filled for
