@@ -264,6 +264,23 @@ fn the_tournament_pages_in_a_real_browser_agree_with_status() {
         assert_eq!((again, empty.as_str()), (304, ""), "{path}");
     }
     assert_eq!(get(port, "/t/NO-SUCH-1", "").0, 404);
+    // Live: a move mailed while `run` runs is on the page as soon as the relay took it.
+    let before = get(port, &format!("/g/{}", t.game(3)), "").2;
+    assert!(before.contains("Noch kein Zug"), "{before}");
+    relay.send(&carl, &format!("Re: [{}] Zug", t.game(3)), "1. e4");
+    let started = Instant::now();
+    loop {
+        let page = get(port, &format!("/g/{}", t.game(3)), "").2;
+        if page.contains("<td>e4</td>") {
+            assert!(page.contains("Anna Adler ist am Zug"), "{page}");
+            break;
+        }
+        assert!(
+            started.elapsed() < WAIT,
+            "the move never reached the page: {page}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
     // Last: `export` asks the daemon for the store, and the pages wait meanwhile.
     let pgn = get(port, &format!("/t/{}.pgn", t.id), "").2;
     let exported = relay.run_ok(&["export", "pgn", &t.id]);
