@@ -84,17 +84,14 @@ impl App {
     /// file.
     /// A game held in memory is taken from there.
     pub fn games_of(&self, t: &Tournament) -> Result<Vec<Game>, AppError> {
-        let mut games = if t.rotated {
-            shelved_games(&self.store, &t.id, &t.games)?
-        } else {
-            let mut games = Vec::with_capacity(t.games.len());
-            self.store.games_of(&t.id, |g| {
-                games.push(self.state.games.get(&g.id).cloned().unwrap_or(g));
-            })?;
-            games
-        };
-        games.sort_by(|a, b| a.id.cmp(&b.id));
-        Ok(games)
+        let games = crate::store::shelf::tournament_games(&self.store, t)?;
+        if t.rotated {
+            return Ok(games);
+        }
+        Ok(games
+            .into_iter()
+            .map(|g| self.state.games.get(&g.id).cloned().unwrap_or(g))
+            .collect())
     }
 
     /// The `status` rows of the games of the shelved tournament `t` as of `now`, in the order of

@@ -9,7 +9,7 @@ use crate::core::clock::PlayerClock;
 use crate::core::model::Event;
 use crate::core::model::Step;
 use crate::core::model::{ByColor, Game, GameStatus, Turn, color_name};
-use crate::core::model::{DirectorFacts, Recipient, Sentence, Told};
+use crate::core::model::{DirectorFacts, Recipient, Told};
 use crate::core::model::{KeyBinding, Output, Person, Player, State, Tournament};
 use crate::core::model::{Mail, StartFacts};
 use crate::core::view;
@@ -248,11 +248,7 @@ pub(crate) fn registered_mail(
     let message_id = state.meta.next_message_id(s, "director");
     Some(Mail {
         cc,
-        sentences: vec![
-            ("title".into(), Sentence::NoticeTitle(told.clone())),
-            ("text".into(), Sentence::NoticeText(told)),
-        ],
         in_reply_to: Some(letter.message_id.clone()),
-        ..Mail::new(MailKind::Director, vec![sender], lang, message_id, data)
+        ..Mail::notice(told, vec![sender], lang, message_id, data)
     })
 }

@@ -6,13 +6,14 @@ use serde::Serialize;
 use shakmaty::{Color, Position, Role};
 
 use super::{Page, PagesConfig};
-use crate::core::model::{Game, GameStatus, Tournament};
+use crate::core::model::{Game, GameStatus};
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
 use crate::http::Response;
 use crate::lang::Lang;
 use crate::render::words;
 use crate::store::Store;
+use crate::store::shelf::tournament_games as games_of;
 
 /// The page `page` in `lang` as of `now`.
 pub(super) fn build(
@@ -63,19 +64,6 @@ fn render<F: Serialize>(
         Ok(html) => Response::with(200, "text/html; charset=utf-8", html),
         Err(e) => Response::text(500, format!("the page could not be rendered: {e}\n")),
     }
-}
-
-/// The games of `t`: from the store, or its shelf once the tournament was shelved.
-fn games_of(store: &Store, t: &Tournament) -> Result<Vec<Game>, crate::store::StoreError> {
-    let mut games = if t.rotated {
-        crate::store::shelf::shelved_games(store, &t.id, &t.games)?
-    } else {
-        let mut games = Vec::with_capacity(t.games.len());
-        store.games_of(&t.id, |g| games.push(g))?;
-        games
-    };
-    games.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(games)
 }
 
 /// How many plies of `g` the pages show: a running game `delay` plies behind, a finished one

@@ -167,6 +167,24 @@ fn unhex(hex: &str) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
+/// The games of tournament `t` in the order of their ids, as the store has them: a running
+/// tournament's from the games tree (one scan), a shelved one's by [`shelved_games`]. What
+/// `App::games_of` and the tournament pages (`crate::pages`) show.
+pub(crate) fn tournament_games(
+    store: &Store,
+    t: &crate::core::model::Tournament,
+) -> Result<Vec<Game>, StoreError> {
+    let mut games = if t.rotated {
+        shelved_games(store, &t.id, &t.games)?
+    } else {
+        let mut games = Vec::with_capacity(t.games.len());
+        store.games_of(&t.id, |g| games.push(g))?;
+        games
+    };
+    games.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(games)
+}
+
 /// The shelved games `wanted` (all of one rotated tournament `id`): the store's copy where the
 /// core changed one after it was shelved, else the shelf file's.
 pub(crate) fn shelved_games(

@@ -41,13 +41,12 @@ use crate::core::model::DirectorFacts;
 use crate::core::model::Event;
 use crate::core::model::Refusal;
 use crate::core::model::Step;
-use crate::core::model::{Command, DirectorRefusal, Enclosure, Mail, Recipient, Sentence, Told};
+use crate::core::model::{Command, DirectorRefusal, Enclosure, Mail, Recipient, Told};
 use crate::core::model::{Output, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::lang::Lang;
 use crate::letter::{DirectorCommand, Letter};
-use crate::mail_kind::MailKind;
 use commands::{
     Order, address, adjust_time, confirm_forfeit, director_leave, game_order, resume, set_result,
 };
@@ -394,10 +393,6 @@ fn director_mails(state: &mut State, out: &mut Output, letter: &Letter, n: &Noti
         };
         let message_id = state.meta.next_message_id(s, "director");
         out.mails.push(Mail {
-            sentences: vec![
-                ("title".into(), Sentence::NoticeTitle(n.told.clone())),
-                ("text".into(), Sentence::NoticeText(n.told.clone())),
-            ],
             // The records asked for are not filed under the game (TO §11: an mbox in the
             // game's own mbox would double it with every request).
             game: n.game.clone().filter(|_| !records),
@@ -408,7 +403,7 @@ fn director_mails(state: &mut State, out: &mut Output, letter: &Letter, n: &Noti
             } else {
                 Vec::new()
             },
-            ..Mail::new(MailKind::Director, vec![to], lang, message_id, data)
+            ..Mail::notice(n.told.clone(), vec![to], lang, message_id, data)
         });
     }
 }

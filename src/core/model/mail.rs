@@ -270,4 +270,22 @@ impl Mail {
             enclose: Vec::new(),
         }
     }
+
+    /// A `director` notice of `told` to `to`: [`Mail::new`] with the notice's title and text as
+    /// the sentences its template shows (`title`, `text`).
+    pub fn notice(
+        told: Told,
+        to: Vec<Recipient>,
+        lang: Lang,
+        message_id: String,
+        facts: crate::core::model::DirectorFacts,
+    ) -> Mail {
+        Mail {
+            sentences: vec![
+                ("title".into(), Sentence::NoticeTitle(told.clone())),
+                ("text".into(), Sentence::NoticeText(told)),
+            ],
+            ..Mail::new(MailKind::Director, to, lang, message_id, facts)
+        }
+    }
 }

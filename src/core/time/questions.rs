@@ -3,10 +3,9 @@
 //! (`crate::core::time::digest`). The question itself is asked and answered in
 //! `crate::core::director::desk`.
 
-use crate::core::model::{DirectorFacts, Mail, Sentence, Step, Told};
+use crate::core::model::{DirectorFacts, Mail, Step, Told};
 use crate::core::model::{Output, QUESTION_DAYS, State};
 use crate::core::view;
-use crate::mail_kind::MailKind;
 
 /// Every question of tournament `tid` unanswered for [`QUESTION_DAYS`] days by `now` is reported
 /// to the director, once.
@@ -48,13 +47,9 @@ pub(crate) fn fire_questions(state: &mut State, out: &mut Output, tid: &str, at:
         };
         let message_id = state.meta.next_message_id(s, "director");
         out.mails.push(Mail {
-            sentences: vec![
-                ("title".into(), Sentence::NoticeTitle(told.clone())),
-                ("text".into(), Sentence::NoticeText(told)),
-            ],
             in_reply_to: Some(q.message_id.clone()),
-            ..Mail::new(
-                MailKind::Director,
+            ..Mail::notice(
+                told,
                 vec![t.director_recipient()],
                 s.default_lang,
                 message_id,
