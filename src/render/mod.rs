@@ -464,16 +464,13 @@ fn alternative(text: SinglePart, html: SinglePart) -> MultiPart {
     MultiPart::alternative().singlepart(text).singlepart(html)
 }
 
-/// The HTML part: base64 with CRLF line ends given, so that lettre neither weighs encodings nor
-/// inserts a CR before each of the many line ends (the board's figures would make
-/// quoted-printable three times their size).
+/// The HTML part ([`board::html_part`]: ASCII, short lines where the text allows): lettre chooses
+/// the transfer encoding, `7bit` then, `quoted-printable` where a line of the text is long —
+/// never base64, which grew the part by a third.
 fn html_single_part(html: String) -> Result<SinglePart, RenderError> {
-    let crlf = html.replace("\r\n", "\n").replace('\n', "\r\n");
-    let body = Body::new_with_encoding(crlf.into_bytes(), ContentTransferEncoding::Base64)
-        .map_err(|_| RenderError::Build("the HTML part cannot be encoded".into()))?;
     Ok(SinglePart::builder()
         .header(ContentType::TEXT_HTML)
-        .body(body))
+        .body(Body::new(html)))
 }
 
 #[cfg(test)]
@@ -560,6 +557,23 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_mail_with_a_board_is_light_and_its_html_part_is_not_base64() {
+        let s = settings();
+        let t = Templates::load(None).unwrap();
+        let mut m = mail();
+        m.fen = Some("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into());
+        let raw = render(&m, &t, &s, chrono::Utc::now()).unwrap();
+        assert!(raw.len() < 8 * 1024, "{} bytes", raw.len());
+        let text = String::from_utf8_lossy(&raw);
+        let html = text.split("Content-Type: text/html").nth(1).expect("an HTML part");
+        assert!(!html.contains("base64"), "{html}");
+        let parsed = mail_parser::MessageParser::default().parse(&raw).unwrap();
+        let html = parsed.body_html(0).unwrap();
+        assert_eq!(html.matches("bgcolor=").count(), 64);
+        assert!(html.contains("Gr&#246;&#223;"), "the umlauts as references");
     }
 
     #[test]

@@ -21,6 +21,9 @@
 //!   (`backup.rs`, sizes `FERNZUG_LOAD_BACKUP=RUNNING,BURST`).
 //! - `p6_pages`: the tournament pages built from the store's read side, a 10,011-game round robin
 //!   beside a 105-game one (`pages.rs`, size `FERNZUG_LOAD_PAGES=PLAYERS`).
+//! - `p7_size`: one tournament's size — a 10,011-game round robin beside a 105-game one, each in
+//!   a relay of its own: the start pass, 100 moves drained, the store a game, the `move` mail
+//!   (`size.rs`, sizes `FERNZUG_LOAD_SIZE=SMALL,LARGE` players).
 //! - `p4_scale`: on a small and a large generated store (`generator.rs`): `run`'s peak RSS, start →
 //!   first IDLE, a pass, `status GAME`, `status --json`, `tournament add`, cost per move.
 //!
@@ -42,6 +45,7 @@ mod pages;
 mod proc;
 mod scale;
 mod setup;
+mod size;
 mod table;
 mod wire;
 
@@ -76,6 +80,12 @@ fn p5_backup() {
 #[ignore = "a measurement; run with scripts/load"]
 fn p6_pages() {
     finish(pages::rows());
+}
+
+#[test]
+#[ignore = "a measurement; run with scripts/load"]
+fn p7_size() {
+    finish(size::rows());
 }
 
 #[test]
