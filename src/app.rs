@@ -3,6 +3,8 @@
 //! transaction (state, events, outbox, archive, the mail marked processed) before anything is
 //! acknowledged to IMAP. Delivery of the outbox and the IMAP loop live in `crate::daemon`.
 
+use std::collections::BTreeSet;
+
 use chrono::{DateTime, Utc};
 use rand::Rng;
 
@@ -432,7 +434,12 @@ impl App {
             let mut mails = 0;
             loop {
                 let end = (next + START_CHUNK).min(games.len());
-                self.wake(&id)?;
+                // A start mail reads its game and the tournament's own record: the games of
+                // this part alone are read (a tournament of 10,000 games starts in the memory
+                // of a few hundred).
+                for g in &games[next..end] {
+                    self.wake_game(g)?;
+                }
                 let out = self
                     .state
                     .start_mails(&games[next..end], pending.at, &self.settings);
@@ -448,6 +455,7 @@ impl App {
                     batch.pending_starts(&id, Some(&moved));
                 }
                 self.settle(batch, &out, pending.at)?;
+                self.rest_if_full();
                 crate::crash::point(crate::crash::BETWEEN_START_PARTS);
                 next = end;
                 if next == games.len() {
@@ -581,7 +589,7 @@ impl App {
             return Err(e);
         }
         self.with_archived_text(&mut letter);
-        if let Err(e) = self.warm(&letter) {
+        if let Err(e) = self.warm(&letter, now) {
             self.reload()?;
             return Err(e);
         }
@@ -833,31 +841,33 @@ impl App {
             let login = self.xfcc_login(mail, batch);
             let raw =
                 render::render_with(mail, &self.templates, &self.settings, now, login.as_ref())?;
-            // The archive keeps the mail without the password (docs/xfcc.md).
-            let kept = match &login {
-                Some(l) => render::render_with(
+            // The archive keeps the mail without the password (docs/xfcc.md); a mail without
+            // one is stored once, the outbox naming the archived mail.
+            let withheld = match &login {
+                Some(l) => Some(render::render_with(
                     mail,
                     &self.templates,
                     &self.settings,
                     now,
                     Some(&l.withheld()),
-                )?,
-                None => raw.clone(),
+                )?),
+                None => None,
             };
+            let once = withheld.is_none();
             batch.archive(&ArchiveEntry {
                 direction: Direction::Out,
                 at: now,
                 games: mail.game.iter().map(GameRef::to_string).collect(),
                 message_id: mail.message_id.clone(),
-                raw: kept,
+                raw: withheld.unwrap_or_else(|| raw.clone()),
             });
             for recipient in &mail.envelope {
-                batch.enqueue(&OutboxEntry {
+                let entry = OutboxEntry {
                     id: OutboxEntry::make_id(&mail.message_id, recipient),
                     message_id: mail.message_id.clone(),
                     envelope_from: self.settings.relay_address.clone(),
                     recipient: recipient.clone(),
-                    raw: raw.clone(),
+                    raw: if once { Vec::new() } else { raw.clone() },
                     kind: mail.kind.name().to_string(),
                     game: mail.game.as_ref().map(GameRef::to_string),
                     created: now,
@@ -865,12 +875,57 @@ impl App {
                     next_attempt: now,
                     last_error: None,
                     seq: 0,
-                });
+                };
+                if once {
+                    batch.enqueue_archived(&entry);
+                } else {
+                    batch.enqueue(&entry);
+                }
             }
         }
+        self.whole_at_an_end(out)?;
         batch.put_meta_state(&self.state.meta);
         self.due.update(&self.state, &self.settings, out);
         self.due.persist(batch);
+        Ok(())
+    }
+}
+
+impl App {
+    /// A game that ended in a tournament read only in part (a player's letter about one game,
+    /// `crate::core::reach`) may have been its last open one: then the tournament's own
+    /// deadlines change (its digest stops, its archive's rotation is set, Fax 2.8), and the
+    /// index of deadlines needs all of it. The store says whether another game is still open,
+    /// reading games only up to the first open one; only when none is, is the tournament read whole.
+    fn whole_at_an_end(&mut self, out: &Output) -> Result<(), AppError> {
+        let ended: BTreeSet<&str> = out
+            .games
+            .iter()
+            .filter(|g| {
+                self.state
+                    .games
+                    .get(*g)
+                    .is_some_and(|g| g.status == crate::core::model::GameStatus::Finished)
+            })
+            .map(|g| g.tournament.as_str())
+            .filter(|t| !due::at_hand(&self.state, t))
+            .collect();
+        for tid in ended {
+            let held: BTreeSet<String> = self
+                .state
+                .games
+                .keys()
+                .filter(|g| g.tournament == tid)
+                .map(GameRef::to_string)
+                .collect();
+            let open_here = self.state.games.values().any(|g| {
+                g.id.tournament == tid && g.status != crate::core::model::GameStatus::Finished
+            });
+            if !open_here && !self.store.has_open_game(tid, &held)? {
+                let tid = tid.to_string();
+                self.wake(&tid)?;
+            }
+        }
         Ok(())
     }
 }

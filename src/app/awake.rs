@@ -7,7 +7,8 @@
 //!
 //! - a mail: the tournaments its sender plays in or directs, those of the games its reply keys
 //!   and subject name, and for a delivery-status report those of the game and the recipients it
-//!   names;
+//!   names — except a player's letter about one game of his (a move, words, a draw…), which
+//!   reads that game alone and its tournament's own record (`crate::core::reach`, issue 33);
 //! - time: the tournaments with a deadline or digest due ([`super::due::DueIndex::due_tournaments`]) or an
 //!   archive to rotate;
 //! - an undeliverable or refused outbox entry: its game's tournament and its recipient's.
@@ -107,22 +108,40 @@ impl App {
         self.wake_all(ids).map(|_| ())
     }
 
-    /// Brings in everything `letter` may be about, as the core says it ([`crate::core::reach`]):
-    /// its tournaments, and those of the reply keys it names that are not at hand (read from the
-    /// store, shelved ones too: the core answers about them as about any finished game).
-    pub(crate) fn warm(&mut self, letter: &Letter) -> Result<(), AppError> {
-        let reach = crate::core::reach(&self.state, letter);
-        let mut ids = reach.tournaments;
-        for k in &reach.keys {
+    /// Brings in everything `letter` may be about at `now`, as the core says it
+    /// ([`crate::core::reach`]): first the bindings of the reply keys it names that are not at
+    /// hand (read from the store, shelved ones too: the core answers about them as about any
+    /// finished game), then its tournaments, whole, or, for a player's letter about one game, that
+    /// game alone ([`App::wake_game`]).
+    pub(crate) fn warm(&mut self, letter: &Letter, now: DateTime<Utc>) -> Result<(), AppError> {
+        for k in &letter.reply_keys {
             if self.state.keys.contains_key(k) {
                 continue;
             }
             if let Some(b) = self.store.key_binding(k)? {
-                ids.insert(b.game.tournament.clone());
                 self.state.keys.insert(k.clone(), b);
             }
         }
-        self.wake_all(ids).map(|_| ())
+        let reach = crate::core::reach(&self.state, letter, now);
+        for g in &reach.games {
+            self.wake_game(g)?;
+        }
+        self.wake_all(reach.tournaments).map(|_| ())
+    }
+
+    /// Brings game `g` into memory with its reply keys, if it is not there (a running game: a
+    /// shelved tournament is read whole, [`App::wake`]).
+    pub(crate) fn wake_game(&mut self, g: &GameRef) -> Result<(), AppError> {
+        if self.state.games.contains_key(g) {
+            return Ok(());
+        }
+        if let Some(game) = self.store.game(g)? {
+            self.state.games.insert(g.clone(), game);
+        }
+        for (k, b) in self.store.keys_of_game::<KeyBinding>(&g.to_string())? {
+            self.state.keys.insert(k, b);
+        }
+        Ok(())
     }
 
     /// Drops the games from memory once more than `KEEP_GAMES` are there (within a long drain,

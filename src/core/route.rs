@@ -54,6 +54,12 @@ pub struct Reach {
     /// Every reply key the letter came through: the holder of the state looks up those it does
     /// not hold, and their games' tournaments are reached too.
     pub keys: BTreeSet<String>,
+    /// The games the letter may touch, of a tournament not read whole: a player's letter about
+    /// one game of his ([`single_game`]) reads that game (with its reply keys) and what the rules
+    /// need of its tournament (the tournament itself: players, leaves, addresses), not the
+    /// other games of it (issue 33: a move costs the same in a tournament of 10,000 games as in
+    /// one of 100).
+    pub games: BTreeSet<GameRef>,
 }
 
 /// The running tournaments (not rotated) that `email` plays in or directs, in the order of
@@ -67,9 +73,18 @@ pub fn running_tournaments_of(state: &State, email: &str) -> Vec<String> {
         .collect()
 }
 
-/// The [`Reach`] of `letter` in `state` (which need not hold any game: only the tournaments and
-/// the reply keys at hand are read). Pure, like the router it stands beside.
-pub fn reach(state: &State, letter: &Letter) -> Reach {
+/// The [`Reach`] of `letter` in `state` at `now` (which need not hold any game: only the
+/// tournaments and the reply keys at hand are read — the bindings of the letter's own keys
+/// looked up first, so that a letter about one game reaches that game alone). Pure, like the
+/// router it stands beside.
+pub fn reach(state: &State, letter: &Letter, now: DateTime<Utc>) -> Reach {
+    if let Some(game) = single_game(state, letter, now) {
+        return Reach {
+            keys: letter.reply_keys.iter().cloned().collect(),
+            games: BTreeSet::from([game]),
+            ..Reach::default()
+        };
+    }
     let running_of = |email: &str| running_tournaments_of(state, email);
     let mut r = Reach::default();
     r.tournaments.extend(running_of(&letter.from));
@@ -89,6 +104,51 @@ pub fn reach(state: &State, letter: &Letter) -> Reach {
         }
     }
     r
+}
+
+/// The one game a letter is about, when it can touch nothing else: it came through the
+/// sender's own reply key of a running game he plays (not as its director), names no other game,
+/// and asks for nothing beyond that game — moves, words, a draw, a resignation, a claim,
+/// conditional moves; no leave, no status, no command, no question of the reader, no
+/// delivery-status report — and no leave of his could end by it (TO §24: a move during leave
+/// ends it in all his games; any leave not over by yesterday counts, whatever the time zone).
+/// `None`: the letter reaches whole tournaments ([`reach`]).
+fn single_game(state: &State, letter: &Letter, now: DateTime<Utc>) -> Option<GameRef> {
+    let c = &letter.content;
+    let plain = letter.dsn.is_none()
+        && letter.automatic.is_none()
+        && c.leave.is_none()
+        && c.withdraw_leave.is_none()
+        && !c.status_request
+        && !c.xfcc_password
+        && c.director.is_empty()
+        && c.asks.is_empty()
+        && c.doubts.is_empty()
+        && c.warnings.is_none()
+        && c.register.is_none();
+    if !plain {
+        return None;
+    }
+    let mut bound = letter.reply_keys.iter().filter_map(|k| state.keys.get(k));
+    let kb = bound.next()?;
+    if bound.any(|other| other.game != kb.game)
+        || kb.email != letter.from
+        || letter.game_ref.as_ref().is_some_and(|g| *g != kb.game)
+    {
+        return None;
+    }
+    let t = state.tournament_of(&kb.game).filter(|t| !t.rotated)?;
+    if t.director.email == letter.from {
+        return None;
+    }
+    let yesterday = (now - chrono::Duration::days(1)).date_naive();
+    let player = t.player(&letter.from)?;
+    let on_leave = player
+        .leaves
+        .iter()
+        .chain(&player.special_leaves)
+        .any(|r| r.to >= yesterday);
+    (!on_leave).then(|| kb.game.clone())
 }
 
 #[cfg(test)]

@@ -39,8 +39,13 @@ fn b1() -> GameRef {
     GameRef::new("T-B", 1)
 }
 
+fn now() -> chrono::DateTime<chrono::Utc> {
+    use chrono::TimeZone;
+    chrono::Utc.with_ymd_and_hms(2026, 12, 5, 10, 0, 0).unwrap()
+}
+
 fn tournaments(st: &crate::core::State, l: &Letter) -> Vec<String> {
-    reach(st, l).tournaments.into_iter().collect()
+    reach(st, l, now()).tournaments.into_iter().collect()
 }
 
 #[test]
@@ -75,7 +80,7 @@ fn every_way_of_naming_a_game_reaches_its_tournament_only() {
     assert_eq!(tournaments(&st, &through_key), b);
     let mut bare = st.clone();
     bare.keys = Default::default();
-    let r = reach(&bare, &through_key);
+    let r = reach(&bare, &through_key, now());
     assert!(r.tournaments.is_empty(), "{r:?}");
     assert_eq!(r.keys.into_iter().collect::<Vec<_>>(), vec![key_b]);
     // A delivery-status report: the game of the returned original, the failed recipients'.
@@ -99,5 +104,65 @@ fn every_way_of_naming_a_game_reaches_its_tournament_only() {
     assert_eq!(
         tournaments(&st, &letter(TL, None, Content::default())),
         vec!["T-A".to_string()]
+    );
+}
+
+#[test]
+fn a_players_letter_about_one_game_reaches_that_game_alone() {
+    let st = two_tournaments();
+    let key_of = |email: &str| {
+        st.keys
+            .iter()
+            .find(|(_, b)| b.game == b1() && b.email == email)
+            .map(|(k, _)| k.clone())
+            .expect("a key")
+    };
+    let through = |email: &str, content: Content| {
+        let mut l = letter(email, None, content);
+        l.reply_keys = vec![key_of(email)];
+        l
+    };
+    // Carl's move (or words, a draw…) through his own key: T-B/1 alone, no tournament whole.
+    let r = reach(&st, &through(CARL, Content::default()), now());
+    assert!(r.tournaments.is_empty(), "{r:?}");
+    assert_eq!(r.games.into_iter().collect::<Vec<_>>(), vec![b1()]);
+    // Also with the game named in the subject.
+    let mut named = through(CARL, Content::default());
+    named.game_ref = Some(b1());
+    assert_eq!(reach(&st, &named, now()).games.len(), 1);
+    // Whole tournaments: a letter that asks for more than the game…
+    let leave = Content {
+        status_request: true,
+        ..Content::default()
+    };
+    let r = reach(&st, &through(CARL, leave), now());
+    assert!(r.games.is_empty() && r.tournaments.contains("T-B"), "{r:?}");
+    // …through someone else's key, or naming another game…
+    let mut foreign = through(CARL, Content::default());
+    foreign.from = DORA.into();
+    assert!(reach(&st, &foreign, now()).games.is_empty());
+    let mut other = through(CARL, Content::default());
+    other.game_ref = Some(GameRef::new("T-A", 1));
+    assert!(reach(&st, &other, now()).games.is_empty());
+    // …or from a player whose leave a move could end (TO §24: in all his games).
+    let mut on_leave = st.clone();
+    let t = on_leave.tournaments.get_mut("T-B").unwrap();
+    t.players[0].leaves.push(crate::core::clock::Rest {
+        from: now().date_naive(),
+        to: now().date_naive() + chrono::Duration::days(3),
+    });
+    let r = reach(&on_leave, &through(CARL, Content::default()), now());
+    assert!(r.games.is_empty() && r.tournaments.contains("T-B"), "{r:?}");
+    // A leave over long ago does not count.
+    let t = on_leave.tournaments.get_mut("T-B").unwrap();
+    t.players[0].leaves[0] = crate::core::clock::Rest {
+        from: now().date_naive() - chrono::Duration::days(30),
+        to: now().date_naive() - chrono::Duration::days(20),
+    };
+    assert_eq!(
+        reach(&on_leave, &through(CARL, Content::default()), now())
+            .games
+            .len(),
+        1
     );
 }

@@ -77,8 +77,15 @@ impl Courier {
         let (orders, inbox) = mpsc::unbounded_channel();
         let (report, attempts) = mpsc::unbounded_channel();
         let (accepted, to_mark) = mpsc::unbounded_channel();
-        let marker = tokio::spawn(mark(store, to_mark, report.clone()));
-        let task = tokio::spawn(work(sender.clone(), inbox, report, accepted, now, max_age));
+        let marker = tokio::spawn(mark(store.clone(), to_mark, report.clone()));
+        let task = tokio::spawn(work(
+            sender.clone(),
+            store,
+            inbox,
+            report,
+            accepted,
+            (now, max_age),
+        ));
         Courier {
             orders: Some(orders),
             attempts,
@@ -187,11 +194,11 @@ async fn mark(
 /// The courier's task.
 async fn work<S: Outgoing>(
     sender: S,
+    store: Store,
     mut orders: mpsc::UnboundedReceiver<Order>,
     report: mpsc::UnboundedSender<Attempt>,
     accepted_mails: mpsc::UnboundedSender<Attempt>,
-    now: DateTime<Utc>,
-    max_age: chrono::Duration,
+    (now, max_age): (DateTime<Utc>, chrono::Duration),
 ) {
     // Per recipient, his mails in order; the recipients in the order of their oldest mail.
     let mut queues: HashMap<String, VecDeque<OutboxEntry>> = HashMap::new();
@@ -215,11 +222,30 @@ async fn work<S: Outgoing>(
             let Some(entry) = queues.get_mut(&recipient).and_then(VecDeque::pop_front) else {
                 continue;
             };
+            // The mail is read from the store now, not when it was handed over: the courier
+            // holds entries without their mails (a start pass hands it 20,000 at once).
+            let raw = match store.outbox_raw(&entry.id) {
+                Ok(Some(raw)) => raw,
+                // Gone (sent by a pass before this one): nothing to send.
+                Ok(None) => {
+                    if queues.get(&recipient).is_some_and(|q| !q.is_empty()) {
+                        ready.push_front(recipient);
+                    }
+                    continue;
+                }
+                // It stays in the outbox for the next pass; the recipient's later mails wait.
+                Err(e) => {
+                    tracing::warn!("cannot read the mail of outbox entry {}: {e}", entry.id);
+                    queues.remove(&recipient);
+                    held.insert(recipient);
+                    continue;
+                }
+            };
             flying.insert(recipient);
             let sender = &sender;
             in_flight.push(async move {
                 let sent = sender
-                    .send(&entry.envelope_from, &entry.recipient, &entry.raw)
+                    .send(&entry.envelope_from, &entry.recipient, &raw)
                     .await;
                 Attempt {
                     entry,

@@ -212,7 +212,7 @@ where
 {
     let mut courier = Courier::start(sender, app.store.clone(), now, outbox_max_age(app));
     app.store.watch_enqueued(true);
-    for entry in app.store.outbox_all()? {
+    for entry in app.store.outbox_heads()? {
         if entry.next_attempt > now {
             courier.hold(&entry.recipient);
         } else {

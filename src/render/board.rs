@@ -90,7 +90,12 @@ pub fn board_table(fen: &str, viewer: Color, last: Option<&str>) -> Option<Strin
     }
     let _ = write!(out, "<tr {edge}>\n<td width=\"18\"></td>");
     for (i, f) in files.iter().enumerate() {
-        let _ = write!(out, "{}<td>{}</td>", if i == 4 { "\n" } else { "" }, f.char());
+        let _ = write!(
+            out,
+            "{}<td>{}</td>",
+            if i == 4 { "\n" } else { "" },
+            f.char()
+        );
     }
     out.push_str("</tr>\n</table>\n");
     Some(out)
@@ -302,7 +307,11 @@ mod tests {
         assert_eq!(at("e4").2, "&#9817;", "the white pawn");
         assert_eq!(at("e2").2, "");
         assert_eq!(at("d8").2, "&#9819;", "the black queen");
-        assert_eq!(at("d7").2, "&#9823;&#65038;", "the black pawn, never an emoji");
+        assert_eq!(
+            at("d7").2,
+            "&#9823;&#65038;",
+            "the black pawn, never an emoji"
+        );
         // Black's view: h1 top left (a white rook), a8 bottom right.
         let black = cells(
             &board_table(AFTER_E4, Color::Black, Some("e2e4")).unwrap(),
@@ -342,7 +351,10 @@ mod tests {
         assert!(html.contains("<html lang=\"de\">"));
         // Beyond ASCII only as character references.
         let html = html_part("Zug", "de", "Grüße\n", None, "<table></table>\n");
-        assert!(html.is_ascii() && html.contains("Gr&#252;&#223;e"), "{html}");
+        assert!(
+            html.is_ascii() && html.contains("Gr&#252;&#223;e"),
+            "{html}"
+        );
         // No diagram in the text: the board above it.
         let html = html_part("s", "en", "Hello\n", Some("absent"), "<table></table>\n");
         assert!(html.find("<table>").unwrap() < html.find("Hello").unwrap());

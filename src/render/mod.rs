@@ -568,7 +568,10 @@ mod tests {
         let raw = render(&m, &t, &s, chrono::Utc::now()).unwrap();
         assert!(raw.len() < 8 * 1024, "{} bytes", raw.len());
         let text = String::from_utf8_lossy(&raw);
-        let html = text.split("Content-Type: text/html").nth(1).expect("an HTML part");
+        let html = text
+            .split("Content-Type: text/html")
+            .nth(1)
+            .expect("an HTML part");
         assert!(!html.contains("base64"), "{html}");
         let parsed = mail_parser::MessageParser::default().parse(&raw).unwrap();
         let html = parsed.body_html(0).unwrap();

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::Store;
 use super::batch::Batch;
 use super::error::StoreError;
+use super::packed;
 use super::raw_bytes;
 use super::schema::{Tree, game_key, game_prefix, show_key, suffix_u64};
 
@@ -45,7 +46,7 @@ impl Store {
             let Some(id) = suffix_u64(&key, prefix.len()) else {
                 continue;
             };
-            match self.get::<ArchiveEntry>(Tree::Archive, id.to_be_bytes())? {
+            match self.archived_entry(id)? {
                 Some(entry) => out.push(entry),
                 None => {
                     return Err(StoreError::Missing {
@@ -57,6 +58,29 @@ impl Store {
             }
         }
         Ok(out)
+    }
+
+    /// The archived mail `id`, if it is there.
+    pub(super) fn archived_entry(&self, id: u64) -> Result<Option<ArchiveEntry>, StoreError> {
+        let key = id.to_be_bytes();
+        match self.get_raw(Tree::Archive, &key)? {
+            Some(v) => self.archive_entry(&key, &v).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The archived mail stored as `value` under `key`: its head, and its mail decompressed
+    /// (`packed.rs`; an earlier version's entry is JSON with the mail inside).
+    pub(super) fn archive_entry(
+        &self,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<ArchiveEntry, StoreError> {
+        let mut entry: ArchiveEntry = self.decode(Tree::Archive, key, value)?;
+        if let Some(p) = packed::unpack(value) {
+            entry.raw = self.inflate(Tree::Archive, key, &p)?;
+        }
+        Ok(entry)
     }
 
     /// Removes, in one transaction, every archived mail all of whose games are in `games`

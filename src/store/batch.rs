@@ -27,9 +27,12 @@ pub(super) enum Op {
         value: Vec<u8>,
         games: Vec<String>,
     },
-    /// A new outbox entry: its `seq` is allocated inside the transaction.
+    /// A new outbox entry (its `raw` empty): its `seq` is allocated inside the transaction.
+    /// `body`: its mail compressed (`packed.rs`), or `None` when its mail is the one archived
+    /// last in this transaction (the entry then names it).
     Enqueue {
         entry: Box<OutboxEntry>,
+        body: Option<Vec<u8>>,
     },
     /// Test hook: abort the transaction at this point.
     #[cfg(test)]
@@ -180,7 +183,9 @@ impl Batch {
         if self.refuses_game(Tree::KeysByGame, game) {
             return self;
         }
-        self.put(Tree::KeysByGame, game_key_of(game, key), binding);
+        // The index holds the key alone: the binding is read from `Keys` (a binding is not kept
+        // in two trees).
+        self.put_bytes(Tree::KeysByGame, &game_key_of(game, key), Vec::new());
         self.put(Tree::Keys, key.as_bytes(), binding)
     }
 
@@ -195,8 +200,36 @@ impl Batch {
         self.delete(Tree::Events, game_key(game, seq))
     }
 
-    /// Put a mail into the outbox (key: its `id`).
+    /// Put `value`, already in its stored form, under `key` (`outbox.rs`: a head rewritten).
+    pub(super) fn put_bytes(&mut self, tree: Tree, key: &[u8], value: Vec<u8>) -> &mut Batch {
+        self.ops.push(Op::Put {
+            tree,
+            key: key.to_vec(),
+            value,
+        });
+        self
+    }
+
+    /// Put a mail into the outbox (key: its `id`), its mail kept with it (compressed).
     pub fn enqueue(&mut self, entry: &OutboxEntry) -> &mut Batch {
+        self.enqueue_as(entry, false)
+    }
+
+    /// Put a mail into the outbox whose bytes are exactly those of the mail archived last
+    /// before it in this batch ([`Batch::archive`]): the entry names that archived mail instead
+    /// of keeping a copy (`packed.rs`). `entry.raw` is not stored.
+    pub fn enqueue_archived(&mut self, entry: &OutboxEntry) -> &mut Batch {
+        if !self.ops.iter().any(|o| matches!(o, Op::Archive { .. })) {
+            self.fail(StoreError::InvalidKey {
+                tree: Tree::Outbox,
+                reason: format!("{}: no mail archived before it in this batch", entry.id),
+            });
+            return self;
+        }
+        self.enqueue_as(entry, true)
+    }
+
+    fn enqueue_as(&mut self, entry: &OutboxEntry, archived: bool) -> &mut Batch {
         if entry.id.is_empty() {
             self.fail(StoreError::InvalidKey {
                 tree: Tree::Outbox,
@@ -204,11 +237,37 @@ impl Batch {
             });
             return self;
         }
+        let body = if archived {
+            None
+        } else {
+            match super::packed::compress(&entry.raw) {
+                Ok(body) => Some(body),
+                Err(source) => {
+                    self.fail(StoreError::Compress {
+                        tree: Tree::Outbox,
+                        key: entry.id.clone(),
+                        source,
+                    });
+                    return self;
+                }
+            }
+        };
+        let head = entry.head();
         if entry.seq != 0 {
-            return self.put(Tree::Outbox, entry.id.as_bytes(), entry);
+            // Written again (a retry): its place in line stays.
+            if let Some(json) = self.serialize(Tree::Outbox, entry.id.as_bytes(), &head) {
+                let value = super::packed::join(&json, body.as_deref().unwrap_or_default());
+                self.ops.push(Op::Put {
+                    tree: Tree::Outbox,
+                    key: entry.id.as_bytes().to_vec(),
+                    value,
+                });
+            }
+            return self;
         }
         self.ops.push(Op::Enqueue {
-            entry: Box::new(entry.clone()),
+            entry: Box::new(head),
+            body,
         });
         self
     }
@@ -240,11 +299,25 @@ impl Batch {
             });
             return self;
         }
-        if let Some(value) = self.serialize(Tree::Archive, b"(new)", entry) {
-            self.ops.push(Op::Archive {
-                value,
-                games: entry.games.clone(),
-            });
+        let head = ArchiveEntry {
+            direction: entry.direction,
+            at: entry.at,
+            games: entry.games.clone(),
+            message_id: entry.message_id.clone(),
+            raw: Vec::new(),
+        };
+        if let Some(head) = self.serialize(Tree::Archive, b"(new)", &head) {
+            match super::packed::pack(&head, Some(&entry.raw)) {
+                Ok(value) => self.ops.push(Op::Archive {
+                    value,
+                    games: entry.games.clone(),
+                }),
+                Err(source) => self.fail(StoreError::Compress {
+                    tree: Tree::Archive,
+                    key: entry.message_id.clone(),
+                    source,
+                }),
+            }
         }
         self
     }

@@ -78,6 +78,24 @@ pub enum StoreError {
         #[source]
         source: serde_json::Error,
     },
+    /// A mail handed to a [`super::Batch`] could not be compressed (`packed.rs`); nothing was
+    /// written.
+    #[error("cannot compress the mail for {tree}/{key}: {source}")]
+    Compress {
+        tree: Tree,
+        key: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A stored mail does not decompress (`packed.rs`).
+    #[error("database in {path}: the mail at {tree}/{key} cannot be decompressed: {source}")]
+    Inflate {
+        path: PathBuf,
+        tree: Tree,
+        key: String,
+        #[source]
+        source: std::io::Error,
+    },
     /// A stored key does not have the layout its tree uses.
     #[error("database in {path}: the key {key} in {tree} is malformed: {reason}")]
     BadKey {

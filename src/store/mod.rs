@@ -61,6 +61,7 @@ mod batch;
 mod error;
 mod migrate;
 mod outbox;
+mod packed;
 mod records;
 mod schema;
 pub mod shelf;
@@ -364,7 +365,7 @@ impl Store {
             .as_mut()
         {
             ids.extend(ops.iter().filter_map(|op| match op {
-                Op::Enqueue { entry } => Some(entry.id.clone()),
+                Op::Enqueue { entry, .. } => Some(entry.id.clone()),
                 _ => None,
             }));
         }
@@ -413,7 +414,7 @@ impl Store {
                     }
                     next_archive = Some(id.saturating_add(1));
                 }
-                Op::Enqueue { entry } => {
+                Op::Enqueue { entry, body } => {
                     let seq = match next_outbox {
                         Some(n) => n,
                         None => self
@@ -422,9 +423,26 @@ impl Store {
                     };
                     let mut entry = (**entry).clone();
                     entry.seq = seq;
-                    let value = serde_json::to_vec(&entry).map_err(|e| {
+                    // Without a body of its own, the entry names the mail archived last.
+                    let archived = match body {
+                        Some(_) => None,
+                        None => {
+                            Some(next_archive.map(|n| n.saturating_sub(1)).ok_or_else(|| {
+                                aborted(Abort::Counter(format!(
+                                    "outbox entry {}: no mail archived before it",
+                                    entry.id
+                                )))
+                            })?)
+                        }
+                    };
+                    let head = serde_json::to_vec(&outbox::Stored {
+                        entry: &entry,
+                        archived,
+                    })
+                    .map_err(|e| {
                         aborted(Abort::Counter(format!("outbox entry {}: {e}", entry.id)))
                     })?;
+                    let value = packed::join(&head, body.as_deref().unwrap_or_default());
                     tables[Tree::Outbox.index()]
                         .insert(entry.id.as_bytes(), value.as_slice())
                         .map_err(|e| self.write_err(Tree::Outbox, e))?;
@@ -534,7 +552,22 @@ impl Store {
         key: &[u8],
         value: &[u8],
     ) -> Result<T, StoreError> {
-        serde_json::from_slice(value).map_err(|source| StoreError::Corrupt {
+        serde_json::from_slice(packed::json(value)).map_err(|source| StoreError::Corrupt {
+            path: self.path.clone(),
+            tree,
+            key: show_key(key),
+            source,
+        })
+    }
+
+    /// The mail of a packed value's `body` (`packed.rs`).
+    fn inflate(
+        &self,
+        tree: Tree,
+        key: &[u8],
+        p: &packed::Packed<'_>,
+    ) -> Result<Vec<u8>, StoreError> {
+        packed::inflate(p).map_err(|source| StoreError::Inflate {
             path: self.path.clone(),
             tree,
             key: show_key(key),
@@ -656,20 +689,40 @@ impl Store {
         Ok(out)
     }
 
-    /// The reply keys of `game` and their bindings (the index [`Tree::KeysByGame`]).
+    /// The reply keys of `game` and their bindings: the keys from the index
+    /// [`Tree::KeysByGame`], each binding from [`Tree::Keys`] (an index entry of an earlier
+    /// version carries the binding itself).
     pub fn keys_of_game<T: DeserializeOwned>(
         &self,
         game: &str,
     ) -> Result<Vec<(String, T)>, StoreError> {
         let prefix = game_prefix(game);
-        Ok(self
-            .scan_prefix::<T>(Tree::KeysByGame, &prefix)?
-            .into_iter()
-            .filter_map(|(k, b)| {
-                let key = std::str::from_utf8(k.get(prefix.len()..)?).ok()?;
-                Some((key.to_string(), b))
-            })
-            .collect())
+        let mut out = Vec::new();
+        self.each_raw(Tree::KeysByGame, &prefix, |k, v| {
+            let Some(key) = k
+                .get(prefix.len()..)
+                .and_then(|k| std::str::from_utf8(k).ok())
+            else {
+                return Ok(());
+            };
+            let binding = if v.is_empty() {
+                match self.get::<T>(Tree::Keys, key.as_bytes())? {
+                    Some(b) => b,
+                    None => {
+                        return Err(StoreError::Missing {
+                            path: self.path.clone(),
+                            tree: Tree::Keys,
+                            key: format!("{key} (named by the index entry {})", show_key(k)),
+                        });
+                    }
+                }
+            } else {
+                self.decode::<T>(Tree::KeysByGame, k, v)?
+            };
+            out.push((key.to_string(), binding));
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// Every quarantined mail, in key order (UIDVALIDITY, UID).

@@ -6,8 +6,26 @@ use serde::{Deserialize, Serialize};
 use super::Store;
 use super::batch::Batch;
 use super::error::StoreError;
+use super::packed;
 use super::raw_bytes;
 use super::schema::{Tree, show_key, table};
+
+/// An outbox entry as it is stored (`packed.rs`): the entry without its mail, and, when the mail
+/// is the one archived beside it, that mail's archive id.
+#[derive(Serialize)]
+pub(super) struct Stored<'a> {
+    #[serde(flatten)]
+    pub entry: &'a OutboxEntry,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archived: Option<u64>,
+}
+
+/// Where a stored entry's mail is, read from its head.
+#[derive(Deserialize)]
+struct Where {
+    #[serde(default)]
+    archived: Option<u64>,
+}
 
 /// One mail to one envelope recipient waiting in the outbox.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +60,24 @@ pub struct OutboxEntry {
 }
 
 impl OutboxEntry {
+    /// The entry without its mail (`raw` empty): what the courier holds until it sends it.
+    pub fn head(&self) -> OutboxEntry {
+        OutboxEntry {
+            id: self.id.clone(),
+            message_id: self.message_id.clone(),
+            envelope_from: self.envelope_from.clone(),
+            recipient: self.recipient.clone(),
+            raw: Vec::new(),
+            kind: self.kind.clone(),
+            game: self.game.clone(),
+            created: self.created,
+            attempts: self.attempts,
+            next_attempt: self.next_attempt,
+            last_error: self.last_error.clone(),
+            seq: self.seq,
+        }
+    }
+
     /// The outbox key for a mail and one envelope recipient: `message_id|recipient`.
     pub fn make_id(message_id: &str, recipient: &str) -> String {
         format!("{message_id}|{recipient}")
@@ -49,20 +85,62 @@ impl OutboxEntry {
 }
 
 impl Store {
-    /// Every outbox entry, oldest first.
+    /// Every outbox entry with its mail, oldest first.
     pub fn outbox_all(&self) -> Result<Vec<OutboxEntry>, StoreError> {
+        let mut all = Vec::new();
+        self.each_raw(Tree::Outbox, &[], |k, v| {
+            let mut entry: OutboxEntry = self.decode(Tree::Outbox, k, v)?;
+            entry.raw = self.outbox_mail(k, v)?;
+            all.push(entry);
+            Ok(())
+        })?;
+        sort(&mut all);
+        Ok(all)
+    }
+
+    /// Every outbox entry without its mail (`raw` empty), oldest first: what a pass hands its
+    /// courier, which reads each mail ([`Store::outbox_raw`]) only when it sends it — a pass that
+    /// starts a tournament of 10,000 games holds 20,000 heads, not 20,000 mails.
+    pub fn outbox_heads(&self) -> Result<Vec<OutboxEntry>, StoreError> {
         let mut all: Vec<OutboxEntry> = self
             .scan::<OutboxEntry>(Tree::Outbox)?
             .into_iter()
             .map(|(_, e)| e)
             .collect();
-        all.sort_by(|a, b| {
-            a.created
-                .cmp(&b.created)
-                .then_with(|| a.seq.cmp(&b.seq))
-                .then_with(|| a.id.cmp(&b.id))
-        });
+        sort(&mut all);
         Ok(all)
+    }
+
+    /// The mail of outbox entry `id`, if it is (still) queued.
+    pub fn outbox_raw(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let key = id.as_bytes();
+        match self.get_raw(Tree::Outbox, key)? {
+            Some(v) => self.outbox_mail(key, &v).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The mail of the stored outbox entry `value`: its own (compressed), the archived one it
+    /// names, or (an earlier version's entry) the one inside its JSON.
+    fn outbox_mail(&self, key: &[u8], value: &[u8]) -> Result<Vec<u8>, StoreError> {
+        let Some(p) = packed::unpack(value) else {
+            return Ok(self.decode::<OutboxEntry>(Tree::Outbox, key, value)?.raw);
+        };
+        if !p.body.is_empty() {
+            return self.inflate(Tree::Outbox, key, &p);
+        }
+        let named: Where = self.decode(Tree::Outbox, key, p.head)?;
+        let Some(id) = named.archived else {
+            return Ok(Vec::new());
+        };
+        match self.archived_entry(id)? {
+            Some(entry) => Ok(entry.raw),
+            None => Err(StoreError::Missing {
+                path: self.path.clone(),
+                tree: Tree::Archive,
+                key: format!("{id} (the mail of outbox entry {})", show_key(key)),
+            }),
+        }
     }
 
     /// The earliest `next_attempt` among the heads of the outbox: the oldest entry of each
@@ -70,7 +148,7 @@ impl Store {
     pub fn next_outbox_head_attempt(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
         let mut seen = std::collections::BTreeSet::new();
         Ok(self
-            .outbox_all()?
+            .outbox_heads()?
             .into_iter()
             .filter(|e| seen.insert(e.recipient.clone()))
             .map(|e| e.next_attempt)
@@ -103,7 +181,8 @@ impl Store {
         delete().map_err(self.db_err(format!("deleting sent entries from {}", Tree::Outbox)))
     }
 
-    /// One outbox entry, if it is (still) queued.
+    /// One outbox entry without its mail (`raw` empty, [`Store::outbox_raw`]), if it is
+    /// (still) queued.
     pub fn outbox_entry(&self, id: &str) -> Result<Option<OutboxEntry>, StoreError> {
         self.get(Tree::Outbox, id.as_bytes())
     }
@@ -134,18 +213,20 @@ impl Store {
         next_attempt: DateTime<Utc>,
         error: &str,
     ) -> Result<(), StoreError> {
-        let Some(mut entry) = self.get::<OutboxEntry>(Tree::Outbox, id.as_bytes())? else {
+        let key = id.as_bytes();
+        let Some(value) = self.get_raw(Tree::Outbox, key)? else {
             return Err(StoreError::Missing {
                 path: self.path.clone(),
                 tree: Tree::Outbox,
-                key: show_key(id.as_bytes()),
+                key: show_key(key),
             });
         };
-        entry.attempts = entry.attempts.saturating_add(1);
-        entry.next_attempt = next_attempt;
-        entry.last_error = Some(error.to_string());
         let mut batch = Batch::new();
-        batch.enqueue(&entry);
+        self.rewrite_head(&mut batch, key, &value, |entry| {
+            entry.attempts = entry.attempts.saturating_add(1);
+            entry.next_attempt = next_attempt;
+            entry.last_error = Some(error.to_string());
+        })?;
         self.commit(batch)
     }
 
@@ -154,16 +235,80 @@ impl Store {
     pub fn outbox_due_now(&self, now: DateTime<Utc>) -> Result<usize, StoreError> {
         let mut batch = Batch::new();
         let mut n = 0;
-        for (_, mut entry) in self.scan::<OutboxEntry>(Tree::Outbox)? {
+        self.each_raw(Tree::Outbox, &[], |k, v| {
+            let entry: OutboxEntry = self.decode(Tree::Outbox, k, v)?;
             if entry.next_attempt > now {
-                entry.next_attempt = now;
-                batch.enqueue(&entry);
+                self.rewrite_head(&mut batch, k, v, |e| e.next_attempt = now)?;
                 n += 1;
             }
-        }
+            Ok(())
+        })?;
         if n > 0 {
             self.commit(batch)?;
         }
         Ok(n)
     }
+
+    /// Puts into `batch` the stored entry `value` with its head changed by `change`; its mail
+    /// (its own, or the archived one it names) stays as it is.
+    fn rewrite_head(
+        &self,
+        batch: &mut Batch,
+        key: &[u8],
+        value: &[u8],
+        change: impl FnOnce(&mut OutboxEntry),
+    ) -> Result<(), StoreError> {
+        let mut entry: OutboxEntry = self.decode(Tree::Outbox, key, value)?;
+        let (archived, body) = match packed::unpack(value) {
+            Some(p) => {
+                let named: Where = self.decode(Tree::Outbox, key, p.head)?;
+                // `join` writes the current dictionary's number: a body of another is
+                // compressed again.
+                let body = if p.body.is_empty() || p.dictionary == packed::CURRENT {
+                    p.body.to_vec()
+                } else {
+                    let raw = self.inflate(Tree::Outbox, key, &p)?;
+                    packed::compress(&raw).map_err(|source| StoreError::Compress {
+                        tree: Tree::Outbox,
+                        key: show_key(key),
+                        source,
+                    })?
+                };
+                (named.archived, body)
+            }
+            // An earlier version's entry: its mail comes out of the JSON and is packed now.
+            None => {
+                let raw = std::mem::take(&mut entry.raw);
+                let body = packed::compress(&raw).map_err(|source| StoreError::Compress {
+                    tree: Tree::Outbox,
+                    key: show_key(key),
+                    source,
+                })?;
+                (None, body)
+            }
+        };
+        change(&mut entry);
+        entry.raw = Vec::new();
+        let head = serde_json::to_vec(&Stored {
+            entry: &entry,
+            archived,
+        })
+        .map_err(|source| StoreError::Serialize {
+            tree: Tree::Outbox,
+            key: show_key(key),
+            source,
+        })?;
+        batch.put_bytes(Tree::Outbox, key, packed::join(&head, &body));
+        Ok(())
+    }
+}
+
+/// Oldest first: by creation, then by the order of enqueueing, then by id.
+fn sort(all: &mut [OutboxEntry]) {
+    all.sort_by(|a, b| {
+        a.created
+            .cmp(&b.created)
+            .then_with(|| a.seq.cmp(&b.seq))
+            .then_with(|| a.id.cmp(&b.id))
+    });
 }

@@ -70,6 +70,39 @@ impl Store {
         self.each_prefix(Tree::Games, prefix.as_bytes(), |_, g| each(g))
     }
 
+    /// Whether tournament `id` has a running game, not among `besides`, that is not finished:
+    /// each game read for its state only, the scan stopping at the first open one (in a running
+    /// tournament, one of the first few). What a game end in a tournament not read whole asks
+    /// (`crate::app`): was it the last open game?
+    pub fn has_open_game(
+        &self,
+        id: &str,
+        besides: &std::collections::BTreeSet<String>,
+    ) -> Result<bool, StoreError> {
+        #[derive(Deserialize)]
+        struct Head {
+            status: crate::core::model::GameStatus,
+        }
+        let prefix = format!("{id}/");
+        let scanning = || self.db_err(format!("scanning {}", Tree::Games));
+        let t = self.read(Tree::Games)?;
+        for item in t.range::<&[u8]>(prefix.as_bytes()..).map_err(scanning())? {
+            let (k, v) = item.map_err(scanning())?;
+            let key = k.value();
+            if !key.starts_with(prefix.as_bytes()) {
+                break;
+            }
+            if besides.contains(String::from_utf8_lossy(key).as_ref()) {
+                continue;
+            }
+            let head: Head = self.decode(Tree::Games, key, v.value())?;
+            if head.status != crate::core::model::GameStatus::Finished {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// The copy of shelved game `id` the store keeps (the core changed it after it was shelved,
     /// or a version before the shelf files shelved it); the others are in the shelf files.
     pub fn shelved_game(&self, id: &GameRef) -> Result<Option<Game>, StoreError> {
@@ -294,7 +327,7 @@ impl Store {
     /// Forgets the index of reply keys by game and its mark: a store from before the index.
     pub(crate) fn forget_keys_by_game(&self) -> Result<(), StoreError> {
         let mut batch = Batch::default();
-        for (k, _) in self.scan::<IgnoredAny>(Tree::KeysByGame)? {
+        for k in self.keys_with_prefix(Tree::KeysByGame, &[])? {
             batch.delete(Tree::KeysByGame, k);
         }
         batch.delete(Tree::Meta, Upgrade::KeysByGame.key());
@@ -303,11 +336,14 @@ impl Store {
 
     /// Every archived mail with its archive id, in archive order.
     pub(crate) fn archived(&self) -> Result<Vec<(u64, crate::store::ArchiveEntry)>, StoreError> {
-        Ok(self
-            .scan::<crate::store::ArchiveEntry>(Tree::Archive)?
-            .into_iter()
-            .filter_map(|(k, e)| Some((u64::from_be_bytes(k.as_slice().try_into().ok()?), e)))
-            .collect())
+        let mut out = Vec::new();
+        self.each_raw(Tree::Archive, &[], |k, v| {
+            if let Ok(id) = <[u8; 8]>::try_from(k) {
+                out.push((u64::from_be_bytes(id), self.archive_entry(k, v)?));
+            }
+            Ok(())
+        })?;
+        Ok(out)
     }
 }
 

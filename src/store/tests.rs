@@ -654,3 +654,75 @@ fn a_backup_goes_only_into_an_empty_folder() {
     let e = s.backup(&file).unwrap_err();
     assert!(e.to_string().contains("is not a folder"), "{e}");
 }
+
+#[test]
+fn a_mail_is_stored_once_compressed_and_comes_back_byte_for_byte() {
+    let dir = TempDir::new("packed");
+    let s = Store::open(&dir.0).unwrap();
+    let mail = "<td bgcolor=\"#f0d9b5\">&#9820;</td>\r\n".repeat(200);
+    let mut entry = archive(&["T-1/1"], "<m@x>");
+    entry.direction = Direction::Out;
+    entry.raw = mail.clone().into_bytes();
+    let mut b = Batch::new();
+    b.archive(&entry);
+    // Two recipients of the same mail: neither keeps a copy.
+    let mut to_anna = outbox("<m@x>", t(9, 0), t(9, 0));
+    to_anna.raw = Vec::new();
+    let mut to_tl = to_anna.clone();
+    to_tl.recipient = "tl@x.test".into();
+    to_tl.id = OutboxEntry::make_id("<m@x>", "tl@x.test");
+    b.enqueue_archived(&to_anna).enqueue_archived(&to_tl);
+    // A mail of its own (the one with the XFCC password) beside it.
+    b.enqueue(&outbox("<other@x>", t(9, 0), t(9, 0)));
+    s.commit(b).unwrap();
+    let stored: usize = dump(&s)
+        .iter()
+        .filter(|(t, _, _)| matches!(t, Tree::Archive | Tree::Outbox))
+        .map(|(_, _, v)| v.len())
+        .sum();
+    assert!(
+        stored < mail.len() / 5,
+        "{stored} bytes for a mail of {}",
+        mail.len()
+    );
+    assert_eq!(s.archive_for_game("T-1/1").unwrap()[0].raw, mail.as_bytes());
+    assert_eq!(s.outbox_raw(&to_anna.id).unwrap().unwrap(), mail.as_bytes());
+    assert_eq!(s.outbox_raw(&to_tl.id).unwrap().unwrap(), mail.as_bytes());
+    let own = OutboxEntry::make_id("<other@x>", "a@x.test");
+    assert_eq!(
+        s.outbox_raw(&own).unwrap().unwrap(),
+        outbox("<other@x>", t(9, 0), t(9, 0)).raw
+    );
+    // The heads come without their mails; every entry with its own through outbox_all.
+    assert!(s.outbox_heads().unwrap().iter().all(|e| e.raw.is_empty()));
+    assert!(s.outbox_all().unwrap().iter().all(|e| !e.raw.is_empty()));
+    // A retry changes the head, never the mail.
+    s.outbox_retry(&to_tl.id, t(10, 0), "451 later").unwrap();
+    assert_eq!(s.outbox_raw(&to_tl.id).unwrap().unwrap(), mail.as_bytes());
+    assert_eq!(s.outbox_entry(&to_tl.id).unwrap().unwrap().attempts, 1);
+    assert_eq!(s.outbox_due_now(t(9, 30)).unwrap(), 1);
+    assert_eq!(s.outbox_raw(&to_tl.id).unwrap().unwrap(), mail.as_bytes());
+    // An outbox entry naming no archived mail before it is refused, nothing written.
+    let mut b = Batch::new();
+    b.enqueue_archived(&outbox("<lone@x>", t(9, 0), t(9, 0)));
+    assert!(s.commit(b).is_err());
+    assert_eq!(s.outbox_heads().unwrap().len(), 3);
+}
+
+#[test]
+fn an_earlier_versions_mails_in_json_are_read_as_they_are() {
+    let dir = TempDir::new("legacy-json");
+    let s = Store::open(&dir.0).unwrap();
+    let old = outbox("<old@x>", t(9, 0), t(9, 0));
+    let mut b = Batch::new();
+    // As versions before issue 33 wrote them: the whole entry as JSON, the mail inside.
+    b.put(Tree::Outbox, old.id.as_bytes(), &old);
+    b.forge_archived(7, &archive(&["T-1/1"], "<a@x>"));
+    s.commit(b).unwrap();
+    assert_eq!(s.outbox_raw(&old.id).unwrap().unwrap(), old.raw);
+    assert_eq!(s.outbox_all().unwrap()[0].raw, old.raw);
+    assert_eq!(s.archived().unwrap()[0].1.raw, b"raw \xff bytes".to_vec());
+    // Retried, it is packed and still the same mail.
+    s.outbox_retry(&old.id, t(10, 0), "451 later").unwrap();
+    assert_eq!(s.outbox_raw(&old.id).unwrap().unwrap(), old.raw);
+}

@@ -151,30 +151,38 @@ fn token(ply: usize, san: &str) -> MoveToken {
     }
 }
 
+/// How many letters reached a single game (`core::reach`), not whole tournaments.
+static SINGLE_GAME: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Runs the letter through the core in the game its `X-Test-*` headers describe.
-/// `state` as a relay that holds games lazily has it when it asks the core about `letter`: no
-/// game and no reply key in memory at first, then what [`fernzug::core::reach`] names — its
-/// tournaments' games and keys, and the bindings of the keys the letter names (looked up in the
-/// store, here: in `state`), with their tournaments.
-fn lazy_as_the_relay_holds_it(state: &State, letter: &Letter) -> State {
+/// `state` as a relay that holds games lazily has it when it asks the core about `letter` at
+/// `now`: no game and no reply key in memory at first, then the bindings of the keys the letter
+/// names (looked up in the store, here: in `state`), then what [`fernzug::core::reach`] names —
+/// its tournaments whole (their games and keys) and its single games (with their keys).
+fn lazy_as_the_relay_holds_it(
+    state: &State,
+    letter: &Letter,
+    now: chrono::DateTime<chrono::Utc>,
+) -> State {
     let mut lazy = state.clone();
     lazy.games.clear();
     lazy.keys = Default::default();
-    let reach = fernzug::core::reach(&lazy, letter);
-    let mut tournaments = reach.tournaments;
-    for k in &reach.keys {
+    for k in &letter.reply_keys {
         if let Some(b) = state.keys.get(k) {
-            tournaments.insert(b.game.tournament.clone());
             lazy.keys.insert(k.clone(), b.clone());
         }
     }
+    let reach = fernzug::core::reach(&lazy, letter, now);
+    if !reach.games.is_empty() {
+        SINGLE_GAME.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
     for (g, game) in &state.games {
-        if tournaments.contains(&g.tournament) {
+        if reach.tournaments.contains(&g.tournament) || reach.games.contains(g) {
             lazy.games.insert(g.clone(), game.clone());
         }
     }
     for (k, b) in state.keys.iter() {
-        if tournaments.contains(&b.game.tournament) {
+        if reach.tournaments.contains(&b.game.tournament) || reach.games.contains(&b.game) {
             lazy.keys.insert(k.clone(), b.clone());
         }
     }
@@ -304,7 +312,7 @@ pub(crate) fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
         *g.forms.get_mut(sender_color) = form;
     }
     let plies_before = state.games[&game].moves.len();
-    let lazy = lazy_as_the_relay_holds_it(&state, letter);
+    let lazy = lazy_as_the_relay_holds_it(&state, letter, received);
     let mut lazy_state = lazy.clone();
     let out = state.handle_letter(letter, received, &s);
     // What the core says a letter reaches (`core::reach`) is all a relay holding games lazily
@@ -443,6 +451,14 @@ fn mail_fixtures_read_as_expected() {
         emls.len() >= 80,
         "expected at least 80 fixtures, found {}",
         emls.len()
+    );
+    // Many are a player's letter about one game: the core decides them with that game alone
+    // at hand as with all (`outcome` compares the two).
+    let single = SINGLE_GAME.load(std::sync::atomic::Ordering::SeqCst);
+    println!("{single} fixture letters reached a single game");
+    assert!(
+        single >= 50,
+        "only {single} fixture letters reached a single game"
     );
     assert!(
         failures.is_empty(),

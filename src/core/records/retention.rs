@@ -35,17 +35,18 @@ impl State {
     /// only some games in memory asks only about tournaments whose games it holds).
     pub fn rotation_at(&self, id: &str) -> Option<DateTime<Utc>> {
         let t = self.tournaments.get(id).filter(|t| !t.rotated)?;
-        let ends: Vec<Option<DateTime<Utc>>> = t
-            .games
-            .iter()
-            .map(|g| {
-                self.games
-                    .get(g)
-                    .filter(|g| g.status == GameStatus::Finished)
-                    .and_then(|g| g.ended_at)
-            })
-            .collect();
-        rotate_at(&ends)
+        // As [`rotate_at`], stopping at the first open game (in a running tournament, one of
+        // the first: the index of deadlines asks after every step).
+        let mut last = None;
+        for g in &t.games {
+            let end = self
+                .games
+                .get(g)
+                .filter(|g| g.status == GameStatus::Finished)
+                .and_then(|g| g.ended_at)?;
+            last = last.max(Some(end));
+        }
+        last.map(|end| end + Duration::days(KEEP_DAYS))
     }
 }
 

@@ -6,7 +6,8 @@
 //! memory), the store on disk a game, and the `move` mail's size as the partner gets it.
 //!
 //! Goals: a pass's peak memory ≤ 50 MB whatever the size; cost per move in the large tournament
-//! ≤ 1.2× the small one's; ≤ 25 KB of store a game; a `move` mail ≤ 8 KB.
+//! ≤ 1.2× the small one's; the relay's CPU ≤ 1 ms a move; ≤ 25 KB of store a game; a `move` mail
+//! ≤ 8 KB; `tournament add` ≤ 100 MB (the scale table's goal).
 //!
 //! Sizes: `FERNZUG_LOAD_SIZE=SMALL,LARGE` players (15,142; quick: 15,45), `FERNZUG_LOAD_RUNS`.
 
@@ -45,7 +46,7 @@ struct Measured {
     start: Ran,
     /// Per run: the drain's `once`.
     drains: Vec<Ran>,
-    /// Bytes on disk under the data directory, after the start mails and every run's moves.
+    /// Bytes on disk under the data directory, after the start mails and the first 100 moves.
     store_bytes: u64,
     /// The `move` mails the partners got (bytes, whole).
     move_mail: Vec<usize>,
@@ -95,6 +96,15 @@ fn du(dir: &Path) -> u64 {
     total
 }
 
+/// The bytes of a file or of a directory's files.
+fn du_any(p: &Path) -> u64 {
+    if p.is_dir() {
+        du(p)
+    } else {
+        p.metadata().map_or(0, |m| m.len())
+    }
+}
+
 /// The reply address of each player's start mail, by (game, colour).
 fn reply_addresses(
     relay: &Relay,
@@ -136,12 +146,19 @@ fn measure(sink: &Sink, players: usize, runs: usize) -> Measured {
     let sent = sink.count() - before;
     assert_eq!(sent, 2 * games, "start mails: {sent} of {}", 2 * games);
     let replies = reply_addresses(&relay, &sink.take());
-    let chosen: Vec<String> = (1..=games.min(MOVES))
-        .map(|n| t.game(n as u32))
-        .collect();
-    let plies = ["1. e4", "1... e5", "2. Nf3", "2... Nc6", "3. Bb5", "3... a6"];
+    let chosen: Vec<String> = (1..=games.min(MOVES)).map(|n| t.game(n as u32)).collect();
+    // Each move repeats the partner's last one (TO §2).
+    let plies = [
+        "1. e4",
+        "1. e4\n1... e5",
+        "1... e5\n2. Nf3",
+        "2. Nf3\n2... Nc6",
+        "2... Nc6\n3. Bb5",
+        "3. Bb5\n3... a6",
+    ];
     let mut drains = Vec::new();
     let mut move_mails = Vec::new();
+    let mut store_bytes = 0;
     for run in 0..runs.min(plies.len()) {
         let colour = if run % 2 == 0 { "white" } else { "black" };
         let mails: Vec<Envelope> = chosen
@@ -184,8 +201,61 @@ fn measure(sink: &Sink, players: usize, runs: usize) -> Measured {
             ran.rss_kb.unwrap_or(0)
         );
         drains.push(ran);
+        if run == 0 {
+            // As the issue measured it: after the start mails and 100 moves.
+            store_bytes = du(&relay.dir.join("data"));
+            for e in std::fs::read_dir(relay.dir.join("data"))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let p = e.path();
+                println!(
+                    "  {players} players: {} {:.1} MB",
+                    p.display(),
+                    du_any(&p) as f64 / MB
+                );
+            }
+        }
     }
-    let store_bytes = du(&relay.dir.join("data"));
+    // With FERNZUG_LOAD_PERF=DIR: one more drain, under `perf record`, not counted.
+    if let Some(dir) = std::env::var_os("FERNZUG_LOAD_PERF")
+        && runs < plies.len()
+    {
+        let run = runs;
+        let colour = if run % 2 == 0 { "white" } else { "black" };
+        let mails: Vec<Envelope> = chosen
+            .iter()
+            .map(|g| {
+                let (from, key) = &replies[&(g.clone(), colour.to_string())];
+                move_mail(
+                    from,
+                    &key_address(&relay, key),
+                    &format!("Re: [{g}] Zug"),
+                    plies[run],
+                )
+            })
+            .collect();
+        put_waiting(&relay.address, &mails);
+        let data = Path::new(&dir).join(format!("p7-{players}.data"));
+        let status = std::process::Command::new("perf")
+            .args(["record", "-F", "999", "--call-graph", "dwarf,32768", "-o"])
+            .arg(&data)
+            .arg("--")
+            .arg(super::proc::bin())
+            .arg("--config")
+            .arg(&relay.config)
+            .arg("once")
+            .env_remove("FERNZUG_CONFIG")
+            .current_dir(&relay.dir)
+            .status();
+        println!(
+            "perf record of a drain of {players} players: {status:?} → {}",
+            data.display()
+        );
+        sink.take();
+    }
+
     Measured {
         games,
         add,
@@ -214,8 +284,16 @@ pub fn rows() -> Vec<Row> {
         label(&s),
         label(&l)
     ));
-    row.floor = format!("{:.2} s, {:.1} MB", s.start.wall.as_secs_f64(), mb(&s.start));
-    row.relay = format!("{:.2} s, {:.1} MB", l.start.wall.as_secs_f64(), mb(&l.start));
+    row.floor = format!(
+        "{:.2} s, {:.1} MB",
+        s.start.wall.as_secs_f64(),
+        mb(&s.start)
+    );
+    row.relay = format!(
+        "{:.2} s, {:.1} MB",
+        l.start.wall.as_secs_f64(),
+        mb(&l.start)
+    );
     row.ratio = Some(mb(&l.start).max(mb(&s.start)) / 50.0);
     row.goal = Goal::AtMost(1.0);
     progress(&row);
@@ -248,9 +326,7 @@ pub fn rows() -> Vec<Row> {
     progress(&row);
     rows.push(row);
 
-    let mut row = Row::new(
-        "P7 a drain's peak memory (ratio: the larger's over 50 MB)".to_string(),
-    );
+    let mut row = Row::new("P7 a drain's peak memory (ratio: the larger's over 50 MB)".to_string());
     row.floor = format!("{:.1} MB", s.drain_rss_mb());
     row.relay = format!("{:.1} MB", l.drain_rss_mb());
     row.ratio = Some(l.drain_rss_mb().max(s.drain_rss_mb()) / 50.0);
@@ -260,7 +336,7 @@ pub fn rows() -> Vec<Row> {
 
     let per_game = |m: &Measured| m.store_bytes as f64 / m.games as f64 / 1e3;
     let mut row = Row::new(format!(
-        "P7 the store a game after the start mails and {runs} × {MOVES} moves (data directory on disk; ratio: the larger's over 25 KB)"
+        "P7 the store a game after the start mails and {MOVES} moves (data directory on disk; ratio: the larger's over 25 KB)"
     ));
     row.floor = format!(
         "{:.1} KB ({:.1} MB)",
@@ -278,11 +354,11 @@ pub fn rows() -> Vec<Row> {
     rows.push(row);
 
     let mut row = Row::new(
-        "P7 `tournament add`: time, peak memory (ratio: the larger's peak over 50 MB)".to_string(),
+        "P7 `tournament add`: time, peak memory (ratio: the larger's peak over 100 MB, the scale table's goal)".to_string(),
     );
     row.floor = format!("{:.2} s, {:.1} MB", s.add.wall.as_secs_f64(), mb(&s.add));
     row.relay = format!("{:.2} s, {:.1} MB", l.add.wall.as_secs_f64(), mb(&l.add));
-    row.ratio = Some(mb(&l.add).max(mb(&s.add)) / 50.0);
+    row.ratio = Some(mb(&l.add).max(mb(&s.add)) / 100.0);
     row.goal = Goal::AtMost(1.0);
     progress(&row);
     rows.push(row);
