@@ -2,8 +2,9 @@
 //! tournaments and the index of deadlines (`due.rs`) are enough to know what to read; a game's
 //! reply keys come in with it (the store's index `keys_by_game`), and a mail's own keys are
 //! looked up in the store. Before the core is asked, the shell brings in the games of every
-//! tournament the input can touch — a tournament is always read whole, so that what the core
-//! says about a tournament (its digest, its crosstable, its rotation) sees all of it:
+//! tournament the input can touch — a tournament read whole, so that what the core says about a
+//! tournament (its digest, its crosstable, its rotation) sees all of it; only a letter about one
+//! game, which asks nothing of the others, reads that game alone:
 //!
 //! - a mail: the tournaments its sender plays in or directs, those of the games its reply keys
 //!   and subject name, and for a delivery-status report those of the game and the recipients it

@@ -19,13 +19,19 @@ impl App {
         error: &str,
         now: DateTime<Utc>,
     ) -> Result<Output, AppError> {
+        // The courier reports entries without their mails: the mail is read from the store.
+        let raw = if entry.raw.is_empty() {
+            self.store.outbox_raw(&entry.id)?.unwrap_or_default()
+        } else {
+            entry.raw.clone()
+        };
         let bounce = Bounce {
             message_id: entry.message_id.clone(),
             recipient: entry.recipient.clone(),
             kind: Some(entry.kind.clone()),
             game: entry.game.as_deref().and_then(|g| g.parse().ok()),
             error: error.to_string(),
-            text: dsn::mail_text(&entry.raw),
+            text: dsn::mail_text(&raw),
         };
         self.wake_for_entry(entry)?;
         let out = self.state.handle_bounce(&bounce, now, &self.settings);

@@ -32,8 +32,8 @@ use crate::store::{OutboxEntry, Store};
 
 /// What the pass tells the courier, in order.
 enum Order {
-    /// Send this entry (after the recipient's earlier ones).
-    Send(Box<OutboxEntry>),
+    /// Send outbox entry `id` to `recipient` (after his earlier ones).
+    Send { id: String, recipient: String },
     /// This recipient has a mail waiting for a later retry: nothing for him this pass.
     Hold(String),
 }
@@ -108,7 +108,10 @@ impl Courier {
         }
         if let Some(o) = &self.orders {
             // The courier ends only after the orders end: it is there to take it.
-            let _ = o.send(Order::Send(Box::new(entry)));
+            let _ = o.send(Order::Send {
+                id: entry.id,
+                recipient: entry.recipient,
+            });
         }
     }
 
@@ -152,9 +155,15 @@ impl Drop for Courier {
     }
 }
 
+/// How long the marker waits for more accepted mails before it marks a batch sent.
+const MARK_LINGER: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// The most accepted mails marked sent in one transaction.
+const MARK_BATCH: usize = 64;
+
 /// The marker's task: takes the accepted mails as they come back, marks each batch sent in one
-/// durable transaction (the mails that came back while the one before was written make the
-/// next batch), then reports them to the pass.
+/// durable transaction (the mails that came back within [`MARK_LINGER`] of the first, or while
+/// the one before was written, make a batch), then reports them to the pass.
 async fn mark(
     store: Store,
     mut accepted: mpsc::UnboundedReceiver<Attempt>,
@@ -162,8 +171,15 @@ async fn mark(
 ) {
     while let Some(first) = accepted.recv().await {
         let mut batch = vec![first];
-        while let Ok(a) = accepted.try_recv() {
-            batch.push(a);
+        // The mails accepted in the next few milliseconds share the transaction: in a burst,
+        // one durable commit (and its fsync) for a handful of mails instead of one each. A
+        // crash in between sends again only these.
+        let until = tokio::time::Instant::now() + MARK_LINGER;
+        while batch.len() < MARK_BATCH {
+            match tokio::time::timeout_at(until, accepted.recv()).await {
+                Ok(Some(a)) => batch.push(a),
+                Ok(None) | Err(_) => break,
+            }
         }
         let ids: Vec<String> = batch.iter().map(|a| a.entry.id.clone()).collect();
         let store = store.clone();
@@ -201,7 +217,7 @@ async fn work<S: Outgoing>(
     (now, max_age): (DateTime<Utc>, chrono::Duration),
 ) {
     // Per recipient, his mails in order; the recipients in the order of their oldest mail.
-    let mut queues: HashMap<String, VecDeque<OutboxEntry>> = HashMap::new();
+    let mut queues: HashMap<String, VecDeque<String>> = HashMap::new();
     let mut ready: VecDeque<String> = VecDeque::new();
     let mut held: HashSet<String> = HashSet::new();
     // The recipients with a mail in flight (at most one each).
@@ -219,13 +235,13 @@ async fn work<S: Outgoing>(
             if flying.contains(&recipient) {
                 continue;
             }
-            let Some(entry) = queues.get_mut(&recipient).and_then(VecDeque::pop_front) else {
+            let Some(id) = queues.get_mut(&recipient).and_then(VecDeque::pop_front) else {
                 continue;
             };
-            // The mail is read from the store now, not when it was handed over: the courier
-            // holds entries without their mails (a start pass hands it 20,000 at once).
-            let raw = match store.outbox_raw(&entry.id) {
-                Ok(Some(raw)) => raw,
+            // The entry and its mail are read from the store now, not when they were handed
+            // over: the courier holds ids alone (a start pass hands it 20,000 at once).
+            let (entry, raw) = match store.outbox_to_send(&id) {
+                Ok(Some(both)) => both,
                 // Gone (sent by a pass before this one): nothing to send.
                 Ok(None) => {
                     if queues.get(&recipient).is_some_and(|q| !q.is_empty()) {
@@ -235,7 +251,7 @@ async fn work<S: Outgoing>(
                 }
                 // It stays in the outbox for the next pass; the recipient's later mails wait.
                 Err(e) => {
-                    tracing::warn!("cannot read the mail of outbox entry {}: {e}", entry.id);
+                    tracing::warn!("cannot read outbox entry {id}: {e}");
                     queues.remove(&recipient);
                     held.insert(recipient);
                     continue;
@@ -265,16 +281,16 @@ async fn work<S: Outgoing>(
                 Some(Order::Hold(r)) => {
                     held.insert(r);
                 }
-                Some(Order::Send(entry)) => {
-                    if stopped || held.contains(&entry.recipient) {
+                Some(Order::Send { id, recipient }) => {
+                    if stopped || held.contains(&recipient) {
                         continue;
                     }
-                    let queue = queues.entry(entry.recipient.clone()).or_default();
+                    let queue = queues.entry(recipient.clone()).or_default();
                     // A recipient with a mail in flight is put back in line when it comes back.
-                    if queue.is_empty() && !flying.contains(&entry.recipient) {
-                        ready.push_back(entry.recipient.clone());
+                    if queue.is_empty() && !flying.contains(&recipient) {
+                        ready.push_back(recipient);
                     }
-                    queue.push_back(*entry);
+                    queue.push_back(id);
                 }
             },
             Some(attempt) = in_flight.next(), if !in_flight.is_empty() => {

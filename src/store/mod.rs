@@ -2,7 +2,8 @@
 //! through this module.
 //!
 //! Everything the relay remembers lives in named trees ([`Tree`], one redb table each), as
-//! serde_json bytes. Only this module knows the layout: the rest of the program reads and writes
+//! serde_json bytes — a mail (in the archive, the outbox) as a JSON head beside the mail
+//! compressed (`packed.rs`). Only this module knows the layout: the rest of the program reads and writes
 //! through typed readers and [`Batch`] operations (`store.game(id)`, `batch.put_game(g, …)`,
 //! `store.pending_starts()`); a tree is never named outside `src/store` (`scripts/layers`
 //! checks it), and the generic readers and writers are private to it. Writes are gathered in a
@@ -16,7 +17,8 @@
 //!
 //! The parts: `schema.rs` (the trees, every key layout, every key of `Meta`, the marks of
 //! upgrades), `records.rs` (the typed readers and writers), `batch.rs` (a transaction's
-//! writes), `outbox.rs`, `archive.rs`, `error.rs`, `shelf.rs` (the
+//! writes), `outbox.rs`, `archive.rs`, `packed.rs` (how a mail is stored: compressed, once),
+//! `error.rs`, `shelf.rs` (the
 //! files of rotated tournaments beside the store), `backup.rs` (a consistent copy while the relay
 //! writes), `migrate.rs` and `legacy.rs` (upgrades of an
 //! earlier version's store), and this file (opening, transactions, durability).
@@ -26,7 +28,8 @@
 //! - `Uids`: `uidvalidity: u32`, `uid: u32`
 //! - `Archive`: `id: u64`, allocated inside the transaction from a counter in `Meta`
 //! - `ArchiveByGame`: game bytes, `0u8`, archive id `u64`
-//! - `KeysByGame`: game bytes, `0u8`, the reply key
+//! - `KeysByGame`: game bytes, `0u8`, the reply key (the value empty: the binding is in `Keys`;
+//!   an earlier version's entry carries it too)
 //! - `Outbox`: [`OutboxEntry::id`]; `Processed`: the Message-ID.
 //! - `Tournaments`: the id; `Games`, `ShelvedGames`: the game (`ID/N`); `Keys`, `ShelvedKeys`:
 //!   the reply key; `Due`: `g/GAME`, `d/TOURNAMENT`, `r/TOURNAMENT` ([`DueEntry`]).
@@ -164,6 +167,18 @@ struct Db {
     /// Whether a transaction was applied without waiting for the disk ([`Store::apply`]) and
     /// not made durable yet ([`Store::sync`]).
     pending: std::sync::atomic::AtomicBool,
+    /// Held by every write transaction of the relay's loop (applied, made durable, sent mails
+    /// marked) and by the courier's reads of what it sends (`Store::outbox_to_send`): the
+    /// courier, a task beside the pass, never reads while a transaction is written (redb's own
+    /// checks found a page freed under such a reader; the pass's own reads are on its thread).
+    gate: std::sync::Mutex<()>,
+}
+
+impl Db {
+    /// Takes the gate (a poisoned one too: it guards no data).
+    fn gate(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.gate.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 /// The database handle. Cheap to clone; all clones share one database.
@@ -211,6 +226,7 @@ impl Store {
             db: std::sync::Arc::new(Db {
                 db,
                 pending: std::sync::atomic::AtomicBool::new(false),
+                gate: std::sync::Mutex::new(()),
             }),
             generation: std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0)),
             enqueued: Default::default(),
@@ -343,6 +359,7 @@ impl Store {
             return Err(e);
         }
         let ops = batch.ops;
+        let _gate = self.db.gate();
         let mut tx = self
             .db
             .db
@@ -509,6 +526,7 @@ impl Store {
             .pending
             .swap(false, std::sync::atomic::Ordering::SeqCst)
         {
+            let _gate = self.db.gate();
             let durable = self
                 .db
                 .db

@@ -111,6 +111,19 @@ impl Store {
         Ok(all)
     }
 
+    /// Outbox entry `id` and its mail, if it is (still) queued: what the courier reads when it
+    /// sends it, never while a transaction is being written (the store's gate).
+    pub fn outbox_to_send(&self, id: &str) -> Result<Option<(OutboxEntry, Vec<u8>)>, StoreError> {
+        let _gate = self.db.gate();
+        let key = id.as_bytes();
+        let Some(value) = self.get_raw(Tree::Outbox, key)? else {
+            return Ok(None);
+        };
+        let entry: OutboxEntry = self.decode(Tree::Outbox, key, &value)?;
+        let raw = self.outbox_mail(key, &value)?;
+        Ok(Some((entry, raw)))
+    }
+
     /// The mail of outbox entry `id`, if it is (still) queued.
     pub fn outbox_raw(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let key = id.as_bytes();
@@ -168,6 +181,7 @@ impl Store {
             return Ok(());
         }
         let delete = || -> Result<(), redb::Error> {
+            let _gate = self.db.gate();
             let tx = self.db.db.begin_write()?;
             {
                 let mut outbox = tx.open_table(table(Tree::Outbox))?;

@@ -726,3 +726,54 @@ fn an_earlier_versions_mails_in_json_are_read_as_they_are() {
     s.outbox_retry(&old.id, t(10, 0), "451 later").unwrap();
     assert_eq!(s.outbox_raw(&old.id).unwrap().unwrap(), old.raw);
 }
+
+#[test]
+fn many_sent_entries_leave_in_one_transaction() {
+    let dir = TempDir::new("many-sent");
+    let s = Store::open(&dir.0).unwrap();
+    let mut ids = Vec::new();
+    for n in 0..200 {
+        let mut b = Batch::new();
+        let mid = format!("<m{n}@x>");
+        let mut entry = archive(&["T-1/1"], &mid);
+        entry.raw = format!("mail {n}\r\n").repeat(50).into_bytes();
+        b.archive(&entry);
+        let mut e = outbox(&mid, t(9, 0), t(9, 0));
+        e.raw = Vec::new();
+        ids.push(e.id.clone());
+        b.enqueue_archived(&e);
+        s.apply(b).unwrap();
+    }
+    s.sync().unwrap();
+    // While a pass applies more (not yet durable) and a courier reads what it sends.
+    let more: Vec<String> = (200..600).map(|n| format!("<m{n}@x>")).collect();
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(|| {
+            for mid in &more {
+                let mut b = Batch::new();
+                let mut entry = archive(&["T-1/1"], mid);
+                entry.raw = format!("mail {mid}\r\n").repeat(50).into_bytes();
+                b.archive(&entry);
+                let mut e = outbox(mid, t(9, 0), t(9, 0));
+                e.raw = Vec::new();
+                b.enqueue_archived(&e);
+                s.apply(b).unwrap();
+            }
+            s.sync().unwrap();
+        });
+        let reader = scope.spawn(|| {
+            for _ in 0..3 {
+                for id in ids.iter().rev() {
+                    let _ = s.outbox_raw(id).unwrap();
+                    let _ = s.outbox_entry(id).unwrap();
+                }
+            }
+        });
+        for part in ids.chunks(8) {
+            s.outbox_sent(part).unwrap();
+        }
+        reader.join().unwrap();
+        writer.join().unwrap();
+    });
+    assert_eq!(s.outbox_heads().unwrap().len(), more.len());
+}

@@ -71,11 +71,36 @@ fn players_sentences_and_a_second_address_through_real_mail() {
 }
 
 /// The HTML part of `raw`, decoded (empty without one).
+/// The HTML part as a client shows its characters: the numeric character references the relay
+/// writes for everything beyond ASCII (`&#252;`) read back.
 fn html_of(raw: &[u8]) -> String {
-    mail_parser::MessageParser::default()
+    let html = mail_parser::MessageParser::default()
         .parse(raw)
         .and_then(|m| m.body_html(0).map(|t| t.into_owned()))
-        .unwrap_or_default()
+        .unwrap_or_default();
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html.as_str();
+    while let Some(at) = rest.find("&#") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        match after.split_once(';').and_then(|(n, tail)| {
+            n.parse::<u32>()
+                .ok()
+                .and_then(char::from_u32)
+                .map(|c| (c, tail))
+        }) {
+            Some((c, tail)) => {
+                out.push(c);
+                rest = tail;
+            }
+            None => {
+                out.push_str("&#");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[test]

@@ -116,6 +116,16 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
         put_waiting(&relay.address, &generated_moves(&relay, games));
         let ran = fernzug(&relay, &["once"], &[]);
         let r = n as f64 / ran.wall.as_secs_f64();
+        if run == 0 && std::env::var_os("FERNZUG_LOAD_PERF").is_some() {
+            // The same burst again, profiled (not measured): a second store from the same seed.
+            let again = Relay::new("load-burst-perf");
+            let generated = generate(&again.config, n, 0, fresh_seed());
+            put_waiting(
+                &again.address,
+                &generated_moves(&again, &generated.running[..n]),
+            );
+            super::proc::profile(&again, &["once"], &format!("p2-{n}"));
+        }
         println!(
             "burst {n}, run {}: floor {:.1} mails/s, relay {:.1} mails/s (once {:?}, CPU {:?}, peak RSS {} KiB)",
             run + 1,

@@ -86,6 +86,34 @@ pub fn fernzug(relay: &Relay, args: &[&str], envs: &[(&str, &str)]) -> Ran {
     fernzug_within(relay, args, envs, None)
 }
 
+/// With `FERNZUG_LOAD_PERF=DIR`: `fernzug ARGS…` once more under `perf record` (call graphs by
+/// DWARF), its profile in `DIR/NAME.data` (`perf report -i …`); not measured. Without it,
+/// nothing.
+pub fn profile(relay: &Relay, args: &[&str], name: &str) {
+    let Some(dir) = std::env::var_os("FERNZUG_LOAD_PERF") else {
+        return;
+    };
+    let data = Path::new(&dir).join(format!("{name}.data"));
+    let status = Command::new("perf")
+        .args(["record", "-F", "999", "--call-graph", "dwarf,32768", "-o"])
+        .arg(&data)
+        .arg("--")
+        .arg(bin())
+        .arg("--config")
+        .arg(&relay.config)
+        .args(args)
+        .env_remove("FERNZUG_CONFIG")
+        .current_dir(&relay.dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    println!(
+        "perf record of `fernzug {}`: {status:?} → {}",
+        args.join(" "),
+        data.display()
+    );
+}
+
 /// The child processes of `pid` (/proc/PID/task/PID/children).
 fn children(pid: u32) -> Vec<u32> {
     std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))

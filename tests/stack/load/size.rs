@@ -156,11 +156,13 @@ fn measure(sink: &Sink, players: usize, runs: usize) -> Measured {
         "2... Nc6\n3. Bb5",
         "3. Bb5\n3... a6",
     ];
-    let mut drains = Vec::new();
-    let mut move_mails = Vec::new();
-    let mut store_bytes = 0;
-    for run in 0..runs.min(plies.len()) {
-        let colour = if run % 2 == 0 { "white" } else { "black" };
+    // The moves of ply `run` (White's, then Black's, in turn) waiting in the relay's INBOX.
+    let put_moves = |run: usize| {
+        let colour = if run.is_multiple_of(2) {
+            "white"
+        } else {
+            "black"
+        };
         let mails: Vec<Envelope> = chosen
             .iter()
             .map(|g| {
@@ -174,6 +176,12 @@ fn measure(sink: &Sink, players: usize, runs: usize) -> Measured {
             })
             .collect();
         put_waiting(&relay.address, &mails);
+    };
+    let mut drains = Vec::new();
+    let mut move_mails = Vec::new();
+    let mut store_bytes = 0;
+    for run in 0..runs.min(plies.len()) {
+        put_moves(run);
         let before = sink.count();
         let ran = fernzug(&relay, &["once"], &[]);
         let got = sink.take();
@@ -219,40 +227,9 @@ fn measure(sink: &Sink, players: usize, runs: usize) -> Measured {
         }
     }
     // With FERNZUG_LOAD_PERF=DIR: one more drain, under `perf record`, not counted.
-    if let Some(dir) = std::env::var_os("FERNZUG_LOAD_PERF")
-        && runs < plies.len()
-    {
-        let run = runs;
-        let colour = if run % 2 == 0 { "white" } else { "black" };
-        let mails: Vec<Envelope> = chosen
-            .iter()
-            .map(|g| {
-                let (from, key) = &replies[&(g.clone(), colour.to_string())];
-                move_mail(
-                    from,
-                    &key_address(&relay, key),
-                    &format!("Re: [{g}] Zug"),
-                    plies[run],
-                )
-            })
-            .collect();
-        put_waiting(&relay.address, &mails);
-        let data = Path::new(&dir).join(format!("p7-{players}.data"));
-        let status = std::process::Command::new("perf")
-            .args(["record", "-F", "999", "--call-graph", "dwarf,32768", "-o"])
-            .arg(&data)
-            .arg("--")
-            .arg(super::proc::bin())
-            .arg("--config")
-            .arg(&relay.config)
-            .arg("once")
-            .env_remove("FERNZUG_CONFIG")
-            .current_dir(&relay.dir)
-            .status();
-        println!(
-            "perf record of a drain of {players} players: {status:?} → {}",
-            data.display()
-        );
+    if std::env::var_os("FERNZUG_LOAD_PERF").is_some() && runs < plies.len() {
+        put_moves(runs);
+        super::proc::profile(&relay, &["once"], &format!("p7-{players}"));
         sink.take();
     }
 
