@@ -55,7 +55,7 @@ pub struct Reach {
     /// not hold, and their games' tournaments are reached too.
     pub keys: BTreeSet<String>,
     /// The games the letter may touch, of a tournament not read whole: a player's letter about
-    /// one game of his ([`single_game`]) reads that game (with its reply keys) and what the rules
+    /// one game of his (`single_game`) reads that game (with its reply keys) and what the rules
     /// need of its tournament (the tournament itself: players, leaves, addresses), not the
     /// other games of it (issue 33: a move costs the same in a tournament of 10,000 games as in
     /// one of 100).

@@ -6,6 +6,10 @@
 //! forwards of a burst leave while the later mails are still being read and decided; the pass
 //! applies what it reports (delete, retry, give up, report a refusal) between its own steps.
 //!
+//! The courier holds ids alone: it reads each entry and its mail from the store when it sends
+//! it (`Store::outbox_to_send`), so that a pass starting a large tournament does not hold every
+//! start mail at once.
+//!
 //! A mail the server accepted is marked sent at once: the courier hands it to its marker, which
 //! removes its outbox entry in a durable transaction (the accepted mails that came back together
 //! share one), and only then reports it to the pass. A crash can so send again only a mail whose

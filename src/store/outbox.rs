@@ -99,7 +99,7 @@ impl Store {
     }
 
     /// Every outbox entry without its mail (`raw` empty), oldest first: what a pass hands its
-    /// courier, which reads each mail ([`Store::outbox_raw`]) only when it sends it — a pass that
+    /// courier, which reads each mail ([`Store::outbox_to_send`]) only when it sends it — a pass that
     /// starts a tournament of 10,000 games holds 20,000 heads, not 20,000 mails.
     pub fn outbox_heads(&self) -> Result<Vec<OutboxEntry>, StoreError> {
         let mut all: Vec<OutboxEntry> = self
