@@ -363,8 +363,8 @@ impl App {
     }
 
     /// The earliest pending deadline of the core (from the shell's index).
-    pub fn next_deadline(&self) -> Option<DateTime<Utc>> {
-        self.due.earliest()
+    pub fn next_deadline(&self) -> Result<Option<DateTime<Utc>>, AppError> {
+        Ok(self.due.earliest(&self.store)?)
     }
 
     /// The instant to act at: `--now` if given (refused if earlier than what the relay already acted
@@ -577,7 +577,7 @@ impl App {
         // is read back from the store, which the failed step did not change.
         // What time alone made happen is not the mail's fault: its failure is an error. The core
         // is asked only when its index says something is due by then (nothing else would fire).
-        let due = self.due.earliest().is_some_and(|at| at <= now);
+        let due = self.due.earliest(&self.store)?.is_some_and(|at| at <= now);
         let tick_out = if due {
             self.fire_due(now)?
         } else {

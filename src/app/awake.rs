@@ -86,7 +86,7 @@ impl App {
 
     /// Brings in what the deadlines due by `now` need; returns those tournaments.
     pub(crate) fn wake_due(&mut self, now: DateTime<Utc>) -> Result<BTreeSet<String>, AppError> {
-        let ids = self.due.due_tournaments(now);
+        let ids = self.due.due_tournaments(&self.store, now)?;
         self.wake_all(ids)
     }
 
@@ -171,9 +171,13 @@ impl App {
         Vec<(crate::store::DueEntry, DateTime<Utc>)>,
         Vec<(crate::store::DueEntry, DateTime<Utc>)>,
     ) {
-        let stored = super::due::DueIndex::load(&self.store).expect("the stored index");
+        let mut stored = Vec::new();
+        self.store
+            .for_each_due(|e, at| stored.push((e, at)))
+            .expect("the stored index");
+        stored.sort();
         let all = super::load_state(&self.store, true).expect("every game");
         let rebuilt = super::due::DueIndex::build(&all, &self.settings);
-        (stored.entries(), rebuilt.entries())
+        (stored, rebuilt.entries())
     }
 }

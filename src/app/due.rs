@@ -5,7 +5,9 @@
 //!
 //! Kept up to date from each step's [`Output`] — the games it changed and the tournaments it
 //! touched are looked at again — and written to the store's index (`DueEntry`) in the step's own
-//! transaction, so a start reads the index instead of every game (`App::reopen`). The index only
+//! transaction, so a start reads the index instead of every game (`App::reopen`): the
+//! tournaments' entries, while the games' are read from the store in time order when asked (the
+//! earliest, those due by now). The index only
 //! says which tournaments to bring into memory before the core is asked; the core's own
 //! [`State::tick`] stays the judge of what fires. Only games at hand are looked at: a tournament
 //! whose games are not all in memory keeps its entries as they are.
@@ -20,9 +22,16 @@ use crate::store::{Batch, DueEntry, Store, StoreError};
 
 #[derive(Debug, Default)]
 pub(crate) struct DueIndex {
-    /// Each game's earliest deadline.
+    /// Each game's earliest deadline, when the index was built from the games in memory
+    /// ([`DueIndex::build`]). Loaded from the store ([`DueIndex::load`]), the games' entries are
+    /// not held: the earliest and those due by now are read from the store's index in time order
+    /// (`Store::first_due`, `Store::due_until`), so that opening a store of 10,000 games reads
+    /// its tournaments' entries, not 10,000 (issue 33).
+    in_memory: bool,
     by_game: HashMap<GameRef, DateTime<Utc>>,
     order: BTreeSet<(DateTime<Utc>, GameRef)>,
+    /// The games' entries changed since the last [`DueIndex::persist`] (`None`: none is due).
+    changed: HashMap<GameRef, Option<DateTime<Utc>>>,
     /// Each tournament's next weekly digest.
     digests: BTreeMap<String, DateTime<Utc>>,
     /// From when each tournament's archive may be rotated.
@@ -42,7 +51,10 @@ pub(crate) fn at_hand(state: &State, id: &str) -> bool {
 impl DueIndex {
     /// Every deadline of `state` (every game in memory).
     pub(crate) fn build(state: &State, s: &Settings) -> DueIndex {
-        let mut index = DueIndex::default();
+        let mut index = DueIndex {
+            in_memory: true,
+            ..DueIndex::default()
+        };
         for (at, game, due) in state.deadlines(s) {
             if matches!(due, crate::core::Due::Digest | crate::core::Due::Question) {
                 index.digests.entry(game.tournament.clone()).or_insert(at);
@@ -64,25 +76,34 @@ impl DueIndex {
     /// The index as the store holds it.
     pub(crate) fn load(store: &Store) -> Result<DueIndex, StoreError> {
         let mut index = DueIndex::default();
-        store.for_each_due(|entry, at| match entry {
-            DueEntry::Game(g) => {
-                index.by_game.insert(g.clone(), at);
-                index.order.insert((at, g));
+        for (entry, at) in store
+            .due_of_kind("d/")?
+            .into_iter()
+            .chain(store.due_of_kind("r/")?)
+        {
+            match entry {
+                DueEntry::Digest(t) => {
+                    index.digests.insert(t, at);
+                }
+                DueEntry::Rotation(t) => {
+                    index.rotations.insert(t, at);
+                }
+                DueEntry::Game(_) => {}
             }
-            DueEntry::Digest(t) => {
-                index.digests.insert(t, at);
-            }
-            DueEntry::Rotation(t) => {
-                index.rotations.insert(t, at);
-            }
-        })?;
+        }
         Ok(index)
     }
 
     /// Adds to `batch` every entry (a store whose index is written for the first time).
     pub(crate) fn persist_all(&mut self, batch: &mut Batch) {
-        self.dirty
-            .extend(self.by_game.keys().cloned().map(DueEntry::Game));
+        let games: Vec<(GameRef, DateTime<Utc>)> = self
+            .by_game
+            .iter()
+            .map(|(g, at)| (g.clone(), *at))
+            .collect();
+        for (g, at) in games {
+            self.changed.insert(g, Some(at));
+        }
         self.dirty
             .extend(self.digests.keys().cloned().map(DueEntry::Digest));
         self.dirty
@@ -92,6 +113,9 @@ impl DueIndex {
 
     /// Adds to `batch` the entries changed since the last call.
     pub(crate) fn persist(&mut self, batch: &mut Batch) {
+        for (g, at) in std::mem::take(&mut self.changed) {
+            batch.put_due(&DueEntry::Game(g), at);
+        }
         for entry in std::mem::take(&mut self.dirty) {
             let at = match &entry {
                 DueEntry::Game(g) => self.by_game.get(g).copied(),
@@ -103,28 +127,48 @@ impl DueIndex {
     }
 
     /// The earliest pending deadline (rotation is looked at in every pass anyway).
-    pub(crate) fn earliest(&self) -> Option<DateTime<Utc>> {
-        let game = self.order.first().map(|(at, _)| *at);
+    /// Asked after the step's entries were written (a loaded index reads the games' entries
+    /// from the store).
+    pub(crate) fn earliest(&self, store: &Store) -> Result<Option<DateTime<Utc>>, StoreError> {
+        let game = if self.in_memory {
+            self.order.first().map(|(at, _)| *at)
+        } else {
+            store.first_due(|e| matches!(e, DueEntry::Game(_)))?
+        };
         let digest = self.digests.values().min().copied();
-        game.into_iter().chain(digest).min()
+        Ok(game.into_iter().chain(digest).min())
     }
 
     /// The tournaments with a deadline or a digest due by `now`: what the core needs in memory
     /// before it ticks.
-    pub(crate) fn due_tournaments(&self, now: DateTime<Utc>) -> BTreeSet<String> {
-        let mut out: BTreeSet<String> = self
-            .order
-            .iter()
-            .take_while(|(at, _)| *at <= now)
-            .map(|(_, g)| g.tournament.clone())
-            .collect();
+    pub(crate) fn due_tournaments(
+        &self,
+        store: &Store,
+        now: DateTime<Utc>,
+    ) -> Result<BTreeSet<String>, StoreError> {
+        let mut out: BTreeSet<String> = if self.in_memory {
+            self.order
+                .iter()
+                .take_while(|(at, _)| *at <= now)
+                .map(|(_, g)| g.tournament.clone())
+                .collect()
+        } else {
+            store
+                .due_until(now)?
+                .into_iter()
+                .filter_map(|(e, _)| match e {
+                    DueEntry::Game(g) => Some(g.tournament),
+                    _ => None,
+                })
+                .collect()
+        };
         out.extend(
             self.digests
                 .iter()
                 .filter(|(_, at)| **at <= now)
                 .map(|(t, _)| t.clone()),
         );
-        out
+        Ok(out)
     }
 
     /// The tournaments whose archive may be rotated by `now`.
@@ -201,7 +245,7 @@ impl DueIndex {
         }
     }
 
-    /// Every entry, in order (for tests comparing two indexes).
+    /// Every entry, in order (for tests comparing two indexes; an index built from the games).
     #[cfg(test)]
     pub(crate) fn entries(&self) -> Vec<(DueEntry, DateTime<Utc>)> {
         let mut all: Vec<(DueEntry, DateTime<Utc>)> = self
@@ -224,13 +268,16 @@ impl DueIndex {
     }
 
     fn update_game(&mut self, state: &State, s: &Settings, game: &GameRef) {
-        if let Some(old) = self.by_game.remove(game) {
-            self.order.remove(&(old, game.clone()));
+        let at = state.earliest_deadline_of(game, s);
+        if self.in_memory {
+            if let Some(old) = self.by_game.remove(game) {
+                self.order.remove(&(old, game.clone()));
+            }
+            if let Some(at) = at {
+                self.by_game.insert(game.clone(), at);
+                self.order.insert((at, game.clone()));
+            }
         }
-        if let Some(at) = state.earliest_deadline_of(game, s) {
-            self.by_game.insert(game.clone(), at);
-            self.order.insert((at, game.clone()));
-        }
-        self.dirty.insert(DueEntry::Game(game.clone()));
+        self.changed.insert(game.clone(), at);
     }
 }

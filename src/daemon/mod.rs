@@ -1003,8 +1003,10 @@ fn take_backup(app: &App, slot: &mut Option<std::thread::JoinHandle<()>>) {
 
 /// The next moment something is due: a deadline of the core or an outbox head's retry.
 fn next_wake(app: &App) -> Result<Option<DateTime<Utc>>, AppError> {
-    Ok([app.next_deadline(), app.store.next_outbox_head_attempt()?]
-        .into_iter()
-        .flatten()
-        .min())
+    Ok(
+        [app.next_deadline()?, app.store.next_outbox_head_attempt()?]
+            .into_iter()
+            .flatten()
+            .min(),
+    )
 }

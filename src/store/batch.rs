@@ -34,6 +34,12 @@ pub(super) enum Op {
         entry: Box<OutboxEntry>,
         body: Option<Vec<u8>>,
     },
+    /// An entry of the index of deadlines (`Due`, its key) due at `at` (`None`: removed), with
+    /// its place in `DueOrder` moved in the transaction (the old instant is read there).
+    Due {
+        key: String,
+        at: Option<chrono::DateTime<chrono::Utc>>,
+    },
     /// Test hook: abort the transaction at this point.
     #[cfg(test)]
     Fail,

@@ -33,6 +33,8 @@
 //! - `Outbox`: [`OutboxEntry::id`]; `Processed`: the Message-ID.
 //! - `Tournaments`: the id; `Games`, `ShelvedGames`: the game (`ID/N`); `Keys`, `ShelvedKeys`:
 //!   the reply key; `Due`: `g/GAME`, `d/TOURNAMENT`, `r/TOURNAMENT` ([`DueEntry`]).
+//! - `DueOrder`: the instant (microseconds, big-endian, sign bit flipped), `0u8`, the `Due` key
+//!   (the value empty): `Due` in time order, written with it in the same step.
 //! - `Meta`: `schema_version`, `archive_next`, `outbox_next`, `generation`, `state-meta`,
 //!   `instance`, `starts-pending:ID`, `registering:ID`, `xfcc-login:ADDRESS`, the marks of the
 //!   upgrades ([`Upgrade`]) and, from versions before `Tournament::rotated`, `rotated:ID`.
@@ -234,6 +236,7 @@ impl Store {
         store.create_tables()?;
         legacy::take_over(&store)?;
         store.check_schema()?;
+        store.order_due()?;
         let generation = match store.get_raw(Tree::Meta, GENERATION_KEY)? {
             Some(raw) => std::str::from_utf8(&raw)
                 .ok()
@@ -464,6 +467,37 @@ impl Store {
                         .insert(entry.id.as_bytes(), value.as_slice())
                         .map_err(|e| self.write_err(Tree::Outbox, e))?;
                     next_outbox = Some(seq.saturating_add(1));
+                }
+                Op::Due { key, at } => {
+                    let due = Tree::Due.index();
+                    let order = Tree::DueOrder.index();
+                    let old: Option<DateTime<Utc>> = tables[due]
+                        .get(key.as_bytes())
+                        .map_err(|e| self.write_err(Tree::Due, e))?
+                        .and_then(|v| serde_json::from_slice(v.value()).ok());
+                    if let Some(old) = old {
+                        tables[order]
+                            .remove(schema::due_order_key(old, key).as_slice())
+                            .map_err(|e| self.write_err(Tree::DueOrder, e))?;
+                    }
+                    match at {
+                        Some(at) => {
+                            let value = serde_json::to_vec(at).map_err(|e| {
+                                aborted(Abort::Counter(format!("due entry {key}: {e}")))
+                            })?;
+                            tables[due]
+                                .insert(key.as_bytes(), value.as_slice())
+                                .map_err(|e| self.write_err(Tree::Due, e))?;
+                            tables[order]
+                                .insert(schema::due_order_key(*at, key).as_slice(), &[][..])
+                                .map_err(|e| self.write_err(Tree::DueOrder, e))?;
+                        }
+                        None => {
+                            tables[due]
+                                .remove(key.as_bytes())
+                                .map_err(|e| self.write_err(Tree::Due, e))?;
+                        }
+                    }
                 }
                 #[cfg(test)]
                 Op::Fail => return Err(aborted(Abort::Injected)),

@@ -230,10 +230,82 @@ impl Store {
 
     /// Empties the index of deadlines in `batch` (it is written anew).
     pub fn clear_due(&self, batch: &mut Batch) -> Result<(), StoreError> {
-        for (key, _) in self.scan::<IgnoredAny>(Tree::Due)? {
-            batch.delete(Tree::Due, key);
+        for tree in [Tree::Due, Tree::DueOrder] {
+            for key in self.keys_with_prefix(tree, &[])? {
+                batch.delete(tree, key);
+            }
         }
         Ok(())
+    }
+
+    /// The entries of the index of deadlines of one kind (`g/`, `d/`, `r/`: [`DueEntry`]'s
+    /// key layout), with their instants.
+    pub fn due_of_kind(&self, prefix: &str) -> Result<Vec<(DueEntry, DateTime<Utc>)>, StoreError> {
+        let mut out = Vec::new();
+        self.each_prefix(Tree::Due, prefix.as_bytes(), |key, at: DateTime<Utc>| {
+            if let Some(e) = parse_due_key(&String::from_utf8_lossy(key)) {
+                out.push((e, at));
+            }
+        })?;
+        Ok(out)
+    }
+
+    /// The earliest instant in the index of deadlines among the entries `keep` takes (the
+    /// entries read in time order, up to the first taken).
+    pub fn first_due(
+        &self,
+        keep: impl Fn(&DueEntry) -> bool,
+    ) -> Result<Option<DateTime<Utc>>, StoreError> {
+        let scanning = || self.db_err(format!("scanning {}", Tree::DueOrder));
+        let t = self.read(Tree::DueOrder)?;
+        for item in redb::ReadableTable::iter(&t).map_err(scanning())? {
+            let (k, _) = item.map_err(scanning())?;
+            if let Some((at, key)) = super::schema::parse_due_order_key(k.value())
+                && parse_due_key(key).is_some_and(|e| keep(&e))
+            {
+                return Ok(Some(at));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Every entry of the index of deadlines due by `now`, earliest first.
+    pub fn due_until(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<(DueEntry, DateTime<Utc>)>, StoreError> {
+        let scanning = || self.db_err(format!("scanning {}", Tree::DueOrder));
+        let t = self.read(Tree::DueOrder)?;
+        let end = super::schema::instant_bytes(now + chrono::Duration::microseconds(1));
+        let mut out = Vec::new();
+        for item in t.range::<&[u8]>(..&end[..]).map_err(scanning())? {
+            let (k, _) = item.map_err(scanning())?;
+            if let Some((at, key)) = super::schema::parse_due_order_key(k.value())
+                && let Some(e) = parse_due_key(key)
+            {
+                out.push((e, at));
+            }
+        }
+        Ok(out)
+    }
+
+    /// A store from before [`Tree::DueOrder`]: its entries are written from [`Tree::Due`] in one
+    /// transaction (at opening; a store whose `DueOrder` holds entries, or whose `Due` holds
+    /// none, is left as it is).
+    pub(super) fn order_due(&self) -> Result<(), StoreError> {
+        if self.count(Tree::DueOrder)? > 0 || self.count(Tree::Due)? == 0 {
+            return Ok(());
+        }
+        let mut batch = Batch::default();
+        self.for_each(Tree::Due, |key, at: DateTime<Utc>| {
+            let key = String::from_utf8_lossy(key);
+            batch.put_bytes(
+                Tree::DueOrder,
+                &super::schema::due_order_key(at, &key),
+                Vec::new(),
+            );
+        })?;
+        self.commit(batch)
     }
 }
 
@@ -307,11 +379,11 @@ impl Batch {
 
     /// Writes entry `e` of the index of deadlines (`None`: removes it).
     pub fn put_due(&mut self, e: &DueEntry, at: Option<DateTime<Utc>>) -> &mut Batch {
-        let key = due_key(e);
-        match at {
-            Some(at) => self.put(Tree::Due, key, &at),
-            None => self.delete(Tree::Due, key),
-        }
+        self.ops.push(super::batch::Op::Due {
+            key: due_key(e),
+            at,
+        });
+        self
     }
 
     /// Removes outbox entry `id` together with what else the batch writes (the mail was given up

@@ -45,12 +45,16 @@ pub enum Tree {
     /// relay reads the keys of the tournaments it works on, not every key at start. Written
     /// only through [`super::Batch::bind_key`] / [`super::Batch::unbind_key`], together with `Keys`.
     KeysByGame,
+    /// The entries of [`Tree::Due`] in the order of their instants (`instant 0 entry-key`, the
+    /// value empty): the earliest one, and those due by now, are read without reading them all.
+    /// Written only with `Due`, in the transaction's own step (`Store::apply`).
+    DueOrder,
 }
 
 impl Tree {
     /// Every tree, in a fixed order (the index of a tree in this list is its slot in a
     /// transaction).
-    pub const ALL: [Tree; 15] = [
+    pub const ALL: [Tree; 16] = [
         Tree::Meta,
         Tree::Tournaments,
         Tree::Games,
@@ -66,6 +70,7 @@ impl Tree {
         Tree::ShelvedKeys,
         Tree::Due,
         Tree::KeysByGame,
+        Tree::DueOrder,
     ];
 
     /// The tree's name: its table in the redb file (and its tree in an earlier version's sled).
@@ -86,6 +91,7 @@ impl Tree {
             Tree::ShelvedKeys => "shelved_keys",
             Tree::Due => "due",
             Tree::KeysByGame => "keys_by_game",
+            Tree::DueOrder => "due_order",
         }
     }
 
@@ -242,4 +248,28 @@ pub(super) fn parse_due_key(key: &str) -> Option<DueEntry> {
         key.strip_prefix("r/")
             .map(|t| DueEntry::Rotation(t.to_string()))
     }
+}
+
+/// The key of entry `key` (a [`Tree::Due`] key) due at `at` in [`Tree::DueOrder`]: the instant in
+/// microseconds, big-endian with the sign bit flipped (so that byte order is time order), a
+/// `0u8`, the entry's key.
+pub(super) fn due_order_key(at: chrono::DateTime<chrono::Utc>, key: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(9 + key.len());
+    out.extend_from_slice(&instant_bytes(at));
+    out.push(0);
+    out.extend_from_slice(key.as_bytes());
+    out
+}
+
+/// The first 8 bytes of a [`Tree::DueOrder`] key for instant `at`.
+pub(super) fn instant_bytes(at: chrono::DateTime<chrono::Utc>) -> [u8; 8] {
+    ((at.timestamp_micros() as u64) ^ (1 << 63)).to_be_bytes()
+}
+
+/// The instant and the [`Tree::Due`] key of a [`Tree::DueOrder`] key.
+pub(super) fn parse_due_order_key(k: &[u8]) -> Option<(chrono::DateTime<chrono::Utc>, &str)> {
+    let micros = (u64::from_be_bytes(k.get(..8)?.try_into().ok()?) ^ (1 << 63)) as i64;
+    let at = chrono::DateTime::from_timestamp_micros(micros)?;
+    let key = std::str::from_utf8(k.get(9..)?).ok()?;
+    Some((at, key))
 }

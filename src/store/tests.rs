@@ -777,3 +777,52 @@ fn many_sent_entries_leave_in_one_transaction() {
     });
     assert_eq!(s.outbox_heads().unwrap().len(), more.len());
 }
+
+#[test]
+fn the_index_of_deadlines_is_read_in_time_order() {
+    let dir = TempDir::new("due-order");
+    let s = Store::open(&dir.0).unwrap();
+    let g = |n| DueEntry::Game(crate::game_ref::GameRef::new("T-1", n));
+    let mut b = Batch::new();
+    b.put_due(&g(1), Some(t(12, 0)))
+        .put_due(&g(2), Some(t(9, 0)))
+        .put_due(&DueEntry::Rotation("T-1".into()), Some(t(8, 0)))
+        .put_due(&DueEntry::Digest("T-1".into()), Some(t(10, 0)));
+    s.commit(b).unwrap();
+    let games = |e: &DueEntry| matches!(e, DueEntry::Game(_));
+    assert_eq!(s.first_due(games).unwrap(), Some(t(9, 0)));
+    assert_eq!(s.first_due(|_| true).unwrap(), Some(t(8, 0)));
+    let until = |now| -> Vec<DueEntry> {
+        s.due_until(now)
+            .unwrap()
+            .into_iter()
+            .map(|(e, _)| e)
+            .collect()
+    };
+    assert_eq!(
+        until(t(10, 0)),
+        vec![
+            DueEntry::Rotation("T-1".into()),
+            g(2),
+            DueEntry::Digest("T-1".into())
+        ]
+    );
+    // An entry moved is read at its new instant only; one removed is gone.
+    let mut b = Batch::new();
+    b.put_due(&g(2), Some(t(13, 0))).put_due(&g(1), None);
+    s.commit(b).unwrap();
+    assert_eq!(s.first_due(games).unwrap(), Some(t(13, 0)));
+    assert_eq!(until(t(12, 30)).len(), 2, "{:?}", until(t(12, 30)));
+    assert_eq!(s.due_of_kind("g/").unwrap(), vec![(g(2), t(13, 0))]);
+    // A store from before the order: the entries of `Due` alone, ordered at the next opening.
+    let mut b = Batch::new();
+    for key in s.keys_with_prefix(Tree::DueOrder, &[]).unwrap() {
+        b.delete(Tree::DueOrder, key);
+    }
+    s.commit(b).unwrap();
+    assert_eq!(s.first_due(games).unwrap(), None);
+    drop(s);
+    let s = open_again(&dir.0).unwrap();
+    assert_eq!(s.first_due(games).unwrap(), Some(t(13, 0)));
+    assert_eq!(s.count(Tree::DueOrder).unwrap(), 3);
+}
