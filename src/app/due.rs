@@ -133,7 +133,7 @@ impl DueIndex {
         let game = if self.in_memory {
             self.order.first().map(|(at, _)| *at)
         } else {
-            store.first_due(|e| matches!(e, DueEntry::Game(_)))?
+            store.first_due(b'g')?
         };
         let digest = self.digests.values().min().copied();
         Ok(game.into_iter().chain(digest).min())
@@ -154,7 +154,7 @@ impl DueIndex {
                 .collect()
         } else {
             store
-                .due_until(now)?
+                .due_until(b'g', now)?
                 .into_iter()
                 .filter_map(|(e, _)| match e {
                     DueEntry::Game(g) => Some(g.tournament),

@@ -33,8 +33,9 @@
 //! - `Outbox`: [`OutboxEntry::id`]; `Processed`: the Message-ID.
 //! - `Tournaments`: the id; `Games`, `ShelvedGames`: the game (`ID/N`); `Keys`, `ShelvedKeys`:
 //!   the reply key; `Due`: `g/GAME`, `d/TOURNAMENT`, `r/TOURNAMENT` ([`DueEntry`]).
-//! - `DueOrder`: the instant (microseconds, big-endian, sign bit flipped), `0u8`, the `Due` key
-//!   (the value empty): `Due` in time order, written with it in the same step.
+//! - `DueOrder`: the kind (`g`, `d`, `r`), the instant (microseconds, big-endian, sign bit
+//!   flipped), `0u8`, the `Due` key (the value empty): `Due` by kind in time order, written
+//!   with it in the same step.
 //! - `Meta`: `schema_version`, `archive_next`, `outbox_next`, `generation`, `state-meta`,
 //!   `instance`, `starts-pending:ID`, `registering:ID`, `xfcc-login:ADDRESS`, the marks of the
 //!   upgrades ([`Upgrade`]) and, from versions before `Tournament::rotated`, `rotated:ID`.

@@ -250,35 +250,42 @@ impl Store {
         Ok(out)
     }
 
-    /// The earliest instant in the index of deadlines among the entries `keep` takes (the
-    /// entries read in time order, up to the first taken).
-    pub fn first_due(
-        &self,
-        keep: impl Fn(&DueEntry) -> bool,
-    ) -> Result<Option<DateTime<Utc>>, StoreError> {
+    /// The earliest instant in the index of deadlines among the entries of one kind (`b'g'`,
+    /// `b'd'`, `b'r'`: [`DueEntry`]'s key layout) — one read, the index ordered by kind and time.
+    pub fn first_due(&self, kind: u8) -> Result<Option<DateTime<Utc>>, StoreError> {
         let scanning = || self.db_err(format!("scanning {}", Tree::DueOrder));
         let t = self.read(Tree::DueOrder)?;
-        for item in redb::ReadableTable::iter(&t).map_err(scanning())? {
-            let (k, _) = item.map_err(scanning())?;
-            if let Some((at, key)) = super::schema::parse_due_order_key(k.value())
-                && parse_due_key(key).is_some_and(|e| keep(&e))
-            {
-                return Ok(Some(at));
+        let start = [kind];
+        let end = [kind.saturating_add(1)];
+        let mut range = t.range::<&[u8]>(&start[..]..&end[..]).map_err(scanning())?;
+        match range.next() {
+            Some(item) => {
+                let (k, _) = item.map_err(scanning())?;
+                Ok(super::schema::parse_due_order_key(k.value()).map(|(at, _)| at))
             }
+            None => Ok(None),
         }
-        Ok(None)
     }
 
-    /// Every entry of the index of deadlines due by `now`, earliest first.
+    /// Every entry of one kind (see [`Store::first_due`]) of the index of deadlines due by
+    /// `now`, earliest first.
     pub fn due_until(
         &self,
+        kind: u8,
         now: DateTime<Utc>,
     ) -> Result<Vec<(DueEntry, DateTime<Utc>)>, StoreError> {
         let scanning = || self.db_err(format!("scanning {}", Tree::DueOrder));
         let t = self.read(Tree::DueOrder)?;
-        let end = super::schema::instant_bytes(now + chrono::Duration::microseconds(1));
+        let start = [kind];
+        let mut end = vec![kind];
+        end.extend_from_slice(&super::schema::instant_bytes(
+            now + chrono::Duration::microseconds(1),
+        ));
         let mut out = Vec::new();
-        for item in t.range::<&[u8]>(..&end[..]).map_err(scanning())? {
+        for item in t
+            .range::<&[u8]>(&start[..]..end.as_slice())
+            .map_err(scanning())?
+        {
             let (k, _) = item.map_err(scanning())?;
             if let Some((at, key)) = super::schema::parse_due_order_key(k.value())
                 && let Some(e) = parse_due_key(key)

@@ -250,26 +250,28 @@ pub(super) fn parse_due_key(key: &str) -> Option<DueEntry> {
     }
 }
 
-/// The key of entry `key` (a [`Tree::Due`] key) due at `at` in [`Tree::DueOrder`]: the instant in
-/// microseconds, big-endian with the sign bit flipped (so that byte order is time order), a
-/// `0u8`, the entry's key.
+/// The key of entry `key` (a [`Tree::Due`] key) due at `at` in [`Tree::DueOrder`]: the entry's
+/// kind (the first byte of its key: `g`, `d`, `r`), the instant in microseconds, big-endian with
+/// the sign bit flipped (so that byte order is time order within a kind), a `0u8`, the entry's
+/// key.
 pub(super) fn due_order_key(at: chrono::DateTime<chrono::Utc>, key: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(9 + key.len());
+    let mut out = Vec::with_capacity(10 + key.len());
+    out.push(key.as_bytes().first().copied().unwrap_or(b'?'));
     out.extend_from_slice(&instant_bytes(at));
     out.push(0);
     out.extend_from_slice(key.as_bytes());
     out
 }
 
-/// The first 8 bytes of a [`Tree::DueOrder`] key for instant `at`.
+/// The first 8 bytes after the kind of a [`Tree::DueOrder`] key for instant `at`.
 pub(super) fn instant_bytes(at: chrono::DateTime<chrono::Utc>) -> [u8; 8] {
     ((at.timestamp_micros() as u64) ^ (1 << 63)).to_be_bytes()
 }
 
 /// The instant and the [`Tree::Due`] key of a [`Tree::DueOrder`] key.
 pub(super) fn parse_due_order_key(k: &[u8]) -> Option<(chrono::DateTime<chrono::Utc>, &str)> {
-    let micros = (u64::from_be_bytes(k.get(..8)?.try_into().ok()?) ^ (1 << 63)) as i64;
+    let micros = (u64::from_be_bytes(k.get(1..9)?.try_into().ok()?) ^ (1 << 63)) as i64;
     let at = chrono::DateTime::from_timestamp_micros(micros)?;
-    let key = std::str::from_utf8(k.get(9..)?).ok()?;
+    let key = std::str::from_utf8(k.get(10..)?).ok()?;
     Some((at, key))
 }
