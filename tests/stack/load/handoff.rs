@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::proc::fernzug;
-use super::setup::{smtp_to, smtp_to_postfix, tournament, wait_total};
+use super::setup::{smtp_to_postfix, started_at_sink, tournament, wait_total};
 use super::table::{Goal, Row, Sizes, Stats, count, mib, progress};
-use super::wire::{Envelope, Sink, bare_send};
+use super::wire::{Sink, bare_send};
 use crate::common::{Relay, SMTP_PORT};
 
 pub fn rows(sizes: &Sizes) -> Vec<Row> {
@@ -25,22 +25,8 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
     for run in 0..sizes.runs.max(1) {
         // To the sink: the relay, then the bare client with the very mails the relay sent.
         let relay = Relay::new("load-handoff-sink");
-        let (t, _) = tournament(&relay, "h", games);
-        fernzug(
-            &relay,
-            &["tournament", "add", t.path.to_str().unwrap()],
-            &[],
-        );
-        smtp_to(&relay, sink.port);
-        sink.take();
-        let before = sink.count();
-        let ran = fernzug(&relay, &["once"], &[]);
-        let sent = sink.count() - before;
-        assert_eq!(
-            sent, mails,
-            "the relay's once delivered {sent} of {mails} start mails"
-        );
-        let captured: Vec<Envelope> = sink.take();
+        let (_, _, ran, captured) = started_at_sink(&relay, "h", games, &sink);
+        let sent = captured.len();
         let r = sent as f64 / ran.wall.as_secs_f64();
         let bare = bare_send(sink.port, &captured).expect("bare client to the sink");
         sink.take();

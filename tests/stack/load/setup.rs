@@ -74,6 +74,36 @@ pub fn tournament(relay: &Relay, prefix: &str, games: usize) -> (Tournament, Vec
     (t, players.into_iter().map(|(_, e)| e).collect())
 }
 
+/// A tournament of `games` games registered by `tournament add` in a relay pointed at `sink`,
+/// then its start mails delivered by ONE `fernzug once`: the tournament, the two runs, and
+/// the mails the sink took (asserted: two per game).
+pub fn started_at_sink(
+    relay: &Relay,
+    prefix: &str,
+    games: usize,
+    sink: &super::wire::Sink,
+) -> (
+    Tournament,
+    super::proc::Ran,
+    super::proc::Ran,
+    Vec<Envelope>,
+) {
+    let (t, _) = tournament(relay, prefix, games);
+    let add = super::proc::fernzug(relay, &["tournament", "add", t.path.to_str().unwrap()], &[]);
+    smtp_to(relay, sink.port);
+    sink.take();
+    let before = sink.count();
+    let start = super::proc::fernzug(relay, &["once"], &[]);
+    let sent = sink.count() - before;
+    assert_eq!(
+        sent,
+        2 * games,
+        "the relay's once delivered {sent} of {} start mails",
+        2 * games
+    );
+    (t, add, start, sink.take())
+}
+
 /// A game as `status --json` lists it.
 #[derive(Debug, Clone)]
 pub struct Game {

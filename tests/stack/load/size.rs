@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use super::proc::{Ran, fernzug};
-use super::setup::{key_address, move_mail, put_waiting, smtp_to};
+use super::setup::{key_address, move_mail, put_waiting};
 use super::table::{Goal, Row, Stats, count, progress};
 use super::wire::{Envelope, Sink};
 use crate::common::{Relay, header};
@@ -133,19 +133,8 @@ fn reply_addresses(
 fn measure(sink: &Sink, players: usize, runs: usize) -> Measured {
     let games = players * (players - 1) / 2;
     let relay = Relay::new("load-size");
-    let (t, _) = super::setup::tournament(&relay, "z", games);
-    let add = fernzug(
-        &relay,
-        &["tournament", "add", t.path.to_str().unwrap()],
-        &[],
-    );
-    smtp_to(&relay, sink.port);
-    sink.take();
-    let before = sink.count();
-    let start = fernzug(&relay, &["once"], &[]);
-    let sent = sink.count() - before;
-    assert_eq!(sent, 2 * games, "start mails: {sent} of {}", 2 * games);
-    let replies = reply_addresses(&relay, &sink.take());
+    let (t, add, start, mails) = super::setup::started_at_sink(&relay, "z", games, sink);
+    let replies = reply_addresses(&relay, &mails);
     let chosen: Vec<String> = (1..=games.min(MOVES)).map(|n| t.game(n as u32)).collect();
     // Each move repeats the partner's last one (TO §2).
     let plies = [
