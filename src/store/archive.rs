@@ -84,12 +84,14 @@ impl Store {
     }
 
     /// Removes, in one transaction, every archived mail all of whose games are in `games`
-    /// (with its index entries); mails that also name another game stay. Returns how many
+    /// (with its index entries); mails that also name another game stay, and so does a mail an
+    /// outbox entry still names as its own (it waits to be sent, `packed.rs`). Returns how many
     /// were removed. The caller decides which games may go (Fax 2.8: `crate::core::records::retention`).
     pub fn rotate_archive(
         &self,
         games: &std::collections::BTreeSet<String>,
     ) -> Result<usize, StoreError> {
+        let waiting = self.outbox_archived()?;
         let mut ids = std::collections::BTreeSet::new();
         for game in games {
             let prefix = game_prefix(game);
@@ -101,7 +103,7 @@ impl Store {
         }
         let mut batch = Batch::new();
         let mut removed = 0;
-        for id in ids {
+        for id in ids.difference(&waiting).copied() {
             let Some(entry) = self.get::<ArchiveEntry>(Tree::Archive, id.to_be_bytes())? else {
                 continue;
             };

@@ -133,6 +133,21 @@ impl Store {
         }
     }
 
+    /// The archived mails the outbox entries name as their own (waiting to be sent).
+    pub(super) fn outbox_archived(&self) -> Result<std::collections::BTreeSet<u64>, StoreError> {
+        let mut out = std::collections::BTreeSet::new();
+        self.each_raw(Tree::Outbox, &[], |k, v| {
+            if let Some(p) = packed::unpack(v)
+                && p.body.is_empty()
+                && let Some(id) = self.decode::<Where>(Tree::Outbox, k, p.head)?.archived
+            {
+                out.insert(id);
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
     /// The mail of the stored outbox entry `value`: its own (compressed), the archived one it
     /// names, or (an earlier version's entry) the one inside its JSON.
     fn outbox_mail(&self, key: &[u8], value: &[u8]) -> Result<Vec<u8>, StoreError> {

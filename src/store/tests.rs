@@ -820,3 +820,30 @@ fn the_index_of_deadlines_is_read_in_time_order() {
     assert_eq!(s.first_due(b'g').unwrap(), Some(t(13, 0)));
     assert_eq!(s.count(Tree::DueOrder).unwrap(), 3);
 }
+
+#[test]
+fn fax_2_8_rotation_keeps_a_mail_the_outbox_still_names() {
+    let dir = TempDir::new("rotation-outbox");
+    let s = Store::open(&dir.0).unwrap();
+    let mut b = Batch::new();
+    let mut sent = archive(&["T-1/1"], "<sent@x>");
+    sent.raw = b"sent\r\n".to_vec();
+    b.archive(&sent);
+    let mut waiting = archive(&["T-1/1"], "<waiting@x>");
+    waiting.raw = b"waiting\r\n".to_vec();
+    b.archive(&waiting);
+    let mut e = outbox("<waiting@x>", t(9, 0), t(9, 0));
+    e.raw = Vec::new();
+    b.enqueue_archived(&e);
+    s.commit(b).unwrap();
+    let games = std::collections::BTreeSet::from(["T-1/1".to_string()]);
+    assert_eq!(s.rotate_archive(&games).unwrap(), 1);
+    assert_eq!(
+        s.outbox_raw(&e.id).unwrap().unwrap(),
+        b"waiting\r\n".to_vec()
+    );
+    // Once sent, the next rotation takes it.
+    s.outbox_sent(&[e.id.as_str()]).unwrap();
+    assert_eq!(s.rotate_archive(&games).unwrap(), 1);
+    assert!(s.archive_for_game("T-1/1").unwrap().is_empty());
+}

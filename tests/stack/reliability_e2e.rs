@@ -596,6 +596,16 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
         );
     }
     let key = app.state.games[&g].keys.white.clone();
+    // Four weeks on, the relay has long sent what it queued (a mail still waiting keeps its bytes
+    // in the archive, `Store::rotate_archive`).
+    let queued: Vec<String> = app
+        .store
+        .outbox_heads()
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
+    app.store.outbox_sent(&queued).unwrap();
     let log = app.rotate_archive(end + Days::days(28)).unwrap();
     assert_eq!(log.len(), 1, "{log:?}");
     assert!(
