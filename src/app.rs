@@ -3,8 +3,6 @@
 //! transaction (state, events, outbox, archive, the mail marked processed) before anything is
 //! acknowledged to IMAP. Delivery of the outbox and the IMAP loop live in `crate::daemon`.
 
-use std::collections::BTreeSet;
-
 use chrono::{DateTime, Utc};
 use rand::Rng;
 
@@ -887,45 +885,6 @@ impl App {
         batch.put_meta_state(&self.state.meta);
         self.due.update(&self.state, &self.settings, out);
         self.due.persist(batch);
-        Ok(())
-    }
-}
-
-impl App {
-    /// A game that ended in a tournament read only in part (a player's letter about one game,
-    /// `crate::core::reach`) may have been its last open one: then the tournament's own
-    /// deadlines change (its digest stops, its archive's rotation is set, Fax 2.8), and the
-    /// index of deadlines needs all of it. The store says whether another game is still open,
-    /// reading games only up to the first open one; only when none is, is the tournament read whole.
-    fn whole_at_an_end(&mut self, out: &Output) -> Result<(), AppError> {
-        let ended: BTreeSet<&str> = out
-            .games
-            .iter()
-            .filter(|g| {
-                self.state
-                    .games
-                    .get(*g)
-                    .is_some_and(|g| g.status == crate::core::model::GameStatus::Finished)
-            })
-            .map(|g| g.tournament.as_str())
-            .filter(|t| !due::at_hand(&self.state, t))
-            .collect();
-        for tid in ended {
-            let held: BTreeSet<String> = self
-                .state
-                .games
-                .keys()
-                .filter(|g| g.tournament == tid)
-                .map(GameRef::to_string)
-                .collect();
-            let open_here = self.state.games.values().any(|g| {
-                g.id.tournament == tid && g.status != crate::core::model::GameStatus::Finished
-            });
-            if !open_here && !self.store.has_open_game(tid, &held)? {
-                let tid = tid.to_string();
-                self.wake(&tid)?;
-            }
-        }
         Ok(())
     }
 }

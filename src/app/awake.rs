@@ -55,13 +55,7 @@ impl App {
             return Ok(());
         }
         for g in missing {
-            let name = g.to_string();
-            if let Some(game) = self.store.game(&g)? {
-                self.state.games.insert(g, game);
-            }
-            for (k, b) in self.store.keys_of_game::<KeyBinding>(&name)? {
-                self.state.keys.insert(k, b);
-            }
+            self.wake_game(&g)?;
         }
         Ok(())
     }
@@ -141,6 +135,43 @@ impl App {
         }
         for (k, b) in self.store.keys_of_game::<KeyBinding>(&g.to_string())? {
             self.state.keys.insert(k, b);
+        }
+        Ok(())
+    }
+
+    /// A game that ended in a tournament read only in part (a player's letter about one game,
+    /// `crate::core::reach`) may have been its last open one: then the tournament's own
+    /// deadlines change (its digest stops, its archive's rotation is set, Fax 2.8), and the
+    /// index of deadlines needs all of it. The store says whether another game is still open,
+    /// reading games only up to the first open one; only when none is, is the tournament read whole.
+    pub(crate) fn whole_at_an_end(&mut self, out: &crate::core::Output) -> Result<(), AppError> {
+        let ended: BTreeSet<&str> = out
+            .games
+            .iter()
+            .filter(|g| {
+                self.state
+                    .games
+                    .get(*g)
+                    .is_some_and(|g| g.status == crate::core::model::GameStatus::Finished)
+            })
+            .map(|g| g.tournament.as_str())
+            .filter(|t| !super::due::at_hand(&self.state, t))
+            .collect();
+        for tid in ended {
+            let held: BTreeSet<String> = self
+                .state
+                .games
+                .keys()
+                .filter(|g| g.tournament == tid)
+                .map(GameRef::to_string)
+                .collect();
+            let open_here = self.state.games.values().any(|g| {
+                g.id.tournament == tid && g.status != crate::core::model::GameStatus::Finished
+            });
+            if !open_here && !self.store.has_open_game(tid, &held)? {
+                let tid = tid.to_string();
+                self.wake(&tid)?;
+            }
         }
         Ok(())
     }
