@@ -865,7 +865,8 @@ impl App {
                     message_id: mail.message_id.clone(),
                     envelope_from: self.settings.relay_address.clone(),
                     recipient: recipient.clone(),
-                    raw: if once { Vec::new() } else { raw.clone() },
+                    // Stored once (archived) or beside the entry; handed to the courier as is.
+                    raw: raw.clone(),
                     kind: mail.kind.name().to_string(),
                     game: mail.game.as_ref().map(GameRef::to_string),
                     created: now,

@@ -6,9 +6,10 @@
 //! forwards of a burst leave while the later mails are still being read and decided; the pass
 //! applies what it reports (delete, retry, give up, report a refusal) between its own steps.
 //!
-//! The courier holds ids alone: it reads each entry and its mail from the store when it sends
-//! it (`Store::outbox_to_send`), so that a pass starting a large tournament does not hold every
-//! start mail at once.
+//! The courier holds ids, and the mails themselves only up to [`HELD_BYTES`]: the mails a pass
+//! has just written come with the entry (`Store::take_enqueued`) and go as they are; any other
+//! it reads from the store when it sends it (`Store::outbox_to_send`), so that a pass starting a
+//! large tournament does not hold every start mail at once.
 //!
 //! A mail the server accepted is marked sent at once: the courier hands it to its marker, which
 //! removes its outbox entry in a durable transaction (the accepted mails that came back together
@@ -36,8 +37,13 @@ use crate::store::{OutboxEntry, Store};
 
 /// What the pass tells the courier, in order.
 enum Order {
-    /// Send outbox entry `id` to `recipient` (after his earlier ones).
-    Send { id: String, recipient: String },
+    /// Send outbox entry `id` to `recipient` (after his earlier ones); `ready`: the entry with
+    /// its mail, when the pass handed it over so (else it is read from the store).
+    Send {
+        id: String,
+        recipient: String,
+        ready: Option<Box<OutboxEntry>>,
+    },
     /// This recipient has a mail waiting for a later retry: nothing for him this pass.
     Hold(String),
 }
@@ -61,6 +67,8 @@ pub(crate) struct Courier {
     marker: tokio::task::JoinHandle<()>,
     /// Ids handed over this pass: none is handed twice.
     handed: HashSet<String>,
+    /// The bytes of the mails handed over with their entry and not yet taken by the courier.
+    held: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     /// The pass's instant: what is due, what is too old.
     now: DateTime<Utc>,
 }
@@ -81,10 +89,16 @@ impl Courier {
         let (orders, inbox) = mpsc::unbounded_channel();
         let (report, attempts) = mpsc::unbounded_channel();
         let (accepted, to_mark) = mpsc::unbounded_channel();
-        let marker = tokio::spawn(mark(store.clone(), to_mark, report.clone()));
+        let flying = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let marker = tokio::spawn(mark(
+            store.clone(),
+            (to_mark, flying.clone()),
+            report.clone(),
+        ));
+        let held = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let task = tokio::spawn(work(
             sender.clone(),
-            store,
+            (store, held.clone(), flying),
             inbox,
             report,
             accepted,
@@ -96,6 +110,7 @@ impl Courier {
             task,
             marker,
             handed: HashSet::new(),
+            held,
             now,
         }
     }
@@ -105,18 +120,35 @@ impl Courier {
         self.now
     }
 
-    /// Hands `entry` over (once per pass; again is ignored).
+    /// Hands `entry` over (once per pass; again is ignored). With its mail in `raw`, the entry
+    /// goes as it is while the courier holds less than [`HELD_BYTES`] of such mails; otherwise
+    /// the courier reads it from the store when its turn comes.
     pub(crate) fn send(&mut self, entry: OutboxEntry) {
         if !self.handed.insert(entry.id.clone()) {
             return;
         }
-        if let Some(o) = &self.orders {
-            // The courier ends only after the orders end: it is there to take it.
-            let _ = o.send(Order::Send {
+        let Some(o) = &self.orders else {
+            return;
+        };
+        use std::sync::atomic::Ordering::Relaxed;
+        let size = entry.raw.len();
+        let keep = size > 0 && self.held.load(Relaxed) + size <= HELD_BYTES;
+        let order = if keep {
+            self.held.fetch_add(size, Relaxed);
+            Order::Send {
+                id: entry.id.clone(),
+                recipient: entry.recipient.clone(),
+                ready: Some(Box::new(entry)),
+            }
+        } else {
+            Order::Send {
                 id: entry.id,
                 recipient: entry.recipient,
-            });
-        }
+                ready: None,
+            }
+        };
+        // The courier ends only after the orders end: it is there to take it.
+        let _ = o.send(order);
     }
 
     /// Nothing for `recipient` this pass: a mail of his waits for its retry.
@@ -124,11 +156,6 @@ impl Courier {
         if let Some(o) = &self.orders {
             let _ = o.send(Order::Hold(recipient.to_string()));
         }
-    }
-
-    /// Whether `id` was handed over this pass.
-    pub(crate) fn handed(&self, id: &str) -> bool {
-        self.handed.contains(id)
     }
 
     /// The attempts finished so far, without waiting.
@@ -159,27 +186,43 @@ impl Drop for Courier {
     }
 }
 
-/// How long the marker waits for more accepted mails before it marks a batch sent.
-const MARK_LINGER: std::time::Duration = std::time::Duration::from_millis(5);
+/// The most bytes of mails the courier holds in memory (handed over with their entries); the
+/// others it reads from the store when it sends them. Some hundreds of mails: a burst's groups
+/// go without reading back, a start pass's 20,000 mails are not held.
+const HELD_BYTES: usize = 4 << 20;
+
+/// How long the marker waits at most for more accepted mails before it marks a batch sent.
+const MARK_LINGER: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// The most accepted mails marked sent in one transaction.
 const MARK_BATCH: usize = 64;
 
 /// The marker's task: takes the accepted mails as they come back, marks each batch sent in one
-/// durable transaction (the mails that came back within [`MARK_LINGER`] of the first, or while
-/// the one before was written, make a batch), then reports them to the pass.
+/// durable transaction, then reports them to the pass. A batch is the mails accepted while the
+/// one before was written, and those that come back while others are still in flight, for up
+/// to [`MARK_LINGER`] after the first: in a burst one durable commit (and its fsync) for a
+/// handful of mails instead of one each; a lone mail is marked at once.
 async fn mark(
     store: Store,
-    mut accepted: mpsc::UnboundedReceiver<Attempt>,
+    (mut accepted, flying): (
+        mpsc::UnboundedReceiver<Attempt>,
+        std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    ),
     report: mpsc::UnboundedSender<Attempt>,
 ) {
     while let Some(first) = accepted.recv().await {
         let mut batch = vec![first];
-        // The mails accepted in the next few milliseconds share the transaction: in a burst,
-        // one durable commit (and its fsync) for a handful of mails instead of one each. A
-        // crash in between sends again only these.
+        // A crash in between sends again only these.
         let until = tokio::time::Instant::now() + MARK_LINGER;
         while batch.len() < MARK_BATCH {
+            if let Ok(a) = accepted.try_recv() {
+                batch.push(a);
+                continue;
+            }
+            // Nothing more on its way: no reason to wait.
+            if flying.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+                break;
+            }
             match tokio::time::timeout_at(until, accepted.recv()).await {
                 Ok(Some(a)) => batch.push(a),
                 Ok(None) | Err(_) => break,
@@ -211,19 +254,37 @@ async fn mark(
     }
 }
 
+/// A recipient's line given up for this pass: the mails held with it are held no more.
+fn release(
+    held: &std::sync::atomic::AtomicUsize,
+    queue: Option<VecDeque<(String, Option<Box<OutboxEntry>>)>>,
+) {
+    for (_, ready) in queue.into_iter().flatten() {
+        if let Some(e) = ready {
+            held.fetch_sub(e.raw.len(), std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
 /// The courier's task.
 async fn work<S: Outgoing>(
     sender: S,
-    store: Store,
+    (store, held, in_the_air): (
+        Store,
+        std::sync::Arc<std::sync::atomic::AtomicUsize>,
+        std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    ),
     mut orders: mpsc::UnboundedReceiver<Order>,
     report: mpsc::UnboundedSender<Attempt>,
     accepted_mails: mpsc::UnboundedSender<Attempt>,
     (now, max_age): (DateTime<Utc>, chrono::Duration),
 ) {
-    // Per recipient, his mails in order; the recipients in the order of their oldest mail.
-    let mut queues: HashMap<String, VecDeque<String>> = HashMap::new();
+    // Per recipient, his mails in order (the entry with its mail where it was handed over so);
+    // the recipients in the order of their oldest mail.
+    type Queued = (String, Option<Box<OutboxEntry>>);
+    let mut queues: HashMap<String, VecDeque<Queued>> = HashMap::new();
     let mut ready: VecDeque<String> = VecDeque::new();
-    let mut held: HashSet<String> = HashSet::new();
+    let mut on_hold: HashSet<String> = HashSet::new();
     // The recipients with a mail in flight (at most one each).
     let mut flying: HashSet<String> = HashSet::new();
     let mut in_flight = futures::stream::FuturesUnordered::new();
@@ -239,12 +300,21 @@ async fn work<S: Outgoing>(
             if flying.contains(&recipient) {
                 continue;
             }
-            let Some(id) = queues.get_mut(&recipient).and_then(VecDeque::pop_front) else {
+            let Some((id, with_mail)) = queues.get_mut(&recipient).and_then(VecDeque::pop_front)
+            else {
                 continue;
             };
-            // The entry and its mail are read from the store now, not when they were handed
-            // over: the courier holds ids alone (a start pass hands it 20,000 at once).
-            let (entry, raw) = match store.outbox_to_send(&id) {
+            let read = match with_mail {
+                Some(mut entry) => {
+                    held.fetch_sub(entry.raw.len(), std::sync::atomic::Ordering::Relaxed);
+                    let raw = std::mem::take(&mut entry.raw);
+                    Ok(Some((*entry, raw)))
+                }
+                // Read from the store now, not when it was handed over: the courier holds
+                // ids alone beyond HELD_BYTES (a start pass hands it 20,000 at once).
+                None => store.outbox_to_send(&id),
+            };
+            let (entry, raw) = match read {
                 Ok(Some(both)) => both,
                 // Gone (sent by a pass before this one): nothing to send.
                 Ok(None) => {
@@ -256,13 +326,14 @@ async fn work<S: Outgoing>(
                 // It stays in the outbox for the next pass; the recipient's later mails wait.
                 Err(e) => {
                     tracing::warn!("cannot read outbox entry {id}: {e}");
-                    queues.remove(&recipient);
-                    held.insert(recipient);
+                    release(&held, queues.remove(&recipient));
+                    on_hold.insert(recipient);
                     continue;
                 }
             };
             flying.insert(recipient);
             let sender = &sender;
+            in_the_air.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             in_flight.push(async move {
                 let sent = sender
                     .send(&entry.envelope_from, &entry.recipient, &raw)
@@ -283,10 +354,13 @@ async fn work<S: Outgoing>(
                 // His mails handed over before stay in line (they are older than the one
                 // waiting); later ones wait for the next pass.
                 Some(Order::Hold(r)) => {
-                    held.insert(r);
+                    on_hold.insert(r);
                 }
-                Some(Order::Send { id, recipient }) => {
-                    if stopped || held.contains(&recipient) {
+                Some(Order::Send { id, recipient, ready: with_mail }) => {
+                    if stopped || on_hold.contains(&recipient) {
+                        if let Some(e) = with_mail {
+                            held.fetch_sub(e.raw.len(), std::sync::atomic::Ordering::Relaxed);
+                        }
                         continue;
                     }
                     let queue = queues.entry(recipient.clone()).or_default();
@@ -294,10 +368,11 @@ async fn work<S: Outgoing>(
                     if queue.is_empty() && !flying.contains(&recipient) {
                         ready.push_back(recipient);
                     }
-                    queue.push_back(id);
+                    queue.push_back((id, with_mail));
                 }
             },
             Some(attempt) = in_flight.next(), if !in_flight.is_empty() => {
+                in_the_air.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
                 let recipient = attempt.entry.recipient.clone();
                 flying.remove(&recipient);
                 let go_on = match &attempt.sent {
@@ -326,8 +401,8 @@ async fn work<S: Outgoing>(
                         ready.push_front(recipient);
                     }
                 } else {
-                    queues.remove(&recipient);
-                    held.insert(recipient);
+                    release(&held, queues.remove(&recipient));
+                    on_hold.insert(recipient);
                 }
                 // An accepted mail goes to the marker, which reports it once marked sent.
                 let to = if attempt.sent.is_ok() {

@@ -2,6 +2,7 @@
 //! unprocessed mail, fire every due deadline, deliver the outbox — and [`run`] repeats passes,
 //! sleeping in IMAP IDLE until mail arrives, the core's next deadline, or the next outbox retry.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -97,67 +98,50 @@ async fn fetch_new(
         bytes += size;
     }
     chunks.extend(todo.get(start..).filter(|c| !c.is_empty()));
-    for chunk in chunks {
-        // One round trip for the chunk's whole mails; over `[limits] max_mail_bytes` only the
-        // header is fetched, and the sender is told.
-        let whole: Vec<u32> = chunk
-            .iter()
-            .filter(|l| u64::from(l.size) <= max)
-            .map(|l| l.uid)
-            .collect();
-        let mut fetched_whole = inbox.fetch_many(&whole).await?;
-        for l in chunk {
-            let oversized = u64::from(l.size) > max;
-            let fetched = if oversized {
-                inbox.fetch_header(l.uid).await?
-            } else {
-                fetched_whole
-                    .remove(&l.uid)
-                    .ok_or_else(|| crate::imap::ImapError::Missing {
-                        uid: l.uid,
-                        mailbox: app.config.imap.mailbox.clone(),
-                    })?
-            };
-            crash::point(crash::AFTER_READ);
-            let postmark = now.unwrap_or(fetched.internal_date);
-            let uid = Some((uidvalidity, l.uid));
-            let processed = if oversized {
-                app.process_oversized(&fetched.raw, u64::from(l.size), postmark, uid)?
-            } else {
-                app.process(&fetched.raw, postmark, uid)?
-            };
-            match processed {
-                Processed::Done { log, .. } => {
-                    report.processed += 1;
-                    for line in log {
-                        info!("{line}");
-                    }
-                }
-                Processed::Duplicate => {
-                    report.duplicates += 1;
-                    info!("uid {}: duplicate Message-ID, played once only", l.uid);
-                }
-                Processed::Quarantined(reason) => {
-                    report.quarantined += 1;
-                    warn!(
-                        "uid {}: quarantined: {reason} (kept; `fernzug status` lists it)",
-                        l.uid
-                    );
-                }
+    // A pipeline of two: while the relay reads and decides one chunk, the server sends the next
+    // one and takes the `\Seen` flags of the last group made durable, so that the IMAP round
+    // trips overlap the relay's own work instead of adding to it.
+    let mut to_flag: Vec<u32> = Vec::new();
+    let mut fetched = match chunks.first() {
+        Some(c) => fetch_chunk(inbox, c, max).await?,
+        None => HashMap::new(),
+    };
+    for (i, chunk) in chunks.iter().enumerate() {
+        let following = chunks.get(i + 1);
+        let (next, done) = tokio::join!(
+            async {
+                let next = match following {
+                    Some(c) => fetch_chunk(inbox, c, max).await?,
+                    None => HashMap::new(),
+                };
+                flag(inbox, &mut to_flag).await?;
+                Ok::<_, AppError>(next)
+            },
+            async {
+                let mut seen = Seen {
+                    report: &mut *report,
+                    unflagged: &mut unflagged,
+                };
+                process_chunk(app, chunk, &mut fetched, (now, uidvalidity, max), &mut seen)
             }
-            unflagged.push(l.uid);
-            if unflagged.len() >= GROUP {
-                flag_durable(app, inbox, &mut unflagged).await?;
-                hand_fresh(app, courier)?;
-                // Let the courier take them (it runs beside this task; on a runtime of one
-                // thread only when this task yields).
-                tokio::task::yield_now().await;
-                let done = courier.finished();
-                apply(app, done, courier.now(), report)?;
-            }
+        );
+        done?;
+        fetched = next?;
+        if unflagged.len() >= GROUP {
+            app.sync()?;
+            app.rest_if_full();
+            // Durable now: flagged while the next chunk is decided.
+            to_flag.append(&mut unflagged);
+            hand_fresh(app, courier)?;
+            // Let the courier take them (it runs beside this task; on a runtime of one
+            // thread only when this task yields).
+            tokio::task::yield_now().await;
+            let done = courier.finished();
+            apply(app, done, courier.now(), report)?;
         }
     }
-    flag_durable(app, inbox, &mut unflagged).await?;
+    to_flag.append(&mut unflagged);
+    flag_durable(app, inbox, &mut to_flag).await?;
     app.group(false)?;
     hand_fresh(app, courier)?;
     tracing::debug!(
@@ -167,6 +151,95 @@ async fn fetch_new(
         report.sent
     );
     Ok(listed_at)
+}
+
+/// What [`process_chunk`] counts: the pass's report and the mails done but not yet flagged.
+struct Seen<'a> {
+    report: &'a mut PassReport,
+    unflagged: &'a mut Vec<u32>,
+}
+
+/// Fetches a chunk's mails: the whole ones in one round trip, the header alone of each over
+/// `max` bytes (`[limits] max_mail_bytes`).
+async fn fetch_chunk(
+    inbox: &mut impl Mailbox,
+    chunk: &[crate::imap::Listed],
+    max: u64,
+) -> Result<HashMap<u32, crate::imap::Fetched>, AppError> {
+    let whole: Vec<u32> = chunk
+        .iter()
+        .filter(|l| u64::from(l.size) <= max)
+        .map(|l| l.uid)
+        .collect();
+    let mut fetched = inbox.fetch_many(&whole).await?;
+    for l in chunk.iter().filter(|l| u64::from(l.size) > max) {
+        fetched.insert(l.uid, inbox.fetch_header(l.uid).await?);
+    }
+    Ok(fetched)
+}
+
+/// Reads, decides and stores (without waiting for the disk) each mail of `chunk`, in order.
+fn process_chunk(
+    app: &mut App,
+    chunk: &[crate::imap::Listed],
+    fetched: &mut HashMap<u32, crate::imap::Fetched>,
+    (now, uidvalidity, max): (Option<DateTime<Utc>>, u32, u64),
+    seen: &mut Seen<'_>,
+) -> Result<(), AppError> {
+    for l in chunk {
+        let fetched = fetched
+            .remove(&l.uid)
+            .ok_or_else(|| crate::imap::ImapError::Missing {
+                uid: l.uid,
+                mailbox: app.config.imap.mailbox.clone(),
+            })?;
+        crash::point(crash::AFTER_READ);
+        let postmark = now.unwrap_or(fetched.internal_date);
+        let uid = Some((uidvalidity, l.uid));
+        let processed = if u64::from(l.size) > max {
+            app.process_oversized(&fetched.raw, u64::from(l.size), postmark, uid)?
+        } else {
+            app.process(&fetched.raw, postmark, uid)?
+        };
+        match processed {
+            Processed::Done { log, .. } => {
+                seen.report.processed += 1;
+                for line in log {
+                    info!("{line}");
+                }
+            }
+            Processed::Duplicate => {
+                seen.report.duplicates += 1;
+                info!("uid {}: duplicate Message-ID, played once only", l.uid);
+            }
+            Processed::Quarantined(reason) => {
+                seen.report.quarantined += 1;
+                warn!(
+                    "uid {}: quarantined: {reason} (kept; `fernzug status` lists it)",
+                    l.uid
+                );
+            }
+        }
+        seen.unflagged.push(l.uid);
+    }
+    Ok(())
+}
+
+/// Flags the mails `uids`, which the store holds durably, on the server.
+async fn flag(inbox: &mut impl Mailbox, uids: &mut Vec<u32>) -> Result<(), AppError> {
+    if uids.is_empty() {
+        return Ok(());
+    }
+    inbox
+        .mark_done_many(uids)
+        .await
+        .map_err(|source| AppError::Flag {
+            uid: uids.first().copied().unwrap_or(0),
+            source,
+        })?;
+    uids.clear();
+    crash::point(crash::AFTER_IMAP_FLAG);
+    Ok(())
 }
 
 /// How many mails are handed to the SMTP server at the same time, each over its own connection.
@@ -191,16 +264,7 @@ async fn flag_durable(
     app.sync()?;
     app.rest_if_full();
     // The store has committed and fsynced; only now are the mails flagged on the server.
-    inbox
-        .mark_done_many(unflagged)
-        .await
-        .map_err(|source| AppError::Flag {
-            uid: unflagged.first().copied().unwrap_or(0),
-            source,
-        })?;
-    unflagged.clear();
-    crash::point(crash::AFTER_IMAP_FLAG);
-    Ok(())
+    flag(inbox, unflagged).await
 }
 
 /// Starts the pass's [`Courier`] with the outbox's entries due by `now`, oldest first (the
@@ -230,13 +294,9 @@ fn outbox_max_age(app: &App) -> chrono::Duration {
 /// Hands the entries the pass enqueued since the last call to the courier. Only once they are
 /// durable: after [`App::sync`] (group commit) or a committed step.
 fn hand_fresh(app: &App, courier: &mut Courier) -> Result<(), AppError> {
-    for id in app.store.take_enqueued() {
-        if courier.handed(&id) {
-            continue;
-        }
-        if let Some(entry) = app.store.outbox_entry(&id)? {
-            courier.send(entry);
-        }
+    // Each with its mail: the courier need not read back what the pass has just written.
+    for entry in app.store.take_enqueued() {
+        courier.send(entry);
     }
     Ok(())
 }

@@ -178,10 +178,12 @@ impl Templates {
         data: &serde_json::Value,
     ) -> Result<(String, String), RenderError> {
         let name = template_name(lang.code(), kind.name());
+        // The facts as the template engine's values once, for the subject and the body.
+        let data = minijinja::Value::from(minijinja::value::Serde(data));
         let render = |part: &str| {
             self.env
                 .get_template(&format!("{name}#{part}"))
-                .and_then(|t| t.render(minijinja::value::Serde(data)))
+                .and_then(|t| t.render(&data))
                 .map_err(|source| RenderError::Template {
                     path: name.clone(),
                     source,

@@ -191,9 +191,9 @@ pub struct Store {
     db: std::sync::Arc<Db>,
     /// The generation after this handle's last transaction (or as read at opening).
     generation: std::sync::Arc<std::sync::atomic::AtomicU64>,
-    /// While watched ([`Store::watch_enqueued`]): the ids of the outbox entries enqueued since
-    /// they were last taken.
-    enqueued: std::sync::Arc<std::sync::Mutex<Option<Vec<String>>>>,
+    /// While watched ([`Store::watch_enqueued`]): the outbox entries enqueued since they were
+    /// last taken, each with its mail.
+    enqueued: std::sync::Arc<std::sync::Mutex<Option<Vec<OutboxEntry>>>>,
 }
 
 impl fmt::Debug for Store {
@@ -372,30 +372,43 @@ impl Store {
         tx.set_durability(redb::Durability::None)
             .map_err(self.db_err("the batch transaction"))?;
         // Dropped without a commit on any error: nothing of it is written.
-        let generation = self.write_ops(&tx, &ops)?;
+        let mut seqs = Vec::new();
+        let generation = self.write_ops(&tx, &ops, &mut seqs)?;
         tx.commit().map_err(self.db_err("the batch transaction"))?;
         self.db
             .pending
             .store(true, std::sync::atomic::Ordering::SeqCst);
         self.generation
             .store(generation, std::sync::atomic::Ordering::SeqCst);
-        if let Some(ids) = self
+        if let Some(fresh) = self
             .enqueued
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .as_mut()
         {
-            ids.extend(ops.iter().filter_map(|op| match op {
-                Op::Enqueue { entry, .. } => Some(entry.id.clone()),
+            // As the courier would read them back: the head as stored, the mail beside it.
+            let enqueued = ops.into_iter().filter_map(|op| match op {
+                Op::Enqueue { entry, raw, .. } => Some(OutboxEntry { raw, ..*entry }),
                 _ => None,
-            }));
+            });
+            fresh.extend(
+                enqueued
+                    .zip(seqs)
+                    .map(|(entry, seq)| OutboxEntry { seq, ..entry }),
+            );
         }
         crate::crash::point("after-commit");
         Ok(())
     }
 
-    /// Writes `ops` in transaction `tx`; returns the store's generation after it.
-    fn write_ops(&self, tx: &redb::WriteTransaction, ops: &[Op]) -> Result<u64, StoreError> {
+    /// Writes `ops` in transaction `tx`; returns the store's generation after it, and puts into
+    /// `seqs` the place in line each new outbox entry was given, in order.
+    fn write_ops(
+        &self,
+        tx: &redb::WriteTransaction,
+        ops: &[Op],
+        seqs: &mut Vec<u64>,
+    ) -> Result<u64, StoreError> {
         let mut tables = Vec::with_capacity(Tree::ALL.len());
         for t in Tree::ALL {
             tables.push(tx.open_table(table(t)).map_err(|e| self.write_err(t, e))?);
@@ -435,7 +448,7 @@ impl Store {
                     }
                     next_archive = Some(id.saturating_add(1));
                 }
-                Op::Enqueue { entry, body } => {
+                Op::Enqueue { entry, body, .. } => {
                     let seq = match next_outbox {
                         Some(n) => n,
                         None => self
@@ -468,6 +481,7 @@ impl Store {
                         .insert(entry.id.as_bytes(), value.as_slice())
                         .map_err(|e| self.write_err(Tree::Outbox, e))?;
                     next_outbox = Some(seq.saturating_add(1));
+                    seqs.push(seq);
                 }
                 Op::Due { key, at } => {
                     let due = Tree::Due.index();

@@ -223,9 +223,10 @@ impl Store {
         *self.enqueued.lock().unwrap_or_else(|p| p.into_inner()) = on.then(Vec::new);
     }
 
-    /// The ids of the outbox entries enqueued (applied, not necessarily synced) since the last
-    /// call, in the order of their transactions; empty when not watched.
-    pub fn take_enqueued(&self) -> Vec<String> {
+    /// The outbox entries enqueued (applied, not necessarily synced) since the last call, in
+    /// the order of their transactions, each as [`Store::outbox_to_send`] would read it back
+    /// (its mail in `raw`); empty when not watched.
+    pub fn take_enqueued(&self) -> Vec<OutboxEntry> {
         self.enqueued
             .lock()
             .unwrap_or_else(|p| p.into_inner())

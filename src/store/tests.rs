@@ -482,7 +482,17 @@ fn watched_enqueues_are_named_once_and_only_from_transactions_that_held() {
     assert!(s.commit(b).is_err());
     // A retry rewrites an entry: not a new one.
     s.outbox_retry(&id("<0@x>"), t(9, 5), "421").unwrap();
-    assert_eq!(s.take_enqueued(), vec![id("<1@x>"), id("<2@x>")]);
+    let fresh = s.take_enqueued();
+    assert_eq!(
+        fresh.iter().map(|e| e.id.clone()).collect::<Vec<_>>(),
+        vec![id("<1@x>"), id("<2@x>")]
+    );
+    // Each exactly as the courier would read it back: the head as stored, and the mail.
+    for e in &fresh {
+        let (head, raw) = s.outbox_to_send(&e.id).unwrap().unwrap();
+        assert_eq!(e.raw, raw, "{}: the mail", e.id);
+        assert_eq!(OutboxEntry { raw, ..head }, *e, "{}: the entry", e.id);
+    }
     assert!(s.take_enqueued().is_empty(), "each named once");
     assert_eq!(
         s.outbox_entry(&id("<2@x>")).unwrap().map(|e| e.seq),
