@@ -30,7 +30,7 @@ pub(super) enum Op {
     /// A new outbox entry (its `raw` empty): its `seq` is allocated inside the transaction.
     /// `body`: its mail compressed (`packed.rs`), or `None` when its mail is the one archived
     /// last in this transaction (the entry then names it). `raw`: the mail itself, not written
-    /// — what a watcher of the outbox ([`Store::take_enqueued`]) is given.
+    /// — what a watcher of the outbox ([`Store::take_enqueued`](super::Store::take_enqueued)) is given.
     Enqueue {
         entry: Box<OutboxEntry>,
         body: Option<Vec<u8>>,
@@ -226,7 +226,7 @@ impl Batch {
     /// Put a mail into the outbox whose bytes are exactly those of the mail archived last
     /// before it in this batch ([`Batch::archive`]): the entry names that archived mail instead
     /// of keeping a copy (`packed.rs`). `entry.raw` is not stored (a watcher of the outbox is
-    /// given it, [`Store::take_enqueued`]).
+    /// given it, [`Store::take_enqueued`](super::Store::take_enqueued)).
     pub fn enqueue_archived(&mut self, entry: &OutboxEntry) -> &mut Batch {
         if !self.ops.iter().any(|o| matches!(o, Op::Archive { .. })) {
             self.fail(StoreError::InvalidKey {
