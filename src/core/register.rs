@@ -115,6 +115,7 @@ pub(crate) fn register_tournament(
             moves_only: false,
             through_director: false,
             messages: Vec::new(),
+            replayed: Default::default(),
         };
         for (c, key) in [(Color::White, &keys.white), (Color::Black, &keys.black)] {
             state.keys.insert(

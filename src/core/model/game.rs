@@ -159,6 +159,89 @@ pub struct Game {
     /// [`MESSAGES_PER_DAY`] per player; older ones are dropped).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub messages: Vec<(SerdeColor, DateTime<Utc>)>,
+    /// The last position [`Game::position_after`] reached: not part of the game (not stored,
+    /// not compared), only what spares the next call replaying the moves from the start.
+    #[serde(skip)]
+    pub replayed: Replayed,
+}
+
+/// A memo of [`Game::position_after`]: the last two positions it reached, each with how many
+/// moves it followed and a fingerprint of them. A later call whose moves begin with those of a
+/// slot goes on from its position; any other starts again from the first move. Two slots, so
+/// that asking for the position before the last move and after it in turn replays nothing
+/// twice. Small (no copy of the moves), equal to every other memo, cloned with its game.
+#[derive(Default)]
+pub struct Replayed(std::sync::Mutex<[Option<Reached>; 2]>);
+
+/// One remembered position: after `plies` moves whose UCI have the fingerprint `moves`.
+#[derive(Clone)]
+struct Reached {
+    plies: usize,
+    moves: u64,
+    pos: Chess,
+}
+
+/// The fingerprint of a game's first moves (their UCI, in order).
+fn fingerprint(moves: &[PlayedMove]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    for m in moves {
+        m.uci.hash(&mut h);
+    }
+    h.finish()
+}
+
+impl Replayed {
+    /// The furthest remembered position no more than `plies` moves into `moves` that those
+    /// moves lead to: which slot, how many moves, the position.
+    fn from(&self, moves: &[PlayedMove], plies: usize) -> Option<(usize, usize, Chess)> {
+        let slots = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_ref().map(|s| (i, s)))
+            .filter(|(_, s)| {
+                s.plies <= plies
+                    && s.plies <= moves.len()
+                    && fingerprint(&moves[..s.plies]) == s.moves
+            })
+            .max_by_key(|(_, s)| s.plies)
+            .map(|(i, s)| (i, s.plies, s.pos.clone()))
+    }
+
+    /// Remembers `pos` as the position after `moves`, in the slot it did not start from.
+    fn keep(&self, moves: &[PlayedMove], pos: &Chess, started: Option<usize>) {
+        let mut slots = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = match started {
+            Some(i) => 1 - i,
+            None => usize::from(slots[0].is_some() && slots[1].is_none()),
+        };
+        slots[slot] = Some(Reached {
+            plies: moves.len(),
+            moves: fingerprint(moves),
+            pos: pos.clone(),
+        });
+    }
+}
+
+impl Clone for Replayed {
+    fn clone(&self) -> Self {
+        Replayed(std::sync::Mutex::new(
+            self.0.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+        ))
+    }
+}
+
+impl PartialEq for Replayed {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Replayed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Replayed")
+    }
 }
 
 /// TO §30: the most `message` mails of one player in one game forwarded within a day.
@@ -225,14 +308,26 @@ impl Game {
     }
 
     /// The position after the first `plies` moves.
+    /// Replaying stops at the first move that cannot be played (none of a game the relay
+    /// kept). The position reached is remembered ([`Replayed`]): the next call for these moves
+    /// or more goes on from it.
     pub fn position_after(&self, plies: usize) -> Chess {
-        let mut pos = Chess::default();
-        for m in self.moves.iter().take(plies) {
+        let plies = plies.min(self.moves.len());
+        let (slot, start, mut pos) = match self.replayed.from(&self.moves, plies) {
+            Some((slot, start, pos)) => (Some(slot), start, pos),
+            None => (None, 0, Chess::default()),
+        };
+        let mut reached = start;
+        for m in &self.moves[start..plies] {
             let Ok(uci) = m.uci.parse::<UciMove>() else {
                 break;
             };
             let Ok(mv) = uci.to_move(&pos) else { break };
             pos.play_unchecked(mv);
+            reached += 1;
+        }
+        if reached > start || slot.is_none() {
+            self.replayed.keep(&self.moves[..reached], &pos, slot);
         }
         pos
     }

@@ -63,25 +63,40 @@ pub(crate) fn position_key(pos: &Chess) -> String {
         .join(" ")
 }
 
-/// The keys of every position of the game: the start and after each ply.
-fn history(game: &Game) -> Vec<String> {
+/// Every position of the game: the start and after each ply.
+fn history(game: &Game) -> Vec<Chess> {
     let mut pos = Chess::default();
-    let mut keys = vec![position_key(&pos)];
+    let mut positions = Vec::with_capacity(game.moves.len() + 1);
+    positions.push(pos.clone());
     for m in &game.moves {
         let Some(mv) = view::move_of(&pos, &m.uci) else {
             break;
         };
         pos.play_unchecked(mv);
-        keys.push(position_key(&pos));
+        positions.push(pos.clone());
     }
-    keys
+    positions
+}
+
+/// FIDE 9.2.2: how often `target` occurs among `positions`. The positions are told apart by
+/// their Zobrist hashes first (equal positions have equal hashes); only where the hashes agree
+/// are their keys ([`position_key`]) compared, so the count is exact and a game of many moves
+/// writes a FEN for the repeated positions alone.
+fn occurrences(positions: &[Chess], target: &Chess) -> usize {
+    let hash = |p: &Chess| p.zobrist_hash::<shakmaty::zobrist::Zobrist64>(EnPassantMode::Legal);
+    let (wanted, key) = (hash(target), position_key(target));
+    positions
+        .iter()
+        .filter(|p| hash(p) == wanted && position_key(p) == key)
+        .count()
 }
 
 /// How often the current position has occurred in the game (it included).
 pub(crate) fn repetitions(game: &Game) -> usize {
-    let keys = history(game);
-    let now = keys.last().cloned().unwrap_or_default();
-    keys.iter().filter(|k| **k == now).count()
+    let positions = history(game);
+    positions
+        .last()
+        .map_or(0, |now| occurrences(&positions, now))
 }
 
 /// What the position after the last move does to the game (TO §31, FIDE 5, 9.6).
@@ -126,16 +141,16 @@ pub(crate) fn ending_in(pos: &Chess, repetitions: usize) -> Option<Ending> {
 /// FIDE 9.2: whether a claim of threefold repetition holds, alone (`own` = None: the current
 /// position) or with the own move `own` (the position after it).
 pub(crate) fn claim_holds(game: &Game, own: Option<Move>) -> (bool, usize) {
-    let keys = history(game);
+    let positions = history(game);
     let target = match own {
-        None => keys.last().cloned().unwrap_or_default(),
+        None => positions.last().cloned().unwrap_or_default(),
         Some(mv) => {
-            let mut pos = game.position();
+            let mut pos = positions.last().cloned().unwrap_or_default();
             pos.play_unchecked(mv);
-            position_key(&pos)
+            pos
         }
     };
-    let mut count = keys.iter().filter(|k| **k == target).count();
+    let mut count = occurrences(&positions, &target);
     if own.is_some() {
         count += 1;
     }

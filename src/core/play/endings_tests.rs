@@ -896,3 +896,87 @@ fn s2_s6_offer_answered_by_a_conditional_reply_lapses() {
         reason(&out)
     );
 }
+
+/// The memo of `Game::position_after` never changes its answer: calls for fewer and more plies,
+/// after each move added, after the moves were replaced by others, and with a move that cannot be
+/// played, each give the position replayed from the start (which stops at such a move).
+#[test]
+fn s31_positions_replayed_with_the_memo_are_those_from_the_start() {
+    use crate::core::model::{Game, PlayedMove};
+    use shakmaty::uci::UciMove;
+    use shakmaty::{EnPassantMode, Position};
+    let from_start = |g: &Game, plies: usize| {
+        let mut pos = Chess::default();
+        for m in g.moves.iter().take(plies) {
+            let Ok(uci) = m.uci.parse::<UciMove>() else {
+                break;
+            };
+            let Ok(mv) = uci.to_move(&pos) else { break };
+            pos.play_unchecked(mv);
+        }
+        Fen::from_position(&pos, EnPassantMode::Always).to_string()
+    };
+    let fen = |pos: Chess| Fen::from_position(&pos, EnPassantMode::Always).to_string();
+    // A line of up to 40 plies: at each ply a legal move picked by `seed`.
+    let line = |seed: usize| {
+        let mut pos = Chess::default();
+        let mut out = Vec::new();
+        for i in 0..40 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let mv = moves[(seed * 7 + i * 13) % moves.len()];
+            out.push(mv.to_uci(CastlingMode::Standard).to_string());
+            pos.play_unchecked(mv);
+        }
+        out
+    };
+    let played = |uci: &str| PlayedMove {
+        uci: uci.to_string(),
+        san: String::new(),
+        received: DateTime::<Utc>::default(),
+        sent: DateTime::<Utc>::default(),
+        days_used: 0,
+        charged: 0,
+        message_id: String::new(),
+    };
+    let st = new_state(RuleSet::Fax);
+    let mut g = st.games[&game()].clone();
+    for (i, uci) in line(1).iter().enumerate() {
+        g.moves.push(played(uci));
+        for plies in [i + 1, 0, i / 2, i, i + 1, 99] {
+            assert_eq!(
+                fen(g.position_after(plies)),
+                from_start(&g, plies),
+                "ply {i}, {plies}"
+            );
+        }
+        assert_eq!(fen(g.position()), from_start(&g, g.moves.len()));
+    }
+    // Other moves in the same game (a director's correction): the memo does not hold for them.
+    g.moves = line(2).iter().map(|u| played(u)).collect();
+    for plies in [40, 10, 40, 5, 39] {
+        assert_eq!(
+            fen(g.position_after(plies)),
+            from_start(&g, plies),
+            "{plies}"
+        );
+    }
+    // A move that cannot be played: the replay stops before it, the memo there too.
+    g.moves[12].uci = "a1a1".to_string();
+    for plies in [40, 12, 13, 40] {
+        assert_eq!(
+            fen(g.position_after(plies)),
+            from_start(&g, plies),
+            "{plies}"
+        );
+    }
+    assert_eq!(from_start(&g, 40), from_start(&g, 12));
+    // A clone answers alike, and the memo is not part of the game's value.
+    let copy = g.clone();
+    assert_eq!(fen(copy.position()), from_start(&g, 40));
+    let mut unreplayed = st.games[&game()].clone();
+    unreplayed.moves = g.moves.clone();
+    assert_eq!(copy, unreplayed, "the memo is not compared");
+}
