@@ -307,10 +307,9 @@ impl Game {
         self.position_after(self.moves.len())
     }
 
-    /// The position after the first `plies` moves.
-    /// Replaying stops at the first move that cannot be played (none of a game the relay
-    /// kept). The position reached is remembered ([`Replayed`]): the next call for these moves
-    /// or more goes on from it.
+    /// The position after the first `plies` moves. Replaying stops at the first move that
+    /// cannot be played (none of a game the relay kept). The position reached is remembered
+    /// ([`Replayed`]): the next call for these moves or more goes on from it.
     pub fn position_after(&self, plies: usize) -> Chess {
         let plies = plies.min(self.moves.len());
         let (slot, start, mut pos) = match self.replayed.from(&self.moves, plies) {
