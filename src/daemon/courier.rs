@@ -210,6 +210,7 @@ async fn mark(
     ),
     report: mpsc::UnboundedSender<Attempt>,
 ) {
+    let (mut mails, mut commits, mut writing) = (0usize, 0usize, std::time::Duration::ZERO);
     while let Some(first) = accepted.recv().await {
         let mut batch = vec![first];
         // A crash in between sends again only these.
@@ -229,12 +230,15 @@ async fn mark(
             }
         }
         let ids: Vec<String> = batch.iter().map(|a| a.entry.id.clone()).collect();
+        (mails, commits) = (mails + ids.len(), commits + 1);
         let store = store.clone();
+        let started = std::time::Instant::now();
         let marked = tokio::task::spawn_blocking(move || {
             crash::point(crash::BEFORE_OUTBOX_DELETE);
             store.outbox_sent(&ids)
         })
         .await;
+        writing += started.elapsed();
         let marked = match marked
             .map_err(|e| e.to_string())
             .and_then(|r| r.map_err(|e| e.to_string()))
@@ -251,6 +255,12 @@ async fn mark(
                 return;
             }
         }
+    }
+    if mails > 0 {
+        tracing::debug!(
+            "marker: marked {mails} sent mails in {commits} durable commits ({} ms writing)",
+            writing.as_millis()
+        );
     }
 }
 
