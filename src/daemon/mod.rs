@@ -90,7 +90,8 @@ async fn fetch_new(
     let mut bytes = 0u64;
     for (i, l) in todo.iter().enumerate() {
         let size = u64::from(l.size).min(max);
-        if i > start && (i - start >= FETCH_CHUNK || bytes + size > FETCH_BYTES) {
+        // A chunk never spans two groups: at most GROUP mails share an fsync.
+        if i > start && (i - start >= FETCH_CHUNK || bytes + size > FETCH_BYTES || i % GROUP == 0) {
             chunks.extend(todo.get(start..i));
             start = i;
             bytes = 0;
@@ -106,6 +107,7 @@ async fn fetch_new(
         Some(c) => fetch_chunk(inbox, c, max).await?,
         None => HashMap::new(),
     };
+    let mut in_group = 0;
     for (i, chunk) in chunks.iter().enumerate() {
         let following = chunks.get(i + 1);
         let (next, done) = tokio::join!(
@@ -127,7 +129,9 @@ async fn fetch_new(
         );
         done?;
         fetched = next?;
-        if unflagged.len() >= GROUP {
+        in_group += chunk.len();
+        if in_group >= GROUP {
+            in_group = 0;
             app.sync()?;
             app.rest_if_full();
             // Durable now: flagged while the next chunk is decided.
