@@ -865,8 +865,13 @@ impl App {
                     message_id: mail.message_id.clone(),
                     envelope_from: self.settings.relay_address.clone(),
                     recipient: recipient.clone(),
-                    // Stored once (archived) or beside the entry; handed to the courier as is.
-                    raw: raw.clone(),
+                    // Beside the entry when not archived; else only for a pass's courier,
+                    // which sends it as it is (a tournament's start pass holds no copies).
+                    raw: if !once || self.store.watching_enqueued() {
+                        raw.clone()
+                    } else {
+                        Vec::new()
+                    },
                     kind: mail.kind.name().to_string(),
                     game: mail.game.as_ref().map(GameRef::to_string),
                     created: now,

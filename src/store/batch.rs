@@ -225,8 +225,8 @@ impl Batch {
 
     /// Put a mail into the outbox whose bytes are exactly those of the mail archived last
     /// before it in this batch ([`Batch::archive`]): the entry names that archived mail instead
-    /// of keeping a copy (`packed.rs`). `entry.raw` is not stored (a watcher of the outbox is
-    /// given it, [`Store::take_enqueued`](super::Store::take_enqueued)).
+    /// of keeping a copy (`packed.rs`). `entry.raw` is not stored; given (it may be empty), a
+    /// watcher of the outbox is handed it ([`Store::take_enqueued`](super::Store::take_enqueued)).
     pub fn enqueue_archived(&mut self, entry: &OutboxEntry) -> &mut Batch {
         if !self.ops.iter().any(|o| matches!(o, Op::Archive { .. })) {
             self.fail(StoreError::InvalidKey {
@@ -277,7 +277,12 @@ impl Batch {
         self.ops.push(Op::Enqueue {
             entry: Box::new(head),
             body,
-            raw: entry.raw.clone(),
+            // Not twice in memory: a mail compressed beside its entry is read back if wanted.
+            raw: if archived {
+                entry.raw.clone()
+            } else {
+                Vec::new()
+            },
         });
         self
     }

@@ -223,6 +223,15 @@ impl Store {
         *self.enqueued.lock().unwrap_or_else(|p| p.into_inner()) = on.then(Vec::new);
     }
 
+    /// Whether the entries enqueued are watched ([`Store::watch_enqueued`]): a mail archived
+    /// beside its entry is then worth handing to the batch too, for the watcher.
+    pub fn watching_enqueued(&self) -> bool {
+        self.enqueued
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+    }
+
     /// The outbox entries enqueued (applied, not necessarily synced) since the last call, in
     /// the order of their transactions, each as [`Store::outbox_to_send`] would read it back
     /// (its mail in `raw`); empty when not watched.
