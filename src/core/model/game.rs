@@ -171,7 +171,7 @@ pub struct Game {
 /// that asking for the position before the last move and after it in turn replays nothing
 /// twice. Small (no copy of the moves), equal to every other memo, cloned with its game.
 #[derive(Default)]
-pub struct Replayed(std::sync::Mutex<[Option<Reached>; 2]>);
+pub struct Replayed(std::sync::Mutex<Vec<Reached>>);
 
 /// One remembered position: after `plies` moves whose UCI have the fingerprint `moves`.
 #[derive(Clone)]
@@ -199,7 +199,6 @@ impl Replayed {
         slots
             .iter()
             .enumerate()
-            .filter_map(|(i, s)| s.as_ref().map(|s| (i, s)))
             .filter(|(_, s)| {
                 s.plies <= plies
                     && s.plies <= moves.len()
@@ -212,15 +211,18 @@ impl Replayed {
     /// Remembers `pos` as the position after `moves`, in the slot it did not start from.
     fn keep(&self, moves: &[PlayedMove], pos: &Chess, started: Option<usize>) {
         let mut slots = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        let slot = match started {
-            Some(i) => 1 - i,
-            None => usize::from(slots[0].is_some() && slots[1].is_none()),
-        };
-        slots[slot] = Some(Reached {
+        let reached = Reached {
             plies: moves.len(),
             moves: fingerprint(moves),
             pos: pos.clone(),
-        });
+        };
+        // Held apart from the game (an empty memo is a pointer's size: a tournament of 10,000
+        // games in memory carries no room for 20,000 positions).
+        match started {
+            Some(i) if slots.len() == 2 => slots[1 - i] = reached,
+            _ if slots.len() < 2 => slots.push(reached),
+            _ => slots[0] = reached,
+        }
     }
 }
 
