@@ -25,6 +25,8 @@
 //! is away; when it cannot be reached at all, nothing more is tried this pass.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
@@ -68,7 +70,7 @@ pub(crate) struct Courier {
     /// Ids handed over this pass: none is handed twice.
     handed: HashSet<String>,
     /// The bytes of the mails handed over with their entry and not yet taken by the courier.
-    held: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    held: Arc<AtomicUsize>,
     /// The pass's instant: what is due, what is too old.
     now: DateTime<Utc>,
 }
@@ -89,16 +91,16 @@ impl Courier {
         let (orders, inbox) = mpsc::unbounded_channel();
         let (report, attempts) = mpsc::unbounded_channel();
         let (accepted, to_mark) = mpsc::unbounded_channel();
-        let flying = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let in_the_air = Arc::new(AtomicUsize::new(0));
         let marker = tokio::spawn(mark(
             store.clone(),
-            (to_mark, flying.clone()),
+            (to_mark, in_the_air.clone()),
             report.clone(),
         ));
-        let held = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let held = Arc::new(AtomicUsize::new(0));
         let task = tokio::spawn(work(
             sender.clone(),
-            (store, held.clone(), flying),
+            (store, held.clone(), in_the_air),
             inbox,
             report,
             accepted,
@@ -130,22 +132,17 @@ impl Courier {
         let Some(o) = &self.orders else {
             return;
         };
-        use std::sync::atomic::Ordering::Relaxed;
         let size = entry.raw.len();
-        let keep = size > 0 && self.held.load(Relaxed) + size <= HELD_BYTES;
-        let order = if keep {
-            self.held.fetch_add(size, Relaxed);
-            Order::Send {
-                id: entry.id.clone(),
-                recipient: entry.recipient.clone(),
-                ready: Some(Box::new(entry)),
-            }
-        } else {
-            Order::Send {
-                id: entry.id,
-                recipient: entry.recipient,
-                ready: None,
-            }
+        let (id, recipient) = (entry.id.clone(), entry.recipient.clone());
+        let ready =
+            (size > 0 && self.held.load(Ordering::Relaxed) + size <= HELD_BYTES).then(|| {
+                self.held.fetch_add(size, Ordering::Relaxed);
+                Box::new(entry)
+            });
+        let order = Order::Send {
+            id,
+            recipient,
+            ready,
         };
         // The courier ends only after the orders end: it is there to take it.
         let _ = o.send(order);
@@ -204,10 +201,7 @@ const MARK_BATCH: usize = 64;
 /// handful of mails instead of one each; a lone mail is marked at once.
 async fn mark(
     store: Store,
-    (mut accepted, flying): (
-        mpsc::UnboundedReceiver<Attempt>,
-        std::sync::Arc<std::sync::atomic::AtomicUsize>,
-    ),
+    (mut accepted, in_the_air): (mpsc::UnboundedReceiver<Attempt>, Arc<AtomicUsize>),
     report: mpsc::UnboundedSender<Attempt>,
 ) {
     let (mut mails, mut commits, mut writing) = (0usize, 0usize, std::time::Duration::ZERO);
@@ -221,7 +215,7 @@ async fn mark(
                 continue;
             }
             // Nothing more on its way: no reason to wait.
-            if flying.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+            if in_the_air.load(Ordering::SeqCst) == 0 {
                 break;
             }
             match tokio::time::timeout_at(until, accepted.recv()).await {
@@ -264,14 +258,21 @@ async fn mark(
     }
 }
 
+/// Per recipient, his mails in order: the id, and the entry with its mail where it was handed
+/// over so.
+type Queued = (String, Option<Box<OutboxEntry>>);
+
+/// The courier takes (sends or drops) a mail that was handed over with its entry: it is held no
+/// more.
+fn unhold(held: &AtomicUsize, entry: &OutboxEntry) {
+    held.fetch_sub(entry.raw.len(), Ordering::Relaxed);
+}
+
 /// A recipient's line given up for this pass: the mails held with it are held no more.
-fn release(
-    held: &std::sync::atomic::AtomicUsize,
-    queue: Option<VecDeque<(String, Option<Box<OutboxEntry>>)>>,
-) {
+fn release(held: &AtomicUsize, queue: Option<VecDeque<Queued>>) {
     for (_, ready) in queue.into_iter().flatten() {
         if let Some(e) = ready {
-            held.fetch_sub(e.raw.len(), std::sync::atomic::Ordering::Relaxed);
+            unhold(held, &e);
         }
     }
 }
@@ -279,19 +280,13 @@ fn release(
 /// The courier's task.
 async fn work<S: Outgoing>(
     sender: S,
-    (store, held, in_the_air): (
-        Store,
-        std::sync::Arc<std::sync::atomic::AtomicUsize>,
-        std::sync::Arc<std::sync::atomic::AtomicUsize>,
-    ),
+    (store, held, in_the_air): (Store, Arc<AtomicUsize>, Arc<AtomicUsize>),
     mut orders: mpsc::UnboundedReceiver<Order>,
     report: mpsc::UnboundedSender<Attempt>,
     accepted_mails: mpsc::UnboundedSender<Attempt>,
     (now, max_age): (DateTime<Utc>, chrono::Duration),
 ) {
-    // Per recipient, his mails in order (the entry with its mail where it was handed over so);
-    // the recipients in the order of their oldest mail.
-    type Queued = (String, Option<Box<OutboxEntry>>);
+    // Per recipient, his mails in order; the recipients in the order of their oldest mail.
     let mut queues: HashMap<String, VecDeque<Queued>> = HashMap::new();
     let mut ready: VecDeque<String> = VecDeque::new();
     let mut on_hold: HashSet<String> = HashSet::new();
@@ -316,7 +311,7 @@ async fn work<S: Outgoing>(
             };
             let read = match with_mail {
                 Some(mut entry) => {
-                    held.fetch_sub(entry.raw.len(), std::sync::atomic::Ordering::Relaxed);
+                    unhold(&held, &entry);
                     let raw = std::mem::take(&mut entry.raw);
                     Ok(Some((*entry, raw)))
                 }
@@ -343,7 +338,7 @@ async fn work<S: Outgoing>(
             };
             flying.insert(recipient);
             let sender = &sender;
-            in_the_air.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            in_the_air.fetch_add(1, Ordering::SeqCst);
             in_flight.push(async move {
                 let sent = sender
                     .send(&entry.envelope_from, &entry.recipient, &raw)
@@ -369,7 +364,7 @@ async fn work<S: Outgoing>(
                 Some(Order::Send { id, recipient, ready: with_mail }) => {
                     if stopped || on_hold.contains(&recipient) {
                         if let Some(e) = with_mail {
-                            held.fetch_sub(e.raw.len(), std::sync::atomic::Ordering::Relaxed);
+                            unhold(&held, &e);
                         }
                         continue;
                     }
@@ -382,7 +377,7 @@ async fn work<S: Outgoing>(
                 }
             },
             Some(attempt) = in_flight.next(), if !in_flight.is_empty() => {
-                in_the_air.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                in_the_air.fetch_sub(1, Ordering::SeqCst);
                 let recipient = attempt.entry.recipient.clone();
                 flying.remove(&recipient);
                 let go_on = match &attempt.sent {

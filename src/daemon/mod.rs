@@ -120,11 +120,13 @@ async fn fetch_new(
                 Ok::<_, AppError>(next)
             },
             async {
-                let mut seen = Seen {
-                    report: &mut *report,
-                    unflagged: &mut unflagged,
-                };
-                process_chunk(app, chunk, &mut fetched, (now, uidvalidity, max), &mut seen)
+                process_chunk(
+                    app,
+                    (chunk, &mut fetched),
+                    (now, uidvalidity, max),
+                    report,
+                    &mut unflagged,
+                )
             }
         );
         done?;
@@ -132,11 +134,10 @@ async fn fetch_new(
         in_group += chunk.len();
         if in_group >= GROUP {
             in_group = 0;
-            app.sync()?;
-            app.rest_if_full();
+            durable(app)?;
             // Durable now: flagged while the next chunk is decided.
             to_flag.append(&mut unflagged);
-            hand_fresh(app, courier)?;
+            hand_fresh(app, courier);
             // Let the courier take them (it runs beside this task; on a runtime of one
             // thread only when this task yields).
             tokio::task::yield_now().await;
@@ -147,7 +148,7 @@ async fn fetch_new(
     to_flag.append(&mut unflagged);
     flag_durable(app, inbox, &mut to_flag).await?;
     app.group(false)?;
-    hand_fresh(app, courier)?;
+    hand_fresh(app, courier);
     tracing::debug!(
         "read, decided and stored {} mails in {} ms ({} handed to SMTP meanwhile)",
         report.processed + report.duplicates + report.quarantined - before,
@@ -155,12 +156,6 @@ async fn fetch_new(
         report.sent
     );
     Ok(listed_at)
-}
-
-/// What [`process_chunk`] counts: the pass's report and the mails done but not yet flagged.
-struct Seen<'a> {
-    report: &'a mut PassReport,
-    unflagged: &'a mut Vec<u32>,
 }
 
 /// Fetches a chunk's mails: the whole ones in one round trip, the header alone of each over
@@ -182,13 +177,17 @@ async fn fetch_chunk(
     Ok(fetched)
 }
 
-/// Reads, decides and stores (without waiting for the disk) each mail of `chunk`, in order.
+/// Reads, decides and stores (without waiting for the disk) each mail of `chunk`, in order,
+/// taking it from `fetched`; counts it in `report` and notes it in `unflagged`.
 fn process_chunk(
     app: &mut App,
-    chunk: &[crate::imap::Listed],
-    fetched: &mut HashMap<u32, crate::imap::Fetched>,
+    (chunk, fetched): (
+        &[crate::imap::Listed],
+        &mut HashMap<u32, crate::imap::Fetched>,
+    ),
     (now, uidvalidity, max): (Option<DateTime<Utc>>, u32, u64),
-    seen: &mut Seen<'_>,
+    report: &mut PassReport,
+    unflagged: &mut Vec<u32>,
 ) -> Result<(), AppError> {
     for l in chunk {
         let fetched = fetched
@@ -207,24 +206,24 @@ fn process_chunk(
         };
         match processed {
             Processed::Done { log, .. } => {
-                seen.report.processed += 1;
+                report.processed += 1;
                 for line in log {
                     info!("{line}");
                 }
             }
             Processed::Duplicate => {
-                seen.report.duplicates += 1;
+                report.duplicates += 1;
                 info!("uid {}: duplicate Message-ID, played once only", l.uid);
             }
             Processed::Quarantined(reason) => {
-                seen.report.quarantined += 1;
+                report.quarantined += 1;
                 warn!(
                     "uid {}: quarantined: {reason} (kept; `fernzug status` lists it)",
                     l.uid
                 );
             }
         }
-        seen.unflagged.push(l.uid);
+        unflagged.push(l.uid);
     }
     Ok(())
 }
@@ -265,10 +264,17 @@ async fn flag_durable(
     if unflagged.is_empty() {
         return Ok(());
     }
-    app.sync()?;
-    app.rest_if_full();
+    durable(app)?;
     // The store has committed and fsynced; only now are the mails flagged on the server.
     flag(inbox, unflagged).await
+}
+
+/// Makes the mails processed so far durable (one fsync) and lets go of the games they brought
+/// in if memory is full.
+fn durable(app: &mut App) -> Result<(), AppError> {
+    app.sync()?;
+    app.rest_if_full();
+    Ok(())
 }
 
 /// Starts the pass's [`Courier`] with the outbox's entries due by `now`, oldest first (the
@@ -297,12 +303,11 @@ fn outbox_max_age(app: &App) -> chrono::Duration {
 
 /// Hands the entries the pass enqueued since the last call to the courier. Only once they are
 /// durable: after [`App::sync`] (group commit) or a committed step.
-fn hand_fresh(app: &App, courier: &mut Courier) -> Result<(), AppError> {
+fn hand_fresh(app: &App, courier: &mut Courier) {
     // Each with its mail: the courier need not read back what the pass has just written.
     for entry in app.store.take_enqueued() {
         courier.send(entry);
     }
-    Ok(())
 }
 
 /// Applies what the courier did: an accepted mail has left the outbox already (the courier
@@ -396,7 +401,7 @@ async fn finish(
     now: DateTime<Utc>,
     report: &mut PassReport,
 ) -> Result<bool, AppError> {
-    hand_fresh(app, &mut courier)?;
+    hand_fresh(app, &mut courier);
     drain(app, courier, now, report).await
 }
 
@@ -468,7 +473,7 @@ where
     for line in app.queue_starts()? {
         info!("{line}");
     }
-    hand_fresh(app, &mut courier)?;
+    hand_fresh(app, &mut courier);
     if let Some(t) = tick_to {
         for line in app.tick(t)?.log {
             info!("{line}");

@@ -29,8 +29,10 @@ pub(super) enum Op {
     },
     /// A new outbox entry (its `raw` empty): its `seq` is allocated inside the transaction.
     /// `body`: its mail compressed (`packed.rs`), or `None` when its mail is the one archived
-    /// last in this transaction (the entry then names it). `raw`: the mail itself, not written
-    /// — what a watcher of the outbox ([`Store::take_enqueued`](super::Store::take_enqueued)) is given.
+    /// last in this transaction (the entry then names it). `raw`: the mail of such an entry, not
+    /// written — what a watcher of the outbox
+    /// ([`Store::take_enqueued`](super::Store::take_enqueued)) is given; empty for an entry with
+    /// a body of its own (read back when wanted).
     Enqueue {
         entry: Box<OutboxEntry>,
         body: Option<Vec<u8>>,

@@ -169,7 +169,9 @@ pub struct Game {
 /// moves it followed and a fingerprint of them. A later call whose moves begin with those of a
 /// slot goes on from its position; any other starts again from the first move. Two slots, so
 /// that asking for the position before the last move and after it in turn replays nothing
-/// twice. Small (no copy of the moves), equal to every other memo, cloned with its game.
+/// twice. Small (no copy of the moves) and held apart from the game: an empty memo is a
+/// pointer's size, so 10,000 games in memory carry no room for 20,000 positions. Equal to every
+/// other memo, cloned with its game.
 #[derive(Default)]
 pub struct Replayed(std::sync::Mutex<Vec<Reached>>);
 
@@ -216,8 +218,6 @@ impl Replayed {
             moves: fingerprint(moves),
             pos: pos.clone(),
         };
-        // Held apart from the game (an empty memo is a pointer's size: a tournament of 10,000
-        // games in memory carries no room for 20,000 positions).
         match started {
             Some(i) if slots.len() == 2 => slots[1 - i] = reached,
             _ if slots.len() < 2 => slots.push(reached),
