@@ -100,6 +100,7 @@ pub struct Held {
     generation: u64,
     state: State,
     due: DueIndex,
+    away: Option<awake::Away>,
     /// The templates as read at the daemon's start (read once: a changed template is used after
     /// a restart).
     templates: Templates,
@@ -119,6 +120,9 @@ pub struct App {
     due: DueIndex,
     /// Opened without the games (`awake.rs`): each input brings in what it needs.
     lazy: bool,
+    /// The rotated tournaments whose records were not read (the daemon and `once`: an input
+    /// brings in those it names, `awake.rs`); `None` when every tournament was read.
+    away: Option<awake::Away>,
     /// The XFCC passwords this process issued (`xfcc.rs`), by address, so that all start mails
     /// of one registration carry the same one. Only in memory: the store keeps their hashes.
     xfcc_issued: std::collections::HashMap<String, xfcc::Issued>,
@@ -131,6 +135,9 @@ enum Load {
     All,
     /// None: each input brings in the tournaments it needs (`awake.rs`).
     Lazy,
+    /// None, nor the rotated tournaments' records: each input brings in the tournaments it
+    /// needs, a rotated one too (`awake.rs`). The daemon's and `once`'s way.
+    Working,
     /// None, and nothing is decided (a command about one game).
     Nothing,
 }
@@ -172,6 +179,13 @@ impl App {
         App::open_with(config, None, Load::Lazy, true)
     }
 
+    /// Opens the store as [`App::open_lazy`] does, for deciding what the mailbox and the clock
+    /// bring (`once`): without the rotated tournaments' records either, read only when an input
+    /// names one of them or one of their people (`awake.rs`).
+    pub fn open_working(config: Config) -> Result<App, AppError> {
+        App::open_with(config, None, Load::Working, true)
+    }
+
     /// Closes the store and keeps what was read from it (the daemon between two passes: other
     /// fernzug commands may use the store meanwhile) — without the games, which the next pass
     /// reads again as it needs them.
@@ -181,6 +195,7 @@ impl App {
             generation: self.store.generation(),
             state: self.state,
             due: self.due,
+            away: self.away,
             templates: self.templates,
         }
     }
@@ -190,7 +205,7 @@ impl App {
     /// `held` ([`App::close`]) is taken as it is when no other process wrote to the store since.
     /// The daemon's way (it does not ask anyone to let go of the store).
     pub fn reopen(config: Config, held: Option<Held>) -> Result<App, AppError> {
-        App::open_with(config, held, Load::Lazy, false)
+        App::open_with(config, held, Load::Working, false)
     }
 
     /// Opens the store with only game `id` and its tournament read (from the state's trees or
@@ -249,7 +264,7 @@ impl App {
             );
         }
         let (kept, templates) = match held {
-            Some(h) => (Some((h.generation, h.state, h.due)), h.templates),
+            Some(h) => (Some((h.generation, h.state, h.due, h.away)), h.templates),
             None => (
                 None,
                 Templates::load(config.relay.templates_dir.as_deref())?,
@@ -287,26 +302,28 @@ impl App {
                 directors: config.relay.directors.clone(),
             },
         };
-        let (state, due) = match (kept, load) {
-            (Some((generation, state, due)), Load::Lazy) if generation == store.generation() => {
-                (state, Some(due))
+        let (state, due, away) = match (kept, load) {
+            (Some((generation, state, due, away)), Load::Working)
+                if generation == store.generation() =>
+            {
+                (state, Some(due), away)
             }
             (_, Load::All) => {
                 let mut state = load_state(&store, true)?;
                 store.migrate_ends(&mut state)?;
                 store.migrate_shelf(&mut state, &shelf::rows_of)?;
-                (state, None)
+                (state, None, None)
             }
-            (_, Load::Lazy) => {
-                let (state, due) = lazy_state(&store, &settings)?;
-                (state, Some(due))
+            (_, Load::Lazy | Load::Working) => {
+                let (state, due, away) = lazy_state(&store, &settings, load == Load::Working)?;
+                (state, Some(due), away)
             }
             (_, Load::Nothing) => {
                 let mut state = State::default();
                 if let Some(meta) = store.meta_state()? {
                     state.meta = meta;
                 }
-                (state, None)
+                (state, None, None)
             }
         };
         let due = due.unwrap_or_else(|| DueIndex::build(&state, &settings));
@@ -318,7 +335,8 @@ impl App {
             templates,
             grouped: false,
             due,
-            lazy: load == Load::Lazy,
+            lazy: matches!(load, Load::Lazy | Load::Working),
+            away,
             xfcc_issued: Default::default(),
         })
     }
@@ -354,7 +372,13 @@ impl App {
     pub(crate) fn reload(&mut self) -> Result<(), AppError> {
         // A password issued in a step that was not written holds nowhere.
         self.xfcc_issued.clear();
-        self.state = load_state(&self.store, false)?;
+        if self.away.is_some() {
+            let (state, away) = working_state(&self.store)?;
+            self.state = state;
+            self.away = Some(away);
+        } else {
+            self.state = load_state(&self.store, false)?;
+        }
         self.due = DueIndex::load(&self.store)?;
         self.lazy = true;
         Ok(())
@@ -950,12 +974,33 @@ fn load_state(store: &Store, games: bool) -> Result<State, AppError> {
     Ok(state)
 }
 
+/// The state as the relay at work starts from: no games, no reply keys, and no rotated
+/// tournaments — those are the [`awake::Away`] ones, read as an input names them.
+fn working_state(store: &Store) -> Result<(State, awake::Away), AppError> {
+    let mut state = State::default();
+    let rotated = store.for_each_tournament_but_rotated(|t| state.add_tournament(t))?;
+    if let Some(meta) = store.meta_state()? {
+        state.meta = meta;
+    }
+    Ok((state, awake::Away::new(rotated)))
+}
+
 /// The state without its games and the index of deadlines, for a relay that brings in games as
-/// it needs them. A store from before the index (or before the migrations below) is read whole
-/// once, migrated, indexed and the index written.
-fn lazy_state(store: &Store, settings: &Settings) -> Result<(State, DueIndex), AppError> {
+/// it needs them; `working`: without the rotated tournaments either (they are returned as the
+/// [`awake::Away`] ones). A store from before the indexes (or before the migrations below) is
+/// read whole once, migrated, indexed and the indexes written.
+fn lazy_state(
+    store: &Store,
+    settings: &Settings,
+    working: bool,
+) -> Result<(State, DueIndex, Option<awake::Away>), AppError> {
     if store.upgrades_done()? {
-        return Ok((load_state(store, false)?, DueIndex::load(store)?));
+        let due = DueIndex::load(store)?;
+        if working {
+            let (state, away) = working_state(store)?;
+            return Ok((state, due, Some(away)));
+        }
+        return Ok((load_state(store, false)?, due, None));
     }
     let mut state = load_state(store, true)?;
     store.migrate_ends(&mut state)?;
@@ -964,7 +1009,12 @@ fn lazy_state(store: &Store, settings: &Settings) -> Result<(State, DueIndex), A
     store.migrate_indexes(&state, |batch| due.persist_all(batch))?;
     state.games.clear();
     state.keys = Default::default();
-    Ok((state, due))
+    // Every tournament is in memory now: none is away.
+    Ok((
+        state,
+        due,
+        working.then(|| awake::Away::new(Default::default())),
+    ))
 }
 
 /// The message of a panic payload.

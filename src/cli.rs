@@ -245,7 +245,9 @@ fn execute(cli: Cli) -> Result<(), Failure> {
         Some(id) => App::open_game(cfg, id),
         // `status` and `export` read a tournament's games when its turn comes
         // (`each_tournament`), so that memory holds one tournament at a time; `once` and
-        // `tournament add` read games only as they need them.
+        // `tournament add` read games only as they need them; `once`, deciding what the mailbox
+        // and the clock bring, reads a rotated tournament's record only when it needs it too.
+        None if matches!(cli.command, Command::Once { .. }) => App::open_working(cfg),
         None => App::open_lazy(cfg),
     };
     let mut app = opened.map_err(|e| match e {

@@ -14,12 +14,22 @@
 //!   archive to rotate;
 //! - an undeliverable or refused outbox entry: its game's tournament and its recipient's.
 //!
+//! The daemon and `once` start without the records of the rotated tournaments too (Fax 2.8:
+//! four weeks after their end; a federation's store holds many more of them than running ones):
+//! they are the [`Away`] ones, read ([`App::bring`]) before the core is asked about an input
+//! that could touch one — a mail from an address one of them names (the store's index of their
+//! people), one naming its id (a reply key of one of its games, the subject's game, a word of the
+//! subject or the text), a delivery-status report about a recipient of one; a deadline or
+//! rotation of one, an outbox entry about its game; an XFCC call (its games' ids count every
+//! tournament) and a tournament file by mail (its id must be free) read them all. What the core
+//! sees of an input is as if every tournament were read.
+//!
 //! The games and keys are dropped again once more than `KEEP_GAMES` games are held
 //! ([`App::rest_if_full`], after each pass of the daemon and, within a long drain, after each
 //! group of mails), and when the daemon lets go of the store ([`App::close`]): memory follows
 //! what is being worked on, not the number of games in the store.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 
@@ -33,9 +43,134 @@ use crate::store::OutboxEntry;
 /// eleven players has 55; a game with forty moves takes about 10 KB).
 pub const KEEP_GAMES: usize = 2_000;
 
+/// The rotated tournaments whose records the relay at work has not read, by id and by the id's
+/// lower case (a letter names a tournament in any case, as the core reads it).
+#[derive(Debug, Clone, Default)]
+pub struct Away {
+    ids: HashMap<String, Vec<String>>,
+    len: usize,
+}
+
+impl Away {
+    pub(crate) fn new(rotated: BTreeSet<String>) -> Away {
+        let mut away = Away::default();
+        for id in rotated {
+            away.ids
+                .entry(id.to_ascii_lowercase())
+                .or_default()
+                .push(id);
+            away.len += 1;
+        }
+        away
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Takes `id` out, if it is away.
+    fn take(&mut self, id: &str) -> bool {
+        let low = id.to_ascii_lowercase();
+        let Some(ids) = self.ids.get_mut(&low) else {
+            return false;
+        };
+        let Some(i) = ids.iter().position(|x| x == id) else {
+            return false;
+        };
+        ids.swap_remove(i);
+        if ids.is_empty() {
+            self.ids.remove(&low);
+        }
+        self.len -= 1;
+        true
+    }
+
+    /// The away ids equal, but for the case of their letters, to a word of `text` (a run of
+    /// letters, digits and '-', as tournament ids are written).
+    fn named_in(&self, text: &str) -> Vec<String> {
+        let mut found = Vec::new();
+        for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')) {
+            if word.is_empty() || word.len() > 64 {
+                continue;
+            }
+            if let Some(ids) = self.ids.get(&word.to_ascii_lowercase()) {
+                found.extend(ids.iter().cloned());
+            }
+        }
+        found
+    }
+
+    fn all(&self) -> Vec<String> {
+        self.ids.values().flatten().cloned().collect()
+    }
+}
+
 impl App {
+    /// Reads rotated tournament `id`'s record into the state, if it is away.
+    pub(crate) fn bring(&mut self, id: &str) -> Result<(), AppError> {
+        if !self.away.as_mut().is_some_and(|a| a.take(id)) {
+            return Ok(());
+        }
+        if let Some(t) = self.store.tournament(id)? {
+            self.state.add_tournament(t);
+        }
+        Ok(())
+    }
+
+    /// Reads the records of the away tournaments `address` appears in.
+    fn bring_people(&mut self, address: &str) -> Result<(), AppError> {
+        if self.away.as_ref().is_none_or(Away::is_empty) {
+            return Ok(());
+        }
+        for id in self.store.rotated_tournaments_of(address)? {
+            self.bring(&id)?;
+        }
+        Ok(())
+    }
+
+    /// Reads every away tournament's record.
+    fn bring_all(&mut self) -> Result<(), AppError> {
+        for id in self.away.as_ref().map(Away::all).unwrap_or_default() {
+            self.bring(&id)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the away tournaments `letter` may be about (see the module's text).
+    fn bring_for(&mut self, letter: &Letter) -> Result<(), AppError> {
+        let Some(away) = self.away.as_ref().filter(|a| !a.is_empty()) else {
+            return Ok(());
+        };
+        if letter.content.register.is_some() {
+            return self.bring_all();
+        }
+        let mut ids = away.named_in(&letter.subject);
+        ids.extend(away.named_in(&letter.text));
+        ids.extend(letter.game_ref.iter().map(|g| g.tournament.clone()));
+        ids.extend(
+            letter
+                .reply_keys
+                .iter()
+                .filter_map(|k| self.state.keys.get(k))
+                .map(|b| b.game.tournament.clone()),
+        );
+        let mut people = vec![letter.from.clone()];
+        if let Some(d) = &letter.dsn {
+            ids.extend(d.game.iter().map(|g| g.tournament.clone()));
+            people.extend(d.failed.iter().map(|f| f.recipient.clone()));
+        }
+        for id in ids {
+            self.bring(&id)?;
+        }
+        for a in people {
+            self.bring_people(&a)?;
+        }
+        Ok(())
+    }
+
     /// Brings every game of tournament `id` into memory (from the shelf when it was rotated).
     pub(crate) fn wake(&mut self, id: &str) -> Result<(), AppError> {
+        self.bring(id)?;
         let Some(t) = self.state.tournaments.get(id) else {
             return Ok(());
         };
@@ -74,6 +209,8 @@ impl App {
 
     /// Brings in the running tournaments `email` plays in or directs (an XFCC call).
     pub(crate) fn wake_player(&mut self, email: &str) -> Result<(), AppError> {
+        // A game's XFCC id counts every tournament before its own (`crate::xfcc::games`).
+        self.bring_all()?;
         let ids: BTreeSet<String> = self.tournaments_of(email).collect();
         self.wake_all(ids).map(|_| ())
     }
@@ -92,6 +229,7 @@ impl App {
 
     /// Brings in what an outbox entry about to be reported on needs.
     pub(crate) fn wake_for_entry(&mut self, entry: &OutboxEntry) -> Result<(), AppError> {
+        self.bring_people(&entry.recipient)?;
         let mut ids: BTreeSet<String> = self.tournaments_of(&entry.recipient).collect();
         if let Some(g) = entry
             .game
@@ -117,6 +255,7 @@ impl App {
                 self.state.keys.insert(k.clone(), b);
             }
         }
+        self.bring_for(letter)?;
         let reach = crate::core::reach(&self.state, letter, now);
         for g in &reach.games {
             self.wake_game(g)?;

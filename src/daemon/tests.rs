@@ -896,6 +896,112 @@ async fn a_shelf_file_counts_only_once_the_rotation_is_committed() {
     );
 }
 
+/// A copy of directory `from` (a closed relay's data) at `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// Issue 33: the daemon and `once` do not read a rotated tournament's record at opening
+/// (`app/awake.rs`, `Away`); an input that names it or one of its people reads it first, so that
+/// what they decide is what a relay with every tournament read decides: the same answer, the
+/// same mails, byte for byte. A letter about nothing of it leaves it unread.
+#[tokio::test(start_paused = true)]
+async fn a_rotated_tournament_is_read_when_an_input_names_it() {
+    let dir = TempDir::new("away");
+    let script = Script::default();
+    let sender = Recorder::default();
+    let config = relay(&dir, &script, &sender).await;
+    let mut app = App::reopen(config.clone(), None).unwrap();
+    app.process(
+        letter(ANNA, "Ich gebe auf.", "resign").as_bytes(),
+        at(2, 10, 0),
+        Some((1, 1)),
+    )
+    .unwrap();
+    let later = at(2, 10, 0) + chrono::Days::new(29);
+    assert_eq!(app.rotate_archive(later).unwrap().len(), 1);
+    drop(app);
+
+    let plain = |from: &str, subject: &str, body: &str, id: &str| {
+        format!(
+            "From: {from}\r\nTo: {RELAY}\r\nSubject: {subject}\r\n\
+             Date: Tue, 1 Dec 2026 10:00:00 +0000\r\nMessage-ID: <{id}@fernschach.test>\r\n\
+             MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+        )
+    };
+    let letters = [
+        // A player of it, naming nothing.
+        (plain(BERT, "Frage", "Wie geht es weiter?", "bert"), true),
+        // Its director.
+        (plain(TL, "Status", "Status", "tl"), true),
+        // A stranger naming its id in another case.
+        (
+            plain("carl@example.org", "Hallo", "Wie stand es in t-1?", "carl"),
+            true,
+        ),
+        // Its game in the subject, from a stranger.
+        (plain("dora@example.org", "[T-1/1] Zug", "e4", "dora"), true),
+        // A stranger naming nothing of it.
+        (
+            plain("emil@example.org", "Hallo", "Gibt es Turniere?", "emil"),
+            false,
+        ),
+    ];
+    for (n, (raw, names_it)) in letters.iter().enumerate() {
+        let mut decided = Vec::new();
+        for working in [true, false] {
+            let data = dir.0.join(format!("copy-{n}-{working}"));
+            copy_dir(&config.relay.data_dir, &data);
+            let mut c = config.clone();
+            c.relay.data_dir = data;
+            let mut app = if working {
+                App::reopen(c, None).unwrap()
+            } else {
+                App::open_lazy(c).unwrap()
+            };
+            assert_eq!(app.state.tournaments.contains_key("T-1"), !working);
+            let p = app
+                .process(raw.as_bytes(), later + chrono::Days::new(1), Some((1, 10)))
+                .unwrap();
+            if working {
+                assert_eq!(
+                    app.state.tournaments.contains_key("T-1"),
+                    *names_it,
+                    "letter {n}: read only when named"
+                );
+            }
+            let out: Vec<_> = app
+                .store
+                .outbox_all()
+                .unwrap()
+                .into_iter()
+                .map(|e| {
+                    (
+                        e.kind,
+                        e.recipient,
+                        String::from_utf8_lossy(&e.raw).into_owned(),
+                    )
+                })
+                .collect();
+            decided.push((format!("{p:?}"), out));
+        }
+        assert_eq!(decided[0], decided[1], "letter {n}: decided alike");
+        assert!(
+            !decided[0].1.is_empty() || !*names_it,
+            "letter {n}: {:?}",
+            decided[0]
+        );
+    }
+}
+
 /// TO §29: a game played to its end verifies, with the hash its `game-end` report carries; a
 /// byte changed in a stored event, or in the archived mail an event came from, is named.
 #[tokio::test(start_paused = true)]

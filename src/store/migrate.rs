@@ -1,7 +1,7 @@
 //! Upgrades of a store an earlier fernzug wrote, each done once and marked ([`Upgrade`]). The
 //! take-over of a store kept in sled is `legacy.rs`; here the ends of games and the rotated
 //! tournaments ([`Store::migrate_ends`]), the shelf ([`Store::migrate_shelf`]) and the indexes of
-//! deadlines and of the reply keys by game ([`Store::migrate_indexes`]). The shell runs them, in
+//! deadlines, of the reply keys by game and of the rotated tournaments ([`Store::migrate_indexes`]). The shell runs them, in
 //! that order, when it first opens such a store with every game in memory (`crate::app`,
 //! `lazy_state`), and gives what only it computes: the rows kept beside a shelf file and the
 //! entries of its index of deadlines.
@@ -96,8 +96,9 @@ impl Store {
     /// Stores from before the index of deadlines and the index of the reply keys by game: both
     /// are written whole in one transaction, from `state` (every game and key in memory) and
     /// the entries `due` adds to the batch (the shell's index, built from the core's
-    /// deadlines). Writing them again is harmless. [`Upgrade::DueIndex`] and
-    /// [`Upgrade::KeysByGame`] mark it.
+    /// deadlines) — and the indexes of the rotated tournaments and their people, from the
+    /// rotated tournaments of `state`. Writing them again is harmless. [`Upgrade::DueIndex`],
+    /// [`Upgrade::KeysByGame`] and [`Upgrade::RotatedIndex`] mark it.
     pub fn migrate_indexes(
         &self,
         state: &State,
@@ -111,6 +112,10 @@ impl Store {
             batch.bind_key(k, &b.game.to_string(), b);
         }
         batch.upgraded(Upgrade::KeysByGame);
+        for t in state.tournaments.values().filter(|t| t.rotated) {
+            batch.put_tournament(t);
+        }
+        batch.upgraded(Upgrade::RotatedIndex);
         self.commit(batch)
     }
 }

@@ -3,6 +3,8 @@
 //! start mails still to queue, XFCC credentials and the marks of upgrades done. The rest of the
 //! program reads and writes these, never a tree or a key ([`super::schema`] has the layouts).
 
+use std::collections::BTreeSet;
+
 use chrono::{DateTime, Utc};
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
@@ -45,6 +47,41 @@ impl Store {
     /// Hands every tournament to `each`, in the order of their ids.
     pub fn for_each_tournament(&self, mut each: impl FnMut(Tournament)) -> Result<(), StoreError> {
         self.for_each(Tree::Tournaments, |_, t| each(t))
+    }
+
+    /// Hands every tournament but the rotated ones to `each`, in the order of their ids, and
+    /// returns the ids of the rotated ones (whose records were not read): what the relay at work
+    /// keeps in memory, and what it reads only when an input names it
+    /// ([`Store::rotated_tournaments_of`]).
+    pub fn for_each_tournament_but_rotated(
+        &self,
+        mut each: impl FnMut(Tournament),
+    ) -> Result<BTreeSet<String>, StoreError> {
+        let mut rotated = BTreeSet::new();
+        self.each_raw(Tree::Rotated, &[], |k, _| {
+            rotated.insert(String::from_utf8_lossy(k).into_owned());
+            Ok(())
+        })?;
+        self.each_raw(Tree::Tournaments, &[], |k, v| {
+            if !rotated.contains(&*String::from_utf8_lossy(k)) {
+                each(self.decode(Tree::Tournaments, k, v)?);
+            }
+            Ok(())
+        })?;
+        Ok(rotated)
+    }
+
+    /// The ids of the rotated tournaments `address` appears in (as the director, a player or
+    /// one of a player's other addresses), in id order; perhaps one more that no longer names
+    /// it.
+    pub fn rotated_tournaments_of(&self, address: &str) -> Result<Vec<String>, StoreError> {
+        let prefix = super::schema::person_key(address, "");
+        let mut ids = Vec::new();
+        self.each_raw(Tree::RotatedPeople, &prefix, |k, _| {
+            ids.push(String::from_utf8_lossy(&k[prefix.len()..]).into_owned());
+            Ok(())
+        })?;
+        Ok(ids)
     }
 
     /// How many tournaments are registered.
@@ -317,8 +354,19 @@ impl Store {
 }
 
 impl Batch {
-    /// Stores tournament `t`.
+    /// Stores tournament `t`; a rotated one with its entries in the indexes of the rotated
+    /// tournaments and their people ([`Tree::Rotated`], [`Tree::RotatedPeople`]).
     pub fn put_tournament(&mut self, t: &Tournament) -> &mut Batch {
+        if t.rotated {
+            self.put_bytes(Tree::Rotated, t.id.as_bytes(), Vec::new());
+            for a in crate::core::model::people::addresses(t) {
+                self.put_bytes(
+                    Tree::RotatedPeople,
+                    &super::schema::person_key(a, &t.id),
+                    Vec::new(),
+                );
+            }
+        }
         self.put(Tree::Tournaments, t.id.as_bytes(), t)
     }
 

@@ -49,12 +49,22 @@ pub enum Tree {
     /// value empty): the earliest one, and those due by now, are read without reading them all.
     /// Written only with `Due`, in the transaction's own step (`Store::apply`).
     DueOrder,
+    /// The ids of the rotated tournaments (Fax 2.8; the value empty): the relay at work reads a
+    /// rotated tournament's record only when an input names it or one of its people
+    /// (`crate::app::awake`), not at every opening. Written with the record
+    /// (`Batch::put_tournament`).
+    Rotated,
+    /// Every address of a rotated tournament — its director's, each player's own and other
+    /// ones — with the tournament's id (`address 0 id`, the value empty): which rotated
+    /// tournaments a sender appears in. Written with the record, never removed (an address a
+    /// tournament no longer names only makes the relay read it once more).
+    RotatedPeople,
 }
 
 impl Tree {
     /// Every tree, in a fixed order (the index of a tree in this list is its slot in a
     /// transaction).
-    pub const ALL: [Tree; 16] = [
+    pub const ALL: [Tree; 18] = [
         Tree::Meta,
         Tree::Tournaments,
         Tree::Games,
@@ -71,6 +81,8 @@ impl Tree {
         Tree::Due,
         Tree::KeysByGame,
         Tree::DueOrder,
+        Tree::Rotated,
+        Tree::RotatedPeople,
     ];
 
     /// The tree's name: its table in the redb file (and its tree in an earlier version's sled).
@@ -92,6 +104,8 @@ impl Tree {
             Tree::Due => "due",
             Tree::KeysByGame => "keys_by_game",
             Tree::DueOrder => "due_order",
+            Tree::Rotated => "rotated",
+            Tree::RotatedPeople => "rotated_people",
         }
     }
 
@@ -143,6 +157,16 @@ pub(super) fn bad_game(game: &str) -> Option<String> {
     } else {
         None
     }
+}
+
+/// `address 0 id` (the layout of [`Tree::RotatedPeople`] keys); `address 0` alone with an
+/// empty `id` (the prefix of an address's entries).
+pub(super) fn person_key(address: &str, id: &str) -> Vec<u8> {
+    let mut key = Vec::with_capacity(address.len() + 1 + id.len());
+    key.extend_from_slice(address.as_bytes());
+    key.push(0);
+    key.extend_from_slice(id.as_bytes());
+    key
 }
 
 /// The `Uids` key: both numbers big-endian.
@@ -207,15 +231,19 @@ pub enum Upgrade {
     EndsMigrated,
     /// The games of tournaments rotated before the shelf went to shelf files.
     Shelf,
+    /// The rotated tournaments and their people indexed ([`Tree::Rotated`],
+    /// [`Tree::RotatedPeople`]).
+    RotatedIndex,
 }
 
 impl Upgrade {
     /// Every upgrade.
-    pub const ALL: [Upgrade; 4] = [
+    pub const ALL: [Upgrade; 5] = [
         Upgrade::KeysByGame,
         Upgrade::DueIndex,
         Upgrade::EndsMigrated,
         Upgrade::Shelf,
+        Upgrade::RotatedIndex,
     ];
 
     /// Its mark in `Meta`.
@@ -225,6 +253,7 @@ impl Upgrade {
             Upgrade::DueIndex => "due-index",
             Upgrade::EndsMigrated => "migrated-ended-at",
             Upgrade::Shelf => "migrated-shelf",
+            Upgrade::RotatedIndex => "rotated-index",
         }
     }
 }

@@ -879,3 +879,51 @@ fn fax_2_8_rotation_keeps_a_mail_the_outbox_still_names() {
     assert_eq!(s.rotate_archive(&games).unwrap(), 1);
     assert!(s.archive_for_game("T-1/1").unwrap().is_empty());
 }
+
+/// Issue 33: a rotated tournament is written with its entries in the indexes of the rotated
+/// tournaments and of their people (its director, each player and each of a player's other
+/// addresses); a running one is not. The relay at work reads every tournament but the rotated
+/// ones, and learns from the index which rotated ones an address appears in.
+#[test]
+fn a_rotated_tournament_is_indexed_by_its_people() {
+    use crate::core::testkit::{ANNA, BERT, TL, duel, registered};
+    let dir = TempDir::new("rotated-people");
+    let s = Store::open(&dir.0).unwrap();
+    let mut st = registered(&duel(crate::rules::RuleSet::Post));
+    let mut rotated = st.tournaments["T-1"].clone();
+    rotated.rotated = true;
+    rotated.players[0].also.push("anna@home.test".into());
+    let mut other = st.tournaments.remove("T-1").unwrap();
+    other.id = "T-2".into();
+    let mut b = Batch::default();
+    b.put_tournament(&rotated).put_tournament(&other);
+    s.commit(b).unwrap();
+
+    let mut read = Vec::new();
+    let away = s
+        .for_each_tournament_but_rotated(|t| read.push(t.id))
+        .unwrap();
+    assert_eq!(read, ["T-2"], "every tournament but the rotated one");
+    assert_eq!(away, std::collections::BTreeSet::from(["T-1".to_string()]));
+    for a in [ANNA, BERT, TL, "anna@home.test"] {
+        assert_eq!(s.rotated_tournaments_of(a).unwrap(), ["T-1"], "{a}");
+    }
+    // A prefix of an address is not the address.
+    assert!(
+        s.rotated_tournaments_of("anna@home.tes")
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        s.rotated_tournaments_of("carl@example.org")
+            .unwrap()
+            .is_empty()
+    );
+    let mut all = Vec::new();
+    s.for_each_tournament(|t| all.push(t.id)).unwrap();
+    assert_eq!(
+        all,
+        ["T-1", "T-2"],
+        "the records themselves stay where they were"
+    );
+}

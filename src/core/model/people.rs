@@ -85,7 +85,7 @@ impl People {
 }
 
 /// Every address tournament `t` names: its director's, each player's own and other ones.
-fn addresses(t: &Tournament) -> impl Iterator<Item = &str> {
+pub fn addresses(t: &Tournament) -> impl Iterator<Item = &str> {
     std::iter::once(t.director.email.as_str()).chain(
         t.players.iter().flat_map(|p| {
             std::iter::once(p.email.as_str()).chain(p.also.iter().map(String::as_str))
