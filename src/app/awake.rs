@@ -18,7 +18,7 @@
 //! four weeks after their end; a federation's store holds many more of them than running ones):
 //! they are the [`Away`] ones, read ([`App::bring`]) before the core is asked about an input
 //! that could touch one — a mail from an address one of them names (the store's index of their
-//! people), one naming its id (a reply key of one of its games, the subject's game, a word of the
+//! people), or naming such an address, one naming its id (a reply key of one of its games, the subject's game, a word of the
 //! subject or the text), a delivery-status report about a recipient of one; a deadline or
 //! rotation of one, an outbox entry about its game; an XFCC call (its games' ids count every
 //! tournament) and a tournament file by mail (its id must be free) read them all. What the core
@@ -154,7 +154,11 @@ impl App {
                 .filter_map(|k| self.state.keys.get(k))
                 .map(|b| b.game.tournament.clone()),
         );
+        // The sender, and every address the letter names (a director's command may name a
+        // player's new address, which must not be anyone's: `State::address_in_use`).
         let mut people = vec![letter.from.clone()];
+        people.extend(crate::letter::content::addresses_in(&letter.subject));
+        people.extend(crate::letter::content::addresses_in(&letter.text));
         if let Some(d) = &letter.dsn {
             ids.extend(d.game.iter().map(|g| g.tournament.clone()));
             people.extend(d.failed.iter().map(|f| f.recipient.clone()));

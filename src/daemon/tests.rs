@@ -919,6 +919,23 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
     let script = Script::default();
     let sender = Recorder::default();
     let config = relay(&dir, &script, &sender).await;
+    // A running tournament beside it, of another director (registered after the rotation: no
+    // deadline of it falls due below).
+    let mut file = crate::core::testkit::tournament(
+        "T-2",
+        "Pokal",
+        RuleSet::Post,
+        &[
+            ("Gustav Graf", "gustav@example.org", None),
+            ("Hanna Horn", "hanna@example.org", None),
+        ],
+        &[(0, 1)],
+    );
+    file.director = crate::core::model::Person {
+        name: "Otto Ober".into(),
+        email: "otto@example.org".into(),
+    };
+    file.digest = false;
     let mut app = App::reopen(config.clone(), None).unwrap();
     app.process(
         letter(ANNA, "Ich gebe auf.", "resign").as_bytes(),
@@ -928,6 +945,7 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
     .unwrap();
     let later = at(2, 10, 0) + chrono::Days::new(29);
     assert_eq!(app.rotate_archive(later).unwrap().len(), 1);
+    app.register(&file, later).unwrap();
     drop(app);
 
     let plain = |from: &str, subject: &str, body: &str, id: &str| {
@@ -949,6 +967,16 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
         ),
         // Its game in the subject, from a stranger.
         (plain("dora@example.org", "[T-1/1] Zug", "e4", "dora"), true),
+        // Another director giving his player an address a player of it has (taken).
+        (
+            plain(
+                "otto@example.org",
+                "Adresse",
+                &format!("Adresse: gustav@example.org -> {BERT}"),
+                "otto",
+            ),
+            true,
+        ),
         // A stranger naming nothing of it.
         (
             plain("emil@example.org", "Hallo", "Gibt es Turniere?", "emil"),
@@ -994,6 +1022,9 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
             decided.push((format!("{p:?}"), out));
         }
         assert_eq!(decided[0], decided[1], "letter {n}: decided alike");
+        if raw.starts_with("From: otto@") {
+            assert!(decided[0].0.contains("AddressTaken"), "{:?}", decided[0].0);
+        }
         assert!(
             !decided[0].1.is_empty() || !*names_it,
             "letter {n}: {:?}",

@@ -638,6 +638,20 @@ static ADDRESS_OLD: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 static ANY_EMAIL: LazyLock<Regex> = LazyLock::new(|| re(EMAIL));
+/// Every e-mail address `text` names, lower-cased as the commands read them (an address
+/// change names the player and his new address): what the shell looks up before the core reads
+/// a director's letter (`crate::app`, the rotated tournaments those addresses appear in).
+///
+/// ```
+/// let found = fernzug::letter::content::addresses_in("Adresse: Anna@X.de -> anna.neu@y.de");
+/// assert_eq!(found, ["anna@x.de", "anna.neu@y.de"]);
+/// ```
+pub fn addresses_in(text: &str) -> Vec<String> {
+    ANY_EMAIL
+        .captures_iter(text)
+        .filter_map(|c| c.get(1).map(|m| m.as_str().to_lowercase()))
+        .collect()
+}
 /// The words [`ADDRESS_LABEL`] or [`ADDRESS_WORD`] need one of (`prefilter`).
 const ADDRESS_KEYS: &[&str] = &["adress", "address", "also", "mail", "erreich", "reachable"];
 static ADDRESS_WORDS: LazyLock<Regex> = LazyLock::new(|| any_of(ADDRESS_KEYS));
