@@ -358,7 +358,7 @@ impl Batch {
     /// tournaments and their people ([`Tree::Rotated`], [`Tree::RotatedPeople`]).
     pub fn put_tournament(&mut self, t: &Tournament) -> &mut Batch {
         if t.rotated {
-            self.put_bytes(Tree::Rotated, t.id.as_bytes(), Vec::new());
+            self.put(Tree::Rotated, t.id.as_bytes(), &(t.games.len() as u64));
             for a in crate::core::model::people::addresses(t) {
                 self.put_bytes(
                     Tree::RotatedPeople,
@@ -520,7 +520,8 @@ impl Store {
     }
 
     /// The games by state (`running`, `finished`, …): those in the store, and those of the
-    /// shelved tournaments (`tournaments`: rotated ones count as finished). One pass over the
+    /// shelved tournaments (rotated ones count as finished; their number kept in the index of the
+    /// rotated tournaments). One pass over the
     /// games, each read for its state only.
     pub fn games_by_state(&self) -> Result<std::collections::BTreeMap<String, u64>, StoreError> {
         #[derive(serde::Deserialize)]
@@ -532,11 +533,7 @@ impl Store {
             *by.entry(g.status.name().to_string()).or_insert(0) += 1;
         }
         let mut shelved = 0;
-        self.for_each_tournament(|t| {
-            if t.rotated {
-                shelved += t.games.len() as u64;
-            }
-        })?;
+        self.for_each(Tree::Rotated, |_, games: u64| shelved += games)?;
         if shelved > 0 {
             *by.entry(crate::core::model::GameStatus::Finished.name().to_string())
                 .or_insert(0) += shelved;

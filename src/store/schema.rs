@@ -49,7 +49,8 @@ pub enum Tree {
     /// value empty): the earliest one, and those due by now, are read without reading them all.
     /// Written only with `Due`, in the transaction's own step (`Store::apply`).
     DueOrder,
-    /// The ids of the rotated tournaments (Fax 2.8; the value empty): the relay at work reads a
+    /// The ids of the rotated tournaments (Fax 2.8), each with its number of games (what
+    /// `/metrics` counts of them without reading their records): the relay at work reads a
     /// rotated tournament's record only when an input names it or one of its people
     /// (`crate::app::awake`), not at every opening. Written with the record
     /// (`Batch::put_tournament`).

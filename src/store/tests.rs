@@ -926,4 +926,9 @@ fn a_rotated_tournament_is_indexed_by_its_people() {
         ["T-1", "T-2"],
         "the records themselves stay where they were"
     );
+    // `/metrics` counts the rotated tournament's game as finished without reading its record.
+    assert_eq!(
+        s.games_by_state().unwrap(),
+        std::collections::BTreeMap::from([("finished".to_string(), 1)])
+    );
 }
