@@ -68,6 +68,12 @@ impl Away {
         self.len == 0
     }
 
+    fn holds(&self, id: &str) -> bool {
+        self.ids
+            .get(&id.to_ascii_lowercase())
+            .is_some_and(|ids| ids.iter().any(|x| x == id))
+    }
+
     /// Takes `id` out, if it is away.
     fn take(&mut self, id: &str) -> bool {
         let low = id.to_ascii_lowercase();
@@ -108,17 +114,22 @@ impl Away {
 impl App {
     /// Reads rotated tournament `id`'s record into the state, if it is away.
     pub(crate) fn bring(&mut self, id: &str) -> Result<(), AppError> {
-        if !self.away.as_mut().is_some_and(|a| a.take(id)) {
+        if !self.away.as_ref().is_some_and(|a| a.holds(id)) {
             return Ok(());
         }
-        if let Some(t) = self.store.tournament(id)? {
+        // Read first: a failed read leaves it away, not lost.
+        let t = self.store.tournament(id)?;
+        if let Some(away) = self.away.as_mut() {
+            away.take(id);
+        }
+        if let Some(t) = t {
             self.state.add_tournament(t);
         }
         Ok(())
     }
 
     /// Reads the records of the away tournaments `address` appears in.
-    fn bring_people(&mut self, address: &str) -> Result<(), AppError> {
+    pub(crate) fn bring_people(&mut self, address: &str) -> Result<(), AppError> {
         if self.away.as_ref().is_none_or(Away::is_empty) {
             return Ok(());
         }
@@ -129,7 +140,7 @@ impl App {
     }
 
     /// Reads every away tournament's record.
-    fn bring_all(&mut self) -> Result<(), AppError> {
+    pub(crate) fn bring_all(&mut self) -> Result<(), AppError> {
         for id in self.away.as_ref().map(Away::all).unwrap_or_default() {
             self.bring(&id)?;
         }
@@ -147,16 +158,16 @@ impl App {
         let mut ids = away.named_in(&letter.subject);
         ids.extend(away.named_in(&letter.text));
         ids.extend(letter.game_ref.iter().map(|g| g.tournament.clone()));
-        ids.extend(
-            letter
-                .reply_keys
-                .iter()
-                .filter_map(|k| self.state.keys.get(k))
-                .map(|b| b.game.tournament.clone()),
-        );
-        // The sender, and every address the letter names (a director's command may name a
-        // player's new address, which must not be anyone's: `State::address_in_use`).
+        let bound = letter
+            .reply_keys
+            .iter()
+            .filter_map(|k| self.state.keys.get(k));
+        ids.extend(bound.clone().map(|b| b.game.tournament.clone()));
+        // The sender, the players his reply keys were given to, and every address the letter
+        // names (a director's command may name a player's new address, which must not be
+        // anyone's: `State::address_in_use`).
         let mut people = vec![letter.from.clone()];
+        people.extend(bound.map(|b| b.email.clone()));
         people.extend(crate::letter::content::addresses_in(&letter.subject));
         people.extend(crate::letter::content::addresses_in(&letter.text));
         if let Some(d) = &letter.dsn {
@@ -169,12 +180,39 @@ impl App {
         for a in people {
             self.bring_people(&a)?;
         }
+        // A player writing from another address of his is read as the address he is known by.
+        if let Some(known) = self.state.registered_as(&letter.from).map(str::to_string) {
+            self.bring_people(&known)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the away tournaments of the people of tournament `id` (its director and players)
+    /// or, with `game`, of that game's players and the director: whom the core may write to
+    /// about it, in the language and to the address their tournaments say (`lang_for`,
+    /// `State::delivery_address`, which look through all of them).
+    fn bring_people_of(&mut self, id: &str, game: Option<&GameRef>) -> Result<(), AppError> {
+        if self.away.as_ref().is_none_or(Away::is_empty) {
+            return Ok(());
+        }
+        let Some(t) = self.state.tournaments.get(id) else {
+            return Ok(());
+        };
+        let mut people = vec![t.director.email.clone()];
+        match game.and_then(|g| self.state.games.get(g)) {
+            Some(g) => people.extend([g.players.white.clone(), g.players.black.clone()]),
+            None => people.extend(t.players.iter().map(|p| p.email.clone())),
+        }
+        for a in people {
+            self.bring_people(&a)?;
+        }
         Ok(())
     }
 
     /// Brings every game of tournament `id` into memory (from the shelf when it was rotated).
     pub(crate) fn wake(&mut self, id: &str) -> Result<(), AppError> {
         self.bring(id)?;
+        self.bring_people_of(id, None)?;
         let Some(t) = self.state.tournaments.get(id) else {
             return Ok(());
         };
@@ -279,7 +317,7 @@ impl App {
         for (k, b) in self.store.keys_of_game::<KeyBinding>(&g.to_string())? {
             self.state.keys.insert(k, b);
         }
-        Ok(())
+        self.bring_people_of(&g.tournament, Some(g))
     }
 
     /// A game that ended in a tournament read only in part (a player's letter about one game,

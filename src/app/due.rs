@@ -220,16 +220,23 @@ impl DueIndex {
         }
     }
 
-    /// The digest and rotation entries of the tournaments `ids` that are at hand (a tournament
-    /// removed from the state loses them).
+    /// The digest and rotation entries of the tournaments `ids` that are at hand or rotated (a
+    /// tournament removed from the state loses them).
     fn update_tournaments<'a>(
         &mut self,
         state: &State,
         s: &Settings,
         ids: impl Iterator<Item = &'a str>,
     ) {
+        // A rotated tournament's own entries need its record alone: its games, on the shelf,
+        // are finished (no digest), its rotation done; a director's question (TO §23) may be open.
         let ids: Vec<&str> = ids
-            .filter(|id| !state.tournaments.contains_key(*id) || at_hand(state, id))
+            .filter(|id| {
+                state
+                    .tournaments
+                    .get(*id)
+                    .is_none_or(|t| t.rotated || at_hand(state, id))
+            })
             .collect();
         for id in &ids {
             self.digests.remove(*id);

@@ -49,13 +49,16 @@ impl App {
     /// its recipient already (one registration, one password), else a new one; the status mail
     /// always a new one. The hash of a new one goes into `batch`, replacing the earlier.
     pub(crate) fn xfcc_login(&mut self, mail: &Mail, batch: &mut Batch) -> Option<XfccLogin> {
-        let x = self.config.xfcc.as_ref()?;
+        let x = self.config.xfcc.clone()?;
         let renew = match (&mail.kind, &mail.facts) {
             (MailKind::Start, _) => false,
             (MailKind::Status, Facts::Status(f)) if f.xfcc_password => true,
             _ => return None,
         };
         let to = &mail.to.first()?.email;
+        if let Err(e) = self.bring_people(to) {
+            tracing::warn!("XFCC login of {to}: its rotated tournaments not read: {e}");
+        }
         let user = self.state.registered_as(to).unwrap_or(to).to_lowercase();
         let known = match self.xfcc_issued.get(&user) {
             Some(issued) if !renew && self.still_holds(&user, issued) => {
@@ -104,10 +107,13 @@ impl App {
     /// The address a login names when `password` is his XFCC password; `None` otherwise (an
     /// address the relay does not know, or one never given a password, fails alike).
     pub fn xfcc_check_login(
-        &self,
+        &mut self,
         username: &str,
         password: &str,
     ) -> Result<Option<String>, AppError> {
+        // Who a login is, the core's tournaments say, all of them (a game's XFCC id counts
+        // every tournament too, `wake_player`).
+        self.bring_all()?;
         let given = username.trim().to_lowercase();
         let email = self
             .state

@@ -909,6 +909,21 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// `raw` as text with its MIME boundaries (random) written `BOUNDARY`.
+fn without_boundaries(raw: &[u8]) -> String {
+    let mut text = String::from_utf8_lossy(raw).into_owned();
+    let found: Vec<String> = text
+        .split("boundary=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_string)
+        .collect();
+    for b in found {
+        text = text.replace(&b, "BOUNDARY");
+    }
+    text
+}
+
 /// Issue 33: the daemon and `once` do not read a rotated tournament's record at opening
 /// (`app/awake.rs`, `Away`); an input that names it or one of its people reads it first, so that
 /// what they decide is what a relay with every tournament read decides: the same answer, the
@@ -919,7 +934,8 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
     let script = Script::default();
     let sender = Recorder::default();
     let config = relay(&dir, &script, &sender).await;
-    // A running tournament beside it, of another director (registered after the rotation: no
+    // A running tournament beside it, of another director, where Bert (English in the rotated
+    // one) plays again without a language of his own (registered after the rotation: no
     // deadline of it falls due below).
     let mut file = crate::core::testkit::tournament(
         "T-2",
@@ -927,7 +943,7 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
         RuleSet::Post,
         &[
             ("Gustav Graf", "gustav@example.org", None),
-            ("Hanna Horn", "hanna@example.org", None),
+            ("Bert Berger", BERT, None),
         ],
         &[(0, 1)],
     );
@@ -936,6 +952,31 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
         email: "otto@example.org".into(),
     };
     file.digest = false;
+    let plain = |from: &str, subject: &str, body: &str, id: &str| {
+        format!(
+            "From: {from}\r\nTo: {RELAY}\r\nSubject: {subject}\r\n\
+             Date: Tue, 1 Dec 2026 10:00:00 +0000\r\nMessage-ID: <{id}@fernschach.test>\r\n\
+             MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+        )
+    };
+    // While it ran, its director sent Bert's mail to another address of his: where his mail
+    // goes, his first tournament says (`State::delivery_address`).
+    let mut app = App::reopen(config.clone(), None).unwrap();
+    let p = app
+        .process(
+            plain(
+                TL,
+                "Adresse",
+                &format!("Adresse: {BERT} -> bert.neu@example.org"),
+                "tl-address",
+            )
+            .as_bytes(),
+            at(2, 9, 0),
+            Some((1, 2)),
+        )
+        .unwrap();
+    assert!(format!("{p:?}").contains("refused: []"), "{p:?}");
+    drop(app);
     let mut app = App::reopen(config.clone(), None).unwrap();
     app.process(
         letter(ANNA, "Ich gebe auf.", "resign").as_bytes(),
@@ -948,13 +989,6 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
     app.register(&file, later).unwrap();
     drop(app);
 
-    let plain = |from: &str, subject: &str, body: &str, id: &str| {
-        format!(
-            "From: {from}\r\nTo: {RELAY}\r\nSubject: {subject}\r\n\
-             Date: Tue, 1 Dec 2026 10:00:00 +0000\r\nMessage-ID: <{id}@fernschach.test>\r\n\
-             MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
-        )
-    };
     let letters = [
         // A player of it, naming nothing.
         (plain(BERT, "Frage", "Wie geht es weiter?", "bert"), true),
@@ -975,6 +1009,12 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
                 &format!("Adresse: gustav@example.org -> {BERT}"),
                 "otto",
             ),
+            true,
+        ),
+        // A move in the running tournament: its forward goes to Bert in the language of his
+        // rotated tournament (the core looks through all of his).
+        (
+            plain("gustav@example.org", "[T-2/1] Zug", "1. e4", "gustav"),
             true,
         ),
         // A stranger naming nothing of it.
@@ -1011,17 +1051,16 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
                 .outbox_all()
                 .unwrap()
                 .into_iter()
-                .map(|e| {
-                    (
-                        e.kind,
-                        e.recipient,
-                        String::from_utf8_lossy(&e.raw).into_owned(),
-                    )
-                })
+                .map(|e| (e.kind, e.recipient, without_boundaries(&e.raw)))
                 .collect();
             decided.push((format!("{p:?}"), out));
         }
-        assert_eq!(decided[0], decided[1], "letter {n}: decided alike");
+        assert_eq!(decided[0].0, decided[1].0, "letter {n}: decided alike");
+        let (working, whole) = (&decided[0].1, &decided[1].1);
+        assert_eq!(working.len(), whole.len(), "letter {n}: as many mails");
+        for (a, b) in working.iter().zip(whole) {
+            assert_eq!(a, b, "letter {n}: the same mail");
+        }
         if raw.starts_with("From: otto@") {
             assert!(decided[0].0.contains("AddressTaken"), "{:?}", decided[0].0);
         }
