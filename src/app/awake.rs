@@ -17,12 +17,16 @@
 //! The daemon and `once` start without the records of the rotated tournaments too (Fax 2.8:
 //! four weeks after their end; a federation's store holds many more of them than running ones):
 //! they are the [`Away`] ones, read ([`App::bring`]) before the core is asked about an input
-//! that could touch one — a mail from an address one of them names (the store's index of their
-//! people), or naming such an address, one naming its id (a reply key of one of its games, the subject's game, a word of the
-//! subject or the text), a delivery-status report about a recipient of one; a deadline or
-//! rotation of one, an outbox entry about its game; an XFCC call (its games' ids count every
-//! tournament) and a tournament file by mail (its id must be free) read them all. What the core
-//! sees of an input is as if every tournament were read.
+//! that could touch one — a mail from or naming an address one of them names (the store's index
+//! of their people), one naming its id (a reply key of one of its games, the subject's game, a
+//! word of the subject or the text), a delivery-status report about a recipient of one; a
+//! deadline or rotation of one, an outbox entry about its game; and the rotated tournaments of
+//! everyone a step may write to who plays in no running tournament (the people of a woken
+//! rotated tournament or game; the players a letter's keys were given to, the address a player
+//! writing from another one is known by: where his mail goes and his language, the core looks
+//! up in his running tournaments first, `State::tournaments_with`). An XFCC
+//! login (its games' ids count every tournament) and a tournament file by mail (its id must be
+//! free) read them all. What the core sees of an input is as if every tournament were read.
 //!
 //! The games and keys are dropped again once more than `KEEP_GAMES` games are held
 //! ([`App::rest_if_full`], after each pass of the daemon and, within a long drain, after each
@@ -187,15 +191,16 @@ impl App {
         Ok(())
     }
 
-    /// Reads the away tournaments of the people of tournament `id` (its director and players)
-    /// or, with `game`, of that game's players and the director: whom the core may write to
-    /// about it, in the language and to the address their tournaments say (`lang_for`,
-    /// `State::delivery_address`, which look through all of them).
+    /// Reads the away tournaments of the people of rotated tournament `id` (its director and
+    /// players) or, with `game`, of that game's players and the director: whom the core may
+    /// write to about it, in the language and to the address their tournaments say (`lang_for`,
+    /// `State::delivery_address`). The people of a tournament not rotated need none: what their
+    /// current tournaments say comes first (`State::tournaments_with`).
     fn bring_people_of(&mut self, id: &str, game: Option<&GameRef>) -> Result<(), AppError> {
         if self.away.as_ref().is_none_or(Away::is_empty) {
             return Ok(());
         }
-        let Some(t) = self.state.tournaments.get(id) else {
+        let Some(t) = self.state.tournaments.get(id).filter(|t| t.rotated) else {
             return Ok(());
         };
         let mut people = vec![t.director.email.clone()];

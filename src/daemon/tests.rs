@@ -934,9 +934,9 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
     let script = Script::default();
     let sender = Recorder::default();
     let config = relay(&dir, &script, &sender).await;
-    // A running tournament beside it, of another director, where Bert (English in the rotated
-    // one) plays again without a language of his own (registered after the rotation: no
-    // deadline of it falls due below).
+    // A running tournament beside it, of another director, where Bert plays again without a
+    // language or another address (registered after the rotation: no deadline of it falls due
+    // below).
     let mut file = crate::core::testkit::tournament(
         "T-2",
         "Pokal",
@@ -1011,11 +1011,12 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
             ),
             true,
         ),
-        // A move in the running tournament: its forward goes to Bert in the language of his
-        // rotated tournament (the core looks through all of his).
+        // A move in the running tournament: its forward goes to Bert where and in the language
+        // his running tournament says (`State::tournaments_with` lists it before the rotated
+        // one, which sent his mail elsewhere): the rotated one is not read.
         (
             plain("gustav@example.org", "[T-2/1] Zug", "1. e4", "gustav"),
-            true,
+            false,
         ),
         // A stranger naming nothing of it.
         (

@@ -24,15 +24,21 @@ static TOURNAMENT_IN_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The language to write to `email` in: his own in the game's tournament, else in any of his
-/// tournaments, else the relay's default.
+/// tournaments (only those not rotated, when he plays in one), else the relay's default.
 pub(crate) fn lang_for(state: &State, email: &str, game: Option<&GameRef>, s: &Settings) -> Lang {
     if let Some(t) = game.and_then(|g| state.tournament_of(g))
         && let Some(l) = t.player(email).and_then(|p| p.lang)
     {
         return l;
     }
+    // A player of a running tournament is as his current tournaments say (`tournaments_with`
+    // lists them first), not as one of earlier years did.
+    let current = state
+        .tournaments_with(email)
+        .any(|t| !t.rotated && t.player(email).is_some());
     state
         .tournaments_with(email)
+        .filter(|t| !(current && t.rotated))
         .find_map(|t| t.player(email).and_then(|p| p.lang))
         .unwrap_or(s.default_lang)
 }

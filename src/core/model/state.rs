@@ -226,16 +226,24 @@ impl State {
     }
 
     /// The tournaments `address` appears in — as the director, a player or one of a player's
-    /// other addresses — in id order: the only ones a look for that address must read.
+    /// other addresses: the only ones a look for that address must read. The tournaments not
+    /// rotated come first, then the rotated ones (Fax 2.8: four weeks after their end), each in
+    /// id order — who someone is now (where his mail goes, his language) his current
+    /// tournaments say before those of earlier years.
     pub fn tournaments_with<'a>(&'a self, address: &str) -> impl Iterator<Item = &'a Tournament> {
         debug_assert_eq!(
             self.people,
             People::of(self.tournaments.values()),
             "the index of addresses is kept with the tournaments (add_tournament, note_address)"
         );
-        self.people
-            .tournaments_of(address)
-            .filter_map(|id| self.tournaments.get(id))
+        let all = || {
+            self.people
+                .tournaments_of(address)
+                .filter_map(|id| self.tournaments.get(id))
+        };
+        all()
+            .filter(|t| !t.rotated)
+            .chain(all().filter(|t| t.rotated))
     }
 
     /// The address a player is known by, when `address` is one of his other addresses

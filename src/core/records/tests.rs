@@ -420,3 +420,40 @@ fn fax_2_8_archive_rotates_four_weeks_after_the_last_game_ended() {
         "once"
     );
 }
+
+/// Fax 2.8 with issue 33: who a player is now — where his mail goes, his language — his
+/// tournaments not rotated say before those of earlier years; a player of rotated tournaments
+/// only is as they say. (So the relay at work, which reads a rotated tournament's record only
+/// when an input names it or one of its people, decides as with every record read.)
+#[test]
+fn fax_2_8_a_player_is_as_his_running_tournaments_say() {
+    let mut st = testkit::registered(&testkit::duel(RuleSet::Post));
+    let mut old = st.tournaments["T-1"].clone();
+    old.id = "A-OLD".into();
+    old.rotated = true;
+    let bert = old.players.iter_mut().find(|p| p.email == BERT).unwrap();
+    bert.lang = Some(Lang::En);
+    bert.send_to = Some("bert.alt@example.org".into());
+    st.add_tournament(old);
+    // The running T-1 first, though the rotated A-OLD sorts before it.
+    let ids: Vec<&str> = st.tournaments_with(BERT).map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["T-1", "A-OLD"]);
+    let s = testkit::settings();
+    // In T-1 Bert set English himself (the duel); without it, the relay's default, not A-OLD's.
+    st.tournaments.get_mut("T-1").unwrap().players[1].lang = None;
+    st.add_tournament(st.tournaments["T-1"].clone());
+    assert_eq!(st.delivery_address(BERT), None);
+    assert_eq!(
+        crate::core::door::reply::lang_for(&st, BERT, None, &s),
+        s.default_lang
+    );
+    // Once T-1 is rotated too, A-OLD (first in id order) says it.
+    let mut t1 = st.tournaments["T-1"].clone();
+    t1.rotated = true;
+    st.add_tournament(t1);
+    assert_eq!(st.delivery_address(BERT), Some("bert.alt@example.org"));
+    assert_eq!(
+        crate::core::door::reply::lang_for(&st, BERT, None, &s),
+        Lang::En
+    );
+}
