@@ -977,6 +977,13 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
         .unwrap();
     assert!(format!("{p:?}").contains("refused: []"), "{p:?}");
     drop(app);
+    let app = App::reopen(config.clone(), None).unwrap();
+    assert_eq!(
+        app.state.delivery_address(BERT),
+        Some("bert.neu@example.org"),
+        "the director's address change is kept"
+    );
+    drop(app);
     let mut app = App::reopen(config.clone(), None).unwrap();
     app.process(
         letter(ANNA, "Ich gebe auf.", "resign").as_bytes(),

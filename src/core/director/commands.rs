@@ -326,6 +326,8 @@ pub(super) fn address(
         p.send_to = (address != player).then(|| address.clone());
     }
     st.note_address(address, &tid);
+    // The player's record changed: the shell stores the tournament.
+    out.tournaments.insert(tid.clone());
     let games = open_games_in(st, &tid, player);
     let what = if *change {
         "address"

@@ -1179,6 +1179,8 @@ fn director_changes_or_adds_an_address_partners_told_mail_follows() {
     let text = format!("Adresse: {ANNA} -> {new}");
     let out = step(&mut st, &mail(TL, "[T-1]", &text), now);
     assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    // The changed tournament is the shell's to store (else a restart forgets the address).
+    assert!(out.tournaments.contains("T-1"), "{:?}", out.tournaments);
     let s = sent(&out);
     for to in [TL, new, BERT, CARL] {
         assert!(
@@ -1195,6 +1197,7 @@ fn director_changes_or_adds_an_address_partners_told_mail_follows() {
     let text = format!("Weitere Adresse: {BERT} + bert@work.example");
     let out = step(&mut st, &mail(TL, "[T-1]", &text), now + hour * 2);
     assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    assert!(out.tournaments.contains("T-1"), "{:?}", out.tournaments);
     let out = step(
         &mut st,
         &mail("bert@work.example", "[T-1/1]", "1. e4 e5"),
