@@ -51,8 +51,8 @@ pub const KEEP_GAMES: usize = 2_000;
 /// lower case (a letter names a tournament in any case, as the core reads it).
 #[derive(Debug, Clone, Default)]
 pub struct Away {
+    /// By the id's lower case, the ids written so (never an empty list).
     ids: HashMap<String, Vec<String>>,
-    len: usize,
 }
 
 impl Away {
@@ -63,13 +63,12 @@ impl Away {
                 .entry(id.to_ascii_lowercase())
                 .or_default()
                 .push(id);
-            away.len += 1;
         }
         away
     }
 
     fn is_empty(&self) -> bool {
-        self.len == 0
+        self.ids.is_empty()
     }
 
     fn holds(&self, id: &str) -> bool {
@@ -79,35 +78,23 @@ impl Away {
     }
 
     /// Takes `id` out, if it is away.
-    fn take(&mut self, id: &str) -> bool {
+    fn take(&mut self, id: &str) {
         let low = id.to_ascii_lowercase();
-        let Some(ids) = self.ids.get_mut(&low) else {
-            return false;
-        };
-        let Some(i) = ids.iter().position(|x| x == id) else {
-            return false;
-        };
-        ids.swap_remove(i);
-        if ids.is_empty() {
-            self.ids.remove(&low);
+        if let Some(ids) = self.ids.get_mut(&low) {
+            ids.retain(|x| x != id);
+            if ids.is_empty() {
+                self.ids.remove(&low);
+            }
         }
-        self.len -= 1;
-        true
     }
 
-    /// The away ids equal, but for the case of their letters, to a word of `text` (a run of
-    /// letters, digits and '-', as tournament ids are written).
+    /// The away ids `text` names, as the core reads a letter ([`crate::core::id_words`]).
     fn named_in(&self, text: &str) -> Vec<String> {
-        let mut found = Vec::new();
-        for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')) {
-            if word.is_empty() || word.len() > 64 {
-                continue;
-            }
-            if let Some(ids) = self.ids.get(&word.to_ascii_lowercase()) {
-                found.extend(ids.iter().cloned());
-            }
-        }
-        found
+        crate::core::id_words(text)
+            .filter_map(|w| self.ids.get(&w.to_ascii_lowercase()))
+            .flatten()
+            .cloned()
+            .collect()
     }
 
     fn all(&self) -> Vec<String> {

@@ -49,7 +49,7 @@ impl App {
     /// its recipient already (one registration, one password), else a new one; the status mail
     /// always a new one. The hash of a new one goes into `batch`, replacing the earlier.
     pub(crate) fn xfcc_login(&mut self, mail: &Mail, batch: &mut Batch) -> Option<XfccLogin> {
-        let x = self.config.xfcc.clone()?;
+        self.config.xfcc.as_ref()?;
         let renew = match (&mail.kind, &mail.facts) {
             (MailKind::Start, _) => false,
             (MailKind::Status, Facts::Status(f)) if f.xfcc_password => true,
@@ -59,6 +59,7 @@ impl App {
         if let Err(e) = self.bring_people(to) {
             tracing::warn!("XFCC login of {to}: its rotated tournaments not read: {e}");
         }
+        let x = self.config.xfcc.as_ref()?;
         let user = self.state.registered_as(to).unwrap_or(to).to_lowercase();
         let known = match self.xfcc_issued.get(&user) {
             Some(issued) if !renew && self.still_holds(&user, issued) => {

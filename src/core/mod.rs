@@ -63,6 +63,7 @@ use crate::core::unreachable::bounce::{bounce, bounces_of};
 use crate::core::unreachable::undeliverable::undeliverable;
 use crate::letter::Letter;
 
+pub use door::reply::id_words;
 pub use model::{
     Due, KeyBinding, Meta, NewTournament, Output, Person, Player, Settings, State, Tournament,
 };

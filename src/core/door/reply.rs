@@ -31,8 +31,8 @@ pub(crate) fn lang_for(state: &State, email: &str, game: Option<&GameRef>, s: &S
     {
         return l;
     }
-    // A player of a running tournament is as his current tournaments say (`tournaments_with`
-    // lists them first), not as one of earlier years did.
+    // Fax 2.8 (docs/rules.md): a player of a running tournament is as his current tournaments
+    // say (`tournaments_with` lists them first), not as one of earlier years did.
     let current = state
         .tournaments_with(email)
         .any(|t| !t.rotated && t.player(email).is_some());
@@ -456,19 +456,24 @@ pub(crate) fn shown_at_once(r: &Refusal) -> bool {
     )
 }
 
-/// Whether `word` (a tournament id: letters, digits, `-`) stands in `text` as a word of its own,
-/// ASCII case ignored: not inside a longer id (`FAX-2026-3` is not in `FAX-2026-31`).
+/// The words of `text` a tournament id could be: the runs of letters, digits and `-` (what an
+/// id is written with, `crate::tournament_file`). A letter names a tournament when one of them
+/// is its id, ASCII case ignored (`names_relay_game`; the shell reads the rotated tournaments a
+/// letter names by them, `crate::app`).
+///
+/// ```
+/// let words: Vec<&str> = fernzug::core::id_words("Partie [FAX-2026-3/7], nicht FAX-2026-31.").collect();
+/// assert_eq!(words, ["Partie", "FAX-2026-3", "7", "nicht", "FAX-2026-31"]);
+/// ```
+pub fn id_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| !w.is_empty())
+}
+
+/// Whether `word` (a tournament id) stands in `text` as a word of its own ([`id_words`]), ASCII
+/// case ignored: not inside a longer id (`FAX-2026-3` is not in `FAX-2026-31`).
 fn has_word(text: &str, word: &str) -> bool {
-    if word.is_empty() {
-        return false;
-    }
-    let id_char = |c: u8| c.is_ascii_alphanumeric() || c == b'-';
-    let (t, w) = (text.as_bytes(), word.as_bytes());
-    t.windows(w.len()).enumerate().any(|(i, win)| {
-        win.eq_ignore_ascii_case(w)
-            && (i == 0 || !id_char(t[i - 1]))
-            && t.get(i + w.len()).is_none_or(|&c| !id_char(c))
-    })
+    id_words(text).any(|w| w.eq_ignore_ascii_case(word))
 }
 
 /// A time forfeit to claim (TO §18, §21): who, the first or the second, the days used and allowed.
