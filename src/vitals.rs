@@ -9,7 +9,9 @@
 //!   (4xx, 5xx) works; a refused connection, a timeout or a TLS failure does not.
 //! - **Alarms** ([`Alarm`]): one when an outage begins to count, one when it is over, with its
 //!   start. They are mails like any other (the outbox, retried), so an SMTP outage is told once
-//!   SMTP works again. Never a loop: an alert waiting in the outbox is not an outage of its own.
+//!   SMTP works again. An outage of IMAP or SMTP that counted but ended before the loop looked
+//!   is told both ways at its next look. Never a loop: an alert waiting in the outbox is not an
+//!   outage of its own.
 //! - **Metrics** (Prometheus text format, `prometheus-client`): `fernzug_mails_received_total`,
 //!   `fernzug_mails_sent_total`, `fernzug_outbox_mails`, `fernzug_outbox_oldest_age_seconds`,
 //!   `fernzug_quarantine_mails`, `fernzug_imap_last_success_timestamp_seconds`,
@@ -110,6 +112,41 @@ struct Inner {
     games: Vec<(String, u64)>,
     /// The outages the operator was told of, with their start.
     raised: std::collections::BTreeMap<Concern, DateTime<Utc>>,
+    /// Outages that counted (`alert_minutes` long) but ended before the loop looked: told both
+    /// ways at its next look, so that no outage `/healthz` showed goes untold.
+    untold: Vec<Untold>,
+}
+
+/// An outage that counted and ended before it was told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Untold {
+    concern: Concern,
+    since: DateTime<Utc>,
+    until: DateTime<Utc>,
+    detail: String,
+}
+
+impl Inner {
+    /// `concern` works again at `now`: an outage of it that counted but was not told yet is
+    /// kept to be told (`Vitals::alarms`).
+    fn ended(&mut self, concern: Concern, now: DateTime<Utc>, alert_after: Duration) {
+        let link = match concern {
+            Concern::Imap => &self.imap,
+            Concern::Smtp => &self.smtp,
+            Concern::Outbox => return,
+        };
+        if let Some(since) = link.failing_since
+            && now - since >= alert_after
+            && !self.raised.contains_key(&concern)
+        {
+            self.untold.push(Untold {
+                concern,
+                since,
+                until: now,
+                detail: link.last_error.clone(),
+            });
+        }
+    }
 }
 
 /// The relay's vitals: shared by the loop (which writes them) and the HTTP listener (which
@@ -205,7 +242,10 @@ impl Vitals {
 
     /// The mailbox was read (logged in, listed, or waited on) at `now`.
     pub fn imap_ok(&self, now: DateTime<Utc>) {
-        self.with(|i| i.imap.ok(now));
+        self.with(|i| {
+            i.ended(Concern::Imap, now, self.alert_after);
+            i.imap.ok(now);
+        });
     }
 
     /// The mailbox could not be read at `now`.
@@ -217,6 +257,7 @@ impl Vitals {
     pub fn smtp_ok(&self, now: DateTime<Utc>) -> bool {
         self.with(|i| {
             let was_failing = i.smtp.failing_since.is_some();
+            i.ended(Concern::Smtp, now, self.alert_after);
             i.smtp.ok(now);
             was_failing
         })
@@ -328,11 +369,24 @@ impl Vitals {
     }
 
     /// What the operator is to be told at `now`: each outage that began to count since the
-    /// last call, each one told of that is over. Each is returned once.
+    /// last call, each one told of that is over, and each that counted and ended between two
+    /// calls (both ways: it began, it is over). Each is returned once.
     pub fn alarms(&self, now: DateTime<Utc>) -> Vec<Alarm> {
         self.with(|inner| {
             let outages = self.outages(inner, now);
             let mut alarms = Vec::new();
+            for u in std::mem::take(&mut inner.untold) {
+                alarms.push(Alarm::Raised {
+                    concern: u.concern,
+                    since: u.since,
+                    detail: u.detail,
+                });
+                alarms.push(Alarm::Cleared {
+                    concern: u.concern,
+                    since: u.since,
+                    until: u.until,
+                });
+            }
             let raised: Vec<(Concern, DateTime<Utc>)> =
                 inner.raised.iter().map(|(c, s)| (*c, *s)).collect();
             for (concern, since) in raised {
@@ -467,6 +521,47 @@ mod tests {
             }]
         );
         assert!(v.alarms(at(10, 2)).is_empty());
+    }
+
+    #[test]
+    fn an_outage_that_ends_before_the_loop_looks_is_told_both_ways() {
+        let v = Vitals::new(30);
+        v.smtp_failed(at(9, 5), "connection refused");
+        assert!(v.alarms(at(9, 34)).is_empty(), "not yet 30 minutes");
+        assert!(v.health(at(9, 35)).is_err(), "/healthz shows it");
+        // SMTP works again before the loop looked after 9:35.
+        assert!(v.smtp_ok(at(9, 36)));
+        assert_eq!(
+            v.alarms(at(9, 36)),
+            vec![
+                Alarm::Raised {
+                    concern: Concern::Smtp,
+                    since: at(9, 5),
+                    detail: "connection refused".into()
+                },
+                Alarm::Cleared {
+                    concern: Concern::Smtp,
+                    since: at(9, 5),
+                    until: at(9, 36)
+                }
+            ]
+        );
+        assert!(v.alarms(at(9, 37)).is_empty(), "told once");
+        // Shorter than alert_minutes: nothing to tell; a told outage ends as before.
+        v.imap_failed(at(10, 0), "timeout");
+        v.imap_ok(at(10, 29));
+        assert!(v.alarms(at(10, 29)).is_empty());
+        v.imap_failed(at(11, 0), "timeout");
+        assert_eq!(v.alarms(at(11, 30)).len(), 1);
+        v.imap_ok(at(11, 31));
+        assert_eq!(
+            v.alarms(at(11, 31)),
+            vec![Alarm::Cleared {
+                concern: Concern::Imap,
+                since: at(11, 0),
+                until: at(11, 31)
+            }]
+        );
     }
 
     #[test]
