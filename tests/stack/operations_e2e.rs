@@ -63,7 +63,7 @@ fn spawn_run(relay: &Relay) -> Daemon {
     Daemon(
         relay
             .command(&["run"])
-            .env("RUST_LOG", "info")
+            .env("RUST_LOG", "info,fernzug::daemon=debug")
             .stderr(Stdio::from(std::fs::File::create(log).unwrap()))
             .spawn()
             .unwrap(),
