@@ -209,21 +209,83 @@ pub fn html_part(
         if t.is_empty() {
             String::new()
         } else {
-            format!(
-                "<pre style=\"font:14px Consolas,'DejaVu Sans Mono',monospace;\n\
-                 white-space:pre-wrap;margin:0\">{}</pre>\n",
-                escape(t)
-            )
+            let open = "<pre style=\"font:14px Consolas,'DejaVu Sans Mono',monospace;\n\
+                        white-space:pre-wrap;margin:0\">";
+            let column = open.len() - open.rfind('\n').map_or(0, |at| at + 1);
+            format!("{open}{}</pre>\n", fold_text(&ascii(&escape(t)), column))
         }
     };
     ascii(&format!(
         "<!DOCTYPE html>\n<html lang=\"{lang}\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width\">\n<title>{}</title>\n</head>\n\
-         <body style=\"margin:0;padding:8px\">\n{}{board}{}</body>\n</html>\n",
-        escape(title),
+         <meta name=\"viewport\" content=\"width=device-width\">\n<title>\n{}\n</title>\n\
+         </head>\n<body style=\"margin:0;padding:8px\">\n{}{board}{}</body>\n</html>\n",
+        fold_words(&ascii(&escape(title))),
         pre(before),
         pre(after),
     ))
+}
+
+/// The longest line of the HTML part: below the 76 octets up to which lettre sends an ASCII
+/// part as `7bit` (email-encoding's chooser), so that no part is grown by quoted-printable
+/// (every `=` of an attribute written `=3D`) however long a line of the text is.
+const LINE: usize = 72;
+
+/// `text` (ASCII without tags: escaped, every other character a reference; its first line
+/// begins at `column` of the part) with each line longer than [`LINE`] broken where nothing shows: across an empty comment (`<!--`, the break,
+/// `-->`), never inside a character reference. In a `<pre>` a bare line break would show; in a
+/// comment it does not, and a client that drops comments joins the line again.
+fn fold_text(text: &str, column: usize) -> String {
+    if text
+        .lines()
+        .enumerate()
+        .all(|(i, l)| l.len() + if i == 0 { column } else { 0 } <= LINE)
+    {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut width = if i == 0 { column } else { 0 };
+        let mut in_reference = false;
+        for c in line.chars() {
+            // Room for the comment's `<!--` (the next line begins with its `-->`), and before a
+            // reference for the longest one (`&#1114111;`).
+            let room = LINE - 4;
+            if !in_reference && (width >= room || (c == '&' && width + 10 > room)) {
+                out.push_str("<!--\n-->");
+                width = 3;
+            }
+            if c == '&' {
+                in_reference = true;
+            } else if c == ';' {
+                in_reference = false;
+            }
+            out.push(c);
+            width += 1;
+        }
+    }
+    out
+}
+
+/// `text` (ASCII, one line where white space collapses, as in `<title>`) broken at its spaces
+/// into lines of at most [`LINE`]; a word longer than that stays whole.
+fn fold_words(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut width = 0;
+    for word in text.split(' ') {
+        if width > 0 && width + 1 + word.len() > LINE {
+            out.push('\n');
+            width = 0;
+        } else if width > 0 {
+            out.push(' ');
+            width += 1;
+        }
+        out.push_str(word);
+        width += word.len();
+    }
+    out
 }
 
 /// `html` with every character beyond ASCII written as a character reference (`&#252;`): the
@@ -355,6 +417,33 @@ mod tests {
             html.is_ascii() && html.contains("Gr&#252;&#223;e"),
             "{html}"
         );
+        // Long lines (umlauts grow as references) are broken where nothing shows: every line
+        // shorter than 76 characters, the part `7bit`.
+        let long = "Die Bedenkzeit f\u{fc}r diesen Zug \u{fc}berschreitet nicht die \u{fc}bliche Zeit & mehr \u{e4}\u{f6}\u{fc}\u{e4}\u{f6}\u{fc}\u{e4}\u{f6}\u{fc}\u{e4}\u{f6}\u{fc}\u{e4}\u{f6}\u{fc}\u{e4}\u{f6}\u{fc}\u{e4}\u{f6}\u{fc}\u{e4}\u{f6}\u{fc} Ende\n";
+        let title = "[T-1/1] Zug: eine sehr lange Betreffzeile mit \u{dc}mlauten, \u{dc}mlauten und noch mehr W\u{f6}rtern";
+        let html = html_part(title, "de", long, None, "<table></table>\n");
+        assert!(html.lines().all(|l| l.len() < 76), "{html}");
+        let shown = html.replace("<!--\n-->", "");
+        assert!(
+            shown.contains(&format!("{}</pre>", ascii(&escape(long.trim_end())))),
+            "the text, whole once the comments are gone: {html}"
+        );
+        assert!(!shown.contains("<!--"), "only whole comments: {html}");
+        for (before, _) in html.match_indices("<!--").map(|(at, _)| html.split_at(at)) {
+            let line = before.rsplit('\n').next().unwrap();
+            assert!(
+                line.rfind('&') <= line.rfind(';'),
+                "never inside a reference: {line}"
+            );
+        }
+        let words: Vec<&str> = html
+            .split("<title>")
+            .nth(1)
+            .and_then(|t| t.split("</title>").next())
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        assert_eq!(words.join(" "), ascii(&escape(title)), "{html}");
         // No diagram in the text: the board above it.
         let html = html_part("s", "en", "Hello\n", Some("absent"), "<table></table>\n");
         assert!(html.find("<table>").unwrap() < html.find("Hello").unwrap());

@@ -202,6 +202,27 @@ impl fmt::Debug for Store {
     }
 }
 
+/// The tables of one write transaction ([`Store::apply`]), each opened when first written.
+struct Tables<'tx> {
+    tx: &'tx redb::WriteTransaction,
+    open: Vec<Option<redb::Table<'tx, &'static [u8], &'static [u8]>>>,
+}
+
+impl<'tx> Tables<'tx> {
+    /// The table of `tree`, opened now if it is not yet.
+    fn get(
+        &mut self,
+        tree: Tree,
+    ) -> Result<&mut redb::Table<'tx, &'static [u8], &'static [u8]>, redb::TableError> {
+        let slot = &mut self.open[tree.index()];
+        let table = match slot.take() {
+            Some(open) => open,
+            None => self.tx.open_table(table(tree))?,
+        };
+        Ok(slot.insert(table))
+    }
+}
+
 impl Store {
     /// Open (or create) the database in `dir` and check its schema version. A store an earlier
     /// fernzug kept in sled is copied over first (`legacy.rs`).
@@ -409,10 +430,12 @@ impl Store {
         ops: &[Op],
         seqs: &mut Vec<u64>,
     ) -> Result<u64, StoreError> {
-        let mut tables = Vec::with_capacity(Tree::ALL.len());
-        for t in Tree::ALL {
-            tables.push(tx.open_table(table(t)).map_err(|e| self.write_err(t, e))?);
-        }
+        // Each tree opened when first written: a move's transaction touches a few of them, and
+        // every open table is flushed at the commit (`create_tables` made them all).
+        let mut tables = Tables {
+            tx,
+            open: (0..Tree::ALL.len()).map(|_| None).collect(),
+        };
         let aborted = |reason: Abort| StoreError::Aborted {
             path: self.path.clone(),
             reason: reason.to_string(),
@@ -422,27 +445,40 @@ impl Store {
         for op in ops {
             match op {
                 Op::Put { tree, key, value } => {
-                    tables[tree.index()]
+                    tables
+                        .get(*tree)
+                        .map_err(|e| self.write_err(*tree, e))?
                         .insert(key.as_slice(), value.as_slice())
                         .map_err(|e| self.write_err(*tree, e))?;
                 }
                 Op::Delete { tree, key } => {
-                    tables[tree.index()]
+                    tables
+                        .get(*tree)
+                        .map_err(|e| self.write_err(*tree, e))?
                         .remove(key.as_slice())
                         .map_err(|e| self.write_err(*tree, e))?;
                 }
                 Op::Archive { value, games } => {
                     let id = match next_archive {
                         Some(id) => id,
-                        None => self.read_u64(&tables[Tree::Meta.index()], ARCHIVE_NEXT_KEY)?,
+                        None => self.read_u64(
+                            tables
+                                .get(Tree::Meta)
+                                .map_err(|e| self.write_err(Tree::Meta, e))?,
+                            ARCHIVE_NEXT_KEY,
+                        )?,
                     };
                     let key = id.to_be_bytes();
-                    tables[Tree::Archive.index()]
+                    tables
+                        .get(Tree::Archive)
+                        .map_err(|e| self.write_err(Tree::Archive, e))?
                         .insert(&key[..], value.as_slice())
                         .map_err(|e| self.write_err(Tree::Archive, e))?;
                     let index_value = id.to_string();
                     for game in games {
-                        tables[Tree::ArchiveByGame.index()]
+                        tables
+                            .get(Tree::ArchiveByGame)
+                            .map_err(|e| self.write_err(Tree::ArchiveByGame, e))?
                             .insert(game_key(game, id).as_slice(), index_value.as_bytes())
                             .map_err(|e| self.write_err(Tree::ArchiveByGame, e))?;
                     }
@@ -452,7 +488,12 @@ impl Store {
                     let seq = match next_outbox {
                         Some(n) => n,
                         None => self
-                            .read_u64(&tables[Tree::Meta.index()], OUTBOX_NEXT_KEY)?
+                            .read_u64(
+                                tables
+                                    .get(Tree::Meta)
+                                    .map_err(|e| self.write_err(Tree::Meta, e))?,
+                                OUTBOX_NEXT_KEY,
+                            )?
                             .max(1),
                     };
                     let mut entry = (**entry).clone();
@@ -477,21 +518,26 @@ impl Store {
                         aborted(Abort::Counter(format!("outbox entry {}: {e}", entry.id)))
                     })?;
                     let value = packed::join(&head, body.as_deref().unwrap_or_default());
-                    tables[Tree::Outbox.index()]
+                    tables
+                        .get(Tree::Outbox)
+                        .map_err(|e| self.write_err(Tree::Outbox, e))?
                         .insert(entry.id.as_bytes(), value.as_slice())
                         .map_err(|e| self.write_err(Tree::Outbox, e))?;
                     next_outbox = Some(seq.saturating_add(1));
                     seqs.push(seq);
                 }
                 Op::Due { key, at } => {
-                    let due = Tree::Due.index();
-                    let order = Tree::DueOrder.index();
-                    let old: Option<DateTime<Utc>> = tables[due]
+                    let (due, order) = (Tree::Due, Tree::DueOrder);
+                    let old: Option<DateTime<Utc>> = tables
+                        .get(due)
+                        .map_err(|e| self.write_err(due, e))?
                         .get(key.as_bytes())
                         .map_err(|e| self.write_err(Tree::Due, e))?
                         .and_then(|v| serde_json::from_slice(v.value()).ok());
                     if let Some(old) = old {
-                        tables[order]
+                        tables
+                            .get(order)
+                            .map_err(|e| self.write_err(order, e))?
                             .remove(schema::due_order_key(old, key).as_slice())
                             .map_err(|e| self.write_err(Tree::DueOrder, e))?;
                     }
@@ -500,15 +546,21 @@ impl Store {
                             let value = serde_json::to_vec(at).map_err(|e| {
                                 aborted(Abort::Counter(format!("due entry {key}: {e}")))
                             })?;
-                            tables[due]
+                            tables
+                                .get(due)
+                                .map_err(|e| self.write_err(due, e))?
                                 .insert(key.as_bytes(), value.as_slice())
                                 .map_err(|e| self.write_err(Tree::Due, e))?;
-                            tables[order]
+                            tables
+                                .get(order)
+                                .map_err(|e| self.write_err(order, e))?
                                 .insert(schema::due_order_key(*at, key).as_slice(), &[][..])
                                 .map_err(|e| self.write_err(Tree::DueOrder, e))?;
                         }
                         None => {
-                            tables[due]
+                            tables
+                                .get(due)
+                                .map_err(|e| self.write_err(due, e))?
                                 .remove(key.as_bytes())
                                 .map_err(|e| self.write_err(Tree::Due, e))?;
                         }
@@ -518,7 +570,9 @@ impl Store {
                 Op::Fail => return Err(aborted(Abort::Injected)),
             }
         }
-        let meta = &mut tables[Tree::Meta.index()];
+        let meta = tables
+            .get(Tree::Meta)
+            .map_err(|e| self.write_err(Tree::Meta, e))?;
         if let Some(next) = next_outbox {
             meta.insert(OUTBOX_NEXT_KEY, next.to_string().as_bytes())
                 .map_err(|e| self.write_err(Tree::Meta, e))?;
