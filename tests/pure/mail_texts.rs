@@ -441,6 +441,13 @@ impl Run {
                 mail.fen.is_some(),
                 "{name}: an HTML part exactly when the mail has a position"
             );
+            // Its lines short whatever the text (render/board.rs `fold_text`): never grown by
+            // quoted-printable or base64.
+            assert_eq!(
+                html_encoding(&raw).as_deref(),
+                html.as_ref().map(|_| "7bit"),
+                "{name}: the HTML part goes 7bit"
+            );
             if let Some(html) = html
                 && self.html_seen.insert(mail.kind.name().to_string())
             {
@@ -449,6 +456,17 @@ impl Run {
             self.snaps.insert(name, text);
         }
     }
+}
+
+/// The transfer encoding of the HTML part of `raw`, if it has one.
+fn html_encoding(raw: &[u8]) -> Option<String> {
+    let msg = MessageParser::default().parse(raw)?;
+    if msg.html_body_count() == 0 || msg.html_body.first() == msg.text_body.first() {
+        return None;
+    }
+    msg.html_part(0)?
+        .content_transfer_encoding()
+        .map(|e| e.to_ascii_lowercase())
 }
 
 /// The decoded HTML part of `raw`, if it has one.
