@@ -44,7 +44,7 @@ const SQUARE: u32 = 40;
 /// the table (cells inherit them), a square's colour in `bgcolor` alone (the attribute Gmail's
 /// and Outlook's sanitizers keep, and Outlook's Word engine honours), the width on the first
 /// row's cells and the height on each row's first, the rank numbers on the left and the file
-/// letters below. ASCII only, a square a line, no line longer than [`LINE`]: the part goes as
+/// letters below. ASCII only, a square a line, no line longer than 73 characters: the part goes as
 /// `7bit`, not grown by a transfer encoding. About 3.2 KB (it was 17 KB).
 pub fn board_table(fen: &str, viewer: Color, last: Option<&str>) -> Option<String> {
     let board = fen.parse::<Fen>().ok()?.into_setup().board;
@@ -314,8 +314,7 @@ fn fold_words(text: &str) -> String {
 }
 
 /// `html` with every character beyond ASCII written as a character reference (`&#252;`): the
-/// part then needs no transfer encoding where its lines are short, and quoted-printable (not
-/// base64) where one is not.
+/// part then needs no transfer encoding (its long lines broken by `fold_text`).
 fn ascii(html: &str) -> String {
     if html.is_ascii() {
         return html.to_string();

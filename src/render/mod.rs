@@ -466,12 +466,12 @@ fn alternative(text: SinglePart, html: SinglePart) -> MultiPart {
     MultiPart::alternative().singlepart(text).singlepart(html)
 }
 
-/// The HTML part ([`board::html_part`]: ASCII, short lines where the text allows): lettre chooses
-/// the transfer encoding, `7bit` then, `quoted-printable` where a line of the text is long —
-/// never base64, which grew the part by a third.
+/// The HTML part ([`board::html_part`]: ASCII, no line longer than 73 characters however long
+/// the text's are): lettre chooses the transfer encoding, `7bit` — never quoted-printable or
+/// base64, which grew the part.
 ///
 /// The part is handed over with CRLF line ends already: lettre makes them CRLF by inserting each
-/// CR into the string, moving the rest of it each time (a tenth of a millisecond a mail).
+/// CR into the string, moving the rest of it each time (tens of microseconds a mail).
 fn html_single_part(html: String) -> Result<SinglePart, RenderError> {
     let html = if html.contains('\r') {
         html

@@ -204,6 +204,7 @@ impl fmt::Debug for Store {
 
 /// The tables of one write transaction ([`Store::apply`]), each opened when first written.
 struct Tables<'tx> {
+    store: &'tx Store,
     tx: &'tx redb::WriteTransaction,
     open: Vec<Option<redb::Table<'tx, &'static [u8], &'static [u8]>>>,
 }
@@ -213,11 +214,14 @@ impl<'tx> Tables<'tx> {
     fn get(
         &mut self,
         tree: Tree,
-    ) -> Result<&mut redb::Table<'tx, &'static [u8], &'static [u8]>, redb::TableError> {
+    ) -> Result<&mut redb::Table<'tx, &'static [u8], &'static [u8]>, StoreError> {
         let slot = &mut self.open[tree.index()];
         let table = match slot.take() {
             Some(open) => open,
-            None => self.tx.open_table(table(tree))?,
+            None => self
+                .tx
+                .open_table(table(tree))
+                .map_err(|e| self.store.write_err(tree, e))?,
         };
         Ok(slot.insert(table))
     }
@@ -433,6 +437,7 @@ impl Store {
         // Each tree opened when first written: a move's transaction touches a few of them, and
         // every open table is flushed at the commit (`create_tables` made them all).
         let mut tables = Tables {
+            store: self,
             tx,
             open: (0..Tree::ALL.len()).map(|_| None).collect(),
         };
@@ -446,39 +451,30 @@ impl Store {
             match op {
                 Op::Put { tree, key, value } => {
                     tables
-                        .get(*tree)
-                        .map_err(|e| self.write_err(*tree, e))?
+                        .get(*tree)?
                         .insert(key.as_slice(), value.as_slice())
                         .map_err(|e| self.write_err(*tree, e))?;
                 }
                 Op::Delete { tree, key } => {
                     tables
-                        .get(*tree)
-                        .map_err(|e| self.write_err(*tree, e))?
+                        .get(*tree)?
                         .remove(key.as_slice())
                         .map_err(|e| self.write_err(*tree, e))?;
                 }
                 Op::Archive { value, games } => {
                     let id = match next_archive {
                         Some(id) => id,
-                        None => self.read_u64(
-                            tables
-                                .get(Tree::Meta)
-                                .map_err(|e| self.write_err(Tree::Meta, e))?,
-                            ARCHIVE_NEXT_KEY,
-                        )?,
+                        None => self.read_u64(tables.get(Tree::Meta)?, ARCHIVE_NEXT_KEY)?,
                     };
                     let key = id.to_be_bytes();
                     tables
-                        .get(Tree::Archive)
-                        .map_err(|e| self.write_err(Tree::Archive, e))?
+                        .get(Tree::Archive)?
                         .insert(&key[..], value.as_slice())
                         .map_err(|e| self.write_err(Tree::Archive, e))?;
                     let index_value = id.to_string();
                     for game in games {
                         tables
-                            .get(Tree::ArchiveByGame)
-                            .map_err(|e| self.write_err(Tree::ArchiveByGame, e))?
+                            .get(Tree::ArchiveByGame)?
                             .insert(game_key(game, id).as_slice(), index_value.as_bytes())
                             .map_err(|e| self.write_err(Tree::ArchiveByGame, e))?;
                     }
@@ -488,12 +484,7 @@ impl Store {
                     let seq = match next_outbox {
                         Some(n) => n,
                         None => self
-                            .read_u64(
-                                tables
-                                    .get(Tree::Meta)
-                                    .map_err(|e| self.write_err(Tree::Meta, e))?,
-                                OUTBOX_NEXT_KEY,
-                            )?
+                            .read_u64(tables.get(Tree::Meta)?, OUTBOX_NEXT_KEY)?
                             .max(1),
                     };
                     let mut entry = (**entry).clone();
@@ -519,8 +510,7 @@ impl Store {
                     })?;
                     let value = packed::join(&head, body.as_deref().unwrap_or_default());
                     tables
-                        .get(Tree::Outbox)
-                        .map_err(|e| self.write_err(Tree::Outbox, e))?
+                        .get(Tree::Outbox)?
                         .insert(entry.id.as_bytes(), value.as_slice())
                         .map_err(|e| self.write_err(Tree::Outbox, e))?;
                     next_outbox = Some(seq.saturating_add(1));
@@ -529,15 +519,13 @@ impl Store {
                 Op::Due { key, at } => {
                     let (due, order) = (Tree::Due, Tree::DueOrder);
                     let old: Option<DateTime<Utc>> = tables
-                        .get(due)
-                        .map_err(|e| self.write_err(due, e))?
+                        .get(due)?
                         .get(key.as_bytes())
                         .map_err(|e| self.write_err(Tree::Due, e))?
                         .and_then(|v| serde_json::from_slice(v.value()).ok());
                     if let Some(old) = old {
                         tables
-                            .get(order)
-                            .map_err(|e| self.write_err(order, e))?
+                            .get(order)?
                             .remove(schema::due_order_key(old, key).as_slice())
                             .map_err(|e| self.write_err(Tree::DueOrder, e))?;
                     }
@@ -547,20 +535,17 @@ impl Store {
                                 aborted(Abort::Counter(format!("due entry {key}: {e}")))
                             })?;
                             tables
-                                .get(due)
-                                .map_err(|e| self.write_err(due, e))?
+                                .get(due)?
                                 .insert(key.as_bytes(), value.as_slice())
                                 .map_err(|e| self.write_err(Tree::Due, e))?;
                             tables
-                                .get(order)
-                                .map_err(|e| self.write_err(order, e))?
+                                .get(order)?
                                 .insert(schema::due_order_key(*at, key).as_slice(), &[][..])
                                 .map_err(|e| self.write_err(Tree::DueOrder, e))?;
                         }
                         None => {
                             tables
-                                .get(due)
-                                .map_err(|e| self.write_err(due, e))?
+                                .get(due)?
                                 .remove(key.as_bytes())
                                 .map_err(|e| self.write_err(Tree::Due, e))?;
                         }
@@ -570,9 +555,7 @@ impl Store {
                 Op::Fail => return Err(aborted(Abort::Injected)),
             }
         }
-        let meta = tables
-            .get(Tree::Meta)
-            .map_err(|e| self.write_err(Tree::Meta, e))?;
+        let meta = tables.get(Tree::Meta)?;
         if let Some(next) = next_outbox {
             meta.insert(OUTBOX_NEXT_KEY, next.to_string().as_bytes())
                 .map_err(|e| self.write_err(Tree::Meta, e))?;
