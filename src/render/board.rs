@@ -212,14 +212,14 @@ pub fn html_part(
             let open = "<pre style=\"font:14px Consolas,'DejaVu Sans Mono',monospace;\n\
                         white-space:pre-wrap;margin:0\">";
             let column = open.len() - open.rfind('\n').map_or(0, |at| at + 1);
-            format!("{open}{}</pre>\n", fold_text(&ascii(&escape(t)), column))
+            format!("{open}{}</pre>\n", fold_text(&ascii(escape(t)), column))
         }
     };
-    ascii(&format!(
+    ascii(format!(
         "<!DOCTYPE html>\n<html lang=\"{lang}\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width\">\n{}\n</head>\n\
          <body style=\"margin:0;padding:8px\">\n{}{board}{}</body>\n</html>\n",
-        title_element(&ascii(&escape(title))),
+        title_element(&ascii(escape(title))),
         pre(before),
         pre(after),
     ))
@@ -250,9 +250,9 @@ fn fold_text(text: &str, column: usize) -> String {
             out.push_str(line);
             continue;
         }
-        let words: Vec<&str> = line.split_inclusive(' ').collect();
-        for (n, word) in words.iter().enumerate() {
-            let limit = if n + 1 == words.len() { LINE } else { room };
+        let mut words = line.split_inclusive(' ').peekable();
+        while let Some(word) = words.next() {
+            let limit = if words.peek().is_none() { LINE } else { room };
             if width > 3 && width + word.len() > limit {
                 out.push_str(BREAK);
                 width = 3;
@@ -315,9 +315,9 @@ fn fold_words(text: &str) -> String {
 
 /// `html` with every character beyond ASCII written as a character reference (`&#252;`): the
 /// part then needs no transfer encoding (its long lines broken by `fold_text`).
-fn ascii(html: &str) -> String {
+fn ascii(html: String) -> String {
     if html.is_ascii() {
-        return html.to_string();
+        return html;
     }
     let mut out = String::with_capacity(html.len() + 64);
     for c in html.chars() {
@@ -449,7 +449,7 @@ mod tests {
         assert!(html.lines().all(|l| l.len() <= LINE), "{html}");
         let shown = html.replace("<!--\n-->", "");
         assert!(
-            shown.contains(&format!("{}</pre>", ascii(&escape(long.trim_end())))),
+            shown.contains(&format!("{}</pre>", ascii(escape(long.trim_end())))),
             "the text, whole once the comments are gone: {html}"
         );
         assert!(!shown.contains("<!--"), "only whole comments: {html}");
@@ -467,7 +467,7 @@ mod tests {
             .unwrap()
             .split_whitespace()
             .collect();
-        assert_eq!(words.join(" "), ascii(&escape(title)), "{html}");
+        assert_eq!(words.join(" "), ascii(escape(title)), "{html}");
         // No diagram in the text: the board above it.
         let html = html_part("s", "en", "Hello\n", Some("absent"), "<table></table>\n");
         assert!(html.find("<table>").unwrap() < html.find("Hello").unwrap());
