@@ -8,8 +8,9 @@
 //! (made durable: fsynced), [`AFTER_IMAP_FLAG`] (flagged `\Seen` on the server),
 //! [`AFTER_SMTP_250`] (the SMTP client read the server's 250 after the mail's data),
 //! [`AFTER_SMTP_ACCEPT`] (the courier learned that the server took it), [`BEFORE_OUTBOX_DELETE`]
-//! (just before the durable transaction that marks it sent, i.e. removes its outbox entry).
-//! Between the 250 and that commit a crash sends the mail again at the next start: the only
+//! (just before it is marked sent), [`AFTER_SENT_LEDGER`] (marked sent in the ledger of sent
+//! mails, durably, its outbox entry not yet removed: the next opening removes it). Between the
+//! 250 and the ledger's fdatasync a crash sends the mail again at the next start: the only
 //! window in which a mail goes twice. Beside the mail's path: [`BETWEEN_START_PARTS`]
 //! (`tournament add` queued one part of the start mails, not the rest).
 
@@ -26,11 +27,12 @@ pub const AFTER_IMAP_FLAG: &str = "after-imap-flag";
 pub const AFTER_SMTP_250: &str = "after-smtp-250";
 pub const AFTER_SMTP_ACCEPT: &str = "after-smtp-accept";
 pub const BEFORE_OUTBOX_DELETE: &str = "before-outbox-delete";
+pub const AFTER_SENT_LEDGER: &str = "after-sent-ledger";
 pub const BETWEEN_START_PARTS: &str = "between-start-parts";
 pub const BETWEEN_REGISTER_PARTS: &str = "between-register-parts";
 
 /// Every named point.
-pub const ALL: [&str; 9] = [
+pub const ALL: [&str; 10] = [
     AFTER_READ,
     AFTER_COMMIT,
     AFTER_FSYNC,
@@ -38,6 +40,7 @@ pub const ALL: [&str; 9] = [
     AFTER_SMTP_250,
     AFTER_SMTP_ACCEPT,
     BEFORE_OUTBOX_DELETE,
+    AFTER_SENT_LEDGER,
     BETWEEN_START_PARTS,
     BETWEEN_REGISTER_PARTS,
 ];

@@ -12,10 +12,11 @@
 //! large tournament does not hold every start mail at once.
 //!
 //! A mail the server accepted is marked sent at once: the courier hands it to its marker, which
-//! removes its outbox entry in a durable transaction (the accepted mails that came back together
-//! share one), and only then reports it to the pass. A crash can so send again only a mail whose
-//! 250 had come and whose mark had not yet been committed — the mails in flight at that moment —
-//! never one the server accepted while the pass was busy with other things.
+//! marks it durably (`Store::outbox_sent`: the ledger of sent mails, one `fdatasync` for the
+//! accepted mails that came back together) and only then reports it to the pass. A crash can so
+//! send again only a mail whose 250 had come and whose mark had not yet been written — the mails
+//! in flight at that moment — never one the server accepted while the pass was busy with other
+//! things.
 //!
 //! Order (Fax 2.3): oldest first, and a later mail to a recipient never overtakes an earlier
 //! one that is still waiting: at most one mail per recipient is in flight, a recipient whose
@@ -191,14 +192,14 @@ const HELD_BYTES: usize = 4 << 20;
 /// How long the marker waits at most for more accepted mails before it marks a batch sent.
 const MARK_LINGER: std::time::Duration = std::time::Duration::from_millis(20);
 
-/// The most accepted mails marked sent in one transaction.
+/// The most accepted mails marked sent in one durable write.
 const MARK_BATCH: usize = 64;
 
-/// The marker's task: takes the accepted mails as they come back, marks each batch sent in one
-/// durable transaction, then reports them to the pass. A batch is the mails accepted while the
+/// The marker's task: takes the accepted mails as they come back, marks each batch sent durably
+/// (one `fdatasync`), then reports them to the pass. A batch is the mails accepted while the
 /// one before was written, and those that come back while others are still in flight, for up
-/// to [`MARK_LINGER`] after the first: in a burst one durable commit (and its fsync) for a
-/// handful of mails instead of one each; a lone mail is marked at once.
+/// to [`MARK_LINGER`] after the first: in a burst one `fdatasync` for a handful of mails instead
+/// of one each; a lone mail is marked at once.
 async fn mark(
     store: Store,
     (mut accepted, in_the_air): (mpsc::UnboundedReceiver<Attempt>, Arc<AtomicUsize>),
@@ -252,7 +253,7 @@ async fn mark(
     }
     if mails > 0 {
         tracing::debug!(
-            "marker: marked {mails} sent mails in {commits} durable commits ({} ms writing)",
+            "marker: marked {mails} sent mails in {commits} durable writes ({} ms writing)",
             writing.as_millis()
         );
     }

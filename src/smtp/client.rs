@@ -452,32 +452,25 @@ async fn handshake(
 /// dot doubled (RFC 5321 4.5.2), a final line end, and the ending `.` line.
 pub(crate) fn data_block(raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(raw.len() + raw.len() / 32 + 5);
-    let mut line_start = true;
-    let mut i = 0;
-    while let Some(&b) = raw.get(i) {
-        if line_start && b == b'.' {
+    let mut rest = raw;
+    while !rest.is_empty() {
+        // A line at a time: its text copied whole, its end (CRLF, CR or LF) written CRLF.
+        let end = memchr::memchr2(b'\r', b'\n', rest).unwrap_or(rest.len());
+        let (text, after) = rest.split_at(end);
+        if text.first() == Some(&b'.') {
             out.push(b'.');
         }
-        match b {
-            b'\r' if raw.get(i + 1) == Some(&b'\n') => {
+        out.extend_from_slice(text);
+        rest = match after {
+            [] => {
                 out.extend_from_slice(b"\r\n");
-                i += 2;
-                line_start = true;
-                continue;
+                after
             }
-            b'\r' | b'\n' => {
+            [b'\r', b'\n', more @ ..] | [_, more @ ..] => {
                 out.extend_from_slice(b"\r\n");
-                line_start = true;
+                more
             }
-            _ => {
-                out.push(b);
-                line_start = false;
-            }
-        }
-        i += 1;
-    }
-    if !line_start {
-        out.extend_from_slice(b"\r\n");
+        };
     }
     out.extend_from_slice(b".\r\n");
     out
@@ -539,6 +532,50 @@ pub(crate) fn classify(f: Failure, server: &str) -> SendError {
 mod tests {
     use super::*;
 
+    /// RFC 5321's DATA block written byte by byte, as the client did before it copied whole
+    /// lines: the reference the faster one is held to.
+    fn data_block_byte_by_byte(raw: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut line_start = true;
+        let mut i = 0;
+        while let Some(&b) = raw.get(i) {
+            if line_start && b == b'.' {
+                out.push(b'.');
+            }
+            match b {
+                b'\r' if raw.get(i + 1) == Some(&b'\n') => {
+                    out.extend_from_slice(b"\r\n");
+                    i += 2;
+                    line_start = true;
+                    continue;
+                }
+                b'\r' | b'\n' => {
+                    out.extend_from_slice(b"\r\n");
+                    line_start = true;
+                }
+                _ => {
+                    out.push(b);
+                    line_start = false;
+                }
+            }
+            i += 1;
+        }
+        if !line_start {
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(b".\r\n");
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn data_block_is_the_byte_by_byte_block(
+            raw in proptest::collection::vec(proptest::sample::select(b"ab.\r\n \xc3".to_vec()), 0..64)
+        ) {
+            proptest::prop_assert_eq!(data_block(&raw), data_block_byte_by_byte(&raw));
+        }
+    }
+
     #[test]
     fn data_block_stuffs_dots_and_ends_with_a_dot_line() {
         assert_eq!(
@@ -556,6 +593,7 @@ mod tests {
         assert_eq!(data_block(b"A: b\n\n.x\n"), b"A: b\r\n\r\n..x\r\n.\r\n");
         assert_eq!(data_block(b"a\rb\r\n"), b"a\r\nb\r\n.\r\n");
         assert_eq!(data_block(b""), b".\r\n");
+        assert_eq!(data_block(b"\r\n.\n\r."), b"\r\n..\r\n\r\n..\r\n.\r\n");
     }
 
     #[test]

@@ -70,6 +70,7 @@ mod outbox;
 mod packed;
 mod records;
 mod schema;
+pub mod sent;
 pub mod shelf;
 #[cfg(test)]
 mod tests;
@@ -194,6 +195,9 @@ pub struct Store {
     /// While watched ([`Store::watch_enqueued`]): the outbox entries enqueued since they were
     /// last taken, each with its mail.
     enqueued: std::sync::Arc<std::sync::Mutex<Option<Vec<OutboxEntry>>>>,
+    /// The ledger of sent mails (`sent.rs`): taken before the gate, by the marks of sent mails
+    /// and by [`Store::sync`].
+    sent: std::sync::Arc<std::sync::Mutex<sent::Ledger>>,
 }
 
 impl fmt::Debug for Store {
@@ -249,6 +253,12 @@ impl Store {
             // The new file's name is durable too.
             sync_path(dir)?;
         }
+        let ledger_error = |source| StoreError::Files {
+            path: dir.join(sent::FILE),
+            what: "open the ledger of sent mails",
+            source,
+        };
+        let (ledger, sent_before) = sent::Ledger::open(dir).map_err(ledger_error)?;
         let store = Store {
             path,
             db: std::sync::Arc::new(Db {
@@ -258,11 +268,18 @@ impl Store {
             }),
             generation: std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0)),
             enqueued: Default::default(),
+            sent: std::sync::Arc::new(std::sync::Mutex::new(ledger)),
         };
         store.create_tables()?;
         legacy::take_over(&store)?;
         store.check_schema()?;
         store.order_due()?;
+        if !sent_before.is_empty() {
+            // Mails the server accepted before a crash whose removal from the outbox may not
+            // have reached the disk: removed now, durably, and the ledger emptied.
+            store.remove_sent(&sent_before)?;
+            store.sync()?;
+        }
         let generation = match store.get_raw(Tree::Meta, GENERATION_KEY)? {
             Some(raw) => std::str::from_utf8(&raw)
                 .ok()
@@ -297,6 +314,12 @@ impl Store {
             what,
             source: Box::new(source.into()),
         }
+    }
+
+    /// The ledger of sent mails (a poisoned lock too: a mark is written whole or read as
+    /// nothing).
+    fn ledger(&self) -> std::sync::MutexGuard<'_, sent::Ledger> {
+        self.sent.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// A failure to write `tree` in a batch transaction.
@@ -612,6 +635,8 @@ impl Store {
             .pending
             .swap(false, std::sync::atomic::Ordering::SeqCst)
         {
+            // Every mark in the ledger is applied (a mark holds the ledger until it is).
+            let mut ledger = self.ledger();
             let _gate = self.db.gate();
             let durable = self
                 .db
@@ -625,6 +650,11 @@ impl Store {
                     .store(true, std::sync::atomic::Ordering::SeqCst);
                 return Err(self.db_err("making the applied transactions durable")(e));
             }
+            ledger.clear().map_err(|source| StoreError::Files {
+                path: ledger.path(),
+                what: "empty the ledger of sent mails",
+                source,
+            })?;
         }
         crate::crash::point("after-fsync");
         Ok(())

@@ -183,21 +183,35 @@ impl Store {
             .min())
     }
 
-    /// The SMTP server accepted the entries `ids`: mark them sent — delete them in one durable
-    /// transaction (redb's fsync), at once, so that a crash afterwards does not send them again.
-    /// The daemon's courier calls it for every batch of mails the server accepted together, from
-    /// a task beside the pass (redb takes one write transaction at a time; this one also makes
-    /// durable what the pass applied before it, which is never wrong: only acknowledging a mail
-    /// before it is durable would be). Deleting an absent entry is not an error. Not counted as
-    /// a transaction ([`Store::generation`]): what a process keeps while the store is closed
-    /// (the state, the index of deadlines) does not change by it.
+    /// The SMTP server accepted the mails of the outbox entries `ids` (absent ones are
+    /// skipped): they are marked sent at once — in the ledger of sent mails (`sent.rs`), made
+    /// durable before this returns — and leave the outbox in a transaction that waits for no
+    /// disk; the next [`Store::sync`] makes that durable too. The daemon's courier calls it for
+    /// every batch of mails the server accepted together, from a task beside the pass. Not
+    /// counted as a transaction ([`Store::generation`]): what a process keeps while the store is
+    /// closed (the state, the index of deadlines) does not change by it.
     pub fn outbox_sent<S: AsRef<str>>(&self, ids: &[S]) -> Result<(), StoreError> {
         if ids.is_empty() {
             return Ok(());
         }
+        // Held until the removal is applied: a sync in between empties no mark it has not
+        // taken along.
+        let mut ledger = self.ledger();
+        ledger.append(ids).map_err(|source| StoreError::Files {
+            path: ledger.path(),
+            what: "write to the ledger of sent mails",
+            source,
+        })?;
+        crate::crash::point(crate::crash::AFTER_SENT_LEDGER);
+        self.remove_sent(ids)
+    }
+
+    /// Removes the entries `ids` from the outbox in a transaction that waits for no disk.
+    pub(super) fn remove_sent<S: AsRef<str>>(&self, ids: &[S]) -> Result<(), StoreError> {
         let delete = || -> Result<(), redb::Error> {
             let _gate = self.db.gate();
-            let tx = self.db.db.begin_write()?;
+            let mut tx = self.db.db.begin_write()?;
+            tx.set_durability(redb::Durability::None)?;
             {
                 let mut outbox = tx.open_table(table(Tree::Outbox))?;
                 for id in ids {
@@ -205,6 +219,9 @@ impl Store {
                 }
             }
             tx.commit()?;
+            self.db
+                .pending
+                .store(true, std::sync::atomic::Ordering::SeqCst);
             Ok(())
         };
         delete().map_err(self.db_err(format!("deleting sent entries from {}", Tree::Outbox)))

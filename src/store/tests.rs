@@ -932,3 +932,54 @@ fn a_rotated_tournament_is_indexed_by_its_people() {
         std::collections::BTreeMap::from([("finished".to_string(), 1)])
     );
 }
+
+/// The files of a store as a process killed now would leave them (the page cache: what was
+/// written, durable or not), copied into a fresh directory.
+fn as_left_by_a_crash(dir: &Path, name: &str, with_ledger: bool) -> TempDir {
+    let copy = TempDir::new(name);
+    std::fs::copy(dir.join(FILE), copy.0.join(FILE)).unwrap();
+    if with_ledger && dir.join(sent::FILE).exists() {
+        std::fs::copy(dir.join(sent::FILE), copy.0.join(sent::FILE)).unwrap();
+    }
+    copy
+}
+
+#[test]
+fn a_mail_marked_sent_stays_sent_after_a_crash_by_the_ledger() {
+    let dir = TempDir::new("ledger-crash");
+    let s = Store::open(&dir.0).unwrap();
+    let mut b = Batch::new();
+    b.enqueue(&outbox("<a@x>", t(9, 0), t(9, 0)));
+    b.enqueue(&outbox("<b@x>", t(9, 0), t(9, 0)));
+    s.commit(b).unwrap();
+    let id_a = OutboxEntry::make_id("<a@x>", "a@x.test");
+    s.outbox_sent(&[id_a.as_str()]).unwrap();
+    assert_eq!(s.outbox_all().unwrap().len(), 1);
+    // The removal waited for no disk: a crash now keeps the entry in the database…
+    let without = as_left_by_a_crash(&dir.0, "ledger-crash-without", false);
+    assert_eq!(
+        Store::open(&without.0).unwrap().outbox_all().unwrap().len(),
+        2,
+        "the removal alone is not durable (else this test proves nothing)"
+    );
+    // …and the ledger, made durable before `outbox_sent` returned, removes it at the opening.
+    let with = as_left_by_a_crash(&dir.0, "ledger-crash-with", true);
+    let opened = Store::open(&with.0).unwrap();
+    let left: Vec<String> = opened
+        .outbox_all()
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(left, [OutboxEntry::make_id("<b@x>", "a@x.test")]);
+    drop(opened);
+    assert!(Store::open(&with.0).unwrap().outbox_all().unwrap().len() == 1);
+    // A durable commit takes the removal along and empties the ledger.
+    s.sync().unwrap();
+    assert_eq!(std::fs::metadata(dir.0.join(sent::FILE)).unwrap().len(), 0);
+    let after = as_left_by_a_crash(&dir.0, "ledger-crash-after", false);
+    assert_eq!(
+        Store::open(&after.0).unwrap().outbox_all().unwrap().len(),
+        1
+    );
+}

@@ -1,7 +1,8 @@
 //! Crash safety: `kill -9` of `fernzug run` at random moments while a stream of moves flows
 //! through the real mail stack, and an abort at every named failure point
 //! (`FERNZUG_CRASH_AT`: after reading, after commit, after fsync, after the IMAP flag, after the
-//! SMTP server's 250, after the courier learned it, before the outbox delete). Afterwards: 0 moves
+//! SMTP server's 250, after the courier learned it, before it is marked sent, after the mark in
+//! the ledger of sent mails). Afterwards: 0 moves
 //! lost, 0 moves played twice, every mail delivered twice carries the same Message-ID (and the
 //! same content), and there are no more duplicates than crashes: an accepted mail is marked sent
 //! at once, so only the mails in flight at a crash can go twice.
@@ -26,7 +27,7 @@ use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
-const POINTS: [&str; 7] = [
+const POINTS: [&str; 8] = [
     "after-read",
     "after-commit",
     "after-fsync",
@@ -34,6 +35,7 @@ const POINTS: [&str; 7] = [
     "after-smtp-250",
     "after-smtp-accept",
     "before-outbox-delete",
+    "after-sent-ledger",
 ];
 
 /// A small deterministic generator (xorshift64*), so a failing run can be repeated by seed.

@@ -48,8 +48,10 @@ pub struct PlayedMove {
     /// The move in SAN with English letters.
     pub san: String,
     /// When the mover received the partner's move (or the clock started): TO §14 (a).
+    #[serde(with = "super::stamp")]
     pub received: DateTime<Utc>,
     /// When the relay received the move: the postmark, TO §14 (b).
+    #[serde(with = "super::stamp")]
     pub sent: DateTime<Utc>,
     /// Days used (TO §12 / Fax 1.4).
     pub days_used: u32,
@@ -86,6 +88,7 @@ impl<T> ByColor<T> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Turn {
     /// When the player on move received the partner's move (TO §14 (a)); for White's first move the clock start.
+    #[serde(with = "super::stamp")]
     pub since: DateTime<Utc>,
     /// TO §13: he announced more than 10 days for this move.
     pub announced: bool,

@@ -59,13 +59,14 @@ impl Keys {
         match self.by_holder.get(&holder) {
             Some(k) if *k <= key => {}
             _ => {
-                self.by_holder.insert(holder, key.clone());
+                self.by_holder.insert(holder.clone(), key.clone());
             }
         }
         if let Some(old) = self.by_key.insert(key.clone(), binding) {
-            // Rebound: the old holder's entry must not name this key any more.
+            // Rebound to another holder: the old holder's entry must not name this key any more
+            // (bound again to the same one, e.g. read again from the store: nothing changes).
             let old_holder = (old.game, old.email);
-            if self.by_holder.get(&old_holder) == Some(&key) {
+            if old_holder != holder && self.by_holder.get(&old_holder) == Some(&key) {
                 self.by_holder.remove(&old_holder);
                 if let Some((k, _)) = self
                     .by_key
@@ -120,5 +121,38 @@ impl Keys {
 
     pub fn is_empty(&self) -> bool {
         self.by_key.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bind(game: &str, email: &str) -> KeyBinding {
+        KeyBinding {
+            game: game.parse().unwrap(),
+            email: email.into(),
+        }
+    }
+
+    #[test]
+    fn a_key_bound_again_to_its_holder_changes_nothing_and_a_rebound_one_moves() {
+        let game: GameRef = "T/1".parse().unwrap();
+        let mut keys = Keys::default();
+        keys.insert("k2".into(), bind("T/1", "a@x.de"));
+        keys.insert("k1".into(), bind("T/1", "a@x.de"));
+        assert_eq!(keys.key_of(&game, "a@x.de"), Some("k1"));
+        // Read again from the store: the same binding.
+        keys.insert("k1".into(), bind("T/1", "a@x.de"));
+        keys.insert("k2".into(), bind("T/1", "a@x.de"));
+        assert_eq!(keys.key_of(&game, "a@x.de"), Some("k1"));
+        assert_eq!(keys.len(), 2);
+        // Rebound to another player: the first one keeps his other key.
+        keys.insert("k1".into(), bind("T/1", "b@x.de"));
+        assert_eq!(keys.key_of(&game, "a@x.de"), Some("k2"));
+        assert_eq!(keys.key_of(&game, "b@x.de"), Some("k1"));
+        keys.insert("k2".into(), bind("T/1", "b@x.de"));
+        assert_eq!(keys.key_of(&game, "a@x.de"), None);
+        assert_eq!(keys.key_of(&game, "b@x.de"), Some("k1"));
     }
 }

@@ -5,7 +5,8 @@
 //! [`Person`], [`KeyBinding`], [`Meta`], [`Settings`]) in `state`, [`Game`] in `game`, [`Event`],
 //! [`Mail`] and its [`Facts`] (in `facts`, one file per group of kinds), [`Output`], the refusals (TO §8) in `refusal`, [`Guard`], [`AnswerDay`],
 //! [`ConditionalLine`] (TO §6), [`Seal`] (TO §29: the chain of a game's log), [`People`] (the index of addresses), [`Due`] (TO §16–§21) and [`NewTournament`], the core's own input type
-//! for a tournament to register.
+//! for a tournament to register. Beside the types, `stamp`: how a game's record writes the
+//! instants of its moves (as chrono's serde does, without its general formatter).
 
 pub mod answer_day;
 pub mod conditional_line;
@@ -24,6 +25,7 @@ pub mod people;
 pub mod question;
 pub mod refusal;
 pub mod seal;
+pub mod stamp;
 pub mod state;
 pub mod step;
 

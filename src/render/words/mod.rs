@@ -13,7 +13,7 @@ pub use leave_director::{FORMS_DE, FORMS_EN};
 
 use serde_json::Value;
 
-use chrono::{NaiveDate, NaiveDateTime};
+use chrono::{Datelike, NaiveDate, NaiveDateTime, Timelike};
 use shakmaty::Color;
 
 use crate::core::model::{EndReason, Note, Sentence, Stated};
@@ -21,18 +21,47 @@ use crate::lang::Lang;
 
 /// A calendar day as the reader writes it: `30.11.2026` (de) or `2026-11-30` (en).
 pub fn date(d: NaiveDate, lang: Lang) -> String {
+    let (y, m, d) = (d.year(), d.month(), d.day());
     match lang {
-        Lang::De => d.format("%d.%m.%Y").to_string(),
-        Lang::En => d.format("%Y-%m-%d").to_string(),
+        Lang::De => format!("{d:02}.{m:02}.{y:04}"),
+        Lang::En => format!("{y:04}-{m:02}-{d:02}"),
     }
 }
 
 /// A local time as the reader writes it: `30.11.2026 10:00` (de) or `2026-11-30 10:00` (en).
 pub fn date_time(at: NaiveDateTime, lang: Lang) -> String {
-    match lang {
-        Lang::De => at.format("%d.%m.%Y %H:%M").to_string(),
-        Lang::En => at.format("%Y-%m-%d %H:%M").to_string(),
+    format!(
+        "{} {:02}:{:02}",
+        date(at.date(), lang),
+        at.hour(),
+        at.minute()
+    )
+}
+
+/// A day as [`crate::core::model::Day`] writes it: `2026-11-30`.
+fn read_day(x: &str) -> Option<NaiveDate> {
+    let b = x.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
     }
+    let year = i32::try_from(digits(&b[0..4])?).ok()?;
+    NaiveDate::from_ymd_opt(year, digits(&b[5..7])?, digits(&b[8..10])?)
+}
+
+/// An instant as [`crate::core::model::When`] writes it: `2026-11-30T10:00`.
+fn read_when(x: &str) -> Option<NaiveDateTime> {
+    let b = x.as_bytes();
+    if b.len() != 16 || b[10] != b'T' || b[13] != b':' {
+        return None;
+    }
+    read_day(x.get(..10)?)?.and_hms_opt(digits(&b[11..13])?, digits(&b[14..16])?, 0)
+}
+
+/// Decimal digits, nothing else.
+fn digits(b: &[u8]) -> Option<u32> {
+    b.iter().try_fold(0u32, |v, d| {
+        d.is_ascii_digit().then(|| v * 10 + u32::from(d - b'0'))
+    })
 }
 
 /// A colour's name: `Weiß`, `Schwarz`; `White`, `Black`.
@@ -54,12 +83,8 @@ pub fn write_values(v: &mut Value, lang: Lang) {
                 && let Some((k, Value::String(x))) = map.iter().next()
             {
                 let written = match k.as_str() {
-                    "$day" => NaiveDate::parse_from_str(x, "%Y-%m-%d")
-                        .ok()
-                        .map(|d| date(d, lang)),
-                    "$when" => NaiveDateTime::parse_from_str(x, "%Y-%m-%dT%H:%M")
-                        .ok()
-                        .map(|t| date_time(t, lang)),
+                    "$day" => read_day(x).map(|d| date(d, lang)),
+                    "$when" => read_when(x).map(|t| date_time(t, lang)),
                     "$colour" => match x.as_str() {
                         "white" => Some(colour(Color::White, lang).to_string()),
                         "black" => Some(colour(Color::Black, lang).to_string()),
@@ -209,5 +234,35 @@ pub fn days(n: i64, lang: Lang) -> String {
         (1, Lang::En) => "1 day".into(),
         (n, Lang::De) => format!("{n} Tage"),
         (n, Lang::En) => format!("{n} days"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_and_instants_are_read_as_the_facts_write_them_and_written_as_the_reader_does() {
+        let day = NaiveDate::from_ymd_opt(2026, 3, 1).unwrap();
+        let when = day.and_hms_opt(9, 5, 0).unwrap();
+        assert_eq!(read_day("2026-03-01"), Some(day));
+        assert_eq!(read_when("2026-03-01T09:05"), Some(when));
+        for wrong in ["2026-3-01", "2026-02-30", "2026-03-01T", "x026-03-01", ""] {
+            assert_eq!(read_day(wrong), None, "{wrong}");
+        }
+        for wrong in ["2026-03-01T9:05", "2026-03-01T24:00", "2026-03-01 09:05"] {
+            assert_eq!(read_when(wrong), None, "{wrong}");
+        }
+        assert_eq!(date(day, Lang::De), "01.03.2026");
+        assert_eq!(date(day, Lang::En), "2026-03-01");
+        assert_eq!(date_time(when, Lang::De), "01.03.2026 09:05");
+        assert_eq!(date_time(when, Lang::En), "2026-03-01 09:05");
+        // The facts' own form, as a template would get it.
+        let mut v = serde_json::json!({"a": crate::core::model::When(when), "b": [crate::core::model::Day(day)]});
+        write_values(&mut v, Lang::De);
+        assert_eq!(
+            v,
+            serde_json::json!({"a": "01.03.2026 09:05", "b": ["01.03.2026"]})
+        );
     }
 }

@@ -135,6 +135,9 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
             ran.cpu.unwrap_or_default(),
             ran.rss_kb.unwrap_or(0)
         );
+        if let Some(kernel) = ran.kernel {
+            println!("  {kernel}");
+        }
         // With FERNZUG_LOAD_RELAY_LOG=fernzug=debug: where the pass spent its time.
         for line in ran
             .stderr

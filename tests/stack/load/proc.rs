@@ -53,10 +53,33 @@ pub struct Ran {
     pub rss_kb: Option<u64>,
     /// User + system CPU time (GNU time only).
     pub cpu: Option<Duration>,
+    /// Where the CPU time went and what the run cost the kernel (GNU time only): user and system
+    /// seconds, KiB written to the file system, voluntary and involuntary context switches.
+    pub kernel: Option<Kernel>,
     /// Stopped at the limit of [`fernzug_within`]: `wall` is a lower bound.
     pub timed_out: bool,
     /// What it wrote to stderr (its log: `RUST_LOG=warn`, or `$FERNZUG_LOAD_RELAY_LOG`).
     pub stderr: String,
+}
+
+/// What GNU time says of a run beside its peak memory.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Kernel {
+    pub user: f64,
+    pub system: f64,
+    pub written_kb: u64,
+    pub waits: u64,
+    pub preempted: u64,
+}
+
+impl std::fmt::Display for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "user {:.2} s, system {:.2} s, written {} KiB, switches {} waiting / {} preempted",
+            self.user, self.system, self.written_kb, self.waits, self.preempted
+        )
+    }
 }
 
 /// `VmHWM` (peak resident set) of a live process, KiB.
@@ -144,7 +167,7 @@ pub fn fernzug_within(
     let mut cmd = if gnu_time() {
         let mut c = Command::new(GNU_TIME);
         c.arg("-f")
-            .arg("%U %S %M")
+            .arg("%U %S %M %O %w %c")
             .arg("-o")
             .arg(&rss_file)
             .arg(&bin);
@@ -208,7 +231,8 @@ pub fn fernzug_within(
     };
     let stdout = read(&out_file);
     let stderr = read(&err_file);
-    // GNU time's last line: user and system seconds, peak RSS in KiB.
+    // GNU time's last line: user and system seconds, peak RSS in KiB, blocks (512 bytes) written,
+    // voluntary and involuntary context switches.
     let timed = if gnu_time() {
         read(&rss_file)
     } else {
@@ -217,7 +241,7 @@ pub fn fernzug_within(
     let fields: Vec<&str> = timed
         .lines()
         .rev()
-        .find(|l| l.split_whitespace().count() == 3)
+        .find(|l| l.split_whitespace().count() == 6)
         .map(|l| l.split_whitespace().collect())
         .unwrap_or_default();
     let rss_kb = if gnu_time() {
@@ -232,6 +256,17 @@ pub fn fernzug_within(
         },
         _ => None,
     };
+    let number = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
+    let kernel = match (number(0), number(1), number(3), number(4), number(5)) {
+        (Some(user), Some(system), Some(blocks), Some(waits), Some(preempted)) => Some(Kernel {
+            user,
+            system,
+            written_kb: blocks as u64 / 2,
+            waits: waits as u64,
+            preempted: preempted as u64,
+        }),
+        _ => None,
+    };
     assert!(
         timed_out || status.success(),
         "fernzug {args:?} exited with {status}\nstdout:\n{}\nstderr:\n{stderr}",
@@ -241,6 +276,7 @@ pub fn fernzug_within(
         wall,
         rss_kb,
         cpu,
+        kernel,
         timed_out,
         stderr,
     }

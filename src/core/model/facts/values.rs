@@ -3,7 +3,7 @@
 //! (`{"$day": …}`, `{"$when": …}`, `{"$colour": …}`) that `render::words::write_values` turns
 //! into words (TO §14/§15 dates, every mail's `now`, the colours of TO §18 and the start mail).
 
-use chrono::{NaiveDate, NaiveDateTime};
+use chrono::{Datelike, NaiveDate, NaiveDateTime, Timelike};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use shakmaty::Color;
 
@@ -31,13 +31,20 @@ fn marker<S: Serializer>(s: S, key: &str, value: &str) -> Result<S::Ok, S::Error
 
 impl Serialize for Day {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        marker(s, "$day", &self.0.format("%Y-%m-%d").to_string())
+        let d = self.0;
+        marker(
+            s,
+            "$day",
+            &format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day()),
+        )
     }
 }
 
 impl Serialize for When {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        marker(s, "$when", &self.0.format("%Y-%m-%dT%H:%M").to_string())
+        let t = self.0;
+        let (y, mo, d, h, mi) = (t.year(), t.month(), t.day(), t.hour(), t.minute());
+        marker(s, "$when", &format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}"))
     }
 }
 
