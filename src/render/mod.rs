@@ -464,7 +464,8 @@ pub fn render_with(
         ))
     });
     let html = html.map(html_single_part).transpose()?;
-    let text = SinglePart::plain(body);
+    // With CRLF already: lettre would insert each CR into the string, moving the rest of it.
+    let text = SinglePart::plain(crlf(body));
     let message = match (html, mail.attachments.is_empty()) {
         (None, true) => b.singlepart(text),
         (Some(html), true) => b.multipart(alternative(text, html)),
@@ -515,11 +516,36 @@ fn html_single_part(html: String) -> Result<SinglePart, RenderError> {
         // As bytes: lettre leaves their line ends alone (as a string it would look through the
         // whole part for a bare LF, character by character from the end); the part is ASCII,
         // so it still goes `7bit`.
-        Body::new(html.replace('\n', "\r\n").into_bytes())
+        Body::new(crlf(html).into_bytes())
     };
     Ok(SinglePart::builder()
         .header(ContentType::TEXT_HTML)
         .body(body))
+}
+
+/// `text` with every line end CRLF: each bare LF gets its CR, in one pass into a string of about
+/// the final size (`str::replace` grows its result as it goes; lettre inserts each CR into the
+/// string, moving the rest of it).
+fn crlf(text: String) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::new();
+    let mut from = 0;
+    for i in memchr::memchr_iter(b'\n', bytes) {
+        if i > 0 && bytes[i - 1] == b'\r' {
+            continue;
+        }
+        if out.capacity() == 0 {
+            out.reserve(text.len() + text.len() / 24 + 8);
+        }
+        out.push_str(&text[from..i]);
+        out.push('\r');
+        from = i;
+    }
+    if out.capacity() == 0 {
+        return text;
+    }
+    out.push_str(&text[from..]);
+    out
 }
 
 #[cfg(test)]
@@ -587,6 +613,23 @@ mod tests {
             envelope: vec![],
             attachments: vec![],
             enclose: vec![],
+        }
+    }
+
+    proptest::proptest! {
+        /// `crlf` gives what a CR before each bare LF gives, character by character.
+        #[test]
+        fn crlf_puts_a_cr_before_every_bare_lf_and_nothing_else(text in "[a\r\nä ]{0,40}") {
+            let mut expected = String::new();
+            let mut last = None;
+            for c in text.chars() {
+                if c == '\n' && last != Some('\r') {
+                    expected.push('\r');
+                }
+                expected.push(c);
+                last = Some(c);
+            }
+            proptest::prop_assert_eq!(crlf(text.clone()), expected);
         }
     }
 

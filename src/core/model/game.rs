@@ -186,14 +186,19 @@ struct Reached {
     pos: Chess,
 }
 
-/// The fingerprint of a game's first moves (their UCI, in order).
+/// The fingerprint of a game's first moves (their UCI, in order, each ended by a byte no UCI
+/// has): FNV-1a, 64 bits — a few UCI bytes a move, hashed at every look into the cache, where
+/// SipHash's rounds per `write` cost more than the lookup saves.
 fn fingerprint(moves: &[PlayedMove]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::hash::DefaultHasher::new();
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0100_0000_01b3;
+    let mut h = OFFSET;
     for m in moves {
-        m.uci.hash(&mut h);
+        for &b in m.uci.as_bytes().iter().chain(&[0xff]) {
+            h = (h ^ u64::from(b)).wrapping_mul(PRIME);
+        }
     }
-    h.finish()
+    h
 }
 
 impl Replayed {

@@ -77,6 +77,7 @@ fn bound(n: usize, forward: &[u8], receipt: &[u8]) -> f64 {
             data: if i % 2 == 0 { forward } else { receipt }.to_vec(),
         })
         .collect();
+    let ticks = super::proc::machine_ticks();
     let started = Instant::now();
     std::thread::scope(|s| {
         let parts: Vec<_> = mails
@@ -88,6 +89,10 @@ fn bound(n: usize, forward: &[u8], receipt: &[u8]) -> f64 {
         }
     });
     let rate = n as f64 / started.elapsed().as_secs_f64();
+    println!(
+        "  bound: {}",
+        super::proc::machine_spent(ticks, super::proc::machine_ticks(), n)
+    );
     // Delivered before the next measurement begins.
     wait_total(
         &boxes,
@@ -114,7 +119,9 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
         assert!(generated.running.len() >= n, "generator: too few games");
         let games = &generated.running[..n];
         put_waiting(&relay.address, &generated_moves(&relay, games));
+        let ticks = super::proc::machine_ticks();
         let ran = fernzug(&relay, &["once"], &[]);
+        let spent = super::proc::machine_spent(ticks, super::proc::machine_ticks(), n);
         let r = n as f64 / ran.wall.as_secs_f64();
         if run == 0 && std::env::var_os("FERNZUG_LOAD_PERF").is_some() {
             // The same burst again, profiled (not measured): a second store from the same seed.
@@ -135,17 +142,8 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
             ran.cpu.unwrap_or_default(),
             ran.rss_kb.unwrap_or(0)
         );
-        if let Some(kernel) = ran.kernel {
-            println!("  {kernel}");
-        }
-        // With FERNZUG_LOAD_RELAY_LOG=fernzug=debug: where the pass spent its time.
-        for line in ran
-            .stderr
-            .lines()
-            .filter(|l| l.contains(" in ") && l.contains(" ms"))
-        {
-            println!("  {line}");
-        }
+        ran.print_details();
+        println!("  {spent}");
         floors.push(f);
         relays.push(r);
         if let Some(cpu) = ran.cpu {

@@ -62,6 +62,23 @@ pub struct Ran {
     pub stderr: String,
 }
 
+impl Ran {
+    /// Prints, indented, what GNU time said of the run's kernel side and — with
+    /// `FERNZUG_LOAD_RELAY_LOG=fernzug=debug` — the pass's own lines on where its time went.
+    pub fn print_details(&self) {
+        if let Some(kernel) = self.kernel {
+            println!("  {kernel}");
+        }
+        for line in self
+            .stderr
+            .lines()
+            .filter(|l| l.contains(" in ") && l.contains(" ms"))
+        {
+            println!("  {line}");
+        }
+    }
+}
+
 /// What GNU time says of a run beside its peak memory.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Kernel {
@@ -117,8 +134,20 @@ pub fn profile(relay: &Relay, args: &[&str], name: &str) {
         return;
     };
     let data = Path::new(&dir).join(format!("{name}.data"));
+    // With FERNZUG_LOAD_PERF_ALL=1: every process of the machine while the command runs (who
+    // shares the cores with the relay: `perf report --sort comm`), call graphs by frame pointer.
+    let all = std::env::var_os("FERNZUG_LOAD_PERF_ALL").is_some_and(|v| v != "0");
+    let graph: &[&str] = if all {
+        &["-a", "-g"]
+    } else {
+        &["--call-graph", "dwarf,32768"]
+    };
+    // FERNZUG_LOAD_PERF_FREQ: samples a second (999 unless told; a short drain needs more).
+    let freq = std::env::var("FERNZUG_LOAD_PERF_FREQ").unwrap_or_else(|_| "999".into());
     let status = Command::new("perf")
-        .args(["record", "-F", "999", "--call-graph", "dwarf,32768", "-o"])
+        .args(["record", "-F", &freq])
+        .args(graph)
+        .arg("-o")
         .arg(&data)
         .arg("--")
         .arg(bin())
@@ -406,4 +435,40 @@ pub fn pass_ms(line: &str) -> Option<f64> {
         .take_while(|c| c.is_ascii_digit() || *c == '.')
         .collect();
     n.parse().ok()
+}
+
+/// The machine's CPU time since boot from `/proc/stat`'s `cpu` line: (busy, all), in clock ticks
+/// (user, nice, system, irq, softirq and steal are busy; idle and iowait are not).
+pub fn machine_ticks() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    let all: u64 = v.iter().take(8).sum();
+    let idle = v.get(3).copied().unwrap_or(0) + v.get(4).copied().unwrap_or(0);
+    Some((all - idle, all))
+}
+
+/// What the whole machine (the relay, Postfix, Dovecot, the test itself) spent between two
+/// [`machine_ticks`]: core-milliseconds per unit of work and the share of all cores busy.
+pub fn machine_spent(
+    before: Option<(u64, u64)>,
+    after: Option<(u64, u64)>,
+    units: usize,
+) -> String {
+    match (before, after) {
+        (Some((b0, a0)), Some((b1, a1))) if a1 > a0 => {
+            // USER_HZ is 100 on Linux: one tick is 10 ms of one core.
+            let busy_ms = (b1 - b0) as f64 * 10.0;
+            format!(
+                "the machine: {:.2} core-ms a move, {:.0} % of its cores busy",
+                busy_ms / units.max(1) as f64,
+                100.0 * (b1 - b0) as f64 / (a1 - a0) as f64
+            )
+        }
+        _ => "the machine: no /proc/stat".to_string(),
+    }
 }

@@ -197,6 +197,7 @@ fn measure(sink: &Sink, players: usize, runs: usize) -> Measured {
             ran.cpu.unwrap_or_default(),
             ran.rss_kb.unwrap_or(0)
         );
+        ran.print_details();
         drains.push(ran);
         if run == 0 {
             // As the issue measured it: after the start mails and 100 moves.
