@@ -187,8 +187,8 @@ struct Reached {
 }
 
 /// The fingerprint of a game's first moves (their UCI, in order, each ended by a byte no UCI
-/// has): FNV-1a, 64 bits — a few UCI bytes a move, hashed at every look into the cache, where
-/// SipHash's rounds per `write` cost more than the lookup saves.
+/// has): FNV-1a, 64 bits. The moves are hashed at every look into the memo, a few bytes a move;
+/// SipHash's rounds for each of them were 1.3 % of a burst's CPU.
 fn fingerprint(moves: &[PlayedMove]) -> u64 {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0100_0000_01b3;
