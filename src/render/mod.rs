@@ -463,7 +463,7 @@ pub fn render_with(
             &table,
         ))
     });
-    let html = html.map(html_single_part).transpose()?;
+    let html = html.map(html_single_part);
     // With CRLF already: lettre would insert each CR into the string, moving the rest of it.
     let text = SinglePart::plain(crlf(body));
     let message = match (html, mail.attachments.is_empty()) {
@@ -507,20 +507,14 @@ fn alternative(text: SinglePart, html: SinglePart) -> MultiPart {
 /// the text's are): lettre chooses the transfer encoding, `7bit` — never quoted-printable or
 /// base64, which grew the part.
 ///
-/// The part is handed over with CRLF line ends already: lettre makes them CRLF by inserting each
-/// CR into the string, moving the rest of it each time (tens of microseconds a mail).
-fn html_single_part(html: String) -> Result<SinglePart, RenderError> {
-    let body = if html.contains('\r') {
-        Body::new(html)
-    } else {
-        // As bytes: lettre leaves their line ends alone (as a string it would look through the
-        // whole part for a bare LF, character by character from the end); the part is ASCII,
-        // so it still goes `7bit`.
-        Body::new(crlf(html).into_bytes())
-    };
-    Ok(SinglePart::builder()
+/// The part is handed over with CRLF line ends already ([`crlf`], which leaves a CRLF as it is),
+/// as bytes: lettre leaves their line ends alone (as a string it would look through the whole part
+/// for a bare LF, character by character from the end); the part is ASCII, so it still goes
+/// `7bit`.
+fn html_single_part(html: String) -> SinglePart {
+    SinglePart::builder()
         .header(ContentType::TEXT_HTML)
-        .body(body))
+        .body(Body::new(crlf(html).into_bytes()))
 }
 
 /// `text` with every line end CRLF: each bare LF gets its CR, in one pass into a string of about
