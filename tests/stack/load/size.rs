@@ -3,13 +3,15 @@
 //! the in-process SMTP sink. For each: `tournament add` (peak memory), the pass that sends the
 //! start mails (time, peak memory), then `FERNZUG_LOAD_RUNS` times 100 moves (one per game, the
 //! same 100 games move after move) drained by one `once` (cost per move, CPU per move, peak
-//! memory), the store on disk a game, and the `move` mail's size as the partner gets it.
+//! memory) — the two sizes' drains in turn, so that what the machine does meanwhile falls on
+//! both alike — the store on disk a game, and the `move` mail's size as the partner gets it.
 //!
 //! Goals: a pass's peak memory ≤ 50 MB whatever the size; cost per move in the large tournament
 //! ≤ 1.2× the small one's; the relay's CPU ≤ 1 ms a move; ≤ 25 KB of store a game; a `move` mail
 //! ≤ 8 KB; `tournament add` ≤ 100 MB (the scale table's goal).
 //!
-//! Sizes: `FERNZUG_LOAD_SIZE=SMALL,LARGE` players (15,142; quick: 15,45), `FERNZUG_LOAD_RUNS`.
+//! Sizes: `FERNZUG_LOAD_SIZE=SMALL,LARGE` players (15,142; quick: 15,45), `FERNZUG_LOAD_RUNS`
+//! drains of each (5 unless told, at most 9: a drain of 100 moves takes a tenth of a second).
 
 use std::path::Path;
 
@@ -130,49 +132,84 @@ fn reply_addresses(
     out
 }
 
-fn measure(sink: &Sink, players: usize, runs: usize) -> Measured {
-    let games = players * (players - 1) / 2;
-    let relay = Relay::new("load-size");
-    let (t, add, start, mails) = super::setup::started_at_sink(&relay, "z", games, sink);
-    let replies = reply_addresses(&relay, &mails);
-    let chosen: Vec<String> = (1..=games.min(MOVES)).map(|n| t.game(n as u32)).collect();
-    // Each move repeats the partner's last one (TO §2).
-    let plies = [
-        "1. e4",
-        "1. e4\n1... e5",
-        "1... e5\n2. Nf3",
-        "2. Nf3\n2... Nc6",
-        "2... Nc6\n3. Bb5",
-        "3. Bb5\n3... a6",
-    ];
-    // The moves of ply `run` (White's, then Black's, in turn) waiting in the relay's INBOX.
-    let put_moves = |run: usize| {
+/// Each move repeats the partner's last one (TO §2): the mails of ply `run` say these lines.
+const PLIES: [&str; 10] = [
+    "1. e4",
+    "1. e4\n1... e5",
+    "1... e5\n2. Nf3",
+    "2. Nf3\n2... Nc6",
+    "2... Nc6\n3. Bb5",
+    "3. Bb5\n3... a6",
+    "3... a6\n4. Ba4",
+    "4. Ba4\n4... Nf6",
+    "4... Nf6\n5. O-O",
+    "5. O-O\n5... Be7",
+];
+
+/// One size's relay, started: its tournament added and its start mails sent.
+struct Started {
+    players: usize,
+    relay: Relay,
+    /// The 100 games that move, and the reply address of each player's start mail.
+    chosen: Vec<String>,
+    replies: std::collections::BTreeMap<(String, String), (String, String)>,
+    measured: Measured,
+}
+
+impl Started {
+    fn new(sink: &Sink, players: usize) -> Started {
+        let games = players * (players - 1) / 2;
+        let relay = Relay::new("load-size");
+        let (t, add, start, mails) = super::setup::started_at_sink(&relay, "z", games, sink);
+        let replies = reply_addresses(&relay, &mails);
+        // Games 1 to 100: in the store's order of keys (`z/1`, `z/10`, `z/100`, `z/1000`, …)
+        // spread over the whole tournament, as the moves of a real one are.
+        let chosen = (1..=games.min(MOVES)).map(|n| t.game(n as u32)).collect();
+        Started {
+            players,
+            relay,
+            chosen,
+            replies,
+            measured: Measured {
+                games,
+                add,
+                start,
+                drains: Vec::new(),
+                store_bytes: 0,
+                move_mail: Vec::new(),
+            },
+        }
+    }
+
+    /// Puts the moves of ply `run` (White's, then Black's, in turn) in the relay's INBOX.
+    fn put_moves(&self, run: usize) {
         let colour = if run.is_multiple_of(2) {
             "white"
         } else {
             "black"
         };
-        let mails: Vec<Envelope> = chosen
+        let mails: Vec<Envelope> = self
+            .chosen
             .iter()
             .map(|g| {
-                let (from, key) = &replies[&(g.clone(), colour.to_string())];
+                let (from, key) = &self.replies[&(g.clone(), colour.to_string())];
                 move_mail(
                     from,
-                    &key_address(&relay, key),
+                    &key_address(&self.relay, key),
                     &format!("Re: [{g}] Zug"),
-                    plies[run],
+                    PLIES[run],
                 )
             })
             .collect();
-        put_waiting(&relay.address, &mails);
-    };
-    let mut drains = Vec::new();
-    let mut move_mails = Vec::new();
-    let mut store_bytes = 0;
-    for run in 0..runs.min(plies.len()) {
-        put_moves(run);
+        put_waiting(&self.relay.address, &mails);
+    }
+
+    /// Run `run`: the moves of its ply drained by one `once`.
+    fn drain(&mut self, sink: &Sink, run: usize) {
+        let (players, games) = (self.players, self.measured.games);
+        self.put_moves(run);
         let before = sink.count();
-        let ran = fernzug(&relay, &["once"], &[]);
+        let ran = fernzug(&self.relay, &["once"], &[]);
         let got = sink.take();
         let forwards: Vec<usize> = got
             .iter()
@@ -181,32 +218,29 @@ fn measure(sink: &Sink, players: usize, runs: usize) -> Measured {
             .collect();
         assert_eq!(
             forwards.len(),
-            chosen.len(),
+            self.chosen.len(),
             "{players} players, run {}: {} forwards of {} moves ({} mails)",
             run + 1,
             forwards.len(),
-            chosen.len(),
+            self.chosen.len(),
             sink.count() - before
         );
-        move_mails.extend(forwards);
+        self.measured.move_mail.extend(forwards);
         println!(
             "{players} players ({games} games), run {}: {} moves in {:?} (CPU {:?}, peak RSS {} KiB)",
             run + 1,
-            chosen.len(),
+            self.chosen.len(),
             ran.wall,
             ran.cpu.unwrap_or_default(),
             ran.rss_kb.unwrap_or(0)
         );
         ran.print_details();
-        drains.push(ran);
+        self.measured.drains.push(ran);
         if run == 0 {
             // As the issue measured it: after the start mails and 100 moves.
-            store_bytes = du(&relay.dir.join("data"));
-            for e in std::fs::read_dir(relay.dir.join("data"))
-                .into_iter()
-                .flatten()
-                .flatten()
-            {
+            let data = self.relay.dir.join("data");
+            self.measured.store_bytes = du(&data);
+            for e in std::fs::read_dir(&data).into_iter().flatten().flatten() {
                 let p = e.path();
                 println!(
                     "  {players} players: {} {:.1} MB",
@@ -216,20 +250,14 @@ fn measure(sink: &Sink, players: usize, runs: usize) -> Measured {
             }
         }
     }
-    // With FERNZUG_LOAD_PERF=DIR: one more drain, under `perf record`, not counted.
-    if std::env::var_os("FERNZUG_LOAD_PERF").is_some() && runs < plies.len() {
-        put_moves(runs);
-        super::proc::profile(&relay, &["once"], &format!("p7-{players}"));
-        sink.take();
-    }
 
-    Measured {
-        games,
-        add,
-        start,
-        drains,
-        store_bytes,
-        move_mail: move_mails,
+    /// With FERNZUG_LOAD_PERF=DIR: one more drain (ply `run`), under `perf record`, not counted.
+    fn profile(&self, sink: &Sink, run: usize) {
+        if std::env::var_os("FERNZUG_LOAD_PERF").is_some() && run < PLIES.len() {
+            self.put_moves(run);
+            super::proc::profile(&self.relay, &["once"], &format!("p7-{}", self.players));
+            sink.take();
+        }
     }
 }
 
@@ -238,11 +266,19 @@ pub fn rows() -> Vec<Row> {
     let runs = std::env::var("FERNZUG_LOAD_RUNS")
         .ok()
         .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(3usize)
-        .clamp(1, 6);
+        .unwrap_or(5usize)
+        .clamp(1, PLIES.len() - 1);
     let sink = Sink::start();
-    let s = measure(&sink, small, runs);
-    let l = measure(&sink, large, runs);
+    let mut small = Started::new(&sink, small);
+    let mut large = Started::new(&sink, large);
+    // The two sizes' drains in turn: what the machine does meanwhile falls on both alike.
+    for run in 0..runs {
+        small.drain(&sink, run);
+        large.drain(&sink, run);
+    }
+    small.profile(&sink, runs);
+    large.profile(&sink, runs);
+    let (s, l) = (small.measured, large.measured);
     let label = |m: &Measured| format!("{} games", count(m.games));
     let mut rows = Vec::new();
 
