@@ -519,24 +519,21 @@ fn html_single_part(html: String) -> SinglePart {
 
 /// `text` with every line end CRLF: each bare LF gets its CR, in one pass into a string of about
 /// the final size (`str::replace` grows its result as it goes; lettre inserts each CR into the
-/// string, moving the rest of it).
+/// string, moving the rest of it). A text without a bare LF is given back as it is.
 fn crlf(text: String) -> String {
     let bytes = text.as_bytes();
-    let mut out = String::new();
+    let mut bare = memchr::memchr_iter(b'\n', bytes)
+        .filter(|&i| i == 0 || bytes[i - 1] != b'\r')
+        .peekable();
+    if bare.peek().is_none() {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / 24 + 8);
     let mut from = 0;
-    for i in memchr::memchr_iter(b'\n', bytes) {
-        if i > 0 && bytes[i - 1] == b'\r' {
-            continue;
-        }
-        if out.capacity() == 0 {
-            out.reserve(text.len() + text.len() / 24 + 8);
-        }
+    for i in bare {
         out.push_str(&text[from..i]);
         out.push('\r');
         from = i;
-    }
-    if out.capacity() == 0 {
-        return text;
     }
     out.push_str(&text[from..]);
     out
