@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 
 /// A game's reference: the tournament id and the game number within it.
 ///
@@ -14,8 +14,7 @@ use serde::{Deserialize, Serialize};
 /// assert_eq!(g.number, 7);
 /// assert_eq!(g.to_string(), "FAX-2026-3/7");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(into = "String", try_from = "String")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GameRef {
     pub tournament: String,
     pub number: u32,
@@ -62,6 +61,31 @@ impl fmt::Display for GameRef {
     }
 }
 
+/// Written as its name, `TOURNAMENT/N`.
+impl Serialize for GameRef {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Read from its name, parsed where it lies (a tournament's record names each of its games: no
+/// string is made for a name only to be parsed).
+impl<'de> Deserialize<'de> for GameRef {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<GameRef, D::Error> {
+        struct Name;
+        impl de::Visitor<'_> for Name {
+            type Value = GameRef;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a game reference of the form TOURNAMENT/N")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<GameRef, E> {
+                s.parse().map_err(E::custom)
+            }
+        }
+        d.deserialize_str(Name)
+    }
+}
+
 impl From<GameRef> for String {
     fn from(g: GameRef) -> String {
         g.to_string()
@@ -72,5 +96,38 @@ impl TryFrom<String> for GameRef {
     type Error = ParseGameRefError;
     fn try_from(s: String) -> Result<GameRef, ParseGameRefError> {
         s.parse()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_ref_is_written_and_read_as_its_name() {
+        let g = GameRef::new("FAX-2026-3", 7);
+        assert_eq!(serde_json::to_string(&g).unwrap(), r#""FAX-2026-3/7""#);
+        let back: GameRef = serde_json::from_str(r#""FAX-2026-3/7""#).unwrap();
+        assert_eq!(back, g);
+        // Escaped in the JSON (not borrowed from it), and as a map's key.
+        let escaped: GameRef = serde_json::from_str(r#""FAX-2026-3\u002f7""#).unwrap();
+        assert_eq!(escaped, g);
+        let map: std::collections::BTreeMap<GameRef, u8> =
+            serde_json::from_str(r#"{"FAX-2026-3/7": 1}"#).unwrap();
+        assert_eq!(map.get(&g), Some(&1));
+        assert_eq!(
+            serde_json::to_string(&map).unwrap(),
+            r#"{"FAX-2026-3/7":1}"#
+        );
+    }
+
+    #[test]
+    fn a_bad_name_is_refused_with_what_was_wrong() {
+        for bad in [r#""FAX-2026-3""#, r#""FAX/0""#, r#""/7""#, "7"] {
+            let err = serde_json::from_str::<GameRef>(bad)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("TOURNAMENT/N"), "{bad}: {err}");
+        }
     }
 }

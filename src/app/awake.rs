@@ -1,6 +1,6 @@
 //! Which games are in memory. The daemon (and `once`, `tournament add`) start with none: the
 //! tournaments and the index of deadlines (`due.rs`) are enough to know what to read; a game's
-//! reply keys come in with it (the store's index `keys_by_game`), and a mail's own keys are
+//! reply keys come in with it (kept among the game's own records in the store), and a mail's own keys are
 //! looked up in the store. Before the core is asked, the shell brings in the games of every
 //! tournament the input can touch — a tournament read whole, so that what the core says about a
 //! tournament (its digest, its crosstable, its rotation) sees all of it; only a letter about one

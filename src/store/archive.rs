@@ -9,7 +9,7 @@ use super::batch::Batch;
 use super::error::StoreError;
 use super::packed;
 use super::raw_bytes;
-use super::schema::{Tree, game_key, game_prefix, show_key, suffix_u64};
+use super::schema::{Part, Tree, part_key, part_prefix, show_key, suffix_u64};
 
 /// Direction of an archived mail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,7 +28,7 @@ pub struct ArchiveEntry {
     pub direction: Direction,
     /// The postmark: IMAP INTERNALDATE for In, the send/enqueue time for Out.
     pub at: DateTime<Utc>,
-    /// The games this mail concerns (each gets an [`Tree::ArchiveByGame`] index entry).
+    /// The games this mail concerns (each gets an index entry among the game's records, [`Tree::ByGame`]).
     pub games: Vec<String>,
     /// The mail's Message-ID.
     pub message_id: String,
@@ -40,9 +40,9 @@ pub struct ArchiveEntry {
 impl Store {
     /// The archived mails naming `game`, in archive order.
     pub fn archive_for_game(&self, game: &str) -> Result<Vec<ArchiveEntry>, StoreError> {
-        let prefix = game_prefix(game);
+        let prefix = part_prefix(game, Part::Archived);
         let mut out = Vec::new();
-        for key in self.keys_with_prefix(Tree::ArchiveByGame, &prefix)? {
+        for key in self.keys_with_prefix(Tree::ByGame, &prefix)? {
             let Some(id) = suffix_u64(&key, prefix.len()) else {
                 continue;
             };
@@ -94,8 +94,8 @@ impl Store {
         let waiting = self.outbox_archived()?;
         let mut ids = std::collections::BTreeSet::new();
         for game in games {
-            let prefix = game_prefix(game);
-            for key in self.keys_with_prefix(Tree::ArchiveByGame, &prefix)? {
+            let prefix = part_prefix(game, Part::Archived);
+            for key in self.keys_with_prefix(Tree::ByGame, &prefix)? {
                 if let Some(id) = suffix_u64(&key, prefix.len()) {
                     ids.insert(id);
                 }
@@ -112,7 +112,7 @@ impl Store {
             }
             batch.delete_unguarded(Tree::Archive, id.to_be_bytes());
             for g in &entry.games {
-                batch.delete_unguarded(Tree::ArchiveByGame, game_key(g, id));
+                batch.delete_unguarded(Tree::ByGame, part_key(g, Part::Archived, id));
             }
             removed += 1;
         }

@@ -9,7 +9,7 @@ use super::QuarantineEntry;
 use super::archive::ArchiveEntry;
 use super::error::StoreError;
 use super::outbox::OutboxEntry;
-use super::schema::{Tree, bad_game, game_key, game_key_of, show_key, uid_key};
+use super::schema::{Part, Tree, bad_game, key_of_game, part_key, show_key, uid_key};
 
 /// One write inside a [`Batch`], already serialized.
 #[derive(Debug, Clone)]
@@ -102,7 +102,7 @@ impl Batch {
         key: impl AsRef<[u8]>,
         value: &T,
     ) -> &mut Batch {
-        if self.archive_guard(tree) {
+        if self.archive_guard(tree, key.as_ref()) {
             return self;
         }
         self.put_unguarded(tree, key, value)
@@ -111,8 +111,12 @@ impl Batch {
     /// TO §11, Fax 2.8: the archive is append-only; a batch that would delete or overwrite an
     /// archive entry fails as a whole. Only the rotation after a tournament's end + 4 weeks removes
     /// archived mails.
-    fn archive_guard(&mut self, tree: Tree) -> bool {
-        let guarded = matches!(tree, Tree::Archive | Tree::ArchiveByGame);
+    fn archive_guard(&mut self, tree: Tree, key: &[u8]) -> bool {
+        let guarded = match tree {
+            Tree::Archive => true,
+            Tree::ByGame => Part::of(key) == Some(Part::Archived),
+            _ => false,
+        };
         if guarded {
             self.fail(StoreError::InvalidKey {
                 tree,
@@ -124,7 +128,7 @@ impl Batch {
 
     /// Remove `key` from `tree` (nothing happens if it is absent).
     pub(super) fn delete(&mut self, tree: Tree, key: impl AsRef<[u8]>) -> &mut Batch {
-        if self.archive_guard(tree) {
+        if self.archive_guard(tree, key.as_ref()) {
             return self;
         }
         self.delete_unguarded(tree, key)
@@ -166,48 +170,52 @@ impl Batch {
         seq: u64,
         event: &T,
     ) -> &mut Batch {
-        if self.refuses_game(Tree::Events, game) {
+        if self.refuses_game(game) {
             return self;
         }
-        self.put(Tree::Events, game_key(game, seq), event)
+        self.put(Tree::ByGame, part_key(game, Part::Event, seq), event)
     }
 
-    /// Fails the batch when `game` cannot be part of a key of `tree` ([`bad_game`]).
-    fn refuses_game(&mut self, tree: Tree, game: &str) -> bool {
+    /// Fails the batch when `game` cannot be part of a key of [`Tree::ByGame`] ([`bad_game`]).
+    fn refuses_game(&mut self, game: &str) -> bool {
         match bad_game(game) {
             Some(reason) => {
-                self.fail(StoreError::InvalidKey { tree, reason });
+                self.fail(StoreError::InvalidKey {
+                    tree: Tree::ByGame,
+                    reason,
+                });
                 true
             }
             None => false,
         }
     }
 
-    /// Binds reply key `key` of `game`: in [`Tree::Keys`] and in the index [`Tree::KeysByGame`].
+    /// Binds reply key `key` of `game`: in [`Tree::Keys`] and among the game's own records
+    /// ([`Tree::ByGame`]).
     pub fn bind_key<T: Serialize + ?Sized>(
         &mut self,
         key: &str,
         game: &str,
         binding: &T,
     ) -> &mut Batch {
-        if self.refuses_game(Tree::KeysByGame, game) {
+        if self.refuses_game(game) {
             return self;
         }
-        // The index holds the key alone: the binding is read from `Keys` (a binding is not kept
-        // in two trees).
-        self.put_bytes(Tree::KeysByGame, &game_key_of(game, key), Vec::new());
+        // The game's entry holds the key alone: the binding is read from `Keys` (a binding is
+        // not kept in two trees).
+        self.put_bytes(Tree::ByGame, &key_of_game(game, key), Vec::new());
         self.put(Tree::Keys, key.as_bytes(), binding)
     }
 
-    /// Unbinds reply key `key` of `game` (from [`Tree::Keys`] and the index).
+    /// Unbinds reply key `key` of `game` (from [`Tree::Keys`] and the game's records).
     pub fn unbind_key(&mut self, key: &str, game: &str) -> &mut Batch {
-        self.delete(Tree::KeysByGame, game_key_of(game, key));
+        self.delete(Tree::ByGame, key_of_game(game, key));
         self.delete(Tree::Keys, key.as_bytes())
     }
 
     /// Removes event `seq` from the log of `game` (the game went to a shelf file with its log).
     pub fn remove_event(&mut self, game: &str, seq: u64) -> &mut Batch {
-        self.delete(Tree::Events, game_key(game, seq))
+        self.delete(Tree::ByGame, part_key(game, Part::Event, seq))
     }
 
     /// Put `value`, already in its stored form, under `key` (`outbox.rs`: a head rewritten).
@@ -311,7 +319,7 @@ impl Batch {
     pub fn archive(&mut self, entry: &ArchiveEntry) -> &mut Batch {
         if let Some(reason) = entry.games.iter().find_map(|g| bad_game(g)) {
             self.fail(StoreError::InvalidKey {
-                tree: Tree::ArchiveByGame,
+                tree: Tree::ByGame,
                 reason,
             });
             return self;

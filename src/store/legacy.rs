@@ -7,7 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{SCHEMA_KEY, Store, StoreError, Tree, sync_path, table};
+use super::schema::PARTS_BEFORE;
+use super::{SCHEMA_KEY, Store, StoreError, Tree, sync_path};
 
 /// Where sled's files go, to be copied from.
 pub const ASIDE: &str = "sled-before-redb";
@@ -85,10 +86,16 @@ fn copy(store: &Store, dir: &Path) -> Result<usize, StoreError> {
         .begin_write()
         .map_err(store.db_err("copying the earlier store"))?;
     let mut copied = 0;
-    for t in Tree::ALL {
-        let from = old.open_tree(t.name()).map_err(legacy)?;
+    // sled's trees by their names; those of a game's parts under their names of layout version
+    // 1, moved into `by_game` after (`migrate.rs`).
+    let names = Tree::ALL
+        .iter()
+        .map(|t| t.name())
+        .chain(PARTS_BEFORE.iter().map(|(name, _)| *name));
+    for t in names {
+        let from = old.open_tree(t).map_err(legacy)?;
         let mut to = tx
-            .open_table(table(t))
+            .open_table(redb::TableDefinition::<&[u8], &[u8]>::new(t))
             .map_err(store.db_err(format!("copying tree {t}")))?;
         for item in from.iter() {
             let (k, v) = item.map_err(legacy)?;
@@ -115,7 +122,11 @@ mod tests {
         {
             let old = sled::open(&dir).unwrap();
             let meta = old.open_tree(Tree::Meta.name()).unwrap();
-            meta.insert(SCHEMA_KEY, serde_json::to_vec(&SCHEMA_VERSION).unwrap())
+            // The layout every sled store had: version 1, a game's events in their own tree.
+            meta.insert(SCHEMA_KEY, &b"1"[..]).unwrap();
+            let events = old.open_tree("events").unwrap();
+            events
+                .insert(b"T-1/1\0\0\0\0\0\0\0\0\x01", &b"\"moved\""[..])
                 .unwrap();
             let games = old.open_tree(Tree::Games.name()).unwrap();
             games.insert("T-1/1", &b"\"a game\""[..]).unwrap();
@@ -132,6 +143,14 @@ mod tests {
                 (b"T-1/1".to_vec(), "a game".to_string()),
                 (b"T-1/2".to_vec(), "another".to_string())
             ]
+        );
+        assert_eq!(
+            s.events::<String>("T-1/1").unwrap(),
+            vec![(1, "moved".to_string())]
+        );
+        assert_eq!(
+            s.get::<u32>(Tree::Meta, SCHEMA_KEY).unwrap(),
+            Some(SCHEMA_VERSION)
         );
         assert!(!dir.join("db").exists() && !dir.join("conf").exists());
         assert!(dir.join(ASIDE).join("db").exists());

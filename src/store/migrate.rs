@@ -1,5 +1,7 @@
 //! Upgrades of a store an earlier fernzug wrote, each done once and marked ([`Upgrade`]). The
-//! take-over of a store kept in sled is `legacy.rs`; here the ends of games and the rotated
+//! take-over of a store kept in sled is `legacy.rs`; here the move of layout version 1's three
+//! trees of a game's parts into [`Tree::ByGame`] ([`Store::gather_by_game`], at every opening of
+//! such a store, before anything reads it), the ends of games and the rotated
 //! tournaments ([`Store::migrate_ends`]), the shelf ([`Store::migrate_shelf`]) and the indexes of
 //! deadlines, of the reply keys by game and of the rotated tournaments ([`Store::migrate_indexes`]). The shell runs them, in
 //! that order, when it first opens such a store with every game in memory (`crate::app`,
@@ -8,16 +10,114 @@
 
 use std::collections::BTreeSet;
 
+use redb::{ReadableDatabase, ReadableTable, TableHandle};
 use serde::Serialize;
 
 use super::Store;
 use super::batch::Batch;
 use super::error::StoreError;
-use super::schema::Upgrade;
+use super::schema::{
+    PARTS_BEFORE, Part, SCHEMA_KEY, Tree, Upgrade, part_key_from, part_prefix, table,
+};
 use super::shelf::{forget, shelve};
 use crate::core::model::{Game, GameStatus, State, Tournament};
 
+/// How many entries one transaction of [`Store::gather_by_game`] moves.
+pub(super) const GATHER_CHUNK: usize = 20_000;
+
 impl Store {
+    /// Layout version 1 kept a game's event log, the index of its archived mails and its reply
+    /// keys in three trees (`events`, `archive_by_game`, `keys_by_game`, each `game 0 rest`),
+    /// and its entry in the index of deadlines in `Due` (`g/GAME`): they move into
+    /// [`Tree::ByGame`] (`game 0 tag rest`), some thousands in each durable transaction, each
+    /// entry written there and removed from where it was in the same one (a move stopped half
+    /// way goes on at the next opening; nothing is in both places or in neither). The emptied
+    /// trees are deleted, and the store marked version 2 after. Nothing reads the store before
+    /// (`Store::open`).
+    pub(super) fn gather_by_game(&self) -> Result<(), StoreError> {
+        let mut moved = 0usize;
+        for (name, part) in PARTS_BEFORE {
+            let old = redb::TableDefinition::<&[u8], &[u8]>::new(name);
+            let exists = {
+                let tx = self.db.db.begin_read().map_err(self.db_err("reading"))?;
+                match tx.open_table(old) {
+                    Ok(_) => true,
+                    Err(redb::TableError::TableDoesNotExist(_)) => false,
+                    Err(e) => return Err(self.db_err(format!("reading {name}"))(e)),
+                }
+            };
+            if exists {
+                moved += self.move_into_by_game(old, b"", true, |k| part_key_from(k, part))?;
+            }
+        }
+        moved += self.move_into_by_game(table(Tree::Due), b"g/", false, |k| {
+            let game = String::from_utf8_lossy(&k[2..]);
+            part_prefix(&game, Part::Due)
+        })?;
+        let mut batch = Batch::default();
+        batch.put(Tree::Meta, SCHEMA_KEY, &super::SCHEMA_VERSION);
+        self.commit(batch)?;
+        tracing::info!(
+            "the store's layout moved to version {}: {moved} entries of games' logs, archive \
+             indexes, reply keys and deadlines now kept by game",
+            super::SCHEMA_VERSION
+        );
+        Ok(())
+    }
+
+    /// Moves the entries of table `from` whose keys start with `prefix` into [`Tree::ByGame`],
+    /// each under `key_of(its key)`, [`GATHER_CHUNK`] in a durable transaction; `from` is
+    /// deleted when emptied if `drop`. Returns how many moved.
+    fn move_into_by_game(
+        &self,
+        from: redb::TableDefinition<'_, &'static [u8], &'static [u8]>,
+        prefix: &[u8],
+        drop: bool,
+        key_of: impl Fn(&[u8]) -> Vec<u8>,
+    ) -> Result<usize, StoreError> {
+        let what = format!("moving {} into {}", from.name(), Tree::ByGame);
+        let mut moved = 0;
+        loop {
+            let tx = self
+                .db
+                .db
+                .begin_write()
+                .map_err(self.db_err(what.clone()))?;
+            let done = {
+                let mut old = tx.open_table(from).map_err(self.db_err(what.clone()))?;
+                let mut to = tx
+                    .open_table(table(Tree::ByGame))
+                    .map_err(self.db_err(what.clone()))?;
+                let mut chunk = Vec::new();
+                for item in old
+                    .range::<&[u8]>(prefix..)
+                    .map_err(self.db_err(what.clone()))?
+                {
+                    let (k, v) = item.map_err(self.db_err(what.clone()))?;
+                    if !k.value().starts_with(prefix) || chunk.len() == GATHER_CHUNK {
+                        break;
+                    }
+                    chunk.push((k.value().to_vec(), v.value().to_vec()));
+                }
+                for (k, v) in &chunk {
+                    to.insert(key_of(k).as_slice(), v.as_slice())
+                        .map_err(self.db_err(what.clone()))?;
+                    old.remove(k.as_slice())
+                        .map_err(self.db_err(what.clone()))?;
+                }
+                moved += chunk.len();
+                chunk.len() < GATHER_CHUNK
+            };
+            if done && drop {
+                tx.delete_table(from).map_err(self.db_err(what.clone()))?;
+            }
+            tx.commit().map_err(self.db_err(what.clone()))?;
+            if done {
+                return Ok(moved);
+            }
+        }
+    }
+
     /// Stores written before games knew when they ended (`Game::ended_at`) and tournaments that
     /// their archive was rotated (`Tournament::rotated`): both are read once from what those
     /// versions kept — the `ended` event of the game's log and the `rotated:ID` meta key — and

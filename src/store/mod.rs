@@ -24,18 +24,22 @@
 //! earlier version's store), and this file (opening, transactions, durability).
 //!
 //! Key layouts (all integers big-endian so that byte order is numeric order):
-//! - `Events`: game bytes, `0u8`, `seq: u64`
+//! - `ByGame`: game bytes, `0u8`, then one byte for the part ([`schema::Part`]): `e` and the
+//!   event's `seq: u64`; `a` and the archive id `u64` of a mail naming the game; `k` and the
+//!   reply key (the value empty: the binding is in `Keys`; an earlier version's entry carries it
+//!   too); `d` alone (the value: the game's earliest deadline). A game's records side by side: what a move reads and writes of them shares leaves.
+//!   Schema version 1 kept the first three parts in three trees, `events`, `archive_by_game`
+//!   and `keys_by_game` (`game 0 rest`), the fourth in `Due` (`g/GAME`): the first opening
+//!   moves them (`migrate.rs`).
 //! - `Uids`: `uidvalidity: u32`, `uid: u32`
 //! - `Archive`: `id: u64`, allocated inside the transaction from a counter in `Meta`
-//! - `ArchiveByGame`: game bytes, `0u8`, archive id `u64`
-//! - `KeysByGame`: game bytes, `0u8`, the reply key (the value empty: the binding is in `Keys`;
-//!   an earlier version's entry carries it too)
 //! - `Outbox`: [`OutboxEntry::id`]; `Processed`: the Message-ID.
 //! - `Tournaments`: the id; `Games`, `ShelvedGames`: the game (`ID/N`); `Keys`, `ShelvedKeys`:
-//!   the reply key; `Due`: `g/GAME`, `d/TOURNAMENT`, `r/TOURNAMENT` ([`DueEntry`]).
+//!   the reply key; `Due`: `d/TOURNAMENT`, `r/TOURNAMENT` ([`DueEntry`]; a game's entry, `g/GAME`,
+//!   is its `ByGame` part `d`).
 //! - `DueOrder`: the kind (`g`, `d`, `r`), the instant (microseconds, big-endian, sign bit
-//!   flipped), `0u8`, the `Due` key (the value empty): `Due` by kind in time order, written
-//!   with it in the same step.
+//!   flipped), `0u8`, the entry's key (`g/GAME`, `d/…`, `r/…`; the value empty): every entry of
+//!   the index of deadlines by kind in time order, written with its instant in the same step.
 //! - `Meta`: `schema_version`, `archive_next`, `outbox_next`, `generation`, `state-meta`,
 //!   `instance`, `starts-pending:ID`, `registering:ID`, `xfcc-login:ADDRESS`, the marks of the
 //!   upgrades ([`Upgrade`]) and, from versions before `Tournament::rotated`, `rotated:ID`.
@@ -52,8 +56,9 @@ mod legacy;
 
 use redb::{ReadableDatabase, ReadableTable, ReadableTableMetadata};
 
-/// The layout version this program reads and writes.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The layout version this program reads and writes. Version 1 (the parts of a game's records
+/// in three trees) is still read: the first opening moves it to this one (`migrate.rs`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// redb's page cache size (its default is 1 GiB). The relay reads what it needs once per input
 /// (a tournament's games, their keys) and keeps it in its own state; the file's pages stay in
@@ -82,8 +87,8 @@ pub use error::StoreError;
 pub use outbox::OutboxEntry;
 pub use records::{DueEntry, Figures, PendingStarts};
 use schema::{
-    ARCHIVE_NEXT_KEY, GENERATION_KEY, OUTBOX_NEXT_KEY, SCHEMA_KEY, game_key, game_prefix, show_key,
-    suffix_u64, table, uid_key,
+    ARCHIVE_NEXT_KEY, GENERATION_KEY, OUTBOX_NEXT_KEY, Part, SCHEMA_KEY, part_key, part_prefix,
+    show_key, suffix_u64, table, uid_key,
 };
 pub use schema::{Tree, Upgrade};
 
@@ -272,8 +277,13 @@ impl Store {
         };
         store.create_tables()?;
         legacy::take_over(&store)?;
-        store.check_schema()?;
+        let version = store.check_schema()?;
+        // Before the move of version 1: a store from before `DueOrder` has its games' deadlines
+        // in `Due` still.
         store.order_due()?;
+        if version == 1 {
+            store.gather_by_game()?;
+        }
         if !sent_before.is_empty() {
             // Mails the server accepted before a crash whose removal from the outbox may not
             // have reached the disk: removed now, durably, and the ledger emptied.
@@ -366,10 +376,12 @@ impl Store {
             .map_err(self.db_err(format!("reading {tree}")))
     }
 
-    fn check_schema(&self) -> Result<(), StoreError> {
+    /// Checks the store's layout version: this one, or 1 (the caller moves it), or none in a
+    /// new store (then this one is written). Returns the version found.
+    fn check_schema(&self) -> Result<u32, StoreError> {
         let found: Option<u32> = self.get(Tree::Meta, SCHEMA_KEY)?;
         match found {
-            Some(v) if v == SCHEMA_VERSION => Ok(()),
+            Some(v) if v == SCHEMA_VERSION || v == 1 => Ok(v),
             Some(found) => Err(StoreError::Schema {
                 path: self.path.clone(),
                 found,
@@ -389,7 +401,8 @@ impl Store {
                 }
                 let mut batch = Batch::new();
                 batch.put(Tree::Meta, SCHEMA_KEY, &SCHEMA_VERSION);
-                self.commit(batch)
+                self.commit(batch)?;
+                Ok(SCHEMA_VERSION)
             }
         }
     }
@@ -497,9 +510,12 @@ impl Store {
                     let index_value = id.to_string();
                     for game in games {
                         tables
-                            .get(Tree::ArchiveByGame)?
-                            .insert(game_key(game, id).as_slice(), index_value.as_bytes())
-                            .map_err(|e| self.write_err(Tree::ArchiveByGame, e))?;
+                            .get(Tree::ByGame)?
+                            .insert(
+                                part_key(game, Part::Archived, id).as_slice(),
+                                index_value.as_bytes(),
+                            )
+                            .map_err(|e| self.write_err(Tree::ByGame, e))?;
                     }
                     next_archive = Some(id.saturating_add(1));
                 }
@@ -540,11 +556,11 @@ impl Store {
                     seqs.push(seq);
                 }
                 Op::Due { key, at } => {
-                    let (due, order) = (Tree::Due, Tree::DueOrder);
+                    let ((due, place), order) = (schema::due_place(key), Tree::DueOrder);
                     let old: Option<DateTime<Utc>> = tables
                         .get(due)?
-                        .get(key.as_bytes())
-                        .map_err(|e| self.write_err(Tree::Due, e))?
+                        .get(place.as_slice())
+                        .map_err(|e| self.write_err(due, e))?
                         .and_then(|v| serde_json::from_slice(v.value()).ok());
                     if let Some(old) = old {
                         tables
@@ -559,8 +575,8 @@ impl Store {
                             })?;
                             tables
                                 .get(due)?
-                                .insert(key.as_bytes(), value.as_slice())
-                                .map_err(|e| self.write_err(Tree::Due, e))?;
+                                .insert(place.as_slice(), value.as_slice())
+                                .map_err(|e| self.write_err(due, e))?;
                             tables
                                 .get(order)?
                                 .insert(schema::due_order_key(*at, key).as_slice(), &[][..])
@@ -569,8 +585,8 @@ impl Store {
                         None => {
                             tables
                                 .get(due)?
-                                .remove(key.as_bytes())
-                                .map_err(|e| self.write_err(Tree::Due, e))?;
+                                .remove(place.as_slice())
+                                .map_err(|e| self.write_err(due, e))?;
                         }
                     }
                 }
@@ -811,9 +827,9 @@ impl Store {
 
     /// The event log of `game`, ordered by sequence number.
     pub fn events<T: DeserializeOwned>(&self, game: &str) -> Result<Vec<(u64, T)>, StoreError> {
-        let prefix = game_prefix(game);
+        let prefix = part_prefix(game, Part::Event);
         let mut out = Vec::new();
-        for (key, value) in self.scan_prefix::<T>(Tree::Events, &prefix)? {
+        for (key, value) in self.scan_prefix::<T>(Tree::ByGame, &prefix)? {
             // A longer key belongs to another game whose name starts with `game\0`
             // (impossible through `Batch`, which refuses NUL in game names).
             if let Some(seq) = suffix_u64(&key, prefix.len()) {
@@ -823,16 +839,16 @@ impl Store {
         Ok(out)
     }
 
-    /// The reply keys of `game` and their bindings: the keys from the index
-    /// [`Tree::KeysByGame`], each binding from [`Tree::Keys`] (an index entry of an earlier
-    /// version carries the binding itself).
+    /// The reply keys of `game` and their bindings: the keys from the game's records
+    /// ([`Tree::ByGame`]), each binding from [`Tree::Keys`] (an entry of an earlier version
+    /// carries the binding itself).
     pub fn keys_of_game<T: DeserializeOwned>(
         &self,
         game: &str,
     ) -> Result<Vec<(String, T)>, StoreError> {
-        let prefix = game_prefix(game);
+        let prefix = part_prefix(game, Part::Key);
         let mut out = Vec::new();
-        self.each_raw(Tree::KeysByGame, &prefix, |k, v| {
+        self.each_raw(Tree::ByGame, &prefix, |k, v| {
             let Some(key) = k
                 .get(prefix.len()..)
                 .and_then(|k| std::str::from_utf8(k).ok())
@@ -851,7 +867,7 @@ impl Store {
                     }
                 }
             } else {
-                self.decode::<T>(Tree::KeysByGame, k, v)?
+                self.decode::<T>(Tree::ByGame, k, v)?
             };
             out.push((key.to_string(), binding));
             Ok(())

@@ -222,16 +222,19 @@ impl Store {
         Ok(self.get::<bool>(Tree::Meta, legacy_rotated_key(id))? == Some(true))
     }
 
-    /// Hands every entry of the index of deadlines to `each` (entries of a layout this version
-    /// does not know are passed over).
+    /// Hands every entry of the index of deadlines to `each`, by kind in time order (entries
+    /// of a layout this version does not know are passed over).
     pub fn for_each_due(
         &self,
         mut each: impl FnMut(DueEntry, DateTime<Utc>),
     ) -> Result<(), StoreError> {
-        self.for_each(Tree::Due, |key, at: DateTime<Utc>| {
-            if let Some(e) = parse_due_key(&String::from_utf8_lossy(key)) {
+        self.each_raw(Tree::DueOrder, &[], |k, _| {
+            if let Some((at, key)) = super::schema::parse_due_order_key(k)
+                && let Some(e) = parse_due_key(key)
+            {
                 each(e, at);
             }
+            Ok(())
         })
     }
 
@@ -244,9 +247,13 @@ impl Store {
             let id = String::from_utf8_lossy(&marker[REGISTERING.len()..]).into_owned();
             let games = format!("{id}/");
             let mut batch = Batch::default();
-            for tree in [Tree::Games, Tree::Events] {
-                for (k, _) in self.scan_prefix::<IgnoredAny>(tree, games.as_bytes())? {
-                    batch.delete(tree, k);
+            for (k, _) in self.scan_prefix::<IgnoredAny>(Tree::Games, games.as_bytes())? {
+                batch.delete(Tree::Games, k);
+            }
+            // Their events (their keys follow, with `Keys`; a registration archives nothing).
+            for k in self.keys_with_prefix(Tree::ByGame, games.as_bytes())? {
+                if super::schema::Part::of(&k) == Some(super::schema::Part::Event) {
+                    batch.delete(Tree::ByGame, k);
                 }
             }
             let mut keys = Vec::new();
@@ -265,24 +272,37 @@ impl Store {
         Ok(abandoned)
     }
 
-    /// Empties the index of deadlines in `batch` (it is written anew).
+    /// Empties the index of deadlines in `batch` (it is written anew): `Due`, `DueOrder` and
+    /// the games' entries the latter names.
     pub fn clear_due(&self, batch: &mut Batch) -> Result<(), StoreError> {
-        for tree in [Tree::Due, Tree::DueOrder] {
-            for key in self.keys_with_prefix(tree, &[])? {
-                batch.delete(tree, key);
+        for key in self.keys_with_prefix(Tree::DueOrder, &[])? {
+            if let Some((_, entry)) = super::schema::parse_due_order_key(&key) {
+                let (tree, place) = super::schema::due_place(entry);
+                if tree == Tree::ByGame {
+                    batch.delete(tree, place);
+                }
             }
+            batch.delete(Tree::DueOrder, key);
+        }
+        for key in self.keys_with_prefix(Tree::Due, &[])? {
+            batch.delete(Tree::Due, key);
         }
         Ok(())
     }
 
     /// The entries of the index of deadlines of one kind (`g/`, `d/`, `r/`: [`DueEntry`]'s
-    /// key layout), with their instants.
+    /// key layout), with their instants, in time order.
     pub fn due_of_kind(&self, prefix: &str) -> Result<Vec<(DueEntry, DateTime<Utc>)>, StoreError> {
         let mut out = Vec::new();
-        self.each_prefix(Tree::Due, prefix.as_bytes(), |key, at: DateTime<Utc>| {
-            if let Some(e) = parse_due_key(&String::from_utf8_lossy(key)) {
+        let kind = prefix.as_bytes().first().copied().unwrap_or_default();
+        self.each_raw(Tree::DueOrder, &[kind], |k, _| {
+            if let Some((at, key)) = super::schema::parse_due_order_key(k)
+                && key.starts_with(prefix)
+                && let Some(e) = parse_due_key(key)
+            {
                 out.push((e, at));
             }
+            Ok(())
         })?;
         Ok(out)
     }
@@ -454,8 +474,10 @@ impl Store {
     /// Forgets the index of reply keys by game and its mark: a store from before the index.
     pub(crate) fn forget_keys_by_game(&self) -> Result<(), StoreError> {
         let mut batch = Batch::default();
-        for k in self.keys_with_prefix(Tree::KeysByGame, &[])? {
-            batch.delete(Tree::KeysByGame, k);
+        for k in self.keys_with_prefix(Tree::ByGame, &[])? {
+            if super::schema::Part::of(&k) == Some(super::schema::Part::Key) {
+                batch.delete(Tree::ByGame, k);
+            }
         }
         batch.delete(Tree::Meta, Upgrade::KeysByGame.key());
         self.commit(batch)

@@ -17,8 +17,15 @@ pub enum Tree {
     Games,
     /// Per-player keys (tokens, secrets).
     Keys,
-    /// The event log of each game (`game 0 seq`).
-    Events,
+    /// Each game's own records side by side, under its name ([`Part`]): its event log
+    /// (`game 0 e seq`), the index of its archived mails into [`Tree::Archive`] (`game 0 a id`),
+    /// its reply keys (`game 0 k key` → its binding, as in [`Tree::Keys`]) and its entry in the
+    /// index of deadlines (`game 0 d` → its earliest deadline). A move reads and changes its
+    /// game's own leaf of this tree, not one leaf in each of four trees: in a
+    /// tournament of thousands of games, the leaves of a few games' moves are otherwise seldom
+    /// shared (docs/performance.md, P7). Written only through [`super::Batch`]'s methods for
+    /// each part; the archive's index is never changed, like the archive (TO §11, Fax 2.8).
+    ByGame,
     /// Mails waiting to be sent, one [`super::OutboxEntry`] per envelope recipient.
     Outbox,
     /// Message-IDs already handled, with the time they were handled.
@@ -27,8 +34,6 @@ pub enum Tree {
     Uids,
     /// Every mail in and out, [`super::ArchiveEntry`] by monotonic id.
     Archive,
-    /// Index `game 0 archive-id` into [`Tree::Archive`].
-    ArchiveByGame,
     /// Mails that could not be handled, [`super::QuarantineEntry`].
     Quarantine,
     /// The shelved games the core changed after they were shelved (`crate::app::shelf`: the
@@ -37,17 +42,15 @@ pub enum Tree {
     ShelvedGames,
     /// The reply keys of the shelved games.
     ShelvedKeys,
-    /// The shell's index of pending deadlines (`crate::app::due`): each game's earliest deadline,
-    /// each tournament's next digest and from when its archive may be rotated — so that a start
-    /// need not read every game to learn when to wake.
+    /// The shell's index of pending deadlines (`crate::app::due`): each tournament's next digest
+    /// and from when its archive may be rotated; each game's earliest deadline is kept among the
+    /// game's records ([`Tree::ByGame`], `game 0 d`) — so that a start need not read every game
+    /// to learn when to wake.
     Due,
-    /// The reply keys of each game (`game 0 key` → its binding, as in [`Tree::Keys`]): the
-    /// relay reads the keys of the tournaments it works on, not every key at start. Written
-    /// only through [`super::Batch::bind_key`] / [`super::Batch::unbind_key`], together with `Keys`.
-    KeysByGame,
-    /// The entries of [`Tree::Due`] in the order of their instants (`instant 0 entry-key`, the
-    /// value empty): the earliest one, and those due by now, are read without reading them all.
-    /// Written only with `Due`, in the transaction's own step (`Store::apply`).
+    /// Every entry of the index of deadlines — a game's, a digest, a rotation — in the order of
+    /// their instants (`kind instant 0 entry-key`, the value empty): the earliest one, and those
+    /// due by now, are read without reading them all. Written only with the entry's instant, in
+    /// the transaction's own step (`Store::apply`).
     DueOrder,
     /// The ids of the rotated tournaments (Fax 2.8), each with its number of games (what
     /// `/metrics` counts of them without reading their records): the relay at work reads a
@@ -65,22 +68,20 @@ pub enum Tree {
 impl Tree {
     /// Every tree, in a fixed order (the index of a tree in this list is its slot in a
     /// transaction).
-    pub const ALL: [Tree; 18] = [
+    pub const ALL: [Tree; 16] = [
         Tree::Meta,
         Tree::Tournaments,
         Tree::Games,
         Tree::Keys,
-        Tree::Events,
+        Tree::ByGame,
         Tree::Outbox,
         Tree::Processed,
         Tree::Uids,
         Tree::Archive,
-        Tree::ArchiveByGame,
         Tree::Quarantine,
         Tree::ShelvedGames,
         Tree::ShelvedKeys,
         Tree::Due,
-        Tree::KeysByGame,
         Tree::DueOrder,
         Tree::Rotated,
         Tree::RotatedPeople,
@@ -93,17 +94,15 @@ impl Tree {
             Tree::Tournaments => "tournaments",
             Tree::Games => "games",
             Tree::Keys => "keys",
-            Tree::Events => "events",
+            Tree::ByGame => "by_game",
             Tree::Outbox => "outbox",
             Tree::Processed => "processed",
             Tree::Uids => "uids",
             Tree::Archive => "archive",
-            Tree::ArchiveByGame => "archive_by_game",
             Tree::Quarantine => "quarantine",
             Tree::ShelvedGames => "shelved_games",
             Tree::ShelvedKeys => "shelved_keys",
             Tree::Due => "due",
-            Tree::KeysByGame => "keys_by_game",
             Tree::DueOrder => "due_order",
             Tree::Rotated => "rotated",
             Tree::RotatedPeople => "rotated_people",
@@ -127,25 +126,94 @@ pub(super) fn show_key(key: &[u8]) -> String {
     key.escape_ascii().to_string()
 }
 
-/// `game 0 n` (the layout of [`Tree::Events`] and [`Tree::ArchiveByGame`] keys).
-pub(super) fn game_key(game: &str, n: u64) -> Vec<u8> {
-    let mut key = game_prefix(game);
+/// What an entry of [`Tree::ByGame`] is: the byte after `game 0` in its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Part {
+    /// An event of the game's log (`game 0 e seq`).
+    Event,
+    /// A mail of the archive naming the game (`game 0 a id`, the value the id in decimal).
+    Archived,
+    /// A reply key of the game (`game 0 k key`, the value empty: the binding is in
+    /// [`Tree::Keys`]; an earlier version's entry carries the binding itself).
+    Key,
+    /// The game's entry in the index of deadlines (`game 0 d`, the value its instant; its place
+    /// in time order is in [`Tree::DueOrder`]).
+    Due,
+}
+
+impl Part {
+    /// Its byte in a key.
+    fn tag(self) -> u8 {
+        match self {
+            Part::Event => b'e',
+            Part::Archived => b'a',
+            Part::Key => b'k',
+            Part::Due => b'd',
+        }
+    }
+
+    /// The part a key of [`Tree::ByGame`] belongs to (`None`: not a key of that layout).
+    pub(super) fn of(key: &[u8]) -> Option<Part> {
+        let nul = key.iter().position(|&b| b == 0)?;
+        match key.get(nul + 1)? {
+            b'e' => Some(Part::Event),
+            b'a' => Some(Part::Archived),
+            b'k' => Some(Part::Key),
+            b'd' => Some(Part::Due),
+            _ => None,
+        }
+    }
+}
+
+/// The trees in which versions before [`Tree::ByGame`] kept each part, with the layout `game 0
+/// rest` (`crate::store::Store::open` moves them, `migrate.rs`; a sled store's trees of those
+/// names are copied first, `legacy.rs`).
+pub(super) const PARTS_BEFORE: [(&str, Part); 3] = [
+    ("events", Part::Event),
+    ("archive_by_game", Part::Archived),
+    ("keys_by_game", Part::Key),
+];
+
+/// `game 0 tag` (tag: [`Part`]): the prefix of a game's entries of one part.
+pub(super) fn part_prefix(game: &str, part: Part) -> Vec<u8> {
+    let mut key = Vec::with_capacity(game.len() + 10);
+    key.extend_from_slice(game.as_bytes());
+    key.push(0);
+    key.push(part.tag());
+    key
+}
+
+/// `game 0 tag n`, `n` big-endian (events by sequence number, archived mails by archive id).
+pub(super) fn part_key(game: &str, part: Part, n: u64) -> Vec<u8> {
+    let mut key = part_prefix(game, part);
     key.extend_from_slice(&n.to_be_bytes());
     key
 }
 
-/// `game 0 key` (the layout of [`Tree::KeysByGame`] keys).
-pub(super) fn game_key_of(game: &str, key: &str) -> Vec<u8> {
-    let mut by_game = game_prefix(game);
+/// `game 0 k key`: reply key `key` of `game`.
+pub(super) fn key_of_game(game: &str, key: &str) -> Vec<u8> {
+    let mut by_game = part_prefix(game, Part::Key);
     by_game.extend_from_slice(key.as_bytes());
     by_game
 }
 
-/// `game 0`.
-pub(super) fn game_prefix(game: &str) -> Vec<u8> {
-    let mut key = Vec::with_capacity(game.len() + 9);
-    key.extend_from_slice(game.as_bytes());
-    key.push(0);
+/// The key in [`Tree::ByGame`] of an entry an earlier version kept as `old` (`game 0 rest`) in
+/// the tree of `part` ([`PARTS_BEFORE`]): `game 0 tag rest`. A key without a NUL (never
+/// written through `Batch`) becomes `old 0 tag`.
+pub(super) fn part_key_from(old: &[u8], part: Part) -> Vec<u8> {
+    let mut key = Vec::with_capacity(old.len() + 2);
+    match old.iter().position(|&b| b == 0) {
+        Some(nul) => {
+            key.extend_from_slice(&old[..=nul]);
+            key.push(part.tag());
+            key.extend_from_slice(&old[nul + 1..]);
+        }
+        None => {
+            key.extend_from_slice(old);
+            key.push(0);
+            key.push(part.tag());
+        }
+    }
     key
 }
 
@@ -259,7 +327,8 @@ impl Upgrade {
     }
 }
 
-/// The key of an entry of [`Tree::Due`]: `g/GAME`, `d/TOURNAMENT`, `r/TOURNAMENT`.
+/// The key of an entry of the index of deadlines: `g/GAME`, `d/TOURNAMENT`, `r/TOURNAMENT` (in
+/// [`Tree::DueOrder`]; the latter two also in [`Tree::Due`]).
 pub(super) fn due_key(e: &DueEntry) -> String {
     match e {
         DueEntry::Game(g) => format!("g/{g}"),
@@ -268,7 +337,7 @@ pub(super) fn due_key(e: &DueEntry) -> String {
     }
 }
 
-/// The entry a key of [`Tree::Due`] stands for.
+/// The entry a key of the index of deadlines ([`due_key`]) stands for.
 pub(super) fn parse_due_key(key: &str) -> Option<DueEntry> {
     if let Some(g) = key.strip_prefix("g/") {
         g.parse().ok().map(DueEntry::Game)
@@ -280,7 +349,7 @@ pub(super) fn parse_due_key(key: &str) -> Option<DueEntry> {
     }
 }
 
-/// The key of entry `key` (a [`Tree::Due`] key) due at `at` in [`Tree::DueOrder`]: the entry's
+/// The key of entry `key` (a [`due_key`]) due at `at` in [`Tree::DueOrder`]: the entry's
 /// kind (the first byte of its key: `g`, `d`, `r`), the instant in microseconds, big-endian with
 /// the sign bit flipped (so that byte order is time order within a kind), a `0u8`, the entry's
 /// key.
@@ -298,10 +367,19 @@ pub(super) fn instant_bytes(at: chrono::DateTime<chrono::Utc>) -> [u8; 8] {
     ((at.timestamp_micros() as u64) ^ (1 << 63)).to_be_bytes()
 }
 
-/// The instant and the [`Tree::Due`] key of a [`Tree::DueOrder`] key.
+/// The instant and the entry's key ([`due_key`]) of a [`Tree::DueOrder`] key.
 pub(super) fn parse_due_order_key(k: &[u8]) -> Option<(chrono::DateTime<chrono::Utc>, &str)> {
     let micros = (u64::from_be_bytes(k.get(1..9)?.try_into().ok()?) ^ (1 << 63)) as i64;
     let at = chrono::DateTime::from_timestamp_micros(micros)?;
     let key = std::str::from_utf8(k.get(10..)?).ok()?;
     Some((at, key))
+}
+
+/// Where the instant of the entry of the index of deadlines `key` ([`due_key`]) is kept: a game's
+/// among its records (`game 0 d` in [`Tree::ByGame`]), a tournament's in [`Tree::Due`].
+pub(super) fn due_place(key: &str) -> (Tree, Vec<u8>) {
+    match key.strip_prefix("g/") {
+        Some(game) => (Tree::ByGame, part_prefix(game, Part::Due)),
+        None => (Tree::Due, key.as_bytes().to_vec()),
+    }
 }

@@ -130,7 +130,8 @@ fn schema_mismatch_is_refused() {
     }
     let msg = err.to_string();
     assert!(msg.contains(&dir.0.display().to_string()), "{msg}");
-    assert!(msg.contains("schema version 2"), "{msg}");
+    let found = format!("schema version {}", SCHEMA_VERSION + 1);
+    assert!(msg.contains(&found), "{msg}");
 }
 
 #[test]
@@ -233,7 +234,7 @@ fn invalid_game_name_refuses_the_whole_batch() {
     assert!(matches!(
         s.commit(b),
         Err(StoreError::InvalidKey {
-            tree: Tree::Events,
+            tree: Tree::ByGame,
             ..
         })
     ));
@@ -583,13 +584,16 @@ fn s11_the_archive_is_never_deleted() {
         raw: b"Subject: kept\r\n\r\nx\r\n".to_vec(),
     });
     store.commit(b).unwrap();
-    let key = 0u64.to_be_bytes();
-    for tree in [Tree::Archive, Tree::ArchiveByGame] {
+    let index = schema::part_key("T-1/1", schema::Part::Archived, 0);
+    for (tree, key) in [
+        (Tree::Archive, 0u64.to_be_bytes().to_vec()),
+        (Tree::ByGame, index),
+    ] {
         let mut b = Batch::default();
-        b.delete(tree, key);
+        b.delete(tree, &key);
         assert!(store.commit(b).is_err(), "{tree} delete refused");
         let mut b = Batch::default();
-        b.put(tree, key, &1);
+        b.put(tree, &key, &1);
         assert!(store.commit(b).is_err(), "{tree} overwrite refused");
     }
     let kept = store.archive_for_game("T-1/1").unwrap();
@@ -840,17 +844,50 @@ fn the_index_of_deadlines_is_read_in_time_order() {
     assert_eq!(s.first_due(b'g').unwrap(), Some(t(13, 0)));
     assert!(until(t(12, 30)).is_empty(), "{:?}", until(t(12, 30)));
     assert_eq!(s.due_of_kind("g/").unwrap(), vec![(g(2), t(13, 0))]);
-    // A store from before the order: the entries of `Due` alone, ordered at the next opening.
+    // A game's instant is kept among its records, a tournament's in `Due`.
+    assert_eq!(s.count(Tree::Due).unwrap(), 2);
+    // A store from before the order (layout version 1): every entry in `Due` alone, a game's
+    // too; ordered at the next opening, and the game's moved among its records.
     let mut b = Batch::new();
     for key in s.keys_with_prefix(Tree::DueOrder, &[]).unwrap() {
         b.delete(Tree::DueOrder, key);
     }
+    for key in s.keys_with_prefix(Tree::ByGame, &[]).unwrap() {
+        b.delete(Tree::ByGame, key);
+    }
+    b.put(Tree::Due, "g/T-1/2", &t(13, 0))
+        .put(Tree::Meta, SCHEMA_KEY, &1u32);
     s.commit(b).unwrap();
     assert_eq!(s.first_due(b'g').unwrap(), None);
     drop(s);
     let s = open_again(&dir.0).unwrap();
     assert_eq!(s.first_due(b'g').unwrap(), Some(t(13, 0)));
     assert_eq!(s.count(Tree::DueOrder).unwrap(), 3);
+    assert_eq!(s.count(Tree::Due).unwrap(), 2);
+    assert_eq!(s.due_of_kind("g/").unwrap(), vec![(g(2), t(13, 0))]);
+    // Moved again, its old place in the order goes.
+    let mut b = Batch::new();
+    b.put_due(&g(2), Some(t(14, 0)));
+    s.commit(b).unwrap();
+    assert_eq!(s.first_due(b'g').unwrap(), Some(t(14, 0)));
+    assert_eq!(s.count(Tree::DueOrder).unwrap(), 3);
+    let mut all = Vec::new();
+    s.for_each_due(|e, at| all.push((e, at))).unwrap();
+    assert_eq!(
+        all,
+        vec![
+            (DueEntry::Digest("T-1".into()), t(10, 0)),
+            (g(2), t(14, 0)),
+            (DueEntry::Rotation("T-1".into()), t(8, 0)),
+        ]
+    );
+    // Emptied whole (an index written anew): the game's entry too.
+    let mut b = Batch::new();
+    s.clear_due(&mut b).unwrap();
+    s.commit(b).unwrap();
+    assert_eq!(s.count(Tree::DueOrder).unwrap(), 0);
+    assert_eq!(s.count(Tree::Due).unwrap(), 0);
+    assert_eq!(s.count(Tree::ByGame).unwrap(), 0);
 }
 
 #[test]
@@ -982,4 +1019,166 @@ fn a_mail_marked_sent_stays_sent_after_a_crash_by_the_ledger() {
         Store::open(&after.0).unwrap().outbox_all().unwrap().len(),
         1
     );
+}
+
+/// Writes `entries` into the table `name` as layout version 1 kept it, and marks the store
+/// version 1.
+fn write_version_1(s: &Store, name: &str, entries: &[(Vec<u8>, Vec<u8>)]) {
+    let tx = s.db.db.begin_write().unwrap();
+    {
+        let mut t = tx
+            .open_table(redb::TableDefinition::<&[u8], &[u8]>::new(name))
+            .unwrap();
+        for (k, v) in entries {
+            t.insert(k.as_slice(), v.as_slice()).unwrap();
+        }
+        let mut meta = tx.open_table(table(Tree::Meta)).unwrap();
+        meta.insert(SCHEMA_KEY, &b"1"[..]).unwrap();
+    }
+    tx.commit().unwrap();
+}
+
+fn old_key(game: &str, rest: &[u8]) -> Vec<u8> {
+    let mut k = game.as_bytes().to_vec();
+    k.push(0);
+    k.extend_from_slice(rest);
+    k
+}
+
+#[test]
+fn a_version_1_store_has_its_games_parts_moved_into_by_game_at_opening() {
+    let dir = TempDir::new("gather");
+    {
+        let s = Store::open(&dir.0).unwrap();
+        let mut b = Batch::new();
+        b.archive(&archive(&["T-1/1"], "<old@x>"));
+        b.put(Tree::Keys, "kkk", &"binding of kkk");
+        s.commit(b).unwrap();
+        // What version 1 wrote: the same parts in three trees, `game 0 rest`; the archive's
+        // index entry (id 0) moved aside by hand into its old tree, as version 1 kept it.
+        let index = schema::part_key("T-1/1", schema::Part::Archived, 0);
+        let mut b = Batch::new();
+        b.delete_unguarded(Tree::ByGame, &index);
+        s.commit(b).unwrap();
+        let events: Vec<_> = (1..=3u64)
+            .map(|n| {
+                (
+                    old_key("T-1/1", &n.to_be_bytes()),
+                    format!("\"event {n}\"").into_bytes(),
+                )
+            })
+            .chain([(old_key("T-1/2", &1u64.to_be_bytes()), b"\"other\"".to_vec())])
+            .collect();
+        write_version_1(&s, "events", &events);
+        write_version_1(
+            &s,
+            "archive_by_game",
+            &[(old_key("T-1/1", &0u64.to_be_bytes()), b"0".to_vec())],
+        );
+        write_version_1(
+            &s,
+            "keys_by_game",
+            &[
+                (old_key("T-1/1", b"kkk"), Vec::new()),
+                // An earlier version's entry with the binding in it.
+                (old_key("T-1/2", b"jjj"), b"\"binding of jjj\"".to_vec()),
+            ],
+        );
+        // And its deadline in `Due`, with its place in the order.
+        let mut b = Batch::new();
+        b.put_due(&DueEntry::Game("T-1/1".parse().unwrap()), Some(t(12, 0)));
+        s.commit(b).unwrap();
+        let place = schema::due_place("g/T-1/1").1;
+        let mut b = Batch::new();
+        b.delete(Tree::ByGame, &place)
+            .put(Tree::Due, "g/T-1/1", &t(12, 0));
+        s.commit(b).unwrap();
+        assert!(s.events::<String>("T-1/1").unwrap().is_empty());
+    }
+    let s = Store::open(&dir.0).unwrap();
+    assert_eq!(
+        s.get::<u32>(Tree::Meta, SCHEMA_KEY).unwrap(),
+        Some(SCHEMA_VERSION)
+    );
+    assert_eq!(
+        s.events::<String>("T-1/1").unwrap(),
+        vec![
+            (1, "event 1".to_string()),
+            (2, "event 2".to_string()),
+            (3, "event 3".to_string())
+        ]
+    );
+    assert_eq!(
+        s.events::<String>("T-1/2").unwrap(),
+        vec![(1, "other".to_string())]
+    );
+    let mails = s.archive_for_game("T-1/1").unwrap();
+    assert_eq!(mails.len(), 1);
+    assert_eq!(mails[0].message_id, "<old@x>");
+    assert_eq!(
+        s.keys_of_game::<String>("T-1/1").unwrap(),
+        vec![("kkk".to_string(), "binding of kkk".to_string())]
+    );
+    assert_eq!(
+        s.keys_of_game::<String>("T-1/2").unwrap(),
+        vec![("jjj".to_string(), "binding of jjj".to_string())]
+    );
+    assert_eq!(s.count(Tree::Due).unwrap(), 0);
+    assert_eq!(
+        s.get::<DateTime<Utc>>(Tree::ByGame, schema::due_place("g/T-1/1").1)
+            .unwrap(),
+        Some(t(12, 0))
+    );
+    let mut b = Batch::new();
+    b.put_due(&DueEntry::Game("T-1/1".parse().unwrap()), Some(t(13, 0)));
+    s.commit(b).unwrap();
+    assert_eq!(
+        s.due_of_kind("g/").unwrap(),
+        vec![(DueEntry::Game("T-1/1".parse().unwrap()), t(13, 0))]
+    );
+    // The old trees are gone; the archive's index is guarded as before.
+    let tx = s.db.db.begin_read().unwrap();
+    for (name, _) in schema::PARTS_BEFORE {
+        assert!(matches!(
+            tx.open_table(redb::TableDefinition::<&[u8], &[u8]>::new(name)),
+            Err(redb::TableError::TableDoesNotExist(_))
+        ));
+    }
+    drop(tx);
+    let mut b = Batch::new();
+    b.delete(
+        Tree::ByGame,
+        schema::part_key("T-1/1", schema::Part::Archived, 0),
+    );
+    assert!(s.commit(b).is_err());
+    // A newer layout than this program's is refused, not read.
+    let mut b = Batch::new();
+    b.put(Tree::Meta, SCHEMA_KEY, &(SCHEMA_VERSION + 1));
+    s.commit(b).unwrap();
+    drop(s);
+    assert!(matches!(
+        Store::open(&dir.0),
+        Err(StoreError::Schema { found, .. }) if found == SCHEMA_VERSION + 1
+    ));
+}
+
+#[test]
+fn the_move_into_by_game_takes_many_transactions_and_loses_nothing() {
+    let dir = TempDir::new("gather-many");
+    let n = migrate::GATHER_CHUNK as u64 * 2 + 7;
+    {
+        let s = Store::open(&dir.0).unwrap();
+        let events: Vec<_> = (1..=n)
+            .map(|i| (old_key("T-1/1", &i.to_be_bytes()), b"1".to_vec()))
+            .collect();
+        write_version_1(&s, "events", &events);
+    }
+    let s = Store::open(&dir.0).unwrap();
+    let got: Vec<u64> = s
+        .events::<u8>("T-1/1")
+        .unwrap()
+        .into_iter()
+        .map(|(seq, _)| seq)
+        .collect();
+    assert_eq!(got, (1..=n).collect::<Vec<_>>());
 }
