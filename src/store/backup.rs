@@ -133,7 +133,7 @@ impl Store {
                     done.bytes += n as u64;
                     in_tx += n;
                     match tree {
-                        Tree::Games => done.games += 1,
+                        Tree::ByGame if !k.contains(&0) => done.games += 1,
                         Tree::Archive => done.mails += 1,
                         _ => {}
                     }

@@ -177,7 +177,7 @@ impl Batch {
     }
 
     /// Fails the batch when `game` cannot be part of a key of [`Tree::ByGame`] ([`bad_game`]).
-    fn refuses_game(&mut self, game: &str) -> bool {
+    pub(super) fn refuses_game(&mut self, game: &str) -> bool {
         match bad_game(game) {
             Some(reason) => {
                 self.fail(StoreError::InvalidKey {

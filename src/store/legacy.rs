@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::schema::PARTS_BEFORE;
+use super::schema::{GAMES_BEFORE, PARTS_BEFORE};
 use super::{SCHEMA_KEY, Store, StoreError, Tree, sync_path};
 
 /// Where sled's files go, to be copied from.
@@ -86,11 +86,12 @@ fn copy(store: &Store, dir: &Path) -> Result<usize, StoreError> {
         .begin_write()
         .map_err(store.db_err("copying the earlier store"))?;
     let mut copied = 0;
-    // sled's trees by their names; those of a game's parts under their names of layout version
-    // 1, moved into `by_game` after (`migrate.rs`).
+    // sled's trees by their names; the games and a game's parts under their names of layout
+    // version 1, moved into `by_game` after (`migrate.rs`).
     let names = Tree::ALL
         .iter()
         .map(|t| t.name())
+        .chain([GAMES_BEFORE])
         .chain(PARTS_BEFORE.iter().map(|(name, _)| *name));
     for t in names {
         let from = old.open_tree(t).map_err(legacy)?;
@@ -128,7 +129,7 @@ mod tests {
             events
                 .insert(b"T-1/1\0\0\0\0\0\0\0\0\x01", &b"\"moved\""[..])
                 .unwrap();
-            let games = old.open_tree(Tree::Games.name()).unwrap();
+            let games = old.open_tree(GAMES_BEFORE).unwrap();
             games.insert("T-1/1", &b"\"a game\""[..]).unwrap();
             games.insert("T-1/2", &b"\"another\""[..]).unwrap();
             old.flush().unwrap();
@@ -136,7 +137,12 @@ mod tests {
         assert!(Store::kept_by_sled(&dir));
         let s = Store::open(&dir).unwrap();
         assert!(!Store::kept_by_sled(&dir));
-        let games: Vec<(Vec<u8>, String)> = s.scan(Tree::Games).unwrap();
+        let games: Vec<(Vec<u8>, String)> = s
+            .scan(Tree::ByGame)
+            .unwrap()
+            .into_iter()
+            .filter(|(k, _): &(Vec<u8>, String)| !k.contains(&0))
+            .collect();
         assert_eq!(
             games,
             vec![
@@ -156,10 +162,10 @@ mod tests {
         assert!(dir.join(ASIDE).join("db").exists());
         // It goes on as any store, and is not copied again.
         let mut b = Batch::new();
-        b.put(Tree::Games, "T-1/3", &"a third");
+        b.put(Tree::ByGame, "T-1/3", &"a third");
         s.commit(b).unwrap();
         drop(s);
         let s = Store::open(&dir).unwrap();
-        assert_eq!(s.scan::<String>(Tree::Games).unwrap().len(), 3);
+        assert_eq!(s.scan::<String>(Tree::ByGame).unwrap().len(), 4);
     }
 }

@@ -17,7 +17,7 @@ use super::Store;
 use super::batch::Batch;
 use super::error::StoreError;
 use super::schema::{
-    PARTS_BEFORE, Part, SCHEMA_KEY, Tree, Upgrade, part_key_from, part_prefix, table,
+    GAMES_BEFORE, PARTS_BEFORE, Part, SCHEMA_KEY, Tree, Upgrade, part_key_from, part_prefix, table,
 };
 use super::shelf::{forget, shelve};
 use crate::core::model::{Game, GameStatus, State, Tournament};
@@ -26,8 +26,9 @@ use crate::core::model::{Game, GameStatus, State, Tournament};
 pub(super) const GATHER_CHUNK: usize = 20_000;
 
 impl Store {
-    /// Layout version 1 kept a game's event log, the index of its archived mails and its reply
-    /// keys in three trees (`events`, `archive_by_game`, `keys_by_game`, each `game 0 rest`),
+    /// Layout version 1 kept the running games in a tree of their own (`games`), a game's event
+    /// log, the index of its archived mails and its reply keys in three trees (`events`,
+    /// `archive_by_game`, `keys_by_game`, each `game 0 rest`),
     /// and its entry in the index of deadlines in `Due` (`g/GAME`): they move into
     /// [`Tree::ByGame`] (`game 0 tag rest`), some thousands in each durable transaction, each
     /// entry written there and removed from where it was in the same one (a move stopped half
@@ -36,17 +37,13 @@ impl Store {
     /// (`Store::open`).
     pub(super) fn gather_by_game(&self) -> Result<(), StoreError> {
         let mut moved = 0usize;
+        if self.table_exists(GAMES_BEFORE)? {
+            let games = redb::TableDefinition::<&[u8], &[u8]>::new(GAMES_BEFORE);
+            moved += self.move_into_by_game(games, b"", true, |k| k.to_vec())?;
+        }
         for (name, part) in PARTS_BEFORE {
-            let old = redb::TableDefinition::<&[u8], &[u8]>::new(name);
-            let exists = {
-                let tx = self.db.db.begin_read().map_err(self.db_err("reading"))?;
-                match tx.open_table(old) {
-                    Ok(_) => true,
-                    Err(redb::TableError::TableDoesNotExist(_)) => false,
-                    Err(e) => return Err(self.db_err(format!("reading {name}"))(e)),
-                }
-            };
-            if exists {
+            if self.table_exists(name)? {
+                let old = redb::TableDefinition::<&[u8], &[u8]>::new(name);
                 moved += self.move_into_by_game(old, b"", true, |k| part_key_from(k, part))?;
             }
         }
@@ -59,10 +56,20 @@ impl Store {
         self.commit(batch)?;
         tracing::info!(
             "the store's layout moved to version {}: {moved} entries of games' logs, archive \
-             indexes, reply keys and deadlines now kept by game",
+             indexes, reply keys and deadlines now kept by game, with the games",
             super::SCHEMA_VERSION
         );
         Ok(())
+    }
+
+    /// Whether the file has a table called `name`.
+    fn table_exists(&self, name: &str) -> Result<bool, StoreError> {
+        let tx = self.db.db.begin_read().map_err(self.db_err("reading"))?;
+        match tx.open_table(redb::TableDefinition::<&[u8], &[u8]>::new(name)) {
+            Ok(_) => Ok(true),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(false),
+            Err(e) => Err(self.db_err(format!("reading {name}"))(e)),
+        }
     }
 
     /// Moves the entries of table `from` whose keys start with `prefix` into [`Tree::ByGame`],

@@ -24,17 +24,18 @@
 //! earlier version's store), and this file (opening, transactions, durability).
 //!
 //! Key layouts (all integers big-endian so that byte order is numeric order):
-//! - `ByGame`: game bytes, `0u8`, then one byte for the part ([`schema::Part`]): `e` and the
-//!   event's `seq: u64`; `a` and the archive id `u64` of a mail naming the game; `k` and the
-//!   reply key (the value empty: the binding is in `Keys`; an earlier version's entry carries it
-//!   too); `d` alone (the value: the game's earliest deadline). A game's records side by side: what a move reads and writes of them shares leaves.
-//!   Schema version 1 kept the first three parts in three trees, `events`, `archive_by_game`
-//!   and `keys_by_game` (`game 0 rest`), the fourth in `Due` (`g/GAME`): the first opening
-//!   moves them (`migrate.rs`).
+//! - `ByGame`: a running game under its name (`ID/N`), then its parts: game bytes, `0u8`, one
+//!   byte for the part (`schema::Part`): `e` and the event's `seq: u64`; `a` and the archive
+//!   id `u64` of a mail naming the game; `k` and the reply key (the value empty: the binding is
+//!   in `Keys`; an earlier version's entry carries it too); `d` alone (the value: the game's
+//!   earliest deadline). A game's records side by side: what a move reads and writes of them
+//!   shares leaves. Layout version 1 kept the games in `games`, the first three parts in
+//!   `events`, `archive_by_game` and `keys_by_game` (`game 0 rest`), the fourth in `Due`
+//!   (`g/GAME`): the first opening moves them (`migrate.rs`).
 //! - `Uids`: `uidvalidity: u32`, `uid: u32`
 //! - `Archive`: `id: u64`, allocated inside the transaction from a counter in `Meta`
 //! - `Outbox`: [`OutboxEntry::id`]; `Processed`: the Message-ID.
-//! - `Tournaments`: the id; `Games`, `ShelvedGames`: the game (`ID/N`); `Keys`, `ShelvedKeys`:
+//! - `Tournaments`: the id; `ShelvedGames`: the game (`ID/N`); `Keys`, `ShelvedKeys`:
 //!   the reply key; `Due`: `d/TOURNAMENT`, `r/TOURNAMENT` ([`DueEntry`]; a game's entry, `g/GAME`,
 //!   is its `ByGame` part `d`).
 //! - `DueOrder`: the kind (`g`, `d`, `r`), the instant (microseconds, big-endian, sign bit

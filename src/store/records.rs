@@ -93,18 +93,70 @@ impl Store {
 
     /// Running game `id` (not a shelved one: [`Store::shelved_game`]).
     pub fn game(&self, id: &GameRef) -> Result<Option<Game>, StoreError> {
-        self.get(Tree::Games, id.to_string().as_bytes())
+        self.get(Tree::ByGame, id.to_string().as_bytes())
     }
 
     /// Hands every running game to `each`, in the order of their names.
     pub fn for_each_game(&self, mut each: impl FnMut(Game)) -> Result<(), StoreError> {
-        self.for_each(Tree::Games, |_, g| each(g))
+        self.each_game_raw(b"", |k, v| {
+            each(self.decode(Tree::ByGame, k, v)?);
+            Ok(true)
+        })
     }
 
     /// Hands the running games of tournament `id` to `each` (one scan), in name order.
     pub fn games_of(&self, id: &str, mut each: impl FnMut(Game)) -> Result<(), StoreError> {
         let prefix = format!("{id}/");
-        self.each_prefix(Tree::Games, prefix.as_bytes(), |_, g| each(g))
+        self.each_game_raw(prefix.as_bytes(), |k, v| {
+            each(self.decode(Tree::ByGame, k, v)?);
+            Ok(true)
+        })
+    }
+
+    /// Hands the key and stored value of every running game whose name starts with `prefix` to
+    /// `each`, in name order, until it returns `false`. A game's record lies in
+    /// [`Tree::ByGame`] under its name, its parts after it (`game 0 …`): the scan passes over
+    /// a few of them, and goes past the rest of a game's parts with a new search (a game late
+    /// in its life has hundreds).
+    pub(super) fn each_game_raw(
+        &self,
+        prefix: &[u8],
+        mut each: impl FnMut(&[u8], &[u8]) -> Result<bool, StoreError>,
+    ) -> Result<(), StoreError> {
+        /// Parts passed over one by one before the scan searches past the game's others.
+        const WALK: usize = 16;
+        let scanning = || self.db_err(format!("scanning {}", Tree::ByGame));
+        let t = self.read(Tree::ByGame)?;
+        let mut from = prefix.to_vec();
+        'search: loop {
+            let mut walked = 0;
+            for item in t.range::<&[u8]>(from.as_slice()..).map_err(scanning())? {
+                let (k, v) = item.map_err(scanning())?;
+                let key = k.value();
+                if !key.starts_with(prefix) {
+                    break 'search;
+                }
+                match key.iter().position(|&b| b == 0) {
+                    None => {
+                        if !each(key, v.value())? {
+                            break 'search;
+                        }
+                        walked = 0;
+                    }
+                    Some(nul) => {
+                        walked += 1;
+                        if walked == WALK {
+                            // After every key `game 0 …`: `game 1`.
+                            from = key[..nul].to_vec();
+                            from.push(1);
+                            continue 'search;
+                        }
+                    }
+                }
+            }
+            break;
+        }
+        Ok(())
     }
 
     /// Whether tournament `id` has a running game, not among `besides`, that is not finished:
@@ -121,23 +173,16 @@ impl Store {
             status: crate::core::model::GameStatus,
         }
         let prefix = format!("{id}/");
-        let scanning = || self.db_err(format!("scanning {}", Tree::Games));
-        let t = self.read(Tree::Games)?;
-        for item in t.range::<&[u8]>(prefix.as_bytes()..).map_err(scanning())? {
-            let (k, v) = item.map_err(scanning())?;
-            let key = k.value();
-            if !key.starts_with(prefix.as_bytes()) {
-                break;
-            }
+        let mut open = false;
+        self.each_game_raw(prefix.as_bytes(), |key, value| {
             if besides.contains(String::from_utf8_lossy(key).as_ref()) {
-                continue;
-            }
-            let head: Head = self.decode(Tree::Games, key, v.value())?;
-            if head.status != crate::core::model::GameStatus::Finished {
                 return Ok(true);
             }
-        }
-        Ok(false)
+            let head: Head = self.decode(Tree::ByGame, key, value)?;
+            open = head.status != crate::core::model::GameStatus::Finished;
+            Ok(!open)
+        })?;
+        Ok(open)
     }
 
     /// The copy of shelved game `id` the store keeps (the core changed it after it was shelved,
@@ -247,12 +292,12 @@ impl Store {
             let id = String::from_utf8_lossy(&marker[REGISTERING.len()..]).into_owned();
             let games = format!("{id}/");
             let mut batch = Batch::default();
-            for (k, _) in self.scan_prefix::<IgnoredAny>(Tree::Games, games.as_bytes())? {
-                batch.delete(Tree::Games, k);
-            }
-            // Their events (their keys follow, with `Keys`; a registration archives nothing).
+            // The games and their events (their keys follow, with `Keys`; a registration
+            // archives nothing, and writes no deadline).
             for k in self.keys_with_prefix(Tree::ByGame, games.as_bytes())? {
-                if super::schema::Part::of(&k) == Some(super::schema::Part::Event) {
+                if !k.contains(&0)
+                    || super::schema::Part::of(&k) == Some(super::schema::Part::Event)
+                {
                     batch.delete(Tree::ByGame, k);
                 }
             }
@@ -395,16 +440,20 @@ impl Batch {
         let tree = if shelved {
             Tree::ShelvedGames
         } else {
-            Tree::Games
+            Tree::ByGame
         };
-        self.put(tree, g.id.to_string().as_bytes(), g)
+        let name = g.id.to_string();
+        if self.refuses_game(&name) {
+            return self;
+        }
+        self.put(tree, name.as_bytes(), g)
     }
 
     /// Removes game `id` from the running games and the shelved copies (it went to a shelf
     /// file).
     pub fn delete_game(&mut self, id: &GameRef) -> &mut Batch {
         let key = id.to_string();
-        self.delete(Tree::Games, key.as_bytes());
+        self.delete(Tree::ByGame, key.as_bytes());
         self.delete(Tree::ShelvedGames, key.as_bytes())
     }
 
@@ -551,9 +600,11 @@ impl Store {
             status: crate::core::model::GameStatus,
         }
         let mut by = std::collections::BTreeMap::new();
-        for (_, g) in self.scan::<Status>(Tree::Games)? {
+        self.each_game_raw(b"", |k, v| {
+            let g: Status = self.decode(Tree::ByGame, k, v)?;
             *by.entry(g.status.name().to_string()).or_insert(0) += 1;
-        }
+            Ok(true)
+        })?;
         let mut shelved = 0;
         self.for_each(Tree::Rotated, |_, games: u64| shelved += games)?;
         if shelved > 0 {

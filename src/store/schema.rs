@@ -13,18 +13,18 @@ pub enum Tree {
     Meta,
     /// Tournament records.
     Tournaments,
-    /// Game records.
-    Games,
     /// Per-player keys (tokens, secrets).
     Keys,
-    /// Each game's own records side by side, under its name ([`Part`]): its event log
-    /// (`game 0 e seq`), the index of its archived mails into [`Tree::Archive`] (`game 0 a id`),
-    /// its reply keys (`game 0 k key` → its binding, as in [`Tree::Keys`]) and its entry in the
-    /// index of deadlines (`game 0 d` → its earliest deadline). A move reads and changes its
-    /// game's own leaf of this tree, not one leaf in each of four trees: in a
-    /// tournament of thousands of games, the leaves of a few games' moves are otherwise seldom
-    /// shared (docs/performance.md, P7). Written only through [`super::Batch`]'s methods for
-    /// each part; the archive's index is never changed, like the archive (TO §11, Fax 2.8).
+    /// Each running game's records side by side, under its name: the game itself (`game`, the
+    /// core's `Game`), then its parts (`Part`): its event log (`game 0 e seq`), the index of
+    /// its archived mails into [`Tree::Archive`] (`game 0 a id`), its reply keys (`game 0 k
+    /// key` → its binding, as in [`Tree::Keys`]) and its entry in the index of deadlines (`game
+    /// 0 d` → its earliest deadline). A move reads and changes its game's own leaf of this tree,
+    /// not one leaf in each of five trees: in a tournament of thousands of games, the leaves of
+    /// a few games' moves are otherwise seldom shared (docs/performance.md, P7). A scan of
+    /// games passes over their parts (`Store::each_game_raw`). Written only through
+    /// [`super::Batch`]'s methods for the game and each part; the archive's index is never
+    /// changed, like the archive (TO §11, Fax 2.8).
     ByGame,
     /// Mails waiting to be sent, one [`super::OutboxEntry`] per envelope recipient.
     Outbox,
@@ -68,10 +68,9 @@ pub enum Tree {
 impl Tree {
     /// Every tree, in a fixed order (the index of a tree in this list is its slot in a
     /// transaction).
-    pub const ALL: [Tree; 16] = [
+    pub const ALL: [Tree; 15] = [
         Tree::Meta,
         Tree::Tournaments,
-        Tree::Games,
         Tree::Keys,
         Tree::ByGame,
         Tree::Outbox,
@@ -92,7 +91,6 @@ impl Tree {
         match self {
             Tree::Meta => "meta",
             Tree::Tournaments => "tournaments",
-            Tree::Games => "games",
             Tree::Keys => "keys",
             Tree::ByGame => "by_game",
             Tree::Outbox => "outbox",
@@ -164,6 +162,10 @@ impl Part {
         }
     }
 }
+
+/// The tree in which versions before [`Tree::ByGame`] kept the running games, each under its
+/// name (moved into it at the first opening with the same keys, `migrate.rs`).
+pub(super) const GAMES_BEFORE: &str = "games";
 
 /// The trees in which versions before [`Tree::ByGame`] kept each part, with the layout `game 0
 /// rest` (`crate::store::Store::open` moves them, `migrate.rs`; a sled store's trees of those
@@ -292,7 +294,7 @@ pub(super) fn legacy_rotated_key(id: &str) -> String {
 /// The upgrades of an earlier version's store, each marked in `Meta` once done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Upgrade {
-    /// Every reply key indexed by its game in [`Tree::KeysByGame`].
+    /// Every reply key indexed by its game (now among its records, [`Tree::ByGame`]).
     KeysByGame,
     /// The index of deadlines written to [`Tree::Due`].
     DueIndex,

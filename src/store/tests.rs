@@ -77,7 +77,7 @@ fn new_db_gets_schema_version_and_reopen_keeps_everything() {
             Some(SCHEMA_VERSION)
         );
         let mut b = Batch::new();
-        b.put(Tree::Games, "T-1/1", &"game one")
+        b.put(Tree::ByGame, "T-1/1", &"game one")
             .append_event("T-1/1", 1, &"e1")
             .processed("<a@x>", t(9, 0))
             .uid_done(7, 42)
@@ -87,7 +87,7 @@ fn new_db_gets_schema_version_and_reopen_keeps_everything() {
     }
     let s = open_again(&dir.0).unwrap();
     assert_eq!(
-        s.get::<String>(Tree::Games, "T-1/1").unwrap().as_deref(),
+        s.get::<String>(Tree::ByGame, "T-1/1").unwrap().as_deref(),
         Some("game one")
     );
     assert_eq!(
@@ -140,7 +140,7 @@ fn data_without_schema_is_refused() {
     {
         let s = Store::open(&dir.0).unwrap();
         let mut b = Batch::new();
-        b.put(Tree::Games, "g", &1).delete(Tree::Meta, SCHEMA_KEY);
+        b.put(Tree::ByGame, "g", &1).delete(Tree::Meta, SCHEMA_KEY);
         s.commit(b).unwrap();
     }
     assert!(matches!(
@@ -175,23 +175,23 @@ fn commit_with_failing_serialize_writes_nothing() {
     let dir = TempDir::new("atomic-ser");
     let s = Store::open(&dir.0).unwrap();
     let mut b = Batch::new();
-    b.put(Tree::Games, "g1", &"one")
+    b.put(Tree::ByGame, "g1", &"one")
         .processed("<x@y>", t(1, 0))
-        .put(Tree::Games, "g2", &Unserializable)
-        .put(Tree::Games, "g3", &"three");
+        .put(Tree::ByGame, "g2", &Unserializable)
+        .put(Tree::ByGame, "g3", &"three");
     let err = s.commit(b).unwrap_err();
     assert!(
         matches!(
             err,
             StoreError::Serialize {
-                tree: Tree::Games,
+                tree: Tree::ByGame,
                 ..
             }
         ),
         "{err:?}"
     );
-    assert!(err.to_string().contains("games/g2"), "{err}");
-    assert!(s.scan::<String>(Tree::Games).unwrap().is_empty());
+    assert!(err.to_string().contains("by_game/g2"), "{err}");
+    assert!(s.scan::<String>(Tree::ByGame).unwrap().is_empty());
     assert!(!s.is_processed("<x@y>").unwrap());
 }
 
@@ -200,15 +200,15 @@ fn commit_aborted_midway_writes_nothing() {
     let dir = TempDir::new("atomic-abort");
     let s = Store::open(&dir.0).unwrap();
     let mut b = Batch::new();
-    b.put(Tree::Games, "g1", &"one")
+    b.put(Tree::ByGame, "g1", &"one")
         .enqueue(&outbox("<m@x>", t(1, 0), t(1, 0)))
         .archive(&archive(&["T-1/1"], "<a@x>"))
         .uid_done(1, 1)
         .fail_here()
-        .put(Tree::Games, "g2", &"two");
+        .put(Tree::ByGame, "g2", &"two");
     let err = s.commit(b).unwrap_err();
     assert!(matches!(err, StoreError::Aborted { .. }), "{err:?}");
-    assert!(s.scan::<String>(Tree::Games).unwrap().is_empty());
+    assert!(s.scan::<String>(Tree::ByGame).unwrap().is_empty());
     assert!(s.outbox_all().unwrap().is_empty());
     assert!(s.archive_for_game("T-1/1").unwrap().is_empty());
     assert!(!s.is_uid_done(1, 1).unwrap());
@@ -229,7 +229,7 @@ fn invalid_game_name_refuses_the_whole_batch() {
     let dir = TempDir::new("badgame");
     let s = Store::open(&dir.0).unwrap();
     let mut b = Batch::new();
-    b.put(Tree::Games, "g1", &"one")
+    b.put(Tree::ByGame, "g1", &"one")
         .append_event("a\0b", 1, &"e");
     assert!(matches!(
         s.commit(b),
@@ -238,7 +238,7 @@ fn invalid_game_name_refuses_the_whole_batch() {
             ..
         })
     ));
-    assert!(s.scan::<String>(Tree::Games).unwrap().is_empty());
+    assert!(s.scan::<String>(Tree::ByGame).unwrap().is_empty());
 }
 
 #[test]
@@ -247,10 +247,10 @@ fn applied_batches_are_read_at_once_and_kept_by_closing_the_store() {
     let s = Store::open(&dir.0).unwrap();
     assert!(dir.0.join(FILE).is_file());
     let mut b = Batch::new();
-    b.put(Tree::Games, "g", &"x");
+    b.put(Tree::ByGame, "g", &"x");
     s.apply(b).unwrap();
     assert_eq!(
-        s.get::<String>(Tree::Games, "g").unwrap().as_deref(),
+        s.get::<String>(Tree::ByGame, "g").unwrap().as_deref(),
         Some("x")
     );
     let mut b = Batch::new();
@@ -266,7 +266,7 @@ fn applied_batches_are_read_at_once_and_kept_by_closing_the_store() {
     // Closing made both the applied batch and the deletion durable.
     let s = open_again(&dir.0).unwrap();
     assert_eq!(
-        s.get::<String>(Tree::Games, "g").unwrap().as_deref(),
+        s.get::<String>(Tree::ByGame, "g").unwrap().as_deref(),
         Some("x")
     );
     assert!(s.outbox_all().unwrap().is_empty());
@@ -561,10 +561,10 @@ fn corrupt_value_names_tree_and_key() {
     let dir = TempDir::new("corrupt");
     let s = Store::open(&dir.0).unwrap();
     let mut b = Batch::new();
-    b.put(Tree::Games, "g", &"text");
+    b.put(Tree::ByGame, "g", &"text");
     s.commit(b).unwrap();
-    let err = s.get::<u64>(Tree::Games, "g").unwrap_err();
-    assert!(err.to_string().contains("games/g"), "{err}");
+    let err = s.get::<u64>(Tree::ByGame, "g").unwrap_err();
+    assert!(err.to_string().contains("by_game/g"), "{err}");
 }
 
 #[test]
@@ -1070,6 +1070,7 @@ fn a_version_1_store_has_its_games_parts_moved_into_by_game_at_opening() {
             .chain([(old_key("T-1/2", &1u64.to_be_bytes()), b"\"other\"".to_vec())])
             .collect();
         write_version_1(&s, "events", &events);
+        write_version_1(&s, "games", &[(b"T-1/1".to_vec(), b"\"a game\"".to_vec())]);
         write_version_1(
             &s,
             "archive_by_game",
@@ -1123,6 +1124,10 @@ fn a_version_1_store_has_its_games_parts_moved_into_by_game_at_opening() {
         s.keys_of_game::<String>("T-1/2").unwrap(),
         vec![("jjj".to_string(), "binding of jjj".to_string())]
     );
+    assert_eq!(
+        s.get::<String>(Tree::ByGame, "T-1/1").unwrap().as_deref(),
+        Some("a game")
+    );
     assert_eq!(s.count(Tree::Due).unwrap(), 0);
     assert_eq!(
         s.get::<DateTime<Utc>>(Tree::ByGame, schema::due_place("g/T-1/1").1)
@@ -1138,7 +1143,11 @@ fn a_version_1_store_has_its_games_parts_moved_into_by_game_at_opening() {
     );
     // The old trees are gone; the archive's index is guarded as before.
     let tx = s.db.db.begin_read().unwrap();
-    for (name, _) in schema::PARTS_BEFORE {
+    for name in schema::PARTS_BEFORE
+        .iter()
+        .map(|(name, _)| *name)
+        .chain([schema::GAMES_BEFORE])
+    {
         assert!(matches!(
             tx.open_table(redb::TableDefinition::<&[u8], &[u8]>::new(name)),
             Err(redb::TableError::TableDoesNotExist(_))
@@ -1181,4 +1190,46 @@ fn the_move_into_by_game_takes_many_transactions_and_loses_nothing() {
         .map(|(seq, _)| seq)
         .collect();
     assert_eq!(got, (1..=n).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_scan_of_games_passes_over_their_parts_few_or_many() {
+    let dir = TempDir::new("games-scan");
+    let s = Store::open(&dir.0).unwrap();
+    let mut b = Batch::new();
+    for (game, events) in [("T-1/1", 40u64), ("T-1/10", 3), ("T-1/2", 16), ("T-2/1", 0)] {
+        b.put(Tree::ByGame, game, &format!("record of {game}"));
+        for seq in 1..=events {
+            b.append_event(game, seq, &"an event");
+        }
+        b.bind_key(&format!("key-{game}"), game, &"binding");
+    }
+    b.put_due(&DueEntry::Game("T-1/1".parse().unwrap()), Some(t(9, 0)));
+    b.archive(&archive(&["T-1/1", "T-1/2"], "<a@x>"));
+    s.commit(b).unwrap();
+    let names = |prefix: &str, stop_at: Option<&str>| {
+        let mut seen = Vec::new();
+        s.each_game_raw(prefix.as_bytes(), |k, v| {
+            let name = String::from_utf8_lossy(k).into_owned();
+            assert_eq!(
+                serde_json::from_slice::<String>(v).unwrap(),
+                format!("record of {name}")
+            );
+            let go_on = stop_at != Some(name.as_str());
+            seen.push(name);
+            Ok(go_on)
+        })
+        .unwrap();
+        seen
+    };
+    assert_eq!(names("", None), ["T-1/1", "T-1/10", "T-1/2", "T-2/1"]);
+    assert_eq!(names("T-1/", None), ["T-1/1", "T-1/10", "T-1/2"]);
+    assert_eq!(names("T-1/", Some("T-1/10")), ["T-1/1", "T-1/10"]);
+    assert_eq!(names("T-2/", None), ["T-2/1"]);
+    assert!(names("T-3/", None).is_empty());
+    // A game's parts without its record (never written so) are passed over too.
+    let mut b = Batch::new();
+    b.delete(Tree::ByGame, "T-1/10");
+    s.commit(b).unwrap();
+    assert_eq!(names("T-1/", None), ["T-1/1", "T-1/2"]);
 }

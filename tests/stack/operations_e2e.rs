@@ -354,6 +354,56 @@ fn an_smtp_outage_is_seen_by_healthz_and_told_to_the_operator_once_smtp_is_back(
 /// and every game verifies (TO §29).
 #[test]
 fn a_store_of_the_oldest_supported_format_is_taken_over_and_says_what_it_said() {
+    // The old relay had no clock warnings (TO §17): with them off, the new one must say
+    // exactly what it said.
+    let compared = says_what_it_said("sled-1201393", true, Some("was taken over"), |_| {});
+    assert_eq!(
+        compared, 4,
+        "status, status TOURNAMENT, status --json, export pgn"
+    );
+}
+
+/// A store of the layout before a game's records were kept side by side (version 1: the games,
+/// their logs, archive indexes and reply keys in trees of their own, their deadlines in `due`),
+/// written by commit 8353adf through the mail stack (tests/fixtures/upgrade/make.sh with
+/// `UPGFIX_STORE=redb1`). The current binary moves it at the first opening and says of it what
+/// the old one said — `status`, `status --json`, `export pgn`, what `verify` says of each game
+/// (the same seals, the same mails checked) and each game's archive byte for byte (`export
+/// mbox`) — and its deadlines fire as they would have.
+#[test]
+fn a_store_of_layout_1_is_moved_and_says_what_it_said() {
+    let compared = says_what_it_said("redb1-8353adf", false, None, |fernzug| {
+        // Its index of deadlines, moved with it: game 3's reminder (TO §16) and the weekly
+        // digest fire, as the old binary's did on the same store, through Postfix.
+        let now = "2026-11-05T10:00:00+01:00";
+        let (_, log) = fernzug(&["once", "--now", now]);
+        assert!(log.contains("4 sent"), "{log}");
+        assert_eq!(log.matches("(reminder) to").count(), 3, "{log}");
+        assert_eq!(log.matches("(digest) to").count(), 1, "{log}");
+        let (said, _) = fernzug(&["status", "UPG-2026/3", "--now", now]);
+        let said = String::from_utf8_lossy(&said);
+        assert!(
+            said.contains("next: silencereport at 2026-11-18T23:00:00+00:00"),
+            "{said}"
+        );
+    });
+    assert_eq!(
+        compared, 10,
+        "status, status TOURNAMENT, status --json, export pgn, 3 × verify, 3 × export mbox"
+    );
+}
+
+/// Unpacks fixture `name` of tests/fixtures/upgrade into a directory of its own, opens it with
+/// the current binary and compares what it says with every section of `name.expected.txt`
+/// (`## fernzug ARGS`: the output; `## sha256 of fernzug ARGS`: the SHA-256 of the output);
+/// `log`: what the first opening logs; `then` goes on with the store (given a way to run the
+/// current binary on it). Returns how many sections were compared.
+fn says_what_it_said(
+    name: &str,
+    no_clock_warnings: bool,
+    log: Option<&str>,
+    then: impl FnOnce(&dyn Fn(&[&str]) -> (Vec<u8>, String)),
+) -> usize {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/upgrade");
     let dir = std::env::temp_dir()
         .join("fernzug-e2e")
@@ -362,20 +412,21 @@ fn a_store_of_the_oldest_supported_format_is_taken_over_and_says_what_it_said() 
     std::fs::create_dir_all(&data).unwrap();
     let unpacked = std::process::Command::new("tar")
         .arg("xzf")
-        .arg(fixtures.join("sled-1201393.tar.gz"))
+        .arg(fixtures.join(format!("{name}.tar.gz")))
         .arg("-C")
         .arg(&data)
         .status()
         .unwrap();
     assert!(unpacked.success());
     let config = dir.join("fernzug.toml");
-    let text = std::fs::read_to_string(fixtures.join("sled-1201393.toml")).unwrap();
-    // The old relay had no clock warnings (TO §17): with them off, the new one must say
-    // exactly what it said.
-    let text = text.replace("@DATA@", &data.to_string_lossy()).replace(
-        "time_zone = \"Europe/Berlin\"\n",
-        "time_zone = \"Europe/Berlin\"\nwarn_days = 0\n",
-    );
+    let text = std::fs::read_to_string(fixtures.join(format!("{name}.toml"))).unwrap();
+    let mut text = text.replace("@DATA@", &data.to_string_lossy());
+    if no_clock_warnings {
+        text = text.replace(
+            "time_zone = \"Europe/Berlin\"\n",
+            "time_zone = \"Europe/Berlin\"\nwarn_days = 0\n",
+        );
+    }
     std::fs::write(&config, text).unwrap();
     let fernzug = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_fernzug"))
@@ -391,37 +442,64 @@ fn a_store_of_the_oldest_supported_format_is_taken_over_and_says_what_it_said() 
             String::from_utf8_lossy(&out.stderr)
         );
         (
-            String::from_utf8_lossy(&out.stdout).into_owned(),
+            out.stdout,
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
-    let expected = std::fs::read_to_string(fixtures.join("sled-1201393.expected.txt")).unwrap();
+    let expected = std::fs::read_to_string(fixtures.join(format!("{name}.expected.txt"))).unwrap();
     let mut first = true;
     let mut compared = 0;
     for section in expected.split("\n## ").skip(1) {
         let (head, body) = section.split_once('\n').unwrap_or((section, ""));
-        let Some(command) = head.strip_prefix("fernzug ") else {
-            continue; // the list of game ids
+        let (command, hashed) = match head.strip_prefix("sha256 of fernzug ") {
+            Some(c) => (c, true),
+            None => match head.strip_prefix("fernzug ") {
+                Some(c) => (c, false),
+                None => continue, // the list of game ids
+            },
         };
         let args: Vec<&str> = command.split_whitespace().collect();
-        let (said, log) = fernzug(&args);
+        let (said, logged) = fernzug(&args);
         if first {
-            assert!(
-                log.contains("was taken over"),
-                "the take-over is logged: {log}"
-            );
+            if let Some(log) = log {
+                assert!(
+                    logged.contains(log),
+                    "the first opening logs {log:?}: {logged}"
+                );
+            }
             first = false;
         }
+        let said = if hashed {
+            sha256(&said)
+        } else {
+            String::from_utf8_lossy(&said).into_owned()
+        };
         assert_eq!(said.trim_end(), body.trim_end(), "fernzug {command}");
         compared += 1;
     }
-    assert_eq!(
-        compared, 4,
-        "status, status TOURNAMENT, status --json, export pgn"
-    );
     for game in ["UPG-2026/1", "UPG-2026/2", "UPG-2026/3"] {
         let (verdict, _) = fernzug(&["verify", game]);
+        let verdict = String::from_utf8_lossy(&verdict);
         assert!(verdict.starts_with(&format!("ok {game}")), "{verdict}");
     }
+    then(&fernzug);
     let _ = std::fs::remove_dir_all(&dir);
+    compared
+}
+
+/// The SHA-256 of `bytes` in hex (`sha256sum`, as make.sh wrote it).
+fn sha256(bytes: &[u8]) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("sha256sum runs");
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string()
 }
