@@ -22,15 +22,21 @@ use super::schema::{
 use super::shelf::{forget, shelve};
 use crate::core::model::{Game, GameStatus, State, Tournament};
 
-/// How many entries one transaction of [`Store::gather_by_game`] moves.
+/// How many entries one transaction of [`Store::gather_by_game`] moves at most.
 pub(super) const GATHER_CHUNK: usize = 20_000;
+
+/// How many bytes of keys and values one transaction of [`Store::gather_by_game`] moves at most
+/// (about: the entry that passes it is the last): a move of years of games stays within the
+/// memory of a small server.
+pub(super) const GATHER_BYTES: usize = 4 << 20;
 
 impl Store {
     /// Layout version 1 kept the running games in a tree of their own (`games`), a game's event
     /// log, the index of its archived mails and its reply keys in three trees (`events`,
     /// `archive_by_game`, `keys_by_game`, each `game 0 rest`),
     /// and its entry in the index of deadlines in `Due` (`g/GAME`): they move into
-    /// [`Tree::ByGame`] (`game 0 tag rest`), some thousands in each durable transaction, each
+    /// [`Tree::ByGame`] (`game 0 tag rest`), some thousands in each durable transaction (at most
+    /// [`GATHER_CHUNK`] entries and about [`GATHER_BYTES`]), each
     /// entry written there and removed from where it was in the same one (a move stopped half
     /// way goes on at the next opening; nothing is in both places or in neither). The emptied
     /// trees are deleted, and the store marked version 2 after. Nothing reads the store before
@@ -39,18 +45,22 @@ impl Store {
         let mut moved = 0usize;
         if self.table_exists(GAMES_BEFORE)? {
             let games = redb::TableDefinition::<&[u8], &[u8]>::new(GAMES_BEFORE);
-            moved += self.move_into_by_game(games, b"", true, |k| k.to_vec())?;
+            moved += self.move_into_by_game(games, b"", true, |k| k.to_vec())?.0;
         }
         for (name, part) in PARTS_BEFORE {
             if self.table_exists(name)? {
                 let old = redb::TableDefinition::<&[u8], &[u8]>::new(name);
-                moved += self.move_into_by_game(old, b"", true, |k| part_key_from(k, part))?;
+                moved += self
+                    .move_into_by_game(old, b"", true, |k| part_key_from(k, part))?
+                    .0;
             }
         }
-        moved += self.move_into_by_game(table(Tree::Due), b"g/", false, |k| {
-            let game = String::from_utf8_lossy(&k[2..]);
-            part_prefix(&game, Part::Due)
-        })?;
+        moved += self
+            .move_into_by_game(table(Tree::Due), b"g/", false, |k| {
+                let game = String::from_utf8_lossy(&k[2..]);
+                part_prefix(&game, Part::Due)
+            })?
+            .0;
         let mut batch = Batch::default();
         batch.put(Tree::Meta, SCHEMA_KEY, &super::SCHEMA_VERSION);
         self.commit(batch)?;
@@ -73,17 +83,18 @@ impl Store {
     }
 
     /// Moves the entries of table `from` whose keys start with `prefix` into [`Tree::ByGame`],
-    /// each under `key_of(its key)`, [`GATHER_CHUNK`] in a durable transaction; `from` is
-    /// deleted when emptied if `drop`. Returns how many moved.
-    fn move_into_by_game(
+    /// each under `key_of(its key)`, [`GATHER_CHUNK`] entries or [`GATHER_BYTES`] in a durable
+    /// transaction; `from` is deleted when emptied if `drop`. Returns how many moved, in how
+    /// many transactions.
+    pub(super) fn move_into_by_game(
         &self,
         from: redb::TableDefinition<'_, &'static [u8], &'static [u8]>,
         prefix: &[u8],
         drop: bool,
         key_of: impl Fn(&[u8]) -> Vec<u8>,
-    ) -> Result<usize, StoreError> {
+    ) -> Result<(usize, usize), StoreError> {
         let what = format!("moving {} into {}", from.name(), Tree::ByGame);
-        let mut moved = 0;
+        let (mut moved, mut transactions) = (0, 0);
         loop {
             let tx = self
                 .db
@@ -95,15 +106,20 @@ impl Store {
                 let mut to = tx
                     .open_table(table(Tree::ByGame))
                     .map_err(self.db_err(what.clone()))?;
-                let mut chunk = Vec::new();
+                let (mut chunk, mut bytes, mut full) = (Vec::new(), 0, false);
                 for item in old
                     .range::<&[u8]>(prefix..)
                     .map_err(self.db_err(what.clone()))?
                 {
                     let (k, v) = item.map_err(self.db_err(what.clone()))?;
-                    if !k.value().starts_with(prefix) || chunk.len() == GATHER_CHUNK {
+                    if !k.value().starts_with(prefix) {
                         break;
                     }
+                    if chunk.len() == GATHER_CHUNK || bytes >= GATHER_BYTES {
+                        full = true;
+                        break;
+                    }
+                    bytes += k.value().len() + v.value().len();
                     chunk.push((k.value().to_vec(), v.value().to_vec()));
                 }
                 for (k, v) in &chunk {
@@ -113,14 +129,15 @@ impl Store {
                         .map_err(self.db_err(what.clone()))?;
                 }
                 moved += chunk.len();
-                chunk.len() < GATHER_CHUNK
+                !full
             };
             if done && drop {
                 tx.delete_table(from).map_err(self.db_err(what.clone()))?;
             }
             tx.commit().map_err(self.db_err(what.clone()))?;
+            transactions += 1;
             if done {
-                return Ok(moved);
+                return Ok((moved, transactions));
             }
         }
     }

@@ -1193,6 +1193,34 @@ fn the_move_into_by_game_takes_many_transactions_and_loses_nothing() {
 }
 
 #[test]
+fn the_move_into_by_game_takes_large_records_a_few_megabytes_at_a_time() {
+    let dir = TempDir::new("gather-large");
+    // Games late in their lives, 64 KiB each: two transactions' worth and a few more.
+    let per = migrate::GATHER_BYTES / (64 << 10);
+    let n = per as u64 * 2 + 3;
+    let record = |i: u64| format!("\"{}\"", "x".repeat((64 << 10) + (i as usize % 7))).into_bytes();
+    let s = Store::open(&dir.0).unwrap();
+    let games: Vec<_> = (1..=n)
+        .map(|i| (format!("T-1/{i}").into_bytes(), record(i)))
+        .collect();
+    write_version_1(&s, "games", &games);
+    let from = redb::TableDefinition::<&[u8], &[u8]>::new(schema::GAMES_BEFORE);
+    let (moved, transactions) = s
+        .move_into_by_game(from, b"", true, |k| k.to_vec())
+        .unwrap();
+    assert_eq!((moved, transactions), (n as usize, 3));
+    let mut got = 0;
+    s.each_game_raw(b"T-1/", |k, v| {
+        let i: u64 = std::str::from_utf8(&k[4..]).unwrap().parse().unwrap();
+        assert_eq!(v, record(i).as_slice());
+        got += 1;
+        Ok(true)
+    })
+    .unwrap();
+    assert_eq!(got, n);
+}
+
+#[test]
 fn a_scan_of_games_passes_over_their_parts_few_or_many() {
     let dir = TempDir::new("games-scan");
     let s = Store::open(&dir.0).unwrap();
