@@ -44,9 +44,9 @@ impl Store {
     pub(super) fn gather_by_game(&self) -> Result<(), StoreError> {
         let mut moved = 0usize;
         if self.table_exists(GAMES_BEFORE)? {
-            let games = redb::TableDefinition::<&[u8], &[u8]>::new(GAMES_BEFORE);
-            moved += self.move_into_by_game(games, b"", true, |k| k.to_vec())?.0;
+            moved += self.move_games_in_order()?.0;
         }
+        // What is left: parts without their game (none written so), moved as they come.
         for (name, part) in PARTS_BEFORE {
             if self.table_exists(name)? {
                 let old = redb::TableDefinition::<&[u8], &[u8]>::new(name);
@@ -69,6 +69,122 @@ impl Store {
              indexes, reply keys and deadlines now kept by game, with the games",
             super::SCHEMA_VERSION
         );
+        Ok(())
+    }
+
+    /// Moves the games of layout 1's `games` tree in the order of their names, each followed by
+    /// its parts from the old trees in the order of their tags (`a`, `d`, `e`, `k`), so that
+    /// `by_game` is written from its start to its end: a tree filled in key order packs its
+    /// leaves, where entries put between others split them (moved tree by tree, a store of
+    /// 110,000 games grew from 0.4 to 1.6 GB). At most [`GATHER_CHUNK`] entries and about
+    /// [`GATHER_BYTES`] a durable transaction; `games` is deleted when emptied. Returns how
+    /// many entries moved, in how many transactions.
+    pub(super) fn move_games_in_order(&self) -> Result<(usize, usize), StoreError> {
+        let what = format!("moving {GAMES_BEFORE} into {}", Tree::ByGame);
+        let named = |name| redb::TableDefinition::<&[u8], &[u8]>::new(name);
+        let mut parts = Vec::new();
+        for (name, part) in PARTS_BEFORE {
+            if self.table_exists(name)? {
+                parts.push((named(name), part));
+            }
+        }
+        let (mut moved, mut transactions) = (0, 0);
+        loop {
+            let tx = self
+                .db
+                .db
+                .begin_write()
+                .map_err(self.db_err(what.clone()))?;
+            let done = {
+                let open = |d| tx.open_table(d).map_err(self.db_err(what.clone()));
+                let mut games = open(named(GAMES_BEFORE))?;
+                let mut to = open(table(Tree::ByGame))?;
+                let mut due = open(table(Tree::Due))?;
+                let mut olds = Vec::new();
+                for (d, part) in &parts {
+                    olds.push((open(*d)?, *part));
+                }
+                olds.sort_by_key(|(_, part)| part_prefix("", *part));
+                let (mut entries, mut bytes) = (0, 0);
+                loop {
+                    let Some((name, record)) = games
+                        .first()
+                        .map_err(self.db_err(what.clone()))?
+                        .map(|(k, v)| (k.value().to_vec(), v.value().to_vec()))
+                    else {
+                        break true;
+                    };
+                    if entries >= GATHER_CHUNK || bytes >= GATHER_BYTES {
+                        break false;
+                    }
+                    let game = String::from_utf8_lossy(&name).into_owned();
+                    // The game, then its parts: `a` (archive), `d` (deadline), `e`, `k`.
+                    let mut batch = vec![(name.clone(), record)];
+                    games
+                        .remove(name.as_slice())
+                        .map_err(self.db_err(what.clone()))?;
+                    let mut prefix = name.clone();
+                    prefix.push(0);
+                    for (old, part) in olds.iter_mut() {
+                        if *part == Part::Event {
+                            let key = format!("g/{game}");
+                            if let Some(at) = due
+                                .remove(key.as_bytes())
+                                .map_err(self.db_err(what.clone()))?
+                            {
+                                batch.push((part_prefix(&game, Part::Due), at.value().to_vec()));
+                            }
+                        }
+                        let mut found = Vec::new();
+                        for item in old
+                            .range::<&[u8]>(prefix.as_slice()..)
+                            .map_err(self.db_err(what.clone()))?
+                        {
+                            let (k, v) = item.map_err(self.db_err(what.clone()))?;
+                            if !k.value().starts_with(&prefix) {
+                                break;
+                            }
+                            found.push((k.value().to_vec(), v.value().to_vec()));
+                        }
+                        for (k, v) in found {
+                            old.remove(k.as_slice())
+                                .map_err(self.db_err(what.clone()))?;
+                            batch.push((part_key_from(&k, *part), v));
+                        }
+                    }
+                    for (k, v) in batch {
+                        to.insert(k.as_slice(), v.as_slice())
+                            .map_err(self.db_err(what.clone()))?;
+                        entries += 1;
+                        moved += 1;
+                        bytes += k.len() + v.len();
+                    }
+                }
+            };
+            if done {
+                tx.delete_table(named(GAMES_BEFORE))
+                    .map_err(self.db_err(what.clone()))?;
+            }
+            tx.commit().map_err(self.db_err(what.clone()))?;
+            transactions += 1;
+            if done {
+                return Ok((moved, transactions));
+            }
+        }
+    }
+
+    /// Gives the free pages at the end of the file back (after the move of a layout-1 store,
+    /// whose emptied trees leave as much free space as they held), while the store is opened
+    /// and nothing else holds it; a store shared already is left as it is.
+    pub(super) fn compact(&mut self) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        if let Some(db) = std::sync::Arc::get_mut(&mut self.db) {
+            db.db.compact().map_err(|e| StoreError::Db {
+                path,
+                what: "compacting the file after the move".into(),
+                source: Box::new(e.into()),
+            })?;
+        }
         Ok(())
     }
 

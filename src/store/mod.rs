@@ -265,7 +265,7 @@ impl Store {
             source,
         };
         let (ledger, sent_before) = sent::Ledger::open(dir).map_err(ledger_error)?;
-        let store = Store {
+        let mut store = Store {
             path,
             db: std::sync::Arc::new(Db {
                 db,
@@ -284,6 +284,8 @@ impl Store {
         store.order_due()?;
         if version == 1 {
             store.gather_by_game()?;
+            // The trees the move emptied leave their pages free inside the file: given back.
+            store.compact()?;
         }
         if !sent_before.is_empty() {
             // Mails the server accepted before a crash whose removal from the outbox may not

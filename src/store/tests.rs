@@ -1195,7 +1195,8 @@ fn the_move_into_by_game_takes_many_transactions_and_loses_nothing() {
 #[test]
 fn the_move_into_by_game_takes_large_records_a_few_megabytes_at_a_time() {
     let dir = TempDir::new("gather-large");
-    // Games late in their lives, 64 KiB each: two transactions' worth and a few more.
+    // Games late in their lives, 64 KiB each with two events: two transactions' worth and a few
+    // more.
     let per = migrate::GATHER_BYTES / (64 << 10);
     let n = per as u64 * 2 + 3;
     let record = |i: u64| format!("\"{}\"", "x".repeat((64 << 10) + (i as usize % 7))).into_bytes();
@@ -1203,16 +1204,36 @@ fn the_move_into_by_game_takes_large_records_a_few_megabytes_at_a_time() {
     let games: Vec<_> = (1..=n)
         .map(|i| (format!("T-1/{i}").into_bytes(), record(i)))
         .collect();
+    let events: Vec<_> = (1..=n)
+        .flat_map(|i| {
+            [1u64, 2].map(|seq| {
+                (
+                    old_key(&format!("T-1/{i}"), &seq.to_be_bytes()),
+                    b"\"e\"".to_vec(),
+                )
+            })
+        })
+        .collect();
     write_version_1(&s, "games", &games);
-    let from = redb::TableDefinition::<&[u8], &[u8]>::new(schema::GAMES_BEFORE);
-    let (moved, transactions) = s
-        .move_into_by_game(from, b"", true, |k| k.to_vec())
-        .unwrap();
-    assert_eq!((moved, transactions), (n as usize, 3));
+    write_version_1(&s, "events", &events);
+    let (moved, transactions) = s.move_games_in_order().unwrap();
+    assert_eq!((moved, transactions), (3 * n as usize, 3));
+    assert_eq!(
+        s.keys_with_prefix(Tree::ByGame, &[]).unwrap().len(),
+        3 * n as usize
+    );
     let mut got = 0;
     s.each_game_raw(b"T-1/", |k, v| {
-        let i: u64 = std::str::from_utf8(&k[4..]).unwrap().parse().unwrap();
+        let name = std::str::from_utf8(k).unwrap();
+        let i: u64 = name[4..].parse().unwrap();
         assert_eq!(v, record(i).as_slice());
+        let seqs: Vec<u64> = s
+            .events::<String>(name)
+            .unwrap()
+            .into_iter()
+            .map(|(seq, _)| seq)
+            .collect();
+        assert_eq!(seqs, [1, 2]);
         got += 1;
         Ok(true)
     })
