@@ -86,19 +86,6 @@ impl<'de> Deserialize<'de> for GameRef {
     }
 }
 
-impl From<GameRef> for String {
-    fn from(g: GameRef) -> String {
-        g.to_string()
-    }
-}
-
-impl TryFrom<String> for GameRef {
-    type Error = ParseGameRefError;
-    fn try_from(s: String) -> Result<GameRef, ParseGameRefError> {
-        s.parse()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

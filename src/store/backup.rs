@@ -133,7 +133,7 @@ impl Store {
                     done.bytes += n as u64;
                     in_tx += n;
                     match tree {
-                        Tree::ByGame if !k.contains(&0) => done.games += 1,
+                        Tree::ByGame if super::schema::is_game_record(k) => done.games += 1,
                         Tree::Archive => done.mails += 1,
                         _ => {}
                     }

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::schema::{GAMES_BEFORE, PARTS_BEFORE};
+use super::schema::{GAMES_BEFORE, PARTS_BEFORE, table_named};
 use super::{SCHEMA_KEY, Store, StoreError, Tree, sync_path};
 
 /// Where sled's files go, to be copied from.
@@ -96,7 +96,7 @@ fn copy(store: &Store, dir: &Path) -> Result<usize, StoreError> {
     for t in names {
         let from = old.open_tree(t).map_err(legacy)?;
         let mut to = tx
-            .open_table(redb::TableDefinition::<&[u8], &[u8]>::new(t))
+            .open_table(table_named(t))
             .map_err(store.db_err(format!("copying tree {t}")))?;
         for item in from.iter() {
             let (k, v) = item.map_err(legacy)?;
@@ -141,7 +141,7 @@ mod tests {
             .scan(Tree::ByGame)
             .unwrap()
             .into_iter()
-            .filter(|(k, _): &(Vec<u8>, String)| !k.contains(&0))
+            .filter(|(k, _): &(Vec<u8>, String)| super::super::schema::is_game_record(k))
             .collect();
         assert_eq!(
             games,

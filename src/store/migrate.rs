@@ -1,6 +1,6 @@
 //! Upgrades of a store an earlier fernzug wrote, each done once and marked ([`Upgrade`]). The
-//! take-over of a store kept in sled is `legacy.rs`; here the move of layout version 1's three
-//! trees of a game's parts into [`Tree::ByGame`] ([`Store::gather_by_game`], at every opening of
+//! take-over of a store kept in sled is `legacy.rs`; here the move of layout version 1's games
+//! and their parts, kept in five trees, into [`Tree::ByGame`] ([`Store::gather_by_game`], at every opening of
 //! such a store, before anything reads it), the ends of games and the rotated
 //! tournaments ([`Store::migrate_ends`]), the shelf ([`Store::migrate_shelf`]) and the indexes of
 //! deadlines, of the reply keys by game and of the rotated tournaments ([`Store::migrate_indexes`]). The shell runs them, in
@@ -17,7 +17,8 @@ use super::Store;
 use super::batch::Batch;
 use super::error::StoreError;
 use super::schema::{
-    GAMES_BEFORE, PARTS_BEFORE, Part, SCHEMA_KEY, Tree, Upgrade, part_key_from, part_prefix, table,
+    GAMES_BEFORE, PARTS_BEFORE, Part, SCHEMA_KEY, Tree, Upgrade, part_key_from, part_prefix,
+    part_prefix_before, table, table_named,
 };
 use super::shelf::{forget, shelve};
 use crate::core::model::{Game, GameStatus, State, Tournament};
@@ -49,7 +50,7 @@ impl Store {
         // What is left: parts without their game (none written so), moved as they come.
         for (name, part) in PARTS_BEFORE {
             if self.table_exists(name)? {
-                let old = redb::TableDefinition::<&[u8], &[u8]>::new(name);
+                let old = table_named(name);
                 moved += self
                     .move_into_by_game(old, b"", true, |k| part_key_from(k, part))?
                     .0;
@@ -73,99 +74,105 @@ impl Store {
     }
 
     /// Moves the games of layout 1's `games` tree in the order of their names, each followed by
-    /// its parts from the old trees in the order of their tags (`a`, `d`, `e`, `k`), so that
-    /// `by_game` is written from its start to its end: a tree filled in key order packs its
-    /// leaves, where entries put between others split them (moved tree by tree, the file of a
-    /// store of 110,000 games grew from 0.57 to 2.3 GB; game by game it shrank to 0.35 GB). At most [`GATHER_CHUNK`] entries and about
-    /// [`GATHER_BYTES`] a durable transaction; `games` is deleted when emptied. Returns how
-    /// many entries moved, in how many transactions.
+    /// its parts from the old trees (`events`, `archive_by_game`, `keys_by_game`, its deadline in
+    /// `due`) in key order, so that `by_game` is written from its start to its end: a tree filled
+    /// in key order packs its leaves, where entries put between others split them (moved tree by
+    /// tree, the file of a store of 110,000 games grew from 0.57 to 2.3 GB; game by game it
+    /// shrank to 0.35 GB). At most [`GATHER_CHUNK`] entries and about [`GATHER_BYTES`] a durable
+    /// transaction; `games` is deleted when emptied. Returns how many entries moved, in how
+    /// many transactions.
     pub(super) fn move_games_in_order(&self) -> Result<(usize, usize), StoreError> {
         let what = format!("moving {GAMES_BEFORE} into {}", Tree::ByGame);
-        let named = |name| redb::TableDefinition::<&[u8], &[u8]>::new(name);
         let mut parts = Vec::new();
         for (name, part) in PARTS_BEFORE {
             if self.table_exists(name)? {
-                parts.push((named(name), part));
+                parts.push((table_named(name), part));
             }
         }
-        let (mut moved, mut transactions) = (0, 0);
-        loop {
-            let tx = self
-                .db
-                .db
-                .begin_write()
-                .map_err(self.db_err(what.clone()))?;
-            let done = {
-                let open = |d| tx.open_table(d).map_err(self.db_err(what.clone()));
-                let mut games = open(named(GAMES_BEFORE))?;
-                let mut to = open(table(Tree::ByGame))?;
-                let mut due = open(table(Tree::Due))?;
-                let mut olds = Vec::new();
-                for (d, part) in &parts {
-                    olds.push((open(*d)?, *part));
+        self.in_transactions(&what, |tx| {
+            let open = |d| tx.open_table(d).map_err(self.db_err(what.clone()));
+            let mut games = open(table_named(GAMES_BEFORE))?;
+            let mut to = open(table(Tree::ByGame))?;
+            let mut due = open(table(Tree::Due))?;
+            let mut olds = Vec::new();
+            for (d, part) in &parts {
+                olds.push((open(*d)?, *part));
+            }
+            let (mut entries, mut bytes) = (0, 0);
+            let done = loop {
+                let Some((name, record)) = games
+                    .first()
+                    .map_err(self.db_err(what.clone()))?
+                    .map(|(k, v)| (k.value().to_vec(), v.value().to_vec()))
+                else {
+                    break true;
+                };
+                if entries >= GATHER_CHUNK || bytes >= GATHER_BYTES {
+                    break false;
                 }
-                olds.sort_by_key(|(_, part)| part_prefix("", *part));
-                let (mut entries, mut bytes) = (0, 0);
-                loop {
-                    let Some((name, record)) = games
-                        .first()
+                games
+                    .remove(name.as_slice())
+                    .map_err(self.db_err(what.clone()))?;
+                let game = String::from_utf8_lossy(&name).into_owned();
+                let mut batch = vec![(name, record)];
+                let (due_key, due_part) = (format!("g/{game}"), part_prefix(&game, Part::Due));
+                if let Some(at) = due
+                    .remove(due_key.as_bytes())
+                    .map_err(self.db_err(what.clone()))?
+                {
+                    batch.push((due_part, at.value().to_vec()));
+                }
+                let prefix = part_prefix_before(&game);
+                for (old, part) in olds.iter_mut() {
+                    let mut found = Vec::new();
+                    for item in old
+                        .range::<&[u8]>(prefix.as_slice()..)
                         .map_err(self.db_err(what.clone()))?
-                        .map(|(k, v)| (k.value().to_vec(), v.value().to_vec()))
-                    else {
-                        break true;
-                    };
-                    if entries >= GATHER_CHUNK || bytes >= GATHER_BYTES {
-                        break false;
+                    {
+                        let (k, v) = item.map_err(self.db_err(what.clone()))?;
+                        if !k.value().starts_with(&prefix) {
+                            break;
+                        }
+                        found.push((k.value().to_vec(), v.value().to_vec()));
                     }
-                    let game = String::from_utf8_lossy(&name).into_owned();
-                    // The game, then its parts: `a` (archive), `d` (deadline), `e`, `k`.
-                    let mut batch = vec![(name.clone(), record)];
-                    games
-                        .remove(name.as_slice())
-                        .map_err(self.db_err(what.clone()))?;
-                    let mut prefix = name.clone();
-                    prefix.push(0);
-                    for (old, part) in olds.iter_mut() {
-                        if *part == Part::Event {
-                            let key = format!("g/{game}");
-                            if let Some(at) = due
-                                .remove(key.as_bytes())
-                                .map_err(self.db_err(what.clone()))?
-                            {
-                                batch.push((part_prefix(&game, Part::Due), at.value().to_vec()));
-                            }
-                        }
-                        let mut found = Vec::new();
-                        for item in old
-                            .range::<&[u8]>(prefix.as_slice()..)
-                            .map_err(self.db_err(what.clone()))?
-                        {
-                            let (k, v) = item.map_err(self.db_err(what.clone()))?;
-                            if !k.value().starts_with(&prefix) {
-                                break;
-                            }
-                            found.push((k.value().to_vec(), v.value().to_vec()));
-                        }
-                        for (k, v) in found {
-                            old.remove(k.as_slice())
-                                .map_err(self.db_err(what.clone()))?;
-                            batch.push((part_key_from(&k, *part), v));
-                        }
-                    }
-                    for (k, v) in batch {
-                        to.insert(k.as_slice(), v.as_slice())
+                    for (k, v) in found {
+                        old.remove(k.as_slice())
                             .map_err(self.db_err(what.clone()))?;
-                        entries += 1;
-                        moved += 1;
-                        bytes += k.len() + v.len();
+                        batch.push((part_key_from(&k, *part), v));
                     }
+                }
+                // The game, then its parts in the order of their keys.
+                batch.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                for (k, v) in batch {
+                    to.insert(k.as_slice(), v.as_slice())
+                        .map_err(self.db_err(what.clone()))?;
+                    entries += 1;
+                    bytes += k.len() + v.len();
                 }
             };
+            drop((games, to, due, olds));
             if done {
-                tx.delete_table(named(GAMES_BEFORE))
+                tx.delete_table(table_named(GAMES_BEFORE))
                     .map_err(self.db_err(what.clone()))?;
             }
-            tx.commit().map_err(self.db_err(what.clone()))?;
+            Ok((entries, done))
+        })
+    }
+
+    /// Runs `step` in one durable transaction after another until it says it is done; `step`
+    /// gives how many entries it moved and whether it is done. Returns how many entries moved
+    /// in all, in how many transactions.
+    fn in_transactions(
+        &self,
+        what: &str,
+        mut step: impl FnMut(&redb::WriteTransaction) -> Result<(usize, bool), StoreError>,
+    ) -> Result<(usize, usize), StoreError> {
+        let (mut moved, mut transactions) = (0, 0);
+        loop {
+            let tx = self.db.db.begin_write().map_err(self.db_err(what))?;
+            let (n, done) = step(&tx)?;
+            tx.commit().map_err(self.db_err(what))?;
+            moved += n;
             transactions += 1;
             if done {
                 return Ok((moved, transactions));
@@ -191,7 +198,7 @@ impl Store {
     /// Whether the file has a table called `name`.
     fn table_exists(&self, name: &str) -> Result<bool, StoreError> {
         let tx = self.db.db.begin_read().map_err(self.db_err("reading"))?;
-        match tx.open_table(redb::TableDefinition::<&[u8], &[u8]>::new(name)) {
+        match tx.open_table(table_named(name)) {
             Ok(_) => Ok(true),
             Err(redb::TableError::TableDoesNotExist(_)) => Ok(false),
             Err(e) => Err(self.db_err(format!("reading {name}"))(e)),
@@ -210,13 +217,7 @@ impl Store {
         key_of: impl Fn(&[u8]) -> Vec<u8>,
     ) -> Result<(usize, usize), StoreError> {
         let what = format!("moving {} into {}", from.name(), Tree::ByGame);
-        let (mut moved, mut transactions) = (0, 0);
-        loop {
-            let tx = self
-                .db
-                .db
-                .begin_write()
-                .map_err(self.db_err(what.clone()))?;
+        self.in_transactions(&what, |tx| {
             let done = {
                 let mut old = tx.open_table(from).map_err(self.db_err(what.clone()))?;
                 let mut to = tx
@@ -244,18 +245,13 @@ impl Store {
                     old.remove(k.as_slice())
                         .map_err(self.db_err(what.clone()))?;
                 }
-                moved += chunk.len();
-                !full
+                (chunk.len(), !full)
             };
-            if done && drop {
+            if done.1 && drop {
                 tx.delete_table(from).map_err(self.db_err(what.clone()))?;
             }
-            tx.commit().map_err(self.db_err(what.clone()))?;
-            transactions += 1;
-            if done {
-                return Ok((moved, transactions));
-            }
-        }
+            Ok(done)
+        })
     }
 
     /// Stores written before games knew when they ended (`Game::ended_at`) and tournaments that

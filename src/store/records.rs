@@ -295,7 +295,7 @@ impl Store {
             // The games and their events (their keys follow, with `Keys`; a registration
             // archives nothing, and writes no deadline).
             for k in self.keys_with_prefix(Tree::ByGame, games.as_bytes())? {
-                if !k.contains(&0)
+                if super::schema::is_game_record(&k)
                     || super::schema::Part::of(&k) == Some(super::schema::Part::Event)
                 {
                     batch.delete(Tree::ByGame, k);

@@ -140,6 +140,9 @@ pub(super) enum Part {
 }
 
 impl Part {
+    /// Every part.
+    const ALL: [Part; 4] = [Part::Event, Part::Archived, Part::Key, Part::Due];
+
     /// Its byte in a key.
     fn tag(self) -> u8 {
         match self {
@@ -153,14 +156,14 @@ impl Part {
     /// The part a key of [`Tree::ByGame`] belongs to (`None`: not a key of that layout).
     pub(super) fn of(key: &[u8]) -> Option<Part> {
         let nul = key.iter().position(|&b| b == 0)?;
-        match key.get(nul + 1)? {
-            b'e' => Some(Part::Event),
-            b'a' => Some(Part::Archived),
-            b'k' => Some(Part::Key),
-            b'd' => Some(Part::Due),
-            _ => None,
-        }
+        let tag = *key.get(nul + 1)?;
+        Part::ALL.into_iter().find(|p| p.tag() == tag)
     }
+}
+
+/// Whether `key` of [`Tree::ByGame`] is a game's own (its name), not one of its parts.
+pub(super) fn is_game_record(key: &[u8]) -> bool {
+    !key.contains(&0)
 }
 
 /// The tree in which versions before [`Tree::ByGame`] kept the running games, each under its
@@ -175,6 +178,14 @@ pub(super) const PARTS_BEFORE: [(&str, Part); 3] = [
     ("archive_by_game", Part::Archived),
     ("keys_by_game", Part::Key),
 ];
+
+/// `game 0`: the prefix of a game's entries in the trees of layout 1 ([`PARTS_BEFORE`]).
+pub(super) fn part_prefix_before(game: &str) -> Vec<u8> {
+    let mut key = Vec::with_capacity(game.len() + 1);
+    key.extend_from_slice(game.as_bytes());
+    key.push(0);
+    key
+}
 
 /// `game 0 tag` (tag: [`Part`]): the prefix of a game's entries of one part.
 pub(super) fn part_prefix(game: &str, part: Part) -> Vec<u8> {
@@ -250,7 +261,13 @@ pub(super) fn uid_key(uidvalidity: u32, uid: u32) -> [u8; 8] {
 
 /// One redb table per [`Tree`]: keys and values as bytes.
 pub(super) fn table(t: Tree) -> redb::TableDefinition<'static, &'static [u8], &'static [u8]> {
-    redb::TableDefinition::new(t.name())
+    table_named(t.name())
+}
+
+/// The table called `name` (a tree of this layout, or of an earlier one), keys and values as
+/// bytes.
+pub(super) fn table_named(name: &str) -> redb::TableDefinition<'_, &'static [u8], &'static [u8]> {
+    redb::TableDefinition::new(name)
 }
 
 /// The big-endian `u64` that makes up `key` after `prefix_len` bytes, if the key is

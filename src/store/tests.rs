@@ -1026,9 +1026,7 @@ fn a_mail_marked_sent_stays_sent_after_a_crash_by_the_ledger() {
 fn write_version_1(s: &Store, name: &str, entries: &[(Vec<u8>, Vec<u8>)]) {
     let tx = s.db.db.begin_write().unwrap();
     {
-        let mut t = tx
-            .open_table(redb::TableDefinition::<&[u8], &[u8]>::new(name))
-            .unwrap();
+        let mut t = tx.open_table(schema::table_named(name)).unwrap();
         for (k, v) in entries {
             t.insert(k.as_slice(), v.as_slice()).unwrap();
         }
@@ -1149,7 +1147,7 @@ fn a_version_1_store_has_its_games_parts_moved_into_by_game_at_opening() {
         .chain([schema::GAMES_BEFORE])
     {
         assert!(matches!(
-            tx.open_table(redb::TableDefinition::<&[u8], &[u8]>::new(name)),
+            tx.open_table(schema::table_named(name)),
             Err(redb::TableError::TableDoesNotExist(_))
         ));
     }
