@@ -59,25 +59,36 @@ fn floor(n: usize) -> f64 {
 
 /// What the relay can reach at best on this stack: it hands two mails per move to Postfix (the
 /// forward and the receipt). Bare clients over [`fernzug::daemon::PARALLEL_SENDS`] connections
-/// hand `2n` mails to fresh mailboxes — the very mails the relay sent (a forward and a receipt
-/// of the run, byte for byte, in turn) — moves per second (`n` over the time until Postfix
-/// accepted the last one).
-fn bound(n: usize, forward: &[u8], receipt: &[u8]) -> f64 {
+/// hand `2n` mails — the very mails the relay sent (a forward and a receipt of the run, byte for
+/// byte) — to fresh mailboxes as the relay's went to its players: one fresh mailbox for each
+/// player, move by move the forward to the partner's and the receipt to the mover's (a
+/// mailbox's share of the deliveries, and so Dovecot's work for it, is the relay's); moves per
+/// second (`moves.len()` over the time until Postfix accepted the last one).
+fn bound(moves: &[(String, String)], forward: &[u8], receipt: &[u8]) -> f64 {
     let width = fernzug::daemon::PARALLEL_SENDS;
+    let n = moves.len();
     let sender = unique_addr("bound-sender");
-    // As many mailboxes as a burst of this size reaches players, at most 1,000 (mailboxes are
-    // cheap for the stack; connections to count them are not).
-    let boxes: Vec<String> = (0..n.min(1_000))
-        .map(|_| unique_addr("bound-box"))
-        .collect();
-    let mails: Vec<Envelope> = (0..2 * n)
-        .map(|i| Envelope {
+    let mut boxes: BTreeMap<&str, String> = BTreeMap::new();
+    for (mover, partner) in moves {
+        for player in [mover, partner] {
+            boxes
+                .entry(player.as_str())
+                .or_insert_with(|| unique_addr("bound-box"));
+        }
+    }
+    let mails: Vec<Envelope> = moves
+        .iter()
+        .flat_map(|(mover, partner)| [(partner, forward), (mover, receipt)])
+        .map(|(player, data)| Envelope {
             from: sender.clone(),
-            to: vec![boxes[(i / 2) % boxes.len()].clone()],
-            data: if i % 2 == 0 { forward } else { receipt }.to_vec(),
+            to: vec![boxes[player.as_str()].clone()],
+            data: data.to_vec(),
         })
         .collect();
+    let boxes: Vec<String> = boxes.into_values().collect();
+    let quiet = super::proc::settle();
     let ticks = super::proc::machine_ticks();
+    let by_process = super::proc::process_ticks();
     let started = Instant::now();
     std::thread::scope(|s| {
         let parts: Vec<_> = mails
@@ -89,8 +100,13 @@ fn bound(n: usize, forward: &[u8], receipt: &[u8]) -> f64 {
         }
     });
     let rate = n as f64 / started.elapsed().as_secs_f64();
+    let who = super::proc::spent_by_name(&by_process, &super::proc::process_ticks(), n);
     println!(
-        "  bound: {}",
+        "  bound: to {} fresh mailboxes (as many as the relay's players); core-ms a move by process: {who}",
+        boxes.len()
+    );
+    println!(
+        "  bound: {} (quiet after {quiet:.1?})",
         super::proc::machine_spent(ticks, super::proc::machine_ticks(), n)
     );
     // Delivered before the next measurement begins.
@@ -119,9 +135,12 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
         assert!(generated.running.len() >= n, "generator: too few games");
         let games = &generated.running[..n];
         put_waiting(&relay.address, &generated_moves(&relay, games));
+        let quiet = super::proc::settle();
         let ticks = super::proc::machine_ticks();
+        let by_process = super::proc::process_ticks();
         let ran = fernzug(&relay, &["once"], &[]);
         let spent = super::proc::machine_spent(ticks, super::proc::machine_ticks(), n);
+        let who = super::proc::spent_by_name(&by_process, &super::proc::process_ticks(), n);
         let r = n as f64 / ran.wall.as_secs_f64();
         if run == 0 && std::env::var_os("FERNZUG_LOAD_PERF").is_some() {
             // The same burst again, profiled (not measured): a second store from the same seed.
@@ -143,7 +162,8 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
             ran.rss_kb.unwrap_or(0)
         );
         ran.print_details();
-        println!("  {spent}");
+        println!("  {spent} (quiet after {quiet:.1?})");
+        println!("  core-ms a move by process: {who}");
         floors.push(f);
         relays.push(r);
         if let Some(cpu) = ran.cpu {
@@ -184,7 +204,11 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
                 g.game
             );
         };
-        let b = bound(n, &forward, &receipt);
+        let moves: Vec<(String, String)> = games
+            .iter()
+            .map(|g| (g.mover.clone(), g.partner.clone()))
+            .collect();
+        let b = bound(&moves, &forward, &receipt);
         println!(
             "  bound: bare clients hand the relay's 2 mails per move ({} and {} bytes) at {b:.1} moves/s",
             forward.len(),

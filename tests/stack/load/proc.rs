@@ -472,3 +472,92 @@ pub fn machine_spent(
         _ => "the machine: no /proc/stat".to_string(),
     }
 }
+
+/// Waits until the machine is quiet — less than a tenth of its cores busy over 100 ms — or 10 s
+/// have passed, and says how long that took: a measurement that starts while the stack still
+/// finishes the work before it (a delivery's index updates, queue files removed, processes
+/// ending) pays for that work. Both sides of a comparison start after it.
+pub fn settle() -> Duration {
+    let started = Instant::now();
+    let mut before = machine_ticks();
+    while started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = machine_ticks();
+        match (before, now) {
+            (Some((b0, a0)), Some((b1, a1))) if a1 > a0 => {
+                if (b1 - b0) * 10 < a1 - a0 {
+                    break;
+                }
+            }
+            _ => break,
+        }
+        before = now;
+    }
+    started.elapsed()
+}
+
+/// Every process of the machine by its pid: its name and its CPU ticks (user + system).
+pub type ProcessTicks = std::collections::HashMap<u32, (String, u64)>;
+
+/// The [`ProcessTicks`] of now: taken before and after a measurement, [`spent_by_name`] says who
+/// spent the cores in it.
+pub fn process_ticks() -> ProcessTicks {
+    let mut all = ProcessTicks::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return all;
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid …`: utime and stime are the 14th and 15th fields.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let name = stat[open + 1..close].to_string();
+        let rest: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        let ticks = rest
+            .get(11..13)
+            .map(|t| t.iter().filter_map(|x| x.parse::<u64>().ok()).sum())
+            .unwrap_or(0);
+        all.insert(pid, (name, ticks));
+    }
+    all
+}
+
+/// Who spent the machine's CPU between two [`process_ticks`], core-ms a move by process name,
+/// the largest first (processes that ended in between are not counted; nor is a command run
+/// for the measurement, which has ended by then: its own CPU is `Ran::cpu`).
+pub fn spent_by_name(before: &ProcessTicks, after: &ProcessTicks, units: usize) -> String {
+    let mut by_name: std::collections::BTreeMap<&str, u64> = Default::default();
+    for (pid, (name, ticks)) in after {
+        // By pid alone (a name may change); a pid used again by a new process (fewer ticks
+        // than before) counts from nothing.
+        let was = match before.get(pid) {
+            Some((_, t)) if t <= ticks => *t,
+            _ => 0,
+        };
+        // The kernel's workers change their names with the work they do: one line for all.
+        let name = if name.starts_with("kworker/") {
+            "kworkers"
+        } else {
+            name.as_str()
+        };
+        *by_name.entry(name).or_default() += ticks.saturating_sub(was);
+    }
+    let mut spent: Vec<(&str, u64)> = by_name.into_iter().filter(|(_, t)| *t > 0).collect();
+    spent.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    spent
+        .iter()
+        .take(10)
+        .map(|(name, t)| format!("{name} {:.2}", *t as f64 * 10.0 / units.max(1) as f64))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
