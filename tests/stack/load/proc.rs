@@ -439,7 +439,7 @@ pub fn pass_ms(line: &str) -> Option<f64> {
 
 /// The machine's CPU time since boot from `/proc/stat`'s `cpu` line: (busy, all), in clock ticks
 /// (user, nice, system, irq, softirq and steal are busy; idle and iowait are not).
-pub fn machine_ticks() -> Option<(u64, u64)> {
+fn machine_ticks() -> Option<(u64, u64)> {
     let stat = std::fs::read_to_string("/proc/stat").ok()?;
     let line = stat.lines().find(|l| l.starts_with("cpu "))?;
     let v: Vec<u64> = line
@@ -450,27 +450,6 @@ pub fn machine_ticks() -> Option<(u64, u64)> {
     let all: u64 = v.iter().take(8).sum();
     let idle = v.get(3).copied().unwrap_or(0) + v.get(4).copied().unwrap_or(0);
     Some((all - idle, all))
-}
-
-/// What the whole machine (the relay, Postfix, Dovecot, the test itself) spent between two
-/// [`machine_ticks`]: core-milliseconds per unit of work and the share of all cores busy.
-pub fn machine_spent(
-    before: Option<(u64, u64)>,
-    after: Option<(u64, u64)>,
-    units: usize,
-) -> String {
-    match (before, after) {
-        (Some((b0, a0)), Some((b1, a1))) if a1 > a0 => {
-            // USER_HZ is 100 on Linux: one tick is 10 ms of one core.
-            let busy_ms = (b1 - b0) as f64 * 10.0;
-            format!(
-                "the machine: {:.2} core-ms a move, {:.0} % of its cores busy",
-                busy_ms / units.max(1) as f64,
-                100.0 * (b1 - b0) as f64 / (a1 - a0) as f64
-            )
-        }
-        _ => "the machine: no /proc/stat".to_string(),
-    }
 }
 
 /// Waits until the machine is quiet — less than a tenth of its cores busy over 100 ms — or 10 s
@@ -497,11 +476,11 @@ pub fn settle() -> Duration {
 }
 
 /// Every process of the machine by its pid: its name and its CPU ticks (user + system).
-pub type ProcessTicks = std::collections::HashMap<u32, (String, u64)>;
+type ProcessTicks = std::collections::HashMap<u32, (String, u64)>;
 
 /// The [`ProcessTicks`] of now: taken before and after a measurement, [`spent_by_name`] says who
 /// spent the cores in it.
-pub fn process_ticks() -> ProcessTicks {
+fn process_ticks() -> ProcessTicks {
     let mut all = ProcessTicks::new();
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return all;
@@ -532,32 +511,94 @@ pub fn process_ticks() -> ProcessTicks {
     all
 }
 
-/// Who spent the machine's CPU between two [`process_ticks`], core-ms a move by process name,
-/// the largest first (processes that ended in between are not counted; nor is a command run
-/// for the measurement, which has ended by then: its own CPU is `Ran::cpu`).
-pub fn spent_by_name(before: &ProcessTicks, after: &ProcessTicks, units: usize) -> String {
-    let mut by_name: std::collections::BTreeMap<&str, u64> = Default::default();
-    for (pid, (name, ticks)) in after {
-        // By pid alone (a name may change); a pid used again by a new process (fewer ticks
-        // than before) counts from nothing.
-        let was = match before.get(pid) {
-            Some((_, t)) if t <= ticks => *t,
-            _ => 0,
-        };
-        // The kernel's workers change their names with the work they do: one line for all.
-        let name = if name.starts_with("kworker/") {
-            "kworkers"
-        } else {
-            name.as_str()
-        };
-        *by_name.entry(name).or_default() += ticks.saturating_sub(was);
+/// Watches what the whole machine (the relay, Postfix, Dovecot, the test itself) spends over a
+/// measurement: started before it, [`Watch::stop`] after.
+pub struct Watch {
+    machine: Option<(u64, u64)>,
+    processes: ProcessTicks,
+}
+
+/// What the machine spent over a [`Watch`], per unit of work (a move).
+pub struct Spent {
+    /// Core-milliseconds a unit, and the share of all cores busy.
+    pub machine: Option<(f64, f64)>,
+    /// Core-milliseconds a unit by process name, the largest first (processes that ended in
+    /// between are not counted; nor is a command run for the measurement, which has ended by
+    /// then: its own CPU is `Ran::cpu`).
+    pub by_name: Vec<(String, f64)>,
+}
+
+impl Watch {
+    pub fn start() -> Watch {
+        Watch {
+            machine: machine_ticks(),
+            processes: process_ticks(),
+        }
     }
-    let mut spent: Vec<(&str, u64)> = by_name.into_iter().filter(|(_, t)| *t > 0).collect();
-    spent.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    spent
-        .iter()
-        .take(10)
-        .map(|(name, t)| format!("{name} {:.2}", *t as f64 * 10.0 / units.max(1) as f64))
-        .collect::<Vec<_>>()
-        .join(", ")
+
+    pub fn stop(&self, units: usize) -> Spent {
+        let (machine, processes) = (machine_ticks(), process_ticks());
+        let units = units.max(1) as f64;
+        // USER_HZ is 100 on Linux: one tick is 10 ms of one core.
+        let machine = match (self.machine, machine) {
+            (Some((b0, a0)), Some((b1, a1))) if a1 > a0 => Some((
+                (b1 - b0) as f64 * 10.0 / units,
+                (b1 - b0) as f64 / (a1 - a0) as f64,
+            )),
+            _ => None,
+        };
+        let mut by_name: std::collections::BTreeMap<&str, u64> = Default::default();
+        for (pid, (name, ticks)) in &processes {
+            // By pid alone (a name may change); a pid used again by a new process (fewer ticks
+            // than before) counts from nothing.
+            let was = match self.processes.get(pid) {
+                Some((_, t)) if t <= ticks => *t,
+                _ => 0,
+            };
+            // The kernel's workers change their names with the work they do: one line for all.
+            let name = if name.starts_with("kworker/") {
+                "kworkers"
+            } else {
+                name.as_str()
+            };
+            *by_name.entry(name).or_default() += ticks - was;
+        }
+        let mut by_name: Vec<(String, f64)> = by_name
+            .into_iter()
+            .filter(|(_, t)| *t > 0)
+            .map(|(name, t)| (name.to_string(), t as f64 * 10.0 / units))
+            .collect();
+        by_name.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Spent { machine, by_name }
+    }
+}
+
+impl Spent {
+    /// Core-milliseconds a unit of the processes named `name`.
+    pub fn of(&self, name: &str) -> f64 {
+        self.by_name
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0.0, |(_, ms)| *ms)
+    }
+}
+
+impl std::fmt::Display for Spent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.machine {
+            Some((ms, busy)) => write!(
+                f,
+                "the machine: {ms:.2} core-ms a move, {:.0} % of its cores busy",
+                busy * 100.0
+            )?,
+            None => write!(f, "the machine: no /proc/stat")?,
+        }
+        let largest: Vec<String> = self
+            .by_name
+            .iter()
+            .take(10)
+            .map(|(name, ms)| format!("{name} {ms:.2}"))
+            .collect();
+        write!(f, "; by process: {}", largest.join(", "))
+    }
 }
