@@ -478,8 +478,8 @@ pub fn settle() -> Duration {
 /// Every process of the machine by its pid: its name and its CPU ticks (user + system).
 type ProcessTicks = std::collections::HashMap<u32, (String, u64)>;
 
-/// The [`ProcessTicks`] of now: taken before and after a measurement, [`spent_by_name`] says who
-/// spent the cores in it.
+/// The [`ProcessTicks`] of now: a [`Watch`] takes them before and after a measurement and says
+/// who spent the cores in it.
 fn process_ticks() -> ProcessTicks {
     let mut all = ProcessTicks::new();
     let Ok(dir) = std::fs::read_dir("/proc") else {
