@@ -13,8 +13,8 @@ use super::Store;
 use super::batch::Batch;
 use super::error::StoreError;
 use super::schema::{
-    META_INSTANCE, META_STATE, PENDING_STARTS, REGISTERING, Tree, Upgrade, credential_key, due_key,
-    legacy_rotated_key, parse_due_key,
+    META_INSTANCE, META_STATE, PENDING_STARTS, Part, REGISTERING, Tree, Upgrade, credential_key,
+    due_key, due_place, is_game_record, legacy_rotated_key, parse_due_key, parse_due_order_key,
 };
 use crate::core::model::{Game, KeyBinding, Meta, Tournament};
 use crate::game_ref::GameRef;
@@ -97,17 +97,18 @@ impl Store {
     }
 
     /// Hands every running game to `each`, in the order of their names.
-    pub fn for_each_game(&self, mut each: impl FnMut(Game)) -> Result<(), StoreError> {
-        self.each_game_raw(b"", |k, v| {
-            each(self.decode(Tree::ByGame, k, v)?);
-            Ok(true)
-        })
+    pub fn for_each_game(&self, each: impl FnMut(Game)) -> Result<(), StoreError> {
+        self.games_named(b"", each)
     }
 
     /// Hands the running games of tournament `id` to `each` (one scan), in name order.
-    pub fn games_of(&self, id: &str, mut each: impl FnMut(Game)) -> Result<(), StoreError> {
-        let prefix = format!("{id}/");
-        self.each_game_raw(prefix.as_bytes(), |k, v| {
+    pub fn games_of(&self, id: &str, each: impl FnMut(Game)) -> Result<(), StoreError> {
+        self.games_named(format!("{id}/").as_bytes(), each)
+    }
+
+    /// Hands the running games whose names start with `prefix` to `each`, in name order.
+    fn games_named(&self, prefix: &[u8], mut each: impl FnMut(Game)) -> Result<(), StoreError> {
+        self.each_game_raw(prefix, |k, v| {
             each(self.decode(Tree::ByGame, k, v)?);
             Ok(true)
         })
@@ -274,7 +275,7 @@ impl Store {
         mut each: impl FnMut(DueEntry, DateTime<Utc>),
     ) -> Result<(), StoreError> {
         self.each_raw(Tree::DueOrder, &[], |k, _| {
-            if let Some((at, key)) = super::schema::parse_due_order_key(k)
+            if let Some((at, key)) = parse_due_order_key(k)
                 && let Some(e) = parse_due_key(key)
             {
                 each(e, at);
@@ -295,9 +296,7 @@ impl Store {
             // The games and their events (their keys follow, with `Keys`; a registration
             // archives nothing, and writes no deadline).
             for k in self.keys_with_prefix(Tree::ByGame, games.as_bytes())? {
-                if super::schema::is_game_record(&k)
-                    || super::schema::Part::of(&k) == Some(super::schema::Part::Event)
-                {
+                if is_game_record(&k) || Part::of(&k) == Some(Part::Event) {
                     batch.delete(Tree::ByGame, k);
                 }
             }
@@ -321,8 +320,8 @@ impl Store {
     /// the games' entries the latter names.
     pub fn clear_due(&self, batch: &mut Batch) -> Result<(), StoreError> {
         for key in self.keys_with_prefix(Tree::DueOrder, &[])? {
-            if let Some((_, entry)) = super::schema::parse_due_order_key(&key) {
-                let (tree, place) = super::schema::due_place(entry);
+            if let Some((_, entry)) = parse_due_order_key(&key) {
+                let (tree, place) = due_place(entry);
                 if tree == Tree::ByGame {
                     batch.delete(tree, place);
                 }
@@ -341,7 +340,7 @@ impl Store {
         let mut out = Vec::new();
         let kind = prefix.as_bytes().first().copied().unwrap_or_default();
         self.each_raw(Tree::DueOrder, &[kind], |k, _| {
-            if let Some((at, key)) = super::schema::parse_due_order_key(k)
+            if let Some((at, key)) = parse_due_order_key(k)
                 && key.starts_with(prefix)
                 && let Some(e) = parse_due_key(key)
             {
@@ -363,7 +362,7 @@ impl Store {
         match range.next() {
             Some(item) => {
                 let (k, _) = item.map_err(scanning())?;
-                Ok(super::schema::parse_due_order_key(k.value()).map(|(at, _)| at))
+                Ok(parse_due_order_key(k.value()).map(|(at, _)| at))
             }
             None => Ok(None),
         }
@@ -389,7 +388,7 @@ impl Store {
             .map_err(scanning())?
         {
             let (k, _) = item.map_err(scanning())?;
-            if let Some((at, key)) = super::schema::parse_due_order_key(k.value())
+            if let Some((at, key)) = parse_due_order_key(k.value())
                 && let Some(e) = parse_due_key(key)
             {
                 out.push((e, at));
@@ -524,7 +523,7 @@ impl Store {
     pub(crate) fn forget_keys_by_game(&self) -> Result<(), StoreError> {
         let mut batch = Batch::default();
         for k in self.keys_with_prefix(Tree::ByGame, &[])? {
-            if super::schema::Part::of(&k) == Some(super::schema::Part::Key) {
+            if Part::of(&k) == Some(Part::Key) {
                 batch.delete(Tree::ByGame, k);
             }
         }

@@ -181,7 +181,8 @@ pub(super) const PARTS_BEFORE: [(&str, Part); 3] = [
 
 /// `game 0`: the prefix of a game's entries in the trees of layout 1 ([`PARTS_BEFORE`]).
 pub(super) fn part_prefix_before(game: &str) -> Vec<u8> {
-    let mut key = Vec::with_capacity(game.len() + 1);
+    // Room for a part's tag and a `u64` after it (`part_prefix`, `part_key`).
+    let mut key = Vec::with_capacity(game.len() + 10);
     key.extend_from_slice(game.as_bytes());
     key.push(0);
     key
@@ -189,9 +190,7 @@ pub(super) fn part_prefix_before(game: &str) -> Vec<u8> {
 
 /// `game 0 tag` (tag: [`Part`]): the prefix of a game's entries of one part.
 pub(super) fn part_prefix(game: &str, part: Part) -> Vec<u8> {
-    let mut key = Vec::with_capacity(game.len() + 10);
-    key.extend_from_slice(game.as_bytes());
-    key.push(0);
+    let mut key = part_prefix_before(game);
     key.push(part.tag());
     key
 }

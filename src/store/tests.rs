@@ -1037,8 +1037,7 @@ fn write_version_1(s: &Store, name: &str, entries: &[(Vec<u8>, Vec<u8>)]) {
 }
 
 fn old_key(game: &str, rest: &[u8]) -> Vec<u8> {
-    let mut k = game.as_bytes().to_vec();
-    k.push(0);
+    let mut k = super::schema::part_prefix_before(game);
     k.extend_from_slice(rest);
     k
 }
