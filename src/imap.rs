@@ -5,7 +5,9 @@
 //! without setting `\Seen`, marks them `\Seen` once the caller has committed what it did
 //! with them, and waits for new mail with IDLE (or NOOP polling when the server lacks
 //! IDLE). Which messages still need work is decided by the caller from its store, by
-//! (UIDVALIDITY, UID), never by a "last UID seen".
+//! (UIDVALIDITY, UID), never by a "last UID seen"; a caller that has seen every message below
+//! a UID done may list only from there ([`Inbox::list_from`]). The server's answers are read
+//! one by one and only what is kept of each stays in memory.
 //!
 //! Every network call runs under [`ImapSettings::timeout`]. After a timeout or an I/O
 //! error the connection may be out of step with the server, so the [`Inbox`] refuses
@@ -221,6 +223,21 @@ async fn timed<T, E>(
 ) -> Result<Result<T, E>, ImapError> {
     timeout(limit, fut).await.map_err(|_| ImapError::Timeout {
         what: format!("{} (limit {} s)", what(), limit.as_secs_f64()),
+    })
+}
+
+/// A fetched message from the server's answer: its INTERNALDATE (the postmark; a protocol error
+/// without one) and `bytes`, the part asked for.
+fn fetched(uid: u32, f: &async_imap::types::Fetch, bytes: &[u8]) -> Result<Fetched, ImapError> {
+    let internal_date = f.internal_date().ok_or_else(|| {
+        ImapError::Protocol(format!(
+            "UID FETCH {uid}: the server sent no valid INTERNALDATE"
+        ))
+    })?;
+    Ok(Fetched {
+        uid,
+        internal_date: internal_date.with_timezone(&Utc),
+        raw: bytes.to_vec(),
     })
 }
 
@@ -464,48 +481,63 @@ impl Inbox {
     }
 
     /// Run `UID FETCH {set} {query}` and collect every FETCH response.
-    async fn uid_fetch(
+    /// `UID FETCH set query`, each answer turned into what the caller keeps (`keep`) as it
+    /// arrives: the server's answers are never held all at once (the library gives each its own
+    /// buffer of at least 4 KiB — a mailbox of 10,000 messages listed whole was 60 MB).
+    async fn uid_fetch<T>(
         &mut self,
         set: &str,
         query: &str,
-    ) -> Result<Vec<async_imap::types::Fetch>, ImapError> {
+        mut keep: impl FnMut(async_imap::types::Fetch) -> Option<T>,
+    ) -> Result<Vec<T>, ImapError> {
         self.usable()?;
         let limit = self.settings.timeout;
         let what = format!("UID FETCH {set} {query}");
         let session = &mut self.session;
         let result = timed(limit, || what.clone(), async {
-            session
-                .uid_fetch(set, query)
-                .await?
-                .try_collect::<Vec<_>>()
-                .await
+            let mut kept = Vec::new();
+            let mut answers = session.uid_fetch(set, query).await?;
+            while let Some(f) = answers.try_next().await? {
+                kept.extend(keep(f));
+            }
+            Ok::<_, async_imap::error::Error>(kept)
         })
         .await;
-        let fetches = match result {
-            Ok(Ok(f)) => f,
+        let kept = match result {
+            Ok(Ok(k)) => k,
             Ok(Err(e)) => return Err(self.poison(ImapError::Protocol(format!("{what}: {e}")))),
             Err(e) => return Err(self.poison(e)),
         };
         self.drain_unsolicited();
-        Ok(fetches)
+        Ok(kept)
     }
 
     /// Every message in the mailbox with its size, by ascending UID.
     pub async fn list(&mut self) -> Result<Vec<Listed>, ImapError> {
+        self.list_from(1).await
+    }
+
+    /// The messages from UID `first` on (`UID FETCH first:*`), with their sizes, by ascending
+    /// UID. A message added later always gets a higher UID than every one listed (RFC 3501
+    /// 2.3.1.1), so a caller that has seen every message below `first` done lists only what
+    /// came since.
+    pub async fn list_from(&mut self, first: u32) -> Result<Vec<Listed>, ImapError> {
         // Announcements made before this listing are covered by it.
         self.drain_unsolicited();
         self.new_mail = false;
-        let fetches = self.uid_fetch("1:*", "(UID RFC822.SIZE FLAGS)").await?;
-        let mut listed: Vec<Listed> = fetches
-            .iter()
-            .filter_map(|f| {
+        let first = first.max(1);
+        let mut listed = self
+            .uid_fetch(&format!("{first}:*"), "(UID RFC822.SIZE FLAGS)", |f| {
                 Some(Listed {
                     uid: f.uid?,
                     size: f.size?,
                     seen: f.flags().any(|fl| fl == Flag::Seen),
                 })
             })
-            .collect();
+            .await?;
+        // `first:*` with `first` past the last UID names the last message (RFC 3501 6.4.8: `*`
+        // is the highest UID, and a range is read either way round).
+        listed.retain(|l| l.uid >= first);
         listed.sort_by_key(|l| l.uid);
         listed.dedup_by_key(|l| l.uid);
         Ok(listed)
@@ -527,26 +559,15 @@ impl Inbox {
             return Ok(out);
         }
         let set = uid_set(uids);
-        let fetches = self
-            .uid_fetch(&set, "(UID INTERNALDATE BODY.PEEK[])")
+        let fetched = self
+            .uid_fetch(&set, "(UID INTERNALDATE BODY.PEEK[])", |f| {
+                let (uid, body) = (f.uid?, f.body()?);
+                Some(fetched(uid, &f, body))
+            })
             .await?;
-        for f in fetches.iter() {
-            let (Some(uid), Some(body)) = (f.uid, f.body()) else {
-                continue;
-            };
-            let internal_date = f.internal_date().ok_or_else(|| {
-                ImapError::Protocol(format!(
-                    "UID FETCH {uid}: the server sent no valid INTERNALDATE"
-                ))
-            })?;
-            out.insert(
-                uid,
-                Fetched {
-                    uid,
-                    internal_date: internal_date.with_timezone(&Utc),
-                    raw: body.to_vec(),
-                },
-            );
+        for f in fetched {
+            let f = f?;
+            out.insert(f.uid, f);
         }
         Ok(out)
     }
@@ -564,40 +585,35 @@ impl Inbox {
         item: &str,
         part: impl Fn(&async_imap::types::Fetch) -> Option<&[u8]>,
     ) -> Result<Fetched, ImapError> {
-        let fetches = self
-            .uid_fetch(&uid.to_string(), &format!("(UID INTERNALDATE {item})"))
+        let found = self
+            .uid_fetch(
+                &uid.to_string(),
+                &format!("(UID INTERNALDATE {item})"),
+                |f| match (f.uid, part(&f)) {
+                    (Some(u), Some(bytes)) if u == uid => Some(fetched(uid, &f, bytes)),
+                    _ => None,
+                },
+            )
             .await?;
-        let Some(found) = fetches
-            .iter()
-            .find(|f| f.uid == Some(uid) && part(f).is_some())
-        else {
-            return Err(ImapError::Missing {
+        found.into_iter().next().unwrap_or_else(|| {
+            Err(ImapError::Missing {
                 uid,
                 mailbox: self.settings.mailbox.clone(),
-            });
-        };
-        let internal_date = found.internal_date().ok_or_else(|| {
-            ImapError::Protocol(format!(
-                "UID FETCH {uid}: the server sent no valid INTERNALDATE"
-            ))
-        })?;
-        Ok(Fetched {
-            uid,
-            internal_date: internal_date.with_timezone(&Utc),
-            raw: part(found).map(<[u8]>::to_vec).unwrap_or_default(),
+            })
         })
     }
 
     /// Whether message `uid` has the `\Seen` flag.
     pub async fn is_seen(&mut self, uid: u32) -> Result<bool, ImapError> {
-        let fetches = self.uid_fetch(&uid.to_string(), "(UID FLAGS)").await?;
-        let Some(found) = fetches.iter().find(|f| f.uid == Some(uid)) else {
-            return Err(ImapError::Missing {
-                uid,
-                mailbox: self.settings.mailbox.clone(),
-            });
-        };
-        Ok(found.flags().any(|f| f == Flag::Seen))
+        let seen = self
+            .uid_fetch(&uid.to_string(), "(UID FLAGS)", |f| {
+                (f.uid == Some(uid)).then(|| f.flags().any(|fl| fl == Flag::Seen))
+            })
+            .await?;
+        seen.first().copied().ok_or_else(|| ImapError::Missing {
+            uid,
+            mailbox: self.settings.mailbox.clone(),
+        })
     }
 
     /// Mark message `uid` as done: `UID STORE uid +FLAGS (\Seen)`. Call only after the
@@ -617,10 +633,11 @@ impl Inbox {
         let what = format!("UID STORE {set} +FLAGS (\\Seen)");
         let session = &mut self.session;
         let result = timed(limit, || what.clone(), async {
+            // The answers (the flags now set) are read and let go one by one, not held.
             session
                 .uid_store(set.clone(), "+FLAGS (\\Seen)")
                 .await?
-                .try_collect::<Vec<_>>()
+                .try_for_each(|_| async { Ok(()) })
                 .await
         })
         .await;

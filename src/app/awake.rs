@@ -44,8 +44,10 @@ use crate::letter::Letter;
 use crate::store::OutboxEntry;
 
 /// How many games a drain keeps in memory at most between two groups of mails (a tournament of
-/// eleven players has 55; a game with forty moves takes about 10 KB).
-pub const KEEP_GAMES: usize = 2_000;
+/// eleven players has 55; a game with forty moves takes 10–15 KB with what comes with it). 500:
+/// a drain of 10,000 moves, each in a game of its own, peaked at 60 MB with 2,000; reading a
+/// game again costs a tenth of a millisecond.
+pub const KEEP_GAMES: usize = 500;
 
 /// The rotated tournaments whose records the relay at work has not read, by id and by the id's
 /// lower case (a letter names a tournament in any case, as the core reads it).

@@ -41,6 +41,29 @@ pub struct PassReport {
     pub smtp: Option<Result<(), String>>,
 }
 
+/// Where the daemon's next listing of the mailbox may begin: the messages below UID `next` in the
+/// mailbox of `uid_validity` were all done (in the store, flagged) at the end of a complete pass.
+/// IMAP gives a message added later a higher UID than every one before it (RFC 3501 2.3.1.1),
+/// so none can appear below. Kept only while the daemon holds the store open: a start, a store
+/// reopened, `once` and a mailbox of another UIDVALIDITY list from the first message; the store
+/// decides, message by message, what is done.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ReadTo {
+    uid_validity: u32,
+    next: u32,
+}
+
+impl ReadTo {
+    /// The first UID to list in the mailbox of `uid_validity`.
+    fn first(&self, uid_validity: u32) -> u32 {
+        if self.uid_validity == uid_validity {
+            self.next.max(1)
+        } else {
+            1
+        }
+    }
+}
+
 /// Processes every mail of the inbox that is not done yet, oldest first. `now` given (`--now`):
 /// every mail counts as received then; otherwise at its INTERNALDATE (the postmark).
 ///
@@ -48,6 +71,10 @@ pub struct PassReport {
 /// "last UID": after a UIDVALIDITY change every mail is looked at again and the Message-ID
 /// (the reader's `sha256:` of the raw mail when it has none) keeps it from acting twice. The
 /// `\Seen` flag is set only after the store committed and fsynced, and is a courtesy only.
+///
+/// The listing begins at `read_to` (every message below it was done and flagged at the end of an
+/// earlier complete pass over the same mailbox) and `read_to` moves past the messages listed
+/// once all of them are: a pass reads what came since the last one, not the mailbox's history.
 ///
 /// Returns when the listing began: every mail the server had by then has been processed, so
 /// deadlines may be fired up to that instant and no further (a later mail's postmark may be
@@ -62,12 +89,20 @@ async fn fetch_new(
     clock: &impl Clock,
     courier: &mut Courier,
     report: &mut PassReport,
+    read_to: &mut ReadTo,
 ) -> Result<DateTime<Utc>, AppError> {
     let uidvalidity = inbox.uid_validity();
     let listed_at = clock.now();
     let started = std::time::Instant::now();
     let before = report.processed + report.duplicates + report.quarantined;
-    let listed = inbox.list().await?;
+    let first = read_to.first(uidvalidity);
+    let listed = inbox.list_from(first).await?;
+    let next = listed
+        .iter()
+        .map(|l| l.uid.saturating_add(1))
+        .max()
+        .unwrap_or(first)
+        .max(first);
     let max = app.config.limits.max_mail_bytes;
     // Group commit: each mail is its own transaction, but up to GROUP of them are made durable by
     // one fsync, and only then flagged on the server.
@@ -149,6 +184,11 @@ async fn fetch_new(
     flag_durable(app, inbox, &mut to_flag).await?;
     app.group(false)?;
     hand_fresh(app, courier);
+    // Every message listed is done and flagged: the next listing begins after them.
+    *read_to = ReadTo {
+        uid_validity: uidvalidity,
+        next,
+    };
     tracing::debug!(
         "read, decided and stored {} mails in {} ms ({} handed to SMTP meanwhile)",
         report.processed + report.duplicates + report.quarantined - before,
@@ -522,8 +562,17 @@ where
     let mut inbox = imap.connect().await?;
     let given = now;
     let mut courier = start_courier(app, sender, app.now_at(given, clock.now())?)?;
-    let listed_at = match fetch_new(app, &mut inbox, given, clock, &mut courier, &mut report).await
-    {
+    let mut read_to = ReadTo::default();
+    let fetched = fetch_new(
+        app,
+        &mut inbox,
+        given,
+        clock,
+        &mut courier,
+        &mut report,
+        &mut read_to,
+    );
+    let listed_at = match fetched.await {
         Ok(t) => t,
         Err(e) => {
             // What was handed over is done and recorded; nothing more goes (it may not be durable).
@@ -610,6 +659,9 @@ where
     let mut kept: Option<App> = None;
     // A backup asked for by `fernzug backup`, written on a thread of its own (app/backup.rs).
     let mut backup: Option<std::thread::JoinHandle<()>> = None;
+    // Where the next listing begins: the mailbox's history is listed at the first pass after the
+    // store was opened, then only what came since.
+    let mut read_to = ReadTo::default();
     while !*shutdown.borrow() {
         if failures > 0 {
             let wait = reconnect_backoff(failures, rand::random());
@@ -681,6 +733,9 @@ where
                 Some(app) => Some(app),
                 None => {
                     pages.set(None);
+                    // The store was let go (to another command, after an error): what it holds
+                    // as done may have changed, so this pass lists the mailbox from the start.
+                    read_to = ReadTo::default();
                     open_store(&config, held.take(), &mut shutdown).await?
                 }
             };
@@ -691,7 +746,15 @@ where
             publish(&pages, &config, &app);
             let mut report = PassReport::default();
             let mut courier = start_courier(&app, sender, app.now_at(None, clock.now())?)?;
-            let fetched = fetch_new(&mut app, &mut inbox, None, clock, &mut courier, &mut report);
+            let fetched = fetch_new(
+                &mut app,
+                &mut inbox,
+                None,
+                clock,
+                &mut courier,
+                &mut report,
+                &mut read_to,
+            );
             let listed_at = match fetched.await {
                 Ok(t) => t,
                 Err(e) => {

@@ -16,8 +16,8 @@ use crate::smtp::{SendError, Sender};
 pub(crate) trait Mailbox: Sized {
     /// UIDVALIDITY of the selected mailbox.
     fn uid_validity(&self) -> u32;
-    /// Every message: UID, size, `\Seen`, oldest first.
-    fn list(&mut self) -> impl Future<Output = Result<Vec<Listed>, ImapError>>;
+    /// The messages from UID `first` on (every one for 1): UID, size, `\Seen`, oldest first.
+    fn list_from(&mut self, first: u32) -> impl Future<Output = Result<Vec<Listed>, ImapError>>;
     /// The whole message.
     fn fetch(&mut self, uid: u32) -> impl Future<Output = Result<Fetched, ImapError>>;
     /// Only the header (a mail over `[limits] max_mail_bytes`).
@@ -100,8 +100,8 @@ impl Mailbox for Inbox {
     fn uid_validity(&self) -> u32 {
         Inbox::uid_validity(self)
     }
-    async fn list(&mut self) -> Result<Vec<Listed>, ImapError> {
-        Inbox::list(self).await
+    async fn list_from(&mut self, first: u32) -> Result<Vec<Listed>, ImapError> {
+        Inbox::list_from(self, first).await
     }
     async fn fetch(&mut self, uid: u32) -> Result<Fetched, ImapError> {
         Inbox::fetch(self, uid).await

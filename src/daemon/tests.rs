@@ -42,6 +42,8 @@ struct World {
     fail_connects: u32,
     /// How many of the next `mark_done` calls fail (a connection lost after the commit).
     fail_mark_done: u32,
+    /// The first UID of each listing, in order.
+    listed_from: Vec<u32>,
 }
 
 /// A mailbox the test fills; `deliver` wakes a waiting IDLE.
@@ -109,11 +111,13 @@ impl Mailbox for ScriptBox {
     fn uid_validity(&self) -> u32 {
         7
     }
-    async fn list(&mut self) -> Result<Vec<Listed>, ImapError> {
+    async fn list_from(&mut self, first: u32) -> Result<Vec<Listed>, ImapError> {
         let mut w = self.0.world.lock().unwrap();
         w.new_mail = false;
+        w.listed_from.push(first);
         Ok(w.mails
             .iter()
+            .filter(|m| m.uid >= first)
             .map(|m| Listed {
                 uid: m.uid,
                 size: m.raw.len() as u32,
@@ -423,6 +427,81 @@ async fn run_wakes_from_idle_when_mail_arrives() {
     })
     .await;
     assert_eq!(script.seen(), vec![true]);
+}
+
+/// The daemon lists the mailbox from the start once, then only from the message after the last
+/// one a complete pass saw done: a pass reads what came since, not the mailbox's history.
+#[tokio::test(start_paused = true)]
+async fn run_lists_only_what_came_since_its_last_complete_pass() {
+    let dir = TempDir::new("list-from");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay(&dir, &script, &sender).await;
+    script.world.lock().unwrap().listed_from.clear();
+    let clock = PausedClock::at(at(1, 10, 0));
+    beside_run(config, &script, &sender, &clock, async {
+        script.deliver(letter(ANNA, "1. e4", "m1"), clock.now());
+        sender.first("move", BERT, Duration::from_secs(60)).await;
+        script.deliver(letter(BERT, "1. e4 e5", "m2"), clock.now());
+        sender.first("move", ANNA, Duration::from_secs(60)).await;
+        script.deliver(letter(ANNA, "1. e4 e5 2. Nf3", "m3"), clock.now());
+        assert!(
+            until(Duration::from_secs(60), || sender.of("move", BERT).len()
+                == 2)
+            .await
+        );
+        // An IDLE that ends without mail lists from where the last pass left off.
+        tokio::time::sleep(Duration::from_secs(6 * 60)).await;
+    })
+    .await;
+    assert_eq!(script.seen(), vec![true, true, true]);
+    let mut from = script.world.lock().unwrap().listed_from.clone();
+    assert_eq!(from.first(), Some(&1), "the first pass lists everything");
+    assert!(from.windows(2).all(|w| w[0] <= w[1]), "{from:?}");
+    from.dedup();
+    assert_eq!(
+        from,
+        vec![1, 2, 3, 4],
+        "each listing begins after the last one's messages"
+    );
+}
+
+/// An entry handed to the courier twice in a pass (queued again, as a tournament's start mails
+/// are after a registration stopped half-way) goes once; another entry to the same recipient
+/// goes too.
+#[tokio::test(start_paused = true)]
+async fn the_courier_sends_an_entry_handed_twice_once() {
+    let dir = TempDir::new("handed-twice");
+    let store = crate::store::Store::open(&dir.0.join("store")).unwrap();
+    let sender = Recorder::default();
+    let entry = |n: u32| {
+        let message_id = format!("m{n}@fernschach.test");
+        crate::store::OutboxEntry {
+            id: crate::store::OutboxEntry::make_id(&message_id, BERT),
+            message_id,
+            envelope_from: RELAY.to_string(),
+            recipient: BERT.to_string(),
+            raw: format!("X-Fernzug-Kind: move\r\n\r\n{n}\r\n").into_bytes(),
+            kind: "move".into(),
+            game: None,
+            created: at(1, 10, 0),
+            attempts: 0,
+            next_attempt: at(1, 10, 0),
+            last_error: None,
+            seq: n.into(),
+        }
+    };
+    let mut courier = Courier::start(&sender, store, at(1, 10, 0), chrono::Duration::days(5));
+    courier.send(entry(1));
+    courier.send(entry(1));
+    courier.send(entry(2));
+    courier.close();
+    let mut attempts = 0;
+    while let Some(a) = courier.next().await {
+        assert!(a.sent.is_ok());
+        attempts += 1;
+    }
+    assert_eq!(attempts, 2, "two entries, one of them handed twice");
+    assert_eq!(sender.of("move", BERT).len(), 2);
 }
 
 #[tokio::test(start_paused = true)]

@@ -159,6 +159,35 @@ async fn imap_list_fetch_peek_and_mark_done() {
     again.logout().await;
 }
 
+/// A listing from a UID gives the messages from there on, and nothing past the last one (where
+/// `N:*` names the last message); many messages are listed whole.
+#[tokio::test]
+async fn imap_list_from_a_uid_gives_what_came_since() {
+    let from = crate::common::unique_addr("io-from");
+    let user = crate::common::unique_addr("io-list-from");
+    for i in 0..40 {
+        let id = format!(
+            "<{}-{i}@{}>",
+            crate::common::unique("io-mid"),
+            crate::common::DOMAIN
+        );
+        deliver(&tricky_mail(&from, &user, &id), &from, &user);
+    }
+    let (mut inbox, listed) = inbox_with(&user, 40).await;
+    let uids: Vec<u32> = listed.iter().map(|l| l.uid).collect();
+    assert_eq!(uids.len(), 40, "{uids:?}");
+    assert!(uids.windows(2).all(|w| w[0] < w[1]), "ascending: {uids:?}");
+    let since = inbox.list_from(uids[25]).await.expect("list_from");
+    assert_eq!(since, listed[25..].to_vec(), "from the 26th message on");
+    let past = inbox
+        .list_from(uids[39] + 1)
+        .await
+        .expect("list_from past the last");
+    assert!(past.is_empty(), "nothing past the last message: {past:?}");
+    assert_eq!(inbox.list_from(1).await.expect("list_from 1"), listed);
+    inbox.logout().await;
+}
+
 #[tokio::test]
 async fn imap_wait_wakes_on_new_mail_during_idle() {
     let from = crate::common::unique_addr("io-from");
