@@ -5,8 +5,9 @@
 use std::time::{Duration, Instant};
 
 use super::proc::Daemon;
-use super::setup::{games, tournament, wait_count};
+use super::setup::{games, put_waiting, tournament, wait_count};
 use super::table::{Goal, Row, Sizes, Stats, mib, progress};
+use super::wire::Envelope;
 use super::wire::Idler;
 use crate::common::{Mailbox, Relay, send_text, unique, unique_addr, wait_for};
 
@@ -14,11 +15,40 @@ use crate::common::{Mailbox, Relay, send_text, unique, unique_addr, wait_for};
 const POLL: Duration = Duration::from_millis(5);
 const TIMEOUT: Duration = Duration::from_secs(60);
 
+/// `n` mails the relay reads before the daemon starts and leaves in its mailbox, flagged: one
+/// stranger's mail `n` times over (the same Message-ID), so that the relay answers the first and
+/// sees the others as duplicates, sending nothing more.
+fn read_history(relay: &Relay, n: usize) {
+    let stranger = unique_addr("lat-history");
+    let data = format!(
+        "From: {stranger}\r\nTo: {}\r\nSubject: Hallo\r\nMessage-ID: <{}@{}>\r\n\r\nHallo\r\n",
+        relay.address,
+        unique("lat-history"),
+        crate::common::DOMAIN
+    )
+    .into_bytes();
+    let mails: Vec<Envelope> = (0..n)
+        .map(|_| Envelope {
+            from: stranger.clone(),
+            to: vec![relay.address.clone()],
+            data: data.clone(),
+        })
+        .collect();
+    put_waiting(&relay.address, &mails);
+    super::proc::run_ok(relay, &["once"]);
+    println!(
+        "history: the relay read {n} mails before its daemon started; they stay in its mailbox"
+    );
+}
+
 pub fn rows(sizes: &Sizes) -> Vec<Row> {
     let samples = sizes.latency.max(1);
     let relay = Relay::new("load-latency");
     let (t, players) = tournament(&relay, "l", samples);
     super::proc::run_ok(&relay, &["tournament", "add", t.path.to_str().unwrap()]);
+    if sizes.history > 0 {
+        read_history(&relay, sizes.history);
+    }
     let daemon = Daemon::spawn(&relay, "warn");
     // Every start mail delivered (one per game and player) before the first sample.
     let all = games(&relay);
@@ -74,8 +104,15 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
         Stats::of_ms(&relayed),
     );
     let n = floor.len();
+    let history = match sizes.history {
+        0 => String::new(),
+        h => format!(
+            ", {} mails read before in its mailbox",
+            super::table::count(h)
+        ),
+    };
     let mut main = Row::new(format!(
-        "Latency: a move by SMTP → the forward in the partner's INBOX, `run` in IDLE ({n} samples; floor = (a) + (b) of the same round)"
+        "Latency: a move by SMTP → the forward in the partner's INBOX, `run` in IDLE ({n} samples; floor = (a) + (b) of the same round{history})"
     ));
     main.floor = floor.show("ms");
     main.relay = relayed.show("ms");

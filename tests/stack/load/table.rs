@@ -241,6 +241,9 @@ pub struct Sizes {
     pub handoff_games: usize,
     /// Latency samples.
     pub latency: usize,
+    /// Mails the relay has read before the latency's daemon starts, left in its mailbox (as
+    /// years of players' mail are).
+    pub history: usize,
     /// (running, finished) games of the large store.
     pub scale: (usize, usize),
     /// (running, finished) games of the small store beside it.
@@ -283,6 +286,7 @@ impl Sizes {
                 burst: list("FERNZUG_LOAD_BURST", &[100]),
                 handoff_games: one("FERNZUG_LOAD_HANDOFF", 45),
                 latency: one("FERNZUG_LOAD_LATENCY", 10),
+                history: one("FERNZUG_LOAD_HISTORY", 0),
                 scale: pair("FERNZUG_LOAD_SCALE", (300, 1_000)),
                 scale_small: pair("FERNZUG_LOAD_SCALE_SMALL", (20, 100)),
                 add: one("FERNZUG_LOAD_ADD", 500),
@@ -294,6 +298,7 @@ impl Sizes {
                 burst: list("FERNZUG_LOAD_BURST", &[1_000, 10_000]),
                 handoff_games: one("FERNZUG_LOAD_HANDOFF", 990),
                 latency: one("FERNZUG_LOAD_LATENCY", 40),
+                history: one("FERNZUG_LOAD_HISTORY", 0),
                 scale: pair("FERNZUG_LOAD_SCALE", (10_000, 100_000)),
                 scale_small: pair("FERNZUG_LOAD_SCALE_SMALL", (100, 1_000)),
                 add: one("FERNZUG_LOAD_ADD", 10_000),
