@@ -480,7 +480,6 @@ impl Inbox {
         e
     }
 
-    /// Run `UID FETCH {set} {query}` and collect every FETCH response.
     /// `UID FETCH set query`, each answer turned into what the caller keeps (`keep`) as it
     /// arrives: the server's answers are never held all at once (the library gives each its own
     /// buffer of at least 4 KiB — a mailbox of 10,000 messages listed whole was 60 MB).
