@@ -7,8 +7,7 @@ use std::time::{Duration, Instant};
 use super::proc::Daemon;
 use super::setup::{games, put_waiting, tournament, wait_count};
 use super::table::{Goal, Row, Sizes, Stats, mib, progress};
-use super::wire::Envelope;
-use super::wire::Idler;
+use super::wire::{Envelope, Idler};
 use crate::common::{Mailbox, Relay, send_text, unique, unique_addr, wait_for};
 
 /// How often the mailboxes are polled (IMAP STATUS) for the alias forward and the relay's forward.
