@@ -97,12 +97,8 @@ async fn fetch_new(
     let before = report.processed + report.duplicates + report.quarantined;
     let first = read_to.first(uidvalidity);
     let listed = inbox.list_from(first).await?;
-    let next = listed
-        .iter()
-        .map(|l| l.uid.saturating_add(1))
-        .max()
-        .unwrap_or(first)
-        .max(first);
+    // Listed oldest first, every one from `first` on.
+    let next = listed.last().map_or(first, |l| l.uid.saturating_add(1));
     let max = app.config.limits.max_mail_bytes;
     // Group commit: each mail is its own transaction, but up to GROUP of them are made durable by
     // one fsync, and only then flagged on the server.

@@ -452,6 +452,15 @@ fn machine_ticks() -> Option<(u64, u64)> {
     Some((all - idle, all))
 }
 
+/// The machine's busy and all CPU ticks between two [`machine_ticks`], if both were read and
+/// time passed.
+fn ticks_between(before: Option<(u64, u64)>, after: Option<(u64, u64)>) -> Option<(u64, u64)> {
+    match (before, after) {
+        (Some((b0, a0)), Some((b1, a1))) if a1 > a0 => Some((b1 - b0, a1 - a0)),
+        _ => None,
+    }
+}
+
 /// Waits until the machine is quiet — less than a tenth of its cores busy over 100 ms — or 10 s
 /// have passed, and says how long that took: a measurement that starts while the stack still
 /// finishes the work before it (a delivery's index updates, queue files removed, processes
@@ -462,15 +471,10 @@ pub fn settle() -> Duration {
     while started.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(100));
         let now = machine_ticks();
-        match (before, now) {
-            (Some((b0, a0)), Some((b1, a1))) if a1 > a0 => {
-                if (b1 - b0) * 10 < a1 - a0 {
-                    break;
-                }
-            }
+        match ticks_between(before, now) {
+            Some((busy, all)) if busy * 10 >= all => before = now,
             _ => break,
         }
-        before = now;
     }
     started.elapsed()
 }
@@ -540,13 +544,8 @@ impl Watch {
         let (machine, processes) = (machine_ticks(), process_ticks());
         let units = units.max(1) as f64;
         // USER_HZ is 100 on Linux: one tick is 10 ms of one core.
-        let machine = match (self.machine, machine) {
-            (Some((b0, a0)), Some((b1, a1))) if a1 > a0 => Some((
-                (b1 - b0) as f64 * 10.0 / units,
-                (b1 - b0) as f64 / (a1 - a0) as f64,
-            )),
-            _ => None,
-        };
+        let machine = ticks_between(self.machine, machine)
+            .map(|(busy, all)| (busy as f64 * 10.0 / units, busy as f64 / all as f64));
         let mut by_name: std::collections::BTreeMap<&str, u64> = Default::default();
         for (pid, (name, ticks)) in &processes {
             // By pid alone (a name may change); a pid used again by a new process (fewer ticks
