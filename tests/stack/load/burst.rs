@@ -6,12 +6,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use super::generator::generate;
-use super::proc::{Spent, Watch, fernzug};
+use super::proc::{Spent, Spin, Watch, fernzug};
 use super::setup::{
     forwards_not_once, fresh_seed, generated_moves, move_mail, put_waiting, wait_count, wait_total,
 };
-use super::table::{Goal, Row, Sizes, Stats, count, mib, progress};
-use super::wire::{Envelope, bare_send};
+use super::table::{Goal, Row, Sizes, Stats, count, mib, num, progress};
+use super::wire::{Envelope, bare_send, bare_send_with};
 use crate::common::{Mailbox, Relay, SMTP_PORT, unique_addr};
 
 pub fn rows(sizes: &Sizes) -> Vec<Row> {
@@ -64,8 +64,14 @@ fn floor(n: usize) -> f64 {
 /// player, move by move the forward to the partner's and the receipt to the mover's (a
 /// mailbox's share of the deliveries, and so Dovecot's work for it, is the relay's); moves per
 /// second (`moves.len()` over the time until Postfix accepted the last one), and what the machine
-/// spent meanwhile.
-fn bound(moves: &[(String, String)], forward: &[u8], receipt: &[u8]) -> (f64, Spent) {
+/// spent meanwhile. With `spend` = (spin, x) the clients also spend about x core-ms a move (half
+/// before each mail): a relay of that CPU that costs the machine nothing else, at best.
+fn bound(
+    moves: &[(String, String)],
+    forward: &[u8],
+    receipt: &[u8],
+    spend: Option<(Spin, f64)>,
+) -> (f64, Spent) {
     let width = fernzug::daemon::PARALLEL_SENDS;
     let n = moves.len();
     let sender = unique_addr("bound-sender");
@@ -93,7 +99,16 @@ fn bound(moves: &[(String, String)], forward: &[u8], receipt: &[u8]) -> (f64, Sp
     std::thread::scope(|s| {
         let parts: Vec<_> = mails
             .chunks(mails.len().div_ceil(width).max(1))
-            .map(|part| s.spawn(move || bare_send(SMTP_PORT, part).expect("bound: send")))
+            .map(|part| {
+                s.spawn(move || {
+                    let before = || {
+                        if let Some((spin, x)) = spend {
+                            spin.burn(x / 2.0);
+                        }
+                    };
+                    bare_send_with(SMTP_PORT, part, before).expect("bound: send")
+                })
+            })
             .collect();
         for p in parts {
             p.join().expect("bound: sender");
@@ -101,8 +116,11 @@ fn bound(moves: &[(String, String)], forward: &[u8], receipt: &[u8]) -> (f64, Sp
     });
     let rate = n as f64 / started.elapsed().as_secs_f64();
     let spent = watch.stop(n);
+    let spending = spend.map_or(String::new(), |(_, x)| {
+        format!(", the clients spending {x:.2} core-ms a move beside")
+    });
     println!(
-        "  bound: to {} fresh mailboxes (as many as the relay's players), quiet after {quiet:.1?}; {spent}",
+        "  bound: to {} fresh mailboxes (as many as the relay's players){spending}, quiet after {quiet:.1?}; {spent}",
         boxes.len()
     );
     // Delivered before the next measurement begins.
@@ -134,6 +152,17 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
     let mut wrong: Vec<String> = Vec::new();
     let mut cpus = Vec::new();
     let (mut beyond, mut asked) = (Vec::new(), Vec::new());
+    // Bare clients that spend as much CPU beside as a relay: a third of the relay's, two thirds,
+    // all of it (this run's); the ratios to the bound and what their process spent beyond it.
+    let spin = Spin::calibrate();
+    let me = std::fs::read_to_string("/proc/self/comm").unwrap_or_default();
+    let me = me.trim();
+    let shares = [
+        (1.0 / 3.0, "a third"),
+        (2.0 / 3.0, "two thirds"),
+        (1.0, "all"),
+    ];
+    let mut spending: Vec<(Vec<f64>, Vec<f64>)> = vec![Default::default(); shares.len()];
     for run in 0..runs {
         let f = floor(n);
         // The relay: a store of ≥ n running games, n move mails waiting, one `once`.
@@ -212,12 +241,25 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
             .iter()
             .map(|g| (g.mover.clone(), g.partner.clone()))
             .collect();
-        let (b, handed) = bound(&moves, &forward, &receipt);
+        let (b, handed) = bound(&moves, &forward, &receipt, None);
         println!(
             "  bound: bare clients hand the relay's 2 mails per move ({} and {} bytes) at {b:.1} moves/s",
             forward.len(),
             receipt.len()
         );
+        if let Some(&cpu) = cpus.last() {
+            for ((share, _), (ratios, spent)) in shares.iter().zip(&mut spending) {
+                let x = cpu * share;
+                let (rate, with) = bound(&moves, &forward, &receipt, Some((spin, x)));
+                let beside = with.of(me) - handed.of(me);
+                println!(
+                    "  bound, the clients spending {x:.2} core-ms a move beside ({beside:.2} more than the bound's by their process): {rate:.1} moves/s, {:.2}× the bound",
+                    rate / b
+                );
+                ratios.push(rate / b);
+                spent.push(beside);
+            }
+        }
         if let Some((cost, ask)) = beyond_bound(&drained, &handed) {
             println!(
                 "  the relay's cost to the machine beyond the bound's, delivering aside: {cost:.2} core-ms a move (a ratio of 0.9 asks for ≤ {ask:.2})"
@@ -275,5 +317,21 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
     cpu.relay = cpus.show("ms");
     cpu.ratio = Some(cpus.median());
     cpu.goal = Goal::AtMost(1.0);
-    vec![row, bound, cpu]
+    let mut rows = Vec::new();
+    for ((_, share), (ratios, spent)) in shares.iter().zip(spending) {
+        if ratios.is_empty() {
+            continue;
+        }
+        let mut r = Row::new(format!(
+            "P2 burst, {} moves: bare clients handing the same mails that spend {share} of the relay's CPU beside ({} core-ms a move by their process's ticks) — a relay of that CPU, nothing else, at best; against the bound",
+            count(n),
+            num(Stats::new(spent).median())
+        ));
+        r.floor = bound.floor.clone();
+        r.relay =
+            Stats::new(ratios.iter().zip(&bounds).map(|(q, b)| q * b).collect()).show("moves/s");
+        r.ratio = Some(Stats::new(ratios).median());
+        rows.push(r);
+    }
+    [vec![row, bound, cpu], rows].concat()
 }

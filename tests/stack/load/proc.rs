@@ -479,6 +479,50 @@ pub fn settle() -> Duration {
     started.elapsed()
 }
 
+/// Busy work of a known cost: a bare client that spends so many core-milliseconds a move beside
+/// handing its mails over stands for a relay of that CPU that does nothing else to the machine —
+/// what such a relay could reach at best. Calibrated after [`settle`]: the fastest of five timed
+/// rounds alone on a core; under load a round may take longer (a busy sibling thread of the same
+/// core), so a measurement reads what was spent from the process's ticks ([`Watch`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Spin {
+    rounds_a_ms: f64,
+}
+
+impl Spin {
+    pub fn calibrate() -> Spin {
+        const ROUNDS: u64 = 4_000_000;
+        settle();
+        let fastest = (0..5)
+            .map(|_| {
+                let started = Instant::now();
+                spin(ROUNDS);
+                started.elapsed()
+            })
+            .min()
+            .unwrap_or(Duration::from_millis(1));
+        Spin {
+            rounds_a_ms: ROUNDS as f64 / (fastest.as_secs_f64() * 1e3).max(1e-3),
+        }
+    }
+
+    /// Spends about `ms` milliseconds of one core.
+    pub fn burn(self, ms: f64) {
+        spin((ms * self.rounds_a_ms) as u64);
+    }
+}
+
+/// `rounds` steps of xorshift: each depends on the one before, so none can be skipped.
+fn spin(rounds: u64) -> u64 {
+    let mut x = 0x9E37_79B9_7F4A_7C15_u64;
+    for _ in 0..std::hint::black_box(rounds) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    std::hint::black_box(x)
+}
+
 /// Every process of the machine by its pid: its name and its CPU ticks (user + system).
 type ProcessTicks = std::collections::HashMap<u32, (String, u64)>;
 

@@ -212,6 +212,15 @@ fn stuffed(data: &[u8]) -> Vec<u8> {
 /// MAIL, RCPT and DATA in one write when the server offers PIPELINING; BODY=8BITMIME for 8-bit
 /// data when offered). Returns the time from connect to the answer to QUIT.
 pub fn bare_send(port: u16, mails: &[Envelope]) -> Result<Duration, String> {
+    bare_send_with(port, mails, || {})
+}
+
+/// [`bare_send`], calling `before` before each mail (work a client does beside handing over).
+pub fn bare_send_with(
+    port: u16,
+    mails: &[Envelope],
+    mut before: impl FnMut(),
+) -> Result<Duration, String> {
     let started = Instant::now();
     let stream = TcpStream::connect((HOST, port)).map_err(|e| format!("connect {port}: {e}"))?;
     stream
@@ -227,6 +236,7 @@ pub fn bare_send(port: u16, mails: &[Envelope]) -> Result<Duration, String> {
     let pipelining = ehlo.contains("PIPELINING");
     let eightbit = ehlo.contains("8BITMIME");
     for (i, m) in mails.iter().enumerate() {
+        before();
         let body = if eightbit && !m.data.is_ascii() {
             " BODY=8BITMIME"
         } else {
