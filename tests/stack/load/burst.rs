@@ -199,9 +199,8 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
         println!("  quiet after {quiet:.1?}; {drained} (the relay's own: its CPU above)");
         floors.push(f);
         relays.push(r);
-        if let Some(cpu) = ran.cpu {
-            cpus.push(cpu.as_secs_f64() * 1e3 / n as f64);
-        }
+        let cpu = ran.cpu.map(|c| c.as_secs_f64() * 1e3 / n as f64);
+        cpus.extend(cpu);
         ratios.push(r / f);
         rss = rss.max(ran.rss_kb);
         // Every partner got his forward, exactly once (and every mover his receipt: 2n mails).
@@ -247,7 +246,7 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
             forward.len(),
             receipt.len()
         );
-        if let Some(&cpu) = cpus.last() {
+        if let Some(cpu) = cpu {
             for ((share, _), (ratios, spent)) in shares.iter().zip(&mut spending) {
                 let x = cpu * share;
                 let (rate, with) = bound(&moves, &forward, &receipt, Some((spin, x)));

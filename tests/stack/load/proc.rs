@@ -482,8 +482,8 @@ pub fn settle() -> Duration {
 /// Busy work of a known cost: a bare client that spends so many core-milliseconds a move beside
 /// handing its mails over stands for a relay of that CPU that does nothing else to the machine —
 /// what such a relay could reach at best. Calibrated after [`settle`]: the fastest of five timed
-/// rounds alone on a core; under load a round may take longer (a busy sibling thread of the same
-/// core), so a measurement reads what was spent from the process's ticks ([`Watch`]).
+/// rounds alone on a core; under load a round may cost more, so a measurement reads what was
+/// spent from the process's ticks ([`Watch`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Spin {
     rounds_a_ms: f64,
