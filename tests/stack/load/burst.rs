@@ -153,7 +153,8 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
     let mut cpus = Vec::new();
     let (mut beyond, mut asked) = (Vec::new(), Vec::new());
     // Bare clients that spend as much CPU beside as a relay: a third of the relay's, two thirds,
-    // all of it (this run's); the ratios to the bound and what their process spent beyond it.
+    // all of it (this run's); for each run their rate, its ratio to this run's bound and what
+    // their process spent beyond the bound's.
     let spin = Spin::calibrate();
     let me = std::fs::read_to_string("/proc/self/comm").unwrap_or_default();
     let me = me.trim();
@@ -162,7 +163,7 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
         (2.0 / 3.0, "two thirds"),
         (1.0, "all"),
     ];
-    let mut spending: Vec<(Vec<f64>, Vec<f64>)> = vec![Default::default(); shares.len()];
+    let mut spending: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); shares.len()];
     for run in 0..runs {
         let f = floor(n);
         // The relay: a store of ≥ n running games, n move mails waiting, one `once`.
@@ -247,7 +248,7 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
             receipt.len()
         );
         if let Some(cpu) = cpu {
-            for ((share, _), (ratios, spent)) in shares.iter().zip(&mut spending) {
+            for ((share, _), runs) in shares.iter().zip(&mut spending) {
                 let x = cpu * share;
                 let (rate, with) = bound(&moves, &forward, &receipt, Some((spin, x)));
                 let beside = with.of(me) - handed.of(me);
@@ -255,8 +256,7 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
                     "  bound, the clients spending {x:.2} core-ms a move beside ({beside:.2} more than the bound's by their process): {rate:.1} moves/s, {:.2}× the bound",
                     rate / b
                 );
-                ratios.push(rate / b);
-                spent.push(beside);
+                runs.push((rate, rate / b, beside));
             }
         }
         if let Some((cost, ask)) = beyond_bound(&drained, &handed) {
@@ -317,19 +317,19 @@ fn burst(n: usize, runs: usize) -> Vec<Row> {
     cpu.ratio = Some(cpus.median());
     cpu.goal = Goal::AtMost(1.0);
     let mut rows = Vec::new();
-    for ((_, share), (ratios, spent)) in shares.iter().zip(spending) {
-        if ratios.is_empty() {
+    for ((_, share), runs) in shares.iter().zip(spending) {
+        if runs.is_empty() {
             continue;
         }
+        let of = |pick: fn(&(f64, f64, f64)) -> f64| Stats::new(runs.iter().map(pick).collect());
         let mut r = Row::new(format!(
             "P2 burst, {} moves: bare clients handing the same mails that spend {share} of the relay's CPU beside ({} core-ms a move by their process's ticks) — a relay of that CPU, nothing else, at best; against the bound",
             count(n),
-            num(Stats::new(spent).median())
+            num(of(|r| r.2).median())
         ));
         r.floor = bound.floor.clone();
-        r.relay =
-            Stats::new(ratios.iter().zip(&bounds).map(|(q, b)| q * b).collect()).show("moves/s");
-        r.ratio = Some(Stats::new(ratios).median());
+        r.relay = of(|r| r.0).show("moves/s");
+        r.ratio = Some(of(|r| r.1).median());
         rows.push(r);
     }
     [vec![row, bound, cpu], rows].concat()

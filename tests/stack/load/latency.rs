@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::proc::Daemon;
 use super::setup::{games, put_waiting, tournament, wait_count};
-use super::table::{Goal, Row, Sizes, Stats, mib, progress};
+use super::table::{Goal, Row, Sizes, Stats, count, mib, progress};
 use super::wire::{Envelope, Idler};
 use crate::common::{Mailbox, Relay, send_text, unique, unique_addr, wait_for};
 
@@ -105,10 +105,7 @@ pub fn rows(sizes: &Sizes) -> Vec<Row> {
     let n = floor.len();
     let history = match sizes.history {
         0 => String::new(),
-        h => format!(
-            ", {} mails read before in its mailbox",
-            super::table::count(h)
-        ),
+        h => format!(", {} mails read before in its mailbox", count(h)),
     };
     let mut main = Row::new(format!(
         "Latency: a move by SMTP → the forward in the partner's INBOX, `run` in IDLE ({n} samples; floor = (a) + (b) of the same round{history})"
