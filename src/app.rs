@@ -66,6 +66,10 @@ pub enum AppError {
     /// in use or not this host's.
     #[error("{0}")]
     Listen(String),
+    /// A step that is no mail's (the deadlines due) failed in the core or in rendering: nothing
+    /// of it was written, and the relay goes on with its other work.
+    #[error("{0}")]
+    Step(String),
 }
 
 /// Why a `--now` cannot be used.
@@ -156,9 +160,10 @@ pub fn store_request(data_dir: &std::path::Path) -> std::path::PathBuf {
     data_dir.join("store.wanted")
 }
 
-/// A fresh random reply key: 128 bits, hex (docs/contract.md: private to the game and recipient).
+/// A fresh random reply key: 128 bits from the operating system's random source
+/// (`getrandom`), hex (docs/contract.md: private to the game and recipient; docs/security.md).
 pub fn new_key() -> String {
-    let bytes: [u8; 16] = rand::thread_rng().r#gen();
+    let bytes: [u8; 16] = rand::rngs::OsRng.r#gen();
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -273,7 +278,7 @@ impl App {
         let instance = match store.instance()? {
             Some(i) => i,
             None => {
-                let id: [u8; 6] = rand::thread_rng().r#gen();
+                let id: [u8; 6] = rand::rngs::OsRng.r#gen();
                 let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
                 let mut b = Batch::default();
                 b.put_instance(&id);
@@ -490,10 +495,25 @@ impl App {
     }
 
     /// Fires every deadline due by `now` and commits it.
+    ///
+    /// A panic in the core or in rendering undoes the step (the state is read back from the
+    /// store) and is returned as [`AppError::Step`]: the deadlines stay due, and the relay goes
+    /// on with its mails.
     pub fn tick(&mut self, now: DateTime<Utc>) -> Result<Output, AppError> {
-        let out = self.fire_due(now)?;
-        self.settle(Batch::default(), &out, now)?;
-        Ok(out)
+        let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let out = self.fire_due(now)?;
+            self.settle(Batch::default(), &out, now)?;
+            Ok(out)
+        }));
+        let failure = match step {
+            Ok(Err(AppError::Render(e))) => e.to_string(),
+            Ok(done) => return done,
+            Err(panic) => panic_text(&panic),
+        };
+        self.reload()?;
+        Err(AppError::Step(format!(
+            "the deadlines due by {now} could not be fired: {failure}"
+        )))
     }
 
     /// The core's decisions on every deadline due by `now`, with the tournaments they concern in
@@ -548,7 +568,36 @@ impl App {
         self.process_mail(header, postmark, uid, Some(size), None)
     }
 
+    /// [`App::process`] and its kin, each under one guard: a panic anywhere in the mail's step —
+    /// reading, bringing in its games, deciding, rendering, registering — undoes the step (the
+    /// state is read back from the store, which the step did not change) and quarantines the
+    /// mail with the reason. No mail stops the relay (docs/security.md).
     fn process_mail(
+        &mut self,
+        raw: &[u8],
+        postmark: DateTime<Utc>,
+        uid: Option<(u32, u32)>,
+        oversized: Option<u64>,
+        call: Option<crate::letter::Content>,
+    ) -> Result<Processed, AppError> {
+        let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::crash::point_for(crate::crash::IN_STEP, raw);
+            self.step_mail(raw, postmark, uid, oversized, call)
+        }));
+        match step {
+            Ok(done) => done,
+            Err(panic) => {
+                let reason = format!("failure while processing: {}", panic_text(&panic));
+                self.reload()?;
+                let mut batch = Batch::default();
+                self.quarantine_into(&mut batch, raw, None, postmark, uid, &reason);
+                self.commit(batch)?;
+                Ok(Processed::Quarantined(reason))
+            }
+        }
+    }
+
+    fn step_mail(
         &mut self,
         raw: &[u8],
         postmark: DateTime<Utc>,
@@ -600,17 +649,13 @@ impl App {
         // What time alone made happen is not the mail's fault: its failure is an error. The core
         // is asked only when its index says something is due by then (nothing else would fire).
         let due = self.due.earliest(&self.store)?.is_some_and(|at| at <= now);
+        let mut batch = Batch::default();
         let tick_out = if due {
-            self.fire_due(now)?
+            self.fire_before_mail(&mut batch, now)?
         } else {
             Output::default()
         };
-        let mut batch = Batch::default();
-        if let Err(e) = self.stage(&mut batch, &tick_out, now) {
-            self.reload()?;
-            return Err(e);
-        }
-        self.with_archived_text(&mut letter);
+        self.with_original(&mut letter);
         if let Err(e) = self.warm(&letter, now) {
             self.reload()?;
             return Err(e);
@@ -628,8 +673,11 @@ impl App {
                 &enrolment,
             );
         }
-        // A fresh reply key, should the letter need one (a director's question, TO §23).
-        self.state.spare_keys = vec![new_key()];
+        // A fresh random reply key for each of the director's questions (TO §23) the letter
+        // carries.
+        self.state.spare_keys = (0..crate::core::keys_needed(&letter))
+            .map(|_| new_key())
+            .collect();
         let decided = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.state.handle_mail(&letter, raw, now, &self.settings)
         }));
@@ -637,9 +685,14 @@ impl App {
             Err(panic) => Err(format!("core failure: {}", panic_text(&panic))),
             Ok(out) => {
                 let mut letter_batch = Batch::default();
-                match self.stage(&mut letter_batch, &out, now) {
-                    Err(e) => Err(format!("cannot render the answer: {e}")),
-                    Ok(()) => Ok((out, letter_batch)),
+                let staged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    crate::crash::point_for(crate::crash::IN_STAGE, raw);
+                    self.stage(&mut letter_batch, &out, now)
+                }));
+                match staged {
+                    Err(panic) => Err(format!("rendering failure: {}", panic_text(&panic))),
+                    Ok(Err(e)) => Err(format!("cannot render the answer: {e}")),
+                    Ok(Ok(())) => Ok((out, letter_batch)),
                 }
             }
         };
@@ -649,11 +702,9 @@ impl App {
                 // Nothing the letter did stays; the deadlines up to now do (fired again on the
                 // state as it was: the same deadlines, the same decisions).
                 self.reload()?;
-                let tick_out = self.fire_due(now)?;
                 batch = Batch::default();
-                if let Err(e) = self.stage(&mut batch, &tick_out, now) {
-                    self.reload()?;
-                    return Err(e);
+                if due {
+                    self.fire_before_mail(&mut batch, now)?;
                 }
                 self.quarantine_into(
                     &mut batch,
@@ -689,6 +740,58 @@ impl App {
             }
             None => Ok(Processed::Done { log, refused }),
         }
+    }
+
+    /// The deadlines due by `now`, fired and staged into `batch` before a mail's letter. Should
+    /// that fail in the core or in rendering (a panic, a template that does not render), the
+    /// failure is logged, nothing of it is staged, and the mail goes on without it: it is not
+    /// the mail's fault, and the relay keeps reading its mail (the deadlines stay due and are
+    /// tried again at the next step). A failure of the store is returned.
+    fn fire_before_mail(
+        &mut self,
+        batch: &mut Batch,
+        now: DateTime<Utc>,
+    ) -> Result<Output, AppError> {
+        let fired = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let out = self.fire_due(now)?;
+            self.stage(batch, &out, now)?;
+            Ok::<_, AppError>(out)
+        }));
+        let failure = match fired {
+            Ok(Ok(out)) => return Ok(out),
+            Ok(Err(e @ AppError::Render(_))) => e.to_string(),
+            Ok(Err(e)) => {
+                self.reload()?;
+                return Err(e);
+            }
+            Err(panic) => panic_text(&panic),
+        };
+        tracing::error!(
+            "the deadlines due by {now} could not be fired: {failure}; the mail is read without them"
+        );
+        self.reload()?;
+        *batch = Batch::default();
+        Ok(Output::default())
+    }
+
+    /// Quarantines, unread, the mail `raw` (IMAP message `uid`, received at `postmark`) whose
+    /// step began `times` times and never ended: the process died with it each time
+    /// (`crate::daemon`). Returns the reason kept with it.
+    pub fn quarantine_unfinished(
+        &mut self,
+        raw: &[u8],
+        postmark: DateTime<Utc>,
+        uid: (u32, u32),
+        times: u32,
+    ) -> Result<String, AppError> {
+        let reason = format!(
+            "its step began {times} times and never ended: the relay stopped while it was \
+             processed, and it is not begun again"
+        );
+        let mut batch = Batch::default();
+        self.quarantine_into(&mut batch, raw, None, postmark, Some(uid), &reason);
+        self.commit(batch)?;
+        Ok(reason)
     }
 
     /// Adds to `batch`: the mail kept in quarantine with `reason`, marked processed and done.

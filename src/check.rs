@@ -73,7 +73,7 @@ pub async fn check(config: &Config, config_path: &std::path::Path) -> Report {
 fn store(config: &Config, r: &mut Report) {
     let dir = &config.relay.data_dir;
     let probe = dir.join(format!(".fernzug-check-{}", std::process::id()));
-    match std::fs::create_dir_all(dir)
+    match crate::store::private::dir_all(dir)
         .and_then(|()| std::fs::write(&probe, b"check"))
         .and_then(|()| std::fs::remove_file(&probe))
     {

@@ -13,6 +13,12 @@
 //! 250 and the ledger's fdatasync a crash sends the mail again at the next start: the only
 //! window in which a mail goes twice. Beside the mail's path: [`BETWEEN_START_PARTS`]
 //! (`tournament add` queued one part of the start mails, not the rest).
+//!
+//! Two points stand for a mail that breaks the relay (docs/security.md, "a mail that stops the
+//! relay"): [`IN_STEP`] (the mail's step has begun) and [`IN_STAGE`] (its answers are being
+//! rendered). They are reached only for a mail that contains the text of `FERNZUG_CRASH_IF`
+//! (every mail when it is not set), and with `FERNZUG_CRASH_HOW=panic` they panic instead of
+//! aborting: the hostile mail the relay must survive, made on purpose.
 
 use std::sync::LazyLock;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -30,9 +36,16 @@ pub const BEFORE_OUTBOX_DELETE: &str = "before-outbox-delete";
 pub const AFTER_SENT_LEDGER: &str = "after-sent-ledger";
 pub const BETWEEN_START_PARTS: &str = "between-start-parts";
 pub const BETWEEN_REGISTER_PARTS: &str = "between-register-parts";
+pub const IN_STEP: &str = "in-step";
+pub const IN_STAGE: &str = "in-stage";
+
+/// The environment variable that limits [`point_for`] to the mails containing its text.
+pub const ENV_IF: &str = "FERNZUG_CRASH_IF";
+/// The environment variable that makes [`point_for`] panic (`panic`) instead of aborting.
+pub const ENV_HOW: &str = "FERNZUG_CRASH_HOW";
 
 /// Every named point.
-pub const ALL: [&str; 10] = [
+pub const ALL: [&str; 12] = [
     AFTER_READ,
     AFTER_COMMIT,
     AFTER_FSYNC,
@@ -43,6 +56,8 @@ pub const ALL: [&str; 10] = [
     AFTER_SENT_LEDGER,
     BETWEEN_START_PARTS,
     BETWEEN_REGISTER_PARTS,
+    IN_STEP,
+    IN_STAGE,
 ];
 
 static SPEC: LazyLock<Option<(String, u64)>> = LazyLock::new(|| {
@@ -73,6 +88,36 @@ pub fn point(name: &str) {
         eprintln!("fernzug: crash point {name} reached ({ENV}): aborting");
         std::process::abort();
     }
+}
+
+static IF: LazyLock<Option<Vec<u8>>> = LazyLock::new(|| {
+    std::env::var(ENV_IF)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .map(String::into_bytes)
+});
+
+static PANIC: LazyLock<bool> =
+    LazyLock::new(|| std::env::var(ENV_HOW).is_ok_and(|v| v.trim() == "panic"));
+
+/// [`point`] for the step of the mail `raw`: reached only when `FERNZUG_CRASH_IF` is unset or
+/// its text is in the mail; it panics instead of aborting under `FERNZUG_CRASH_HOW=panic`.
+pub fn point_for(name: &str, raw: &[u8]) {
+    let Some((p, _)) = SPEC.as_ref() else {
+        return;
+    };
+    if p != name {
+        return;
+    }
+    if let Some(text) = IF.as_ref()
+        && !raw.windows(text.len().max(1)).any(|w| w == text.as_slice())
+    {
+        return;
+    }
+    if *PANIC {
+        panic!("crash point {name} reached ({ENV}, {ENV_HOW}=panic)");
+    }
+    point(name);
 }
 
 #[cfg(test)]

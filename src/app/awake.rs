@@ -158,7 +158,7 @@ impl App {
         ids.extend(bound.clone().map(|b| b.game.tournament.clone()));
         // The sender, the players his reply keys were given to, and every address the letter
         // names (a director's command may name a player's new address, which must not be
-        // anyone's: `State::address_in_use`).
+        // anyone's: `crate::core::door::owners`).
         let mut people = vec![letter.from.clone()];
         people.extend(bound.map(|b| b.email.clone()));
         people.extend(crate::letter::content::addresses_in(&letter.subject));

@@ -89,7 +89,7 @@ fn alive(pid: u32) -> bool {
 
 /// Writes `value` as JSON into a file `path` that must not exist yet.
 fn create_new(path: &Path, value: &Request) -> std::io::Result<()> {
-    let mut f = std::fs::OpenOptions::new()
+    let mut f = crate::store::private::options(&mut std::fs::OpenOptions::new())
         .write(true)
         .create_new(true)
         .open(path)?;

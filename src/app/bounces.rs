@@ -41,28 +41,29 @@ impl App {
         Ok(out)
     }
 
-    /// Fax 2.2: a delivery-status report that did not bring the original's text back gets it
-    /// from the archive, so the director's report can show what did not arrive. The core decides
-    /// the rest (`State::handle_letter`).
-    pub(crate) fn with_archived_text(&self, letter: &mut Letter) {
-        if let Some(d) = letter.dsn.as_mut()
-            && d.text.is_none()
-            && let Some(original) = d.original_id.as_deref()
-        {
-            d.text = self.archived_text(d.game.as_ref(), original);
-        }
-    }
-
-    /// The text of a mail the relay sent, from the archive of its game.
-    fn archived_text(
-        &self,
-        game: Option<&crate::game_ref::GameRef>,
-        message_id: &str,
-    ) -> Option<String> {
-        let entries = self.store.archive_for_game(&game?.to_string()).ok()?;
-        entries
+    /// Fax 2.2: what the relay's archive says of the mail a delivery-status report is about —
+    /// whom the relay sent it to (`Dsn::sent_to`, `None` when the relay sent no such mail in the
+    /// game the report names) and its text, the relay's own (what a report brings back of it
+    /// is not believed). The core decides the rest (`State::handle_letter`): a report counts
+    /// only for a mail the relay sent to that recipient.
+    pub(crate) fn with_original(&self, letter: &mut Letter) {
+        let Some(d) = letter.dsn.as_mut() else {
+            return;
+        };
+        d.text = None;
+        d.sent_to = None;
+        let (Some(game), Some(original)) = (d.game.as_ref(), d.original_id.as_deref()) else {
+            return;
+        };
+        let Ok(entries) = self.store.archive_for_game(&game.to_string()) else {
+            return;
+        };
+        if let Some(sent) = entries
             .iter()
-            .find(|e| e.direction == Direction::Out && e.message_id == message_id)
-            .and_then(|e| dsn::mail_text(&e.raw))
+            .find(|e| e.direction == Direction::Out && e.message_id == original)
+        {
+            d.sent_to = Some(dsn::recipients_of(&sent.raw));
+            d.text = dsn::mail_text(&sent.raw);
+        }
     }
 }

@@ -70,7 +70,8 @@ impl App {
         let password = match known {
             Some(p) => p,
             None => {
-                let mut rng = rand::thread_rng();
+                // From the operating system's random source, as every reply key.
+                let mut rng = rand::rngs::OsRng;
                 let p = new_password(&mut rng);
                 let c = Credential::of(&p, &mut rng);
                 batch.put_xfcc_credential(&user, &c);

@@ -68,7 +68,7 @@ pub use model::{
     Due, KeyBinding, Meta, NewTournament, Output, Person, Player, Settings, State, Tournament,
 };
 pub use register::RegisterError;
-pub use route::{Reach, reach, running_tournaments_of};
+pub use route::{Reach, keys_needed, reach, running_tournaments_of};
 pub use unreachable::{Bounce, OperatorAlert, Undelivered};
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use shakmaty::Color;
 
 use crate::core::NewTournament;
 use crate::core::clock::PlayerClock;
+use crate::core::door::owners::{Taken, file_conflicts};
 use crate::core::model::Event;
 use crate::core::model::Step;
 use crate::core::model::{ByColor, Game, GameStatus, Turn, color_name};
@@ -21,6 +22,33 @@ use crate::mail_kind::MailKind;
 pub enum RegisterError {
     #[error("a tournament with id `{0}` is already registered")]
     Duplicate(String),
+    /// The file names addresses another tournament gives to someone else (an address belongs
+    /// to one person: `crate::core::door::owners`).
+    #[error("{}", taken_text(.0))]
+    AddressTaken(Vec<Taken>),
+}
+
+/// The addresses taken, as one line: `anna@… is someone else's in tournament T (…)`.
+fn taken_text(taken: &[Taken]) -> String {
+    let each: Vec<String> = taken
+        .iter()
+        .map(|t| {
+            format!(
+                "{} belongs to someone else in tournament {} ({})",
+                t.address,
+                t.tournament,
+                if t.owner == t.address {
+                    "that person's own address".to_string()
+                } else {
+                    format!("another address of {}", t.owner)
+                }
+            )
+        })
+        .collect();
+    format!(
+        "not registered: an address belongs to one person, and {}",
+        each.join("; ")
+    )
 }
 
 /// Registers a tournament from its file: creates its games (their `start` mails come from
@@ -34,6 +62,10 @@ pub(crate) fn register_tournament(
     let (now, settings) = (at.now, at.s);
     if state.tournaments.contains_key(&file.id) {
         return Err(RegisterError::Duplicate(file.id.clone()));
+    }
+    let taken = file_conflicts(state, file);
+    if !taken.is_empty() {
+        return Err(RegisterError::AddressTaken(taken));
     }
     let mut out = Output::default();
     // docs/contract.md: clocks of the first moves start at 00:00 of `start`, or at registration if later.

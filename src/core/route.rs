@@ -36,7 +36,7 @@ use crate::core::register::{RegisterError, register_tournament, registered_mail}
 use crate::core::time::deadlines::fire_due;
 use crate::game_ref::GameRef;
 use crate::letter::Letter;
-use crate::letter::auth::{DmarcVerdict, dmarc_verdict};
+use crate::letter::auth::{DmarcVerdict, dmarc_verdict, vouched};
 
 /// What the core may read when it answers a letter: the tournaments whose games (with their
 /// reply keys) must be at hand, and the reply keys the letter names. A relay that holds only some
@@ -60,6 +60,18 @@ pub struct Reach {
     /// other games of it (issue 33: a move costs the same in a tournament of 10,000 games as in
     /// one of 100).
     pub games: BTreeSet<GameRef>,
+}
+
+/// How many fresh random reply keys the shell must hand in (`State::spare_keys`) before the core
+/// decides `letter`: one for each question of the director's (TO §23) it carries — each question
+/// has a key of its own, never one a reader of the relay's mail could derive.
+pub fn keys_needed(letter: &Letter) -> usize {
+    letter
+        .content
+        .director
+        .iter()
+        .filter(|c| matches!(c, crate::letter::DirectorCommand::Ask { .. }))
+        .count()
 }
 
 /// The running tournaments (not rotated) that `email` plays in or directs, in the order of
@@ -165,60 +177,44 @@ pub(crate) fn answer_letter(
 ) -> Output {
     // Automatic mails, the relay's own and unauthenticated ones were screened out before.
     let mut out = Output::default();
-    // A player writing from an address not (yet) his, through his own reply key and under
-    // his name: told how to have it added, never refused in silence.
-    if !state.knows(&letter.from)
-        && let Some((game, r)) = unregistered_address(state, letter)
-    {
-        let lang = lang_for(state, &r.1, Some(&game), s);
-        out.letter_games.insert(game.clone());
-        query(
-            state,
-            &mut out,
-            letter,
-            Some(&game),
-            lang,
-            r.0,
-            Step { now, s },
-        );
-        return out;
-    }
     if !state.knows(&letter.from) {
-        // A stranger's mail changes nothing. No backscatter: it is answered only when it names
-        // a game or tournament of the relay, or the operator's server vouches for its From
-        // (`dmarc=pass`); a spam run with forged senders draws no mail at all.
-        if !stranger_may_be_answered(state, letter, s) {
-            out.log.push(format!(
-                "mail {} from stranger {}: names no game or tournament of the relay and has \
-                 no dmarc=pass, not answered (no backscatter)",
-                letter.message_id, letter.from
-            ));
-            return out;
-        }
-        // Then at most one polite answer, ever.
-        if state.meta.strangers_answered.insert(letter.from.clone()) {
-            let lang = s.default_lang;
-            query(
-                state,
-                &mut out,
-                letter,
-                None,
-                lang,
-                Refusal::Stranger,
-                Step { now, s },
-            );
-        } else {
-            out.log.push(format!(
-                "mail {} from stranger {}: already answered once, ignored",
-                letter.message_id, letter.from
-            ));
-        }
+        stranger(state, &mut out, letter, Step { now, s });
         return out;
     }
     // TO §23: the answer to a director's question, through the question's own reply key: it
     // goes to the director, whatever it says.
     if let Some(q) = question_of(state, letter) {
         answer_question(state, &mut out, letter, q, Step { now, s });
+        return out;
+    }
+    // `[security] require_reply_key`: anything that may change a game, a tournament or what the
+    // relay does for the sender — `Keine Warnungen`, `XFCC-Passwort` among them — counts only
+    // through the sender's own `relay+KEY@` address; a forged From cannot know it. The query
+    // goes to the registered address in From, so the real player learns of the attempt. A bare
+    // `Status` changes nothing and is answered to the registered address: it needs no key.
+    let c = &letter.content;
+    let bare_status =
+        c.status_request && !c.xfcc_password && c.warnings.is_none() && !says_more_than_status(c);
+    if s.guard.require_reply_key && !bare_status && !came_through_own_key(state, letter) {
+        let game = letter
+            .game_ref
+            .as_ref()
+            .filter(|g| state.color_in(g, &letter.from).is_some())
+            .cloned();
+        let lang = lang_for(state, &letter.from, game.as_ref(), s);
+        if let Some(g) = &game {
+            out.letter_games.insert(g.clone());
+        }
+        let r = Refusal::NotThroughReplyKey;
+        query(
+            state,
+            &mut out,
+            letter,
+            game.as_ref(),
+            lang,
+            r,
+            Step { now, s },
+        );
         return out;
     }
     // TO §17: `Keine Warnungen` / `Warnungen`: the sender's clock warnings off or on, answered
@@ -253,31 +249,6 @@ pub(crate) fn answer_letter(
         if !says_more_than_status(&letter.content) {
             return out;
         }
-    }
-    // `[security] require_reply_key`: anything that may change a game or a tournament counts
-    // only through the sender's own `relay+KEY@` address; a forged From cannot know it. The
-    // query goes to the registered address in From, so the real player learns of the attempt.
-    if s.guard.require_reply_key && !came_through_own_key(state, letter) {
-        let game = letter
-            .game_ref
-            .as_ref()
-            .filter(|g| state.color_in(g, &letter.from).is_some())
-            .cloned();
-        let lang = lang_for(state, &letter.from, game.as_ref(), s);
-        if let Some(g) = &game {
-            out.letter_games.insert(g.clone());
-        }
-        let r = Refusal::NotThroughReplyKey;
-        query(
-            state,
-            &mut out,
-            letter,
-            game.as_ref(),
-            lang,
-            r,
-            Step { now, s },
-        );
-        return out;
     }
     // The director's hand (crate::core::director) and leave (crate::core::director::leave).
     if is_director_letter(state, letter) {
@@ -339,23 +310,17 @@ pub(crate) fn answer_letter(
         query(state, &mut out, letter, None, lang, r, Step { now, s });
         return out;
     };
-    out.letter_games.insert(game_ref.clone());
     let lang = lang_for(state, &letter.from, Some(&game_ref), s);
     let Some(color) = game.color_of(&letter.from) else {
+        // Not one of the game's players: answered without the game, and not kept among its
+        // mails (anyone registered could grow another game's records, docs/security.md).
         let r = Refusal::NotAPlayer {
             game: game_ref.to_string(),
         };
-        query(
-            state,
-            &mut out,
-            letter,
-            Some(&game_ref),
-            lang,
-            r,
-            Step { now, s },
-        );
+        query(state, &mut out, letter, None, lang, r, Step { now, s });
         return out;
     };
+    out.letter_games.insert(game_ref.clone());
     // TO §30: words and nothing else go to the partner, in any state of the game.
     if letter.content.message {
         message(state, &mut out, letter, &game_ref, color, Step { now, s });
@@ -444,6 +409,67 @@ pub(crate) fn answer_letter(
     out
 }
 
+/// A mail from an address no tournament knows. It changes nothing. No backscatter: it is
+/// answered only where the operator's own server vouches for its From (`dmarc=pass`, or
+/// `spf=pass` for its domain: [`vouched`]) and it names a game or tournament of the relay (or has
+/// `dmarc=pass`) — a spam run with forged senders draws no mail at all — and then at most once a
+/// day per address and [`STRANGER_ANSWERS_PER_DAY`] a day in all. The answer repeats nothing of
+/// the mail (`crate::core::door::reply::query`). A player writing from an address not (yet) his,
+/// through his own reply key and under his name, is told how to have it added; anyone else,
+/// that the relay answers only its players.
+fn stranger(state: &mut State, out: &mut Output, letter: &Letter, at: Step<'_>) {
+    let (now, s) = (at.now, at.s);
+    if !stranger_may_be_answered(state, letter, s) {
+        out.log.push(format!(
+            "mail {} from stranger {}: the operator's server does not vouch for it (spf or \
+             dmarc pass) or it names no game or tournament of the relay; not answered (no \
+             backscatter)",
+            letter.message_id, letter.from
+        ));
+        return;
+    }
+    let today = crate::core::view::local_date(now, s.tz);
+    let answered = &mut state.meta.strangers;
+    if answered.day != Some(today) {
+        answered.day = Some(today);
+        answered.addresses.clear();
+    }
+    if answered.addresses.contains(&letter.from) {
+        out.log.push(format!(
+            "mail {} from stranger {}: already answered today, not again",
+            letter.message_id, letter.from
+        ));
+        return;
+    }
+    if answered.addresses.len() >= STRANGER_ANSWERS_PER_DAY {
+        out.log.push(format!(
+            "mail {} from stranger {}: {STRANGER_ANSWERS_PER_DAY} strangers answered today \
+             already, not answered",
+            letter.message_id, letter.from
+        ));
+        return;
+    }
+    answered.addresses.insert(letter.from.clone());
+    if let Some((game, r)) = unregistered_address(state, letter) {
+        let lang = lang_for(state, &r.1, Some(&game), s);
+        out.letter_games.insert(game.clone());
+        query(state, out, letter, Some(&game), lang, r.0, at);
+        return;
+    }
+    query(
+        state,
+        out,
+        letter,
+        None,
+        s.default_lang,
+        Refusal::Stranger,
+        at,
+    );
+}
+
+/// At most this many addresses no tournament knows are answered a day, in all.
+pub const STRANGER_ANSWERS_PER_DAY: usize = 50;
+
 /// A mail from an address no one has, that came through a player's own reply key and carries
 /// his name as its display name: the query that tells him how to register the address, and
 /// the player's registered address.
@@ -473,20 +499,26 @@ fn unregistered_address(state: &State, letter: &Letter) -> Option<(GameRef, (Ref
     Some((kb.game.clone(), (r, player.email.clone())))
 }
 
-/// The stranger rule's vouchers (no backscatter): the letter names a game or tournament of
-/// the relay, or the operator's own server (`trusted_authserv_id`) says `dmarc=pass` for its
-/// From domain.
+/// The stranger rule's vouchers (no backscatter): the operator's own server
+/// (`trusted_authserv_id`) vouches for the From address ([`vouched`]: `dmarc=pass`, or an aligned
+/// `spf=pass`), and the letter names a game or tournament of the relay or has `dmarc=pass`.
 fn stranger_may_be_answered(state: &State, letter: &Letter, s: &Settings) -> bool {
-    if names_relay_game(state, letter) {
-        return true;
-    }
-    let trusted = s
+    let Some(id) = s
         .guard
         .trusted_authserv_id
         .as_ref()
-        .or(s.guard.dmarc_authserv_id.as_ref());
-    trusted.is_some_and(|id| dmarc_verdict(&letter.trace, id, &letter.from) == DmarcVerdict::Pass)
+        .or(s.guard.dmarc_authserv_id.as_ref())
+    else {
+        return false;
+    };
+    vouched(&letter.trace, id, &letter.from)
+        && (names_relay_game(state, letter)
+            || dmarc_verdict(&letter.trace, id, &letter.from) == DmarcVerdict::Pass)
 }
+
+/// The most games a tournament registered by mail may make (`tournament add` allows
+/// `crate::tournament_file::MAX_GAMES`).
+pub const MAX_GAMES_BY_MAIL: usize = 20_000;
 
 /// A tournament file sent by mail (`Turnier anmelden` / `register tournament`), after
 /// `crate::core::door::screen` let it in: registered when its sender is in `[relay] directors`
@@ -556,9 +588,26 @@ pub(crate) fn register_letter(
             return out;
         }
     };
+    // A mail makes at most so many games: a round robin of a thousand players would be half a
+    // million games and a million start mails (docs/security.md).
+    if file.pairings.len() > MAX_GAMES_BY_MAIL {
+        let r = RegisterRefusal::TooManyGames {
+            games: file.pairings.len(),
+            max: MAX_GAMES_BY_MAIL,
+        };
+        refuse(state, &mut out, r);
+        return out;
+    }
     match register_tournament(state, &file, at, new_key) {
         Err(RegisterError::Duplicate(id)) => {
             refuse(state, &mut out, RegisterRefusal::Duplicate { id });
+        }
+        Err(RegisterError::AddressTaken(taken)) => {
+            let taken = taken
+                .into_iter()
+                .map(|t| (t.address, t.tournament))
+                .collect();
+            refuse(state, &mut out, RegisterRefusal::AddressTaken { taken });
         }
         Ok(registered) => {
             out.absorb(registered);

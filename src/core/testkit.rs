@@ -28,8 +28,29 @@ pub fn settings() -> Settings {
         instance: "test".into(),
         digest_day: None,
         warn_days: 0,
-        guard: Default::default(),
+        guard: crate::core::model::Guard {
+            trusted_authserv_id: Some(OWN_SERVER.into()),
+            ..Default::default()
+        },
     }
+}
+
+/// The operator's own server in the tests' settings (`[security] trusted_authserv_id`).
+pub const OWN_SERVER: &str = "mx.fernschach.test";
+
+/// `l` as the operator's own server vouches for it (`spf=pass` for its From domain): a stranger
+/// is answered only then (no backscatter).
+pub fn vouched(mut l: Letter) -> Letter {
+    let domain = l.from.rsplit_once('@').map_or("", |(_, d)| d).to_string();
+    l.trace.auth_results.push(crate::letter::auth::AuthResults {
+        authserv_id: OWN_SERVER.into(),
+        results: vec![crate::letter::auth::AuthResult {
+            method: "spf".into(),
+            result: "pass".into(),
+            props: vec![("smtp.mailfrom".into(), domain)],
+        }],
+    });
+    l
 }
 
 /// Local Berlin time.

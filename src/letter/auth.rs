@@ -205,10 +205,92 @@ pub fn dmarc_verdict(trace: &Trace, authserv_id: &str, from: &str) -> DmarcVerdi
     DmarcVerdict::Pass
 }
 
+/// Whether the operator's own server (`authserv_id`, its topmost `Authentication-Results`)
+/// vouches for the From address `from`: `dmarc=pass` for its domain ([`dmarc_verdict`]), or
+/// `spf=pass` for an envelope sender (`smtp.mailfrom`) of the same domain or one of its
+/// subdomains (or the other way round). Only such an address gets an answer from the relay when
+/// no tournament knows it: an answer to a forged address would be backscatter
+/// (docs/security.md).
+pub fn vouched(trace: &Trace, authserv_id: &str, from: &str) -> bool {
+    if dmarc_verdict(trace, authserv_id, from) == DmarcVerdict::Pass {
+        return true;
+    }
+    let Some(ar) = trace
+        .auth_results
+        .iter()
+        .find(|a| a.authserv_id.eq_ignore_ascii_case(authserv_id.trim()))
+    else {
+        return false;
+    };
+    let domain = from.rsplit_once('@').map_or("", |(_, d)| d).to_lowercase();
+    let aligned = |d: &str| {
+        !domain.is_empty()
+            && (d == domain
+                || d.ends_with(&format!(".{domain}"))
+                || domain.ends_with(&format!(".{d}")))
+    };
+    ar.results
+        .iter()
+        .filter(|r| r.method == "spf" && r.result == "pass")
+        .filter_map(|r| r.props.iter().find(|(k, _)| k == "smtp.mailfrom"))
+        .map(|(_, v)| v.rsplit_once('@').map_or(v.as_str(), |(_, d)| d))
+        .any(aligned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use mail_parser::MessageParser;
+
+    #[test]
+    fn vouched_by_dmarc_or_aligned_spf_of_the_own_server_only() {
+        let t = |h: &str| Trace {
+            auth_results: h.lines().filter_map(parse_auth_results).collect(),
+            ..Trace::default()
+        };
+        let own = "mx.fernschach.test";
+        let from = "carl@example.org";
+        for (headers, expect) in [
+            (
+                "mx.fernschach.test; dmarc=pass header.from=example.org",
+                true,
+            ),
+            (
+                "mx.fernschach.test; spf=pass smtp.mailfrom=carl@example.org",
+                true,
+            ),
+            (
+                "mx.fernschach.test; spf=pass smtp.mailfrom=bounces.example.org",
+                true,
+            ),
+            (
+                "mx.fernschach.test; spf=pass smtp.mailfrom=spam.example",
+                false,
+            ),
+            (
+                "mx.fernschach.test; spf=softfail smtp.mailfrom=example.org",
+                false,
+            ),
+            ("mx.fernschach.test; spf=pass", false),
+            (
+                "mx.fernschach.test; dmarc=fail header.from=example.org",
+                false,
+            ),
+            // Someone else's server, or a forged header below the own server's.
+            (
+                "mx.elsewhere.test; dmarc=pass header.from=example.org",
+                false,
+            ),
+            (
+                "mx.fernschach.test; spf=fail smtp.mailfrom=example.org\n\
+                 mx.fernschach.test; spf=pass smtp.mailfrom=example.org",
+                false,
+            ),
+        ] {
+            assert_eq!(vouched(&t(headers), own, from), expect, "{headers}");
+        }
+        assert!(!vouched(&Trace::default(), own, from));
+    }
 
     fn trace(raw: &str) -> Trace {
         let m = MessageParser::default().parse(raw.as_bytes()).unwrap();

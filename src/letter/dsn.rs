@@ -25,6 +25,11 @@ pub struct Dsn {
     pub game: Option<GameRef>,
     /// The original's text, when the whole mail came back.
     pub text: Option<String>,
+    /// The addresses the relay sent the original to (its `To:` and `Cc:`), as the relay's own
+    /// archive has it: filled by the shell (`crate::app`), `None` when the relay never sent a
+    /// mail of that Message-ID in the game the report names. The reader leaves it `None`: only
+    /// a report about a mail the relay sent to that recipient counts (docs/security.md).
+    pub sent_to: Option<Vec<String>>,
 }
 
 /// One failed recipient.
@@ -165,6 +170,28 @@ fn blocks(text: &str) -> Vec<Vec<(String, String)>> {
 pub fn mail_text(raw: &[u8]) -> Option<String> {
     let m = MessageParser::default().parse(raw)?;
     m.body_text(0).map(|t| t.trim().to_string())
+}
+
+/// The addresses of a mail's `To:` and `Cc:` (lower-cased): whom the relay sent a mail of its
+/// own to.
+pub fn recipients_of(raw: &[u8]) -> Vec<String> {
+    let Some(m) = MessageParser::default().parse_headers(raw) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for list in [m.to(), m.cc()].into_iter().flatten() {
+        let addrs: Vec<&mail_parser::Addr<'_>> = match list {
+            mail_parser::Address::List(l) => l.iter().collect(),
+            mail_parser::Address::Group(g) => g.iter().flat_map(|g| g.addresses.iter()).collect(),
+        };
+        out.extend(
+            addrs
+                .into_iter()
+                .filter_map(|a| a.address.as_deref())
+                .map(|a| a.trim().to_lowercase()),
+        );
+    }
+    out
 }
 
 #[cfg(test)]

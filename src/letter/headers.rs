@@ -31,18 +31,20 @@ pub fn read_headers(message: &Message<'_>, raw: &[u8]) -> Result<Head, ReadError
         .from()
         .and_then(|a| all_addrs(a).into_iter().next())
         .ok_or(ReadError::NoSender)?;
+    // An address with a control character or a blank in it is none (it could not be written
+    // back into a header): the mail has no sender the relay could answer.
     let from = sender
         .address
         .as_deref()
         .map(|a| a.trim().to_lowercase())
-        .filter(|a| a.contains('@'))
+        .filter(|a| a.contains('@') && !a.chars().any(|c| c.is_whitespace() || c.is_control()))
         .ok_or(ReadError::NoSender)?;
     let from_name = sender
         .name
         .as_deref()
-        .map(|n| n.trim().trim_matches('"').trim().to_string())
+        .map(|n| clean_header_text(n).trim_matches('"').trim().to_string())
         .filter(|n| !n.is_empty() && !n.eq_ignore_ascii_case(&from));
-    let subject = message.subject().unwrap_or("").trim().to_string();
+    let subject = clean_header_text(message.subject().unwrap_or(""));
     let message_id = message
         .message_id()
         .map(|id| {
@@ -67,6 +69,37 @@ pub fn read_headers(message: &Message<'_>, raw: &[u8]) -> Result<Head, ReadError
         from_name,
         subject,
     })
+}
+
+/// Text read from a header (a display name, a subject) as one clean line: every control
+/// character (CR and LF, which an RFC 2047 word can carry, among them), line and paragraph
+/// separator and bidirectional override becomes a blank, and runs of blanks become one. Whatever
+/// a sender writes there, the relay can write it back into a header of its own (a query's `To:`)
+/// without breaking the header or the mail (docs/security.md).
+///
+/// ```
+/// use fernzug::letter::headers::clean_header_text;
+/// assert_eq!(clean_header_text("Bob\r\nX-Injected: 1"), "Bob X-Injected: 1");
+/// assert_eq!(clean_header_text("  Anna \u{202e}Adler\t"), "Anna Adler");
+/// ```
+pub fn clean_header_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text
+        .split(|c: char| {
+            c.is_whitespace()
+                || c.is_control()
+                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}')
+                || ('\u{202a}'..='\u{202e}').contains(&c)
+                || ('\u{2066}'..='\u{2069}').contains(&c)
+        })
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 /// `mail_parser::DateTime::to_rfc3339`, written without `format!`: the same text.

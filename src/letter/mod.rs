@@ -150,14 +150,26 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
     })
 }
 
+/// How many attachments a letter names at most.
+pub const MAX_ATTACHMENT_NAMES: usize = 20;
+/// How long an attachment's name may be (characters).
+pub const MAX_ATTACHMENT_NAME_CHARS: usize = 100;
+
 /// The names of `message`'s attachments (TO §30: named to the partner, never forwarded); the
 /// MIME type of one without a name.
+/// At most [`MAX_ATTACHMENT_NAMES`] names of at most [`MAX_ATTACHMENT_NAME_CHARS`] characters
+/// each, as one clean line: a name is another way of sending words, and the words' own limit
+/// must hold for it too (docs/security.md).
 fn attachment_names(message: &mail_parser::Message<'_>) -> Vec<String> {
     use mail_parser::MimeHeaders;
     message
         .attachments()
+        .take(MAX_ATTACHMENT_NAMES)
         .map(|part| match part.attachment_name() {
-            Some(name) if !name.trim().is_empty() => name.trim().to_string(),
+            Some(name) if !name.trim().is_empty() => headers::clean_header_text(name)
+                .chars()
+                .take(MAX_ATTACHMENT_NAME_CHARS)
+                .collect(),
             _ => part.content_type().map_or_else(
                 || "application/octet-stream".to_string(),
                 |t| match t.subtype() {

@@ -324,10 +324,13 @@ fn mailbox(r: &Recipient) -> Result<Mailbox, RenderError> {
         .email
         .parse()
         .map_err(|_| RenderError::Address(r.email.clone()))?;
-    let name = if r.name.is_empty() || r.name == r.email {
+    // Whatever a name holds, the header stays one header (lettre cannot write CR or LF in a
+    // name: its `Display` would fail, and `to_string` panic).
+    let clean = crate::letter::headers::clean_header_text(&r.name);
+    let name = if clean.is_empty() || clean == r.email {
         None
     } else {
-        Some(r.name.clone())
+        Some(clean)
     };
     Ok(Mailbox::new(name, addr))
 }

@@ -73,7 +73,10 @@ impl Store {
         };
         let partial = dir.join(PARTIAL);
         let store_dir = partial.join("store");
-        std::fs::create_dir_all(&store_dir)
+        // The backup's folders 0700, its files 0600, whoever writes it (`private.rs`).
+        super::private::dir_all(&partial)
+            .and_then(|()| super::private::dir_all(&store_dir))
+            .and_then(|()| super::private::touch(&store_dir.join(FILE)))
             .map_err(files("create the backup's store folder", &store_dir))?;
         let mut done = Backup::default();
         // The snapshot: every tree as of this instant.
@@ -198,7 +201,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(u64, u64), StoreError> {
     };
     let fail =
         |what: &'static str, path: PathBuf| move |source| StoreError::Files { path, what, source };
-    std::fs::create_dir_all(to)
+    super::private::dir_all(to)
         .map_err(fail("create the backup's shelf folder", to.to_path_buf()))?;
     let (mut files, mut bytes) = (0, 0);
     for entry in entries {
@@ -214,10 +217,12 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(u64, u64), StoreError> {
             bytes += b;
         } else if kind.is_file() && path.extension().is_some_and(|e| e == "json") {
             // A `.json.tmp` is a shelf file not yet written whole: not the copy's.
-            bytes +=
-                std::fs::copy(&path, &target).map_err(fail("copy the shelf file", path.clone()))?;
-            File::open(&target)
-                .and_then(|f| f.sync_all())
+            let mut copy = super::private::create(&target)
+                .map_err(fail("copy the shelf file", target.clone()))?;
+            bytes += File::open(&path)
+                .and_then(|mut f| io::copy(&mut f, &mut copy))
+                .map_err(fail("copy the shelf file", path.clone()))?;
+            copy.sync_all()
                 .map_err(fail("sync the copied shelf file", target.clone()))?;
             files += 1;
         }

@@ -309,9 +309,16 @@ impl Batch {
         self.put(Tree::Processed, message_id.as_bytes(), &at)
     }
 
-    /// Record that IMAP message (`uidvalidity`, `uid`) has been handled.
+    /// Record that IMAP message (`uidvalidity`, `uid`) has been handled (its step, begun, ended).
     pub fn uid_done(&mut self, uidvalidity: u32, uid: u32) -> &mut Batch {
+        self.delete(Tree::Begun, uid_key(uidvalidity, uid));
         self.put(Tree::Uids, uid_key(uidvalidity, uid), &true)
+    }
+
+    /// Record that the step of IMAP message (`uidvalidity`, `uid`) begins for the `times`-th
+    /// time ([`Store::begun`]).
+    pub fn begin_uid(&mut self, uidvalidity: u32, uid: u32, times: u32) -> &mut Batch {
+        self.put(Tree::Begun, uid_key(uidvalidity, uid), &times)
     }
 
     /// Archive a mail; the archive id is allocated inside the transaction, and every game

@@ -74,6 +74,7 @@ mod error;
 mod migrate;
 mod outbox;
 mod packed;
+pub mod private;
 mod records;
 mod schema;
 pub mod sent;
@@ -243,9 +244,15 @@ impl Store {
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         let path = dir.to_path_buf();
         let fresh = !dir.join(FILE).exists();
-        std::fs::create_dir_all(dir).map_err(|source| StoreError::Files {
+        private::dir_all(dir).map_err(|source| StoreError::Files {
             path: path.clone(),
             what: "create the store directory",
+            source,
+        })?;
+        // The database file exists `0600` before redb writes into it (`private.rs`).
+        private::touch(&dir.join(FILE)).map_err(|source| StoreError::Files {
+            path: dir.join(FILE),
+            what: "create the database file",
             source,
         })?;
         let db = redb::Database::builder()
@@ -815,6 +822,14 @@ impl Store {
     /// Whether the mail with `message_id` has been handled.
     pub fn is_processed(&self, message_id: &str) -> Result<bool, StoreError> {
         self.contains(Tree::Processed, message_id.as_bytes())
+    }
+
+    /// How many times the step of IMAP message (`uidvalidity`, `uid`) began without ending
+    /// (`Batch::begin_uid`; 0 for one never begun or done).
+    pub fn begun(&self, uidvalidity: u32, uid: u32) -> Result<u32, StoreError> {
+        Ok(self
+            .get::<u32>(Tree::Begun, uid_key(uidvalidity, uid))?
+            .unwrap_or(0))
     }
 
     /// Whether IMAP message (`uidvalidity`, `uid`) has been handled.

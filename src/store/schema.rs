@@ -63,12 +63,18 @@ pub enum Tree {
     /// tournaments a sender appears in. Written with the record, never removed (an address a
     /// tournament no longer names only makes the relay read it once more).
     RotatedPeople,
+    /// The IMAP messages whose step has begun and not yet ended, each (`uid_key`, as
+    /// [`Tree::Uids`]) with how many times it began (a `u32`): written durably before a group of
+    /// mails is decided, removed with the mail's own step (`Batch::uid_done`). A message that
+    /// began and did not end — the process died with it — is decided alone the next time, and
+    /// one that began twice is quarantined unread (`crate::daemon`): no mail stops the relay.
+    Begun,
 }
 
 impl Tree {
     /// Every tree, in a fixed order (the index of a tree in this list is its slot in a
     /// transaction).
-    pub const ALL: [Tree; 15] = [
+    pub const ALL: [Tree; 16] = [
         Tree::Meta,
         Tree::Tournaments,
         Tree::Keys,
@@ -84,6 +90,7 @@ impl Tree {
         Tree::DueOrder,
         Tree::Rotated,
         Tree::RotatedPeople,
+        Tree::Begun,
     ];
 
     /// The tree's name: its table in the redb file (and its tree in an earlier version's sled).
@@ -104,6 +111,7 @@ impl Tree {
             Tree::DueOrder => "due_order",
             Tree::Rotated => "rotated",
             Tree::RotatedPeople => "rotated_people",
+            Tree::Begun => "begun",
         }
     }
 

@@ -63,7 +63,7 @@ impl Ledger {
         let file = match &mut self.file {
             Some(file) => file,
             None => {
-                let file = OpenOptions::new()
+                let file = super::private::options(&mut OpenOptions::new())
                     .create(true)
                     .read(true)
                     .append(true)

@@ -99,10 +99,10 @@ pub fn read_rows<R: serde::de::DeserializeOwned>(
 /// Writes `value` as JSON to `path` in folder `dir` durably: a temporary file, fsynced, renamed,
 /// the folder fsynced.
 fn write_json(dir: &Path, path: &Path, value: &impl Serialize) -> Result<(), StoreError> {
-    std::fs::create_dir_all(dir).map_err(shelf_err(dir))?;
+    super::private::dir_all(dir).map_err(shelf_err(dir))?;
     let tmp = path.with_extension("json.tmp");
     let written = (|| {
-        let f = std::fs::File::create(&tmp)?;
+        let f = super::private::create(&tmp)?;
         let mut w = io::BufWriter::new(f);
         serde_json::to_writer(&mut w, value).map_err(io::Error::other)?;
         w.flush()?;

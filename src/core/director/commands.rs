@@ -9,6 +9,7 @@ use crate::core::clock::{self, Rest};
 use crate::core::director::leave::add_leave;
 use crate::core::director::leave::{check_leave, complete_span};
 use crate::core::director::{director_event, name_of, player_and_partners, player_tournament};
+use crate::core::door::owners::taken;
 use crate::core::door::reply::{finish, open_games_in};
 use crate::core::model::GameStatus;
 use crate::core::model::LeaveRefusal;
@@ -301,12 +302,12 @@ pub(super) fn address(
     let now = at.now;
     let Scope { game, tid, directs } = scope;
     let tid = player_tournament(st, tid, directs, player, Command::Address)?;
-    if let Some(owner) = st.address_in_use(address)
-        && owner != player
-    {
+    // An address belongs to one person, in every tournament (the check a tournament file meets
+    // too, `crate::core::door::owners`).
+    if let Some(t) = taken(st, address, player, None) {
         return Err(DirectorRefusal::AddressTaken {
             address: address.clone(),
-            owner: owner.to_string(),
+            owner: t.owner,
         });
     }
     let Some(p) = st

@@ -184,10 +184,18 @@ pub(super) fn ask(
 ) -> Result<Notice, DirectorRefusal> {
     let now = at.now;
     let tid = player_tournament(st, scope.tid, scope.directs, player, Command::Ask)?;
+    // The shell hands in one fresh random key per question (`crate::core::keys_needed`): a key
+    // is never derived from anything a reader of the relay's mail could know.
     let key = match st.spare_keys.pop() {
         Some(k) => k,
-        // A shell that handed in no key (a test): one made of the mail counter, unique.
+        #[cfg(test)]
         None => format!("q{}", st.meta.mail_seq + 1),
+        #[cfg(not(test))]
+        None => {
+            return Err(DirectorRefusal::Malformed {
+                lines: vec![format!("{player}: {text}")],
+            });
+        }
     };
     let question = Question {
         key: key.clone(),

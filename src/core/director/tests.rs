@@ -3,7 +3,7 @@
 //! Letters are real mails read by the real reader, so the forms players and directors write are
 //! tested on the way.
 
-use crate::core::testkit::{self, ANNA, BERT, CARL, TL, at, day, settings};
+use crate::core::testkit::{self, ANNA, BERT, CARL, TL, at, day, kinds, settings};
 use chrono::{DateTime, NaiveDate, Utc, Weekday};
 use chrono_tz::Europe::Berlin;
 use shakmaty::Color;
@@ -1242,7 +1242,7 @@ fn unregistered_address_under_the_players_name_and_key_is_told_how_to_register()
         let raw = format!(
             "From: {name} <anna@neuer-anbieter.de>\r\nTo: relay+{key}@fernschach.test\r\nSubject: Re: [T-1/1]\r\nMessage-ID: <{name}@x>\r\n\r\n1. e4\r\n"
         );
-        read_letter(raw.as_bytes()).expect("reads")
+        testkit::vouched(read_letter(raw.as_bytes()).expect("reads"))
     };
     let out = step(&mut st, &letter("Anna Adler"), now);
     assert_eq!(
@@ -1256,10 +1256,17 @@ fn unregistered_address_under_the_players_name_and_key_is_told_how_to_register()
     );
     assert!(q.contains(TL), "{q}");
     assert!(st.games[&g(1)].moves.is_empty());
-    // Under another name it is a stranger's mail: one polite answer, no instructions.
-    let out = step(&mut st, &letter("Mallory"), now);
+    // Under another name (the next day: one answer a day) it is a stranger's mail: one polite
+    // answer, no instructions.
+    let out = step(&mut st, &letter("Mallory"), now + chrono::Duration::days(1));
     let q = queries(&out);
+    assert_eq!(q.len(), 1, "{q:?}");
     assert!(!q.iter().any(|q| q.contains("Weitere Adresse")), "{q:?}");
+    // Not vouched for by the own server: nothing at all (no backscatter).
+    let mut forged = letter("Anna Adler");
+    forged.trace = Default::default();
+    let out = step(&mut st, &forged, now + chrono::Duration::days(2));
+    assert!(out.mails.is_empty(), "{:?}", sent(&out));
     assert!(st.games[&g(1)].moves.is_empty());
 }
 
@@ -1848,4 +1855,311 @@ fn a_registration_counts_only_through_a_reply_key_when_keys_are_required() {
     let out = register_by_mail(&mut st, &letter, Ok(t9()), at(2027, 1, 2, 11, 0), &s);
     assert_eq!(sent(&out), vec![(MailKind::Director, TL.to_string())]);
     assert!(st.tournaments.contains_key("T-9"));
+}
+
+// ------------------------------------------------------------------------------------------------
+// No mail stops the relay, no address is taken over (docs/security.md)
+
+/// Mallory's tournament file: his own address, and as his other addresses Anna's and TL's — who
+/// play and direct T-1.
+fn takeover_file() -> NewTournament {
+    let mut f = testkit::tournament(
+        "T-8",
+        "Übernahme",
+        RuleSet::Fax,
+        &[
+            ("Mallory", "mallory@evil.test", None),
+            ("Moritz", "moritz@evil.test", None),
+        ],
+        &[(0, 1)],
+    );
+    f.director.email = "boss@evil.test".into();
+    f.players[0].also = vec![ANNA.into(), TL.into()];
+    f
+}
+
+#[test]
+fn an_address_belongs_to_one_person_a_file_naming_anothers_is_refused() {
+    let s = Settings {
+        guard: crate::core::model::Guard {
+            directors: vec![TL.to_string(), "boss@evil.test".to_string()],
+            ..Default::default()
+        },
+        ..settings()
+    };
+    let mut st = new_state(RuleSet::Fax);
+    let before = st.tournaments.clone();
+    // By mail: a query naming both addresses, nothing registered.
+    let out = register_by_mail(
+        &mut st,
+        &registration("boss@evil.test", FILE),
+        Ok(takeover_file()),
+        at(2026, 12, 2, 10, 0),
+        &s,
+    );
+    assert_eq!(
+        sent(&out),
+        vec![(MailKind::Query, "boss@evil.test".to_string())]
+    );
+    let q = &queries(&out)[0];
+    assert!(
+        q.contains(ANNA) && q.contains(TL) && q.contains("T-1"),
+        "{q}"
+    );
+    assert!(
+        !q.contains("Anna Adler"),
+        "who it is there is not told: {q}"
+    );
+    assert_eq!(st.tournaments, before);
+    // As `tournament add` does it: the same check.
+    let mut n = 0;
+    let refused = st.register(&takeover_file(), at(2026, 12, 2, 10, 0), &s, &mut || {
+        n += 1;
+        format!("k{n}")
+    });
+    assert!(
+        matches!(&refused, Err(crate::core::RegisterError::AddressTaken(t)) if t.len() == 2),
+        "{refused:?}"
+    );
+    // A player's own address as someone's `also` in a file is refused as well; the same person
+    // (his own address, his own other address) in a second tournament is not.
+    let mut again = t9();
+    again.players[0].also = vec!["anna.adler@example.org".into()];
+    assert!(
+        st.register(&again, at(2026, 12, 2, 10, 0), &s, &mut || "k".into())
+            .is_ok()
+    );
+    let mut third = testkit::tournament(
+        "T-7",
+        "Dritter",
+        RuleSet::Fax,
+        &[("Bert Berger", BERT, None), ("Carl Clausen", CARL, None)],
+        &[(0, 1)],
+    );
+    third.players[1].also = vec!["anna.adler@example.org".into()];
+    let refused = st.register(&third, at(2026, 12, 2, 10, 0), &s, &mut || "k".into());
+    assert!(
+        refused.is_err(),
+        "Anna's other address as Carl's: {refused:?}"
+    );
+}
+
+#[test]
+fn a_players_own_address_is_never_read_as_someone_elses() {
+    let mut st = new_state(RuleSet::Fax);
+    // Registered before the check existed (or written into the store by hand): the state holds
+    // Mallory with Anna's and TL's addresses as his.
+    let mut n = 0;
+    let mut f = takeover_file();
+    f.players[0].also.clear();
+    st.register(&f, at(2026, 12, 1, 9, 0), &settings(), &mut || {
+        n += 1;
+        format!("m{n}")
+    })
+    .unwrap();
+    let mut t = st.tournaments["T-8"].clone();
+    t.players[0].also = vec![ANNA.into(), TL.into()];
+    st.add_tournament(t);
+    assert_eq!(st.registered_as(ANNA), None);
+    assert_eq!(st.registered_as(TL), None);
+    // Anna's move is hers, and TL's command his.
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    assert_eq!(st.games[&g(1)].moves.len(), 1);
+    let out = step(
+        &mut st,
+        &mail(TL, "[T-1/1]", "Nur Züge: T-1/1"),
+        at(2026, 12, 1, 11, 0),
+    );
+    assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    assert!(st.games[&g(1)].moves_only);
+    // The director's `Weitere Adresse:` meets the same check: Bert's address cannot become
+    // Carl's.
+    let out = step(
+        &mut st,
+        &mail(TL, "[T-1]", &format!("Weitere Adresse: {CARL} + {BERT}")),
+        at(2026, 12, 1, 12, 0),
+    );
+    assert!(queries(&out)[0].contains(BERT), "{:?}", queries(&out));
+}
+
+#[test]
+fn a_tournament_by_mail_makes_at_most_20000_games() {
+    let s = Settings {
+        guard: crate::core::model::Guard {
+            directors: vec![TL.to_string()],
+            ..Default::default()
+        },
+        ..settings()
+    };
+    // 201 players: a round robin of 20,100 games.
+    let players: Vec<(String, String)> = (0..201)
+        .map(|i| (format!("Spieler {i}"), format!("p{i}@example.org")))
+        .collect();
+    let named: Vec<(&str, &str, Option<Lang>)> = players
+        .iter()
+        .map(|(n, e)| (n.as_str(), e.as_str(), None))
+        .collect();
+    let mut big = testkit::tournament("T-BIG", "Groß", RuleSet::Fax, &named, &[]);
+    big.pairings = (0..201usize)
+        .flat_map(|w| (w + 1..201).map(move |b| (w, b)))
+        .zip(1u32..)
+        .map(|((white, black), number)| crate::core::model::Pairing {
+            number,
+            round: 1,
+            white,
+            black,
+        })
+        .collect();
+    assert_eq!(big.pairings.len(), 20_100);
+    let mut st = State::default();
+    let out = register_by_mail(
+        &mut st,
+        &registration(TL, FILE),
+        Ok(big),
+        at(2027, 1, 2, 10, 0),
+        &s,
+    );
+    assert_eq!(sent(&out), vec![(MailKind::Query, TL.to_string())]);
+    let q = &queries(&out)[0];
+    assert!(q.contains("20100") && q.contains("20000"), "{q}");
+    assert!(st.tournaments.is_empty() && st.games.is_empty());
+}
+
+#[test]
+fn each_question_has_its_own_random_key_handed_in_by_the_shell() {
+    let mut st = new_state(RuleSet::Post);
+    let l = mail(
+        TL,
+        "[T-1] Rückfrage",
+        "Rückfrage an anna@fernschach.test: Wie geht es?\nRückfrage an bert@fernschach.test: Spielen Sie weiter?",
+    );
+    assert_eq!(crate::core::keys_needed(&l), 2);
+    st.spare_keys = vec!["r4nd0m-1".into(), "r4nd0m-2".into()];
+    let out = step(&mut st, &l, at(2027, 1, 4, 10, 0));
+    let mut keys: Vec<String> = out
+        .mails
+        .iter()
+        .filter(|m| m.to[0].email != TL)
+        .filter_map(|m| m.reply_key.clone())
+        .collect();
+    keys.sort();
+    assert_eq!(keys, vec!["r4nd0m-1", "r4nd0m-2"]);
+    let questions: Vec<&str> = st.tournaments["T-1"]
+        .questions
+        .iter()
+        .map(|q| q.key.as_str())
+        .collect();
+    assert!(
+        questions.iter().all(|k| k.starts_with("r4nd0m")),
+        "{questions:?}"
+    );
+}
+
+#[test]
+fn warnings_and_xfcc_password_need_the_reply_key_under_require_reply_key() {
+    let s = Settings {
+        guard: crate::core::model::Guard {
+            require_reply_key: true,
+            ..Default::default()
+        },
+        ..settings()
+    };
+    for body in ["Keine Warnungen", "XFCC-Passwort"] {
+        let mut st = new_state(RuleSet::Post);
+        st.tick(at(2026, 12, 1, 10, 0), &s);
+        let out = st.handle_letter(&mail(ANNA, "[T-1/1]", body), at(2026, 12, 1, 10, 0), &s);
+        assert_eq!(kinds(&out), vec![MailKind::Query], "{body}");
+        assert!(
+            queries(&out)[0].contains("persönliche Antwortadresse"),
+            "{body}: {:?}",
+            queries(&out)
+        );
+        assert!(st.meta.no_warnings.is_empty(), "{body}");
+        // Through her own key it counts.
+        let key = st.games[&g(1)].keys.white.clone();
+        let out = st.handle_letter(
+            &mail_to(ANNA, &format!("relay+{key}@fernschach.test"), "Re", body),
+            at(2026, 12, 1, 10, 5),
+            &s,
+        );
+        assert_eq!(kinds(&out), vec![MailKind::Status], "{body}");
+    }
+    // A bare `Status` changes nothing: it needs no key.
+    let mut st = new_state(RuleSet::Post);
+    let out = st.handle_letter(&mail(ANNA, "Status", "Status"), at(2026, 12, 1, 10, 0), &s);
+    assert_eq!(kinds(&out), vec![MailKind::Status]);
+}
+
+// Fax 2.2: a delivery-status report counts only for a mail the relay sent to that recipient.
+
+fn dsn_letter(failed: &[&str], sent_to: Option<&[&str]>, error: &str) -> Letter {
+    let mut l = mail(
+        "mailer-daemon@fernschach.test",
+        "Undelivered Mail Returned to Sender",
+        "undeliverable",
+    );
+    l.automatic = Some(crate::letter::AutoReason::MailerDaemon);
+    l.dsn = Some(crate::letter::dsn::Dsn {
+        failed: failed
+            .iter()
+            .map(|r| crate::letter::dsn::Failed {
+                recipient: r.to_string(),
+                error: error.to_string(),
+            })
+            .collect(),
+        original_id: Some("fernzug.test.7.move@fernschach.test".into()),
+        kind: Some("move".into()),
+        game: Some(g(1)),
+        text: Some("1. e4".into()),
+        sent_to: sent_to.map(|s| s.iter().map(|a| a.to_string()).collect()),
+    });
+    l
+}
+
+#[test]
+fn fax_2_2_a_report_counts_only_for_a_mail_the_relay_sent_to_that_recipient() {
+    let now = at(2026, 12, 1, 10, 0);
+    // Forged: the relay never sent that Message-ID (the shell found none in the game's archive):
+    // dropped, not answered, nothing sealed.
+    let mut st = new_state(RuleSet::Post);
+    let events = st.games[&g(1)].events;
+    let out = step(&mut st, &dsn_letter(&[BERT], None, "5.1.1"), now);
+    assert!(out.mails.is_empty(), "{:?}", sent(&out));
+    assert!(
+        out.log.iter().any(|l| l.contains("dropped")),
+        "{:?}",
+        out.log
+    );
+    assert_eq!(st.games[&g(1)].events, events);
+    // The relay sent it to Anna, not to Bert: a report naming Bert is not believed.
+    let out = step(&mut st, &dsn_letter(&[BERT], Some(&[ANNA]), "5.1.1"), now);
+    assert!(out.mails.is_empty(), "{:?}", sent(&out));
+    // Sent to Bert: one report to TL, quoting at most 500 characters of the server's words.
+    let long = format!("5.1.1 {}", "http://evil.example/ ".repeat(100));
+    let out = step(
+        &mut st,
+        &dsn_letter(&[BERT, CARL], Some(&[BERT]), &long),
+        now,
+    );
+    assert_eq!(sent(&out), vec![(MailKind::BounceReport, TL.to_string())]);
+    let Facts::Bounce(report) = &out.mails[0].facts else {
+        panic!("{:?}", out.mails[0].facts)
+    };
+    assert_eq!(report.player_email, BERT);
+    assert!(
+        report.error.chars().count() <= 500,
+        "{}",
+        report.error.len()
+    );
+    // Under `require_dmarc_pass` a report the own server does not vouch for is not believed.
+    let s = Settings {
+        guard: crate::core::model::Guard {
+            dmarc_authserv_id: Some("mx.fernschach.test".into()),
+            ..Default::default()
+        },
+        ..settings()
+    };
+    let mut st = new_state(RuleSet::Post);
+    let out = st.handle_letter(&dsn_letter(&[BERT], Some(&[BERT]), "5.1.1"), now, &s);
+    assert!(out.mails.is_empty(), "{:?}", sent(&out));
 }

@@ -3,6 +3,7 @@
 //! causes; `reply` holds what every room sends the same way (the query, the end of a game, a time
 //! forfeit notice) and the lookups of a letter's sender, game and language.
 
+pub mod owners;
 pub mod ratelimit;
 pub mod reply;
 pub mod screen;

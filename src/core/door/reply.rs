@@ -65,12 +65,26 @@ pub(crate) fn query(
         out.refused.push(refusal);
         return;
     }
-    // The name he is registered with, else the one his mail gives, else his address.
+    // The name he is registered with, else the one his mail gives, else his address. To an
+    // address no tournament knows the answer repeats nothing of the mail — neither the name it
+    // gives nor its subject (no backscatter that carries someone's text, docs/security.md).
+    let known = state.knows(&letter.from);
     let name = state
         .tournaments_with(&letter.from)
         .find_map(|t| t.player(&letter.from).map(|p| p.name.clone()))
-        .or_else(|| letter.from_name.clone())
-        .unwrap_or_else(|| letter.from.clone());
+        .or_else(|| letter.from_name.clone().filter(|_| known))
+        .unwrap_or_else(|| {
+            if known {
+                letter.from.clone()
+            } else {
+                String::new()
+            }
+        });
+    let subject = if known {
+        letter.subject.clone()
+    } else {
+        String::new()
+    };
     // Whom the query answers: the text tells a player what to send, a director nothing of clocks.
     let about = match refusal {
         Refusal::Director(_) => "director",
@@ -95,7 +109,7 @@ pub(crate) fn query(
     let facts = QueryFacts {
         recipient: name.clone(),
         about,
-        subject: letter.subject.clone(),
+        subject,
         around,
     };
     if let Some(g) = game_ref {

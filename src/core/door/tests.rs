@@ -186,10 +186,11 @@ fn s2_strangers_partner_out_of_turn_and_foreign_keys_make_no_move() {
             "{from}: an answer goes to the sender only"
         );
     }
-    // A stranger is answered once, never again.
+    // A stranger (vouched for by the own server) is answered once, not again that day.
     let mut st = st0.clone();
-    let o1 = step(&mut st, &letter("x@y.test", &[]), at(1, 10, 0), &settings());
-    let o2 = step(&mut st, &letter("x@y.test", &[]), at(1, 11, 0), &settings());
+    let x = || vouched_by(letter("x@y.test", &[]), OWN, "spf");
+    let o1 = step(&mut st, &x(), at(1, 10, 0), &trusting());
+    let o2 = step(&mut st, &x(), at(1, 11, 0), &trusting());
     assert_eq!((o1.mails.len(), o2.mails.len()), (1, 0));
 }
 
@@ -269,10 +270,11 @@ fn oversized_mail_gets_a_too_large_query_from_players_only() {
         "{reason}"
     );
     assert!(moves(&st).is_empty());
-    // A stranger's oversized mail is a stranger's mail: one polite answer, not this one.
-    let mut l = letter("big@x.test", &[]);
+    // A stranger's oversized mail is a stranger's mail: one polite answer (when the own server
+    // vouches for it), not this one.
+    let mut l = vouched_by(letter("big@x.test", &[]), OWN, "spf");
     l.trace.oversized = Some(5_000_000);
-    let out = step(&mut st, &l, at(1, 10, 0), &settings());
+    let out = step(&mut st, &l, at(1, 10, 0), &trusting());
     assert_eq!(kinds(&out), vec![MailKind::Query]);
     assert!(
         !crate::render::facts(&out.mails[0])["reason"]
@@ -548,6 +550,34 @@ fn every_act_needs_the_reply_key_but_status_does_not_under_require_reply_key() {
     }
 }
 
+/// The operator's own server, as `[security] trusted_authserv_id` names it.
+const OWN: &str = "mx.fernschach.test";
+
+fn trusting() -> Settings {
+    settings_with(Guard {
+        trusted_authserv_id: Some(OWN.into()),
+        ..Guard::default()
+    })
+}
+
+/// `l` with an `Authentication-Results` of server `id` saying `method=pass` for `from`'s domain.
+fn vouched_by(mut l: Letter, id: &str, method: &str) -> Letter {
+    let domain = l.from.rsplit_once('@').unwrap().1.to_string();
+    let prop = match method {
+        "dmarc" => ("header.from".to_string(), domain),
+        _ => ("smtp.mailfrom".to_string(), domain),
+    };
+    l.trace.auth_results = vec![AuthResults {
+        authserv_id: id.into(),
+        results: vec![AuthResult {
+            method: method.into(),
+            result: "pass".into(),
+            props: vec![prop],
+        }],
+    }];
+    l
+}
+
 #[test]
 fn stranger_naming_nothing_is_not_answered_no_backscatter() {
     let mut st = new_state();
@@ -555,7 +585,7 @@ fn stranger_naming_nothing_is_not_answered_no_backscatter() {
     for i in 0..200 {
         let from = format!("victim{i}@example.org");
         let l = raw_letter(&from, RELAY, "Great offer", "Hallo, kann ich mitspielen?");
-        let out = step(&mut st, &l, at(1, 10, 0), &settings());
+        let out = step(&mut st, &l, at(1, 10, 0), &trusting());
         assert!(out.mails.is_empty(), "{from} answered");
         assert!(
             out.log
@@ -566,18 +596,28 @@ fn stranger_naming_nothing_is_not_answered_no_backscatter() {
         );
         assert!(out.quarantine.is_none());
     }
-    // Nobody counts as answered, so one who later names the tournament still gets his answer.
-    assert!(st.meta.strangers_answered.is_empty());
+    // Nobody counts as answered, so one who later names the tournament, vouched for by the own
+    // server, still gets his answer.
+    assert!(st.meta.strangers.addresses.is_empty());
     let l = raw_letter("victim7@example.org", RELAY, "Turnier T-1", "Mitspielen?");
     assert_eq!(
-        kinds(&step(&mut st, &l, at(1, 11, 0), &settings())),
+        kinds(&step(
+            &mut st,
+            &vouched_by(l, OWN, "spf"),
+            at(1, 11, 0),
+            &trusting()
+        )),
         vec![MailKind::Query]
     );
     // A game reference of another relay, or a longer id, is not ours.
     for (subject, body) in [("[T-9/1]", "1. e4"), ("Hallo", "Partie T-10/1 und T-1x")] {
-        let l = raw_letter("other@example.org", RELAY, subject, body);
+        let l = vouched_by(
+            raw_letter("other@example.org", RELAY, subject, body),
+            OWN,
+            "spf",
+        );
         assert!(
-            step(&mut st, &l, at(1, 12, 0), &settings())
+            step(&mut st, &l, at(1, 12, 0), &trusting())
                 .mails
                 .is_empty(),
             "{subject} {body}"
@@ -586,7 +626,7 @@ fn stranger_naming_nothing_is_not_answered_no_backscatter() {
 }
 
 #[test]
-fn stranger_naming_a_game_or_tournament_or_with_dmarc_pass_is_answered_once() {
+fn stranger_naming_a_game_is_answered_only_when_vouched_for_once_a_day_and_fifty_in_all() {
     let st0 = new_state();
     let anna_key = key_of(&st0, ANNA);
     let named: Vec<Letter> = vec![
@@ -610,36 +650,100 @@ fn stranger_naming_a_game_or_tournament_or_with_dmarc_pass_is_answered_once() {
         ),
     ];
     for l in named {
+        // Not vouched for (no header, or another server's, or no trusted server configured):
+        // a forged sender gets nothing, whatever the mail names.
+        for (l, s) in [
+            (l.clone(), trusting()),
+            (
+                vouched_by(l.clone(), "mx.elsewhere.test", "spf"),
+                trusting(),
+            ),
+            (vouched_by(l.clone(), OWN, "spf"), settings()),
+        ] {
+            let mut st = st0.clone();
+            assert!(
+                step(&mut st, &l, at(1, 10, 0), &s).mails.is_empty(),
+                "{}",
+                l.from
+            );
+        }
+        for method in ["spf", "dmarc"] {
+            let mut st = st0.clone();
+            let l = vouched_by(l.clone(), OWN, method);
+            let out = step(&mut st, &l, at(1, 10, 0), &trusting());
+            assert_eq!(kinds(&out), vec![MailKind::Query], "{}", l.from);
+            assert_eq!(out.mails[0].to[0].email, l.from);
+            assert!(moves(&st).is_empty());
+            // Once a day: not again today, again tomorrow.
+            assert!(
+                step(&mut st, &l, at(1, 11, 0), &trusting())
+                    .mails
+                    .is_empty()
+            );
+            assert_eq!(step(&mut st, &l, at(2, 9, 0), &trusting()).mails.len(), 1);
+        }
+    }
+    // dmarc=pass by the operator's own server vouches for a stranger naming nothing; spf=pass
+    // alone does not (spam domains pass SPF); a pass by another server does not.
+    for (id, method, answered) in [
+        (OWN, "dmarc", true),
+        (OWN, "spf", false),
+        ("evil.test", "dmarc", false),
+    ] {
         let mut st = st0.clone();
-        let out = step(&mut st, &l, at(1, 10, 0), &settings());
-        assert_eq!(kinds(&out), vec![MailKind::Query], "{}", l.from);
-        assert_eq!(out.mails[0].to[0].email, l.from);
-        assert!(moves(&st).is_empty());
-        // Once ever.
-        assert!(
-            step(&mut st, &l, at(1, 11, 0), &settings())
-                .mails
-                .is_empty()
+        let l = raw_letter("s5@example.org", RELAY, "Hallo", "Mitspielen?");
+        let out = step(
+            &mut st,
+            &vouched_by(l, id, method),
+            at(1, 10, 0),
+            &trusting(),
         );
+        assert_eq!(out.mails.len(), usize::from(answered), "{id} {method}");
     }
-    // dmarc=pass by the operator's own server vouches for a stranger naming nothing, even without
-    // require_dmarc_pass; a pass by another server does not.
-    let s = settings_with(Guard {
-        trusted_authserv_id: Some("mx.fernschach.test".into()),
-        ..Guard::default()
-    });
-    for (id, answered) in [("mx.fernschach.test", true), ("evil.test", false)] {
-        let mut st = st0.clone();
-        let mut l = raw_letter("s5@example.org", RELAY, "Hallo", "Mitspielen?");
-        l.trace.auth_results = vec![AuthResults {
-            authserv_id: id.into(),
-            results: vec![AuthResult {
-                method: "dmarc".into(),
-                result: "pass".into(),
-                props: vec![("header.from".into(), "example.org".into())],
-            }],
-        }];
-        let out = step(&mut st, &l, at(1, 10, 0), &s);
-        assert_eq!(out.mails.len(), usize::from(answered), "{id}");
+    // At most 50 strangers a day in all.
+    let mut st = st0.clone();
+    let mut answered = 0;
+    for i in 0..80 {
+        let l = raw_letter(&format!("p{i}@example.org"), RELAY, "Turnier T-1", "Hallo");
+        answered += step(
+            &mut st,
+            &vouched_by(l, OWN, "spf"),
+            at(1, 10, 0),
+            &trusting(),
+        )
+        .mails
+        .len();
     }
+    assert_eq!(answered, crate::core::route::STRANGER_ANSWERS_PER_DAY);
+}
+
+#[test]
+fn an_answer_to_a_stranger_repeats_nothing_of_his_mail() {
+    let mut st = new_state();
+    let mut l = raw_letter(
+        "s6@example.org",
+        RELAY,
+        "T-1 Cheap pills at http://spam.example",
+        "Hallo",
+    );
+    l.from_name = Some("Claim your prize at http://spam.example".into());
+    let out = step(
+        &mut st,
+        &vouched_by(l, OWN, "spf"),
+        at(1, 10, 0),
+        &trusting(),
+    );
+    assert_eq!(kinds(&out), vec![MailKind::Query]);
+    let mail = &out.mails[0];
+    assert_eq!(mail.to[0].name, "");
+    let rendered = crate::render::render(
+        mail,
+        &crate::render::Templates::load(None).unwrap(),
+        &trusting(),
+        at(1, 10, 0),
+    )
+    .unwrap();
+    let text = String::from_utf8_lossy(&rendered);
+    assert!(!text.contains("spam.example"), "{text}");
+    assert!(!text.contains("Claim"), "{text}");
 }

@@ -227,6 +227,11 @@ pub enum RegisterRefusal {
     },
     /// A tournament with this id is registered already.
     Duplicate { id: String },
+    /// The file names addresses other tournaments give to someone else: each address with the
+    /// tournament that does (who it is there is not told).
+    AddressTaken { taken: Vec<(String, String)> },
+    /// A tournament by mail makes at most `max` games; the file makes `games`.
+    TooManyGames { games: usize, max: usize },
 }
 
 /// A director's command, as a refusal names it (TO §21–§26, §30, §31).

@@ -166,6 +166,16 @@ pub struct State {
     pub spare_keys: Vec<String>,
 }
 
+/// The strangers answered on one day (no backscatter: at most one answer a day to an address
+/// no tournament knows, and a bounded number in all).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct StrangersDay {
+    /// The local day the set is of.
+    pub day: Option<chrono::NaiveDate>,
+    /// The addresses answered on it.
+    pub addresses: BTreeSet<String>,
+}
+
 /// Counters and small sets kept beside the games.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Meta {
@@ -173,8 +183,11 @@ pub struct Meta {
     pub acted_until: Option<DateTime<Utc>>,
     /// The number of mails decided so far (part of each Message-ID).
     pub mail_seq: u64,
-    /// Strangers who already got their one polite answer.
-    pub strangers_answered: BTreeSet<String>,
+    /// The addresses no tournament knows that were answered today (at most one answer a day
+    /// each, `crate::core::route`). An earlier version's `strangers_answered` (once ever) is
+    /// not read.
+    #[serde(default)]
+    pub strangers: StrangersDay,
     /// Fax 2.2: `message-id|recipient` of every undelivered mail already reported to the director.
     #[serde(default)]
     pub bounces_reported: BTreeSet<String>,
@@ -247,11 +260,19 @@ impl State {
     }
 
     /// The address a player is known by, when `address` is one of his other addresses
-    /// (`Player::also`); `None` for his own address and for anyone else.
+    /// (`Player::also`); `None` for his own address and for anyone else. An address that is
+    /// anyone's own — a player's or a director's, in any tournament — is never read as another
+    /// player's (an address belongs to one person: `crate::core::door::owners`).
     pub fn registered_as(&self, address: &str) -> Option<&str> {
+        if self
+            .tournaments_with(address)
+            .any(|t| t.director.email == address || t.player(address).is_some())
+        {
+            return None;
+        }
         self.tournaments_with(address)
             .flat_map(|t| &t.players)
-            .find(|p| p.email != address && p.also.iter().any(|a| a == address))
+            .find(|p| p.also.iter().any(|a| a == address))
             .map(|p| p.email.as_str())
     }
 
@@ -261,19 +282,6 @@ impl State {
             .flat_map(|t| &t.players)
             .find(|p| p.email == email)
             .and_then(|p| p.send_to.as_deref())
-    }
-
-    /// Whether `address` is anyone's: a director's, a player's own or one of his other ones.
-    pub fn address_in_use(&self, address: &str) -> Option<&str> {
-        self.tournaments_with(address).find_map(|t| {
-            if t.director.email == address {
-                return Some(t.director.email.as_str());
-            }
-            t.players
-                .iter()
-                .find(|p| p.email == address || p.also.iter().any(|a| a == address))
-                .map(|p| p.email.as_str())
-        })
     }
 
     /// Whether `email` plays in or directs any tournament.

@@ -1,7 +1,7 @@
 //! Core rules as table tests, named after their paragraph (docs/rules.md), driven with explicit `now`.
 
 use crate::core::testkit::{
-    self, ANNA, BERT, TL, at, game, kinds, reason, settings, step, step_with,
+    self, ANNA, BERT, TL, at, game, kinds, reason, settings, step, step_with, vouched,
 };
 use shakmaty::Color;
 
@@ -272,16 +272,16 @@ fn s8_wrong_turn_stranger_and_foreign_key() {
         at(2026, 12, 1, 10, 0),
     );
     assert!(reason(&out).contains("partner's move"), "{}", reason(&out));
-    // A stranger gets one polite answer, then silence.
+    // A stranger (whom the own server vouches for) gets one polite answer, then silence.
     let out = step(
         &mut st,
-        &letter("eve@x.test", &[(1, W, "e4")]),
+        &vouched(letter("eve@x.test", &[(1, W, "e4")])),
         at(2026, 12, 1, 10, 0),
     );
     assert_eq!(kinds(&out), vec![MailKind::Query]);
     let out = step(
         &mut st,
-        &letter("eve@x.test", &[(1, W, "e4")]),
+        &vouched(letter("eve@x.test", &[(1, W, "e4")])),
         at(2026, 12, 1, 10, 0),
     );
     assert!(out.mails.is_empty());

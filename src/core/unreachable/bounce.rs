@@ -22,10 +22,15 @@ use crate::core::model::{Output, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::letter::Letter;
+use crate::letter::auth::{DmarcVerdict, dmarc_verdict};
 use crate::mail_kind::MailKind;
 
-/// How much of the undelivered mail's text the report repeats.
+/// How much of the undelivered mail's text the report repeats (the relay's own mail).
 const MAX_TEXT_CHARS: usize = 8000;
+
+/// How much of what a delivery-status report says (its status and diagnostic) the report to the
+/// director repeats: the rest is another server's text, not the relay's (docs/security.md).
+pub const MAX_QUOTED_CHARS: usize = 500;
 
 /// An undelivered relay mail, as the shell learnt it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,8 +160,11 @@ pub(crate) fn bounce(state: &mut State, b: &Bounce, at: Step<'_>) -> Output {
 }
 
 /// Fax 2.2: a letter that is a delivery-status report about a relay mail (RFC 3464, read by
-/// `crate::letter::dsn`) becomes one bounce per failed recipient; `None` for any other letter.
-/// A report from the relay itself, or with an empty sender, is not one.
+/// `crate::letter::dsn`) becomes one bounce per failed recipient the relay sent that mail to;
+/// `None` for any other letter. A report from the relay itself, or with an empty sender, is not
+/// one. Only a mail the relay sent counts (`Dsn::sent_to`, from the relay's archive): a report
+/// about any other — forged, or about a mail of someone else's — is dropped without an answer,
+/// and of what a report says the director is shown at most [`MAX_QUOTED_CHARS`].
 pub(crate) fn bounces_of(state: &mut State, letter: &Letter, at: Step<'_>) -> Option<Output> {
     let s = at.s;
     let d = letter.dsn.as_ref()?;
@@ -168,18 +176,51 @@ pub(crate) fn bounces_of(state: &mut State, letter: &Letter, at: Step<'_>) -> Op
     {
         return None;
     }
+    // Screened like any mail: under `[security] require_dmarc_pass` a report the operator's
+    // server does not vouch for is not believed (the screen logs it, unanswered).
+    if let Some(id) = &s.guard.dmarc_authserv_id
+        && dmarc_verdict(&letter.trace, id, &letter.from) != DmarcVerdict::Pass
+    {
+        return None;
+    }
     let mut out = Output::default();
+    let sent_to = d.sent_to.as_deref().unwrap_or_default();
+    let (ours, others): (Vec<_>, Vec<_>) = d
+        .failed
+        .iter()
+        .partition(|f| sent_to.contains(&f.recipient));
+    if ours.is_empty() {
+        out.log.push(format!(
+            "delivery-status report {} from {} about {original}: not about a mail the relay \
+             sent to {}; dropped, not answered",
+            letter.message_id,
+            letter.from,
+            others
+                .iter()
+                .map(|f| f.recipient.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        return Some(out);
+    }
     out.log.push(format!(
         "delivery-status report {} from {} about {original}: not answered, reported (Fax 2.2)",
         letter.message_id, letter.from
     ));
-    for f in &d.failed {
+    for f in others {
+        out.log.push(format!(
+            "delivery-status report {} names {}, to whom the relay did not send {original}: \
+             not reported",
+            letter.message_id, f.recipient
+        ));
+    }
+    for f in ours {
         let b = Bounce {
             message_id: original.clone(),
             recipient: f.recipient.clone(),
             kind: d.kind.clone(),
             game: d.game.clone(),
-            error: f.error.clone(),
+            error: f.error.chars().take(MAX_QUOTED_CHARS).collect(),
             text: d.text.clone(),
         };
         out.absorb(bounce(state, &b, at));

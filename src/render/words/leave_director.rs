@@ -387,6 +387,30 @@ impl RegisterRefusal {
                     format!("A tournament with the id \"{id}\" is already registered (key `id`). {nothing}")
                 }
             }
+            RegisterRefusal::AddressTaken { taken } => {
+                let each: Vec<String> = taken
+                    .iter()
+                    .map(|(address, tournament)| {
+                        if de {
+                            format!("- {address}: im Turnier {tournament} die Adresse einer anderen Person")
+                        } else {
+                            format!("- {address}: in tournament {tournament} the address of another person")
+                        }
+                    })
+                    .collect();
+                if de {
+                    format!("Eine Adresse gehört einer Person: Die Datei nennt Adressen, die ein anderes Turnier einer anderen Person gibt.\n\n{}\n\nBitte prüfen Sie die Adressen (Schlüssel `email`, `also`, `director.email`). {nothing}", each.join("\n"))
+                } else {
+                    format!("An address belongs to one person: the file names addresses that another tournament gives to another person.\n\n{}\n\nPlease check the addresses (keys `email`, `also`, `director.email`). {nothing}", each.join("\n"))
+                }
+            }
+            RegisterRefusal::TooManyGames { games, max } => {
+                if de {
+                    format!("Die Datei ergibt {games} Partien; ein Turnier, das per Mail angemeldet wird, darf höchstens {max} haben. Größere Turniere meldet der Betreiber mit `fernzug tournament add` an. {nothing}")
+                } else {
+                    format!("The file makes {games} games; a tournament registered by mail may have at most {max}. The operator registers larger ones with `fernzug tournament add`. {nothing}")
+                }
+            }
             RegisterRefusal::File { name, errors } => {
                 let n = errors.len();
                 let head = match (de, n) {

@@ -326,9 +326,9 @@ impl Refusal {
             }
             Refusal::Stranger => {
                 if de {
-                    "Dies ist das Relais eines Fernschachturniers. Ihre Adresse ist in keinem Turnier gemeldet; die Mail wurde nicht bearbeitet. Weitere Mails von dieser Adresse bleiben unbeantwortet.".into()
+                    "Dies ist das Relais eines Fernschachturniers. Ihre Adresse ist in keinem Turnier gemeldet; die Mail wurde nicht bearbeitet. Spielen Sie in einem Turnier mit und schreiben von einer neuen Adresse, bitten Sie Ihren Turnierleiter, sie einzutragen. Weitere Mails von dieser Adresse bleiben heute unbeantwortet.".into()
                 } else {
-                    "This is the relay of a correspondence chess tournament. Your address is not registered in any tournament; the mail was not processed. Further mails from this address will not be answered.".into()
+                    "This is the relay of a correspondence chess tournament. Your address is not registered in any tournament; the mail was not processed. If you play in a tournament and write from a new address, ask your tournament director to register it. Further mails from this address will not be answered today.".into()
                 }
             }
             Refusal::NothingToDo => {

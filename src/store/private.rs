@@ -1,0 +1,94 @@
+//! The store's files are the players' (addresses, reply keys, XFCC password hashes, the start
+//! mails with their passwords, every mail in and out): whatever the umask of whoever runs
+//! `fernzug`, every folder the store makes is `0700` and every file `0600` (docs/security.md).
+//! The service's own unit adds `UMask=0077`; a command run by hand, or a backup written as root,
+//! keeps to the same modes through these functions.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+
+/// The mode of the store's folders.
+pub const DIR_MODE: u32 = 0o700;
+/// The mode of the store's files.
+pub const FILE_MODE: u32 = 0o600;
+
+/// Makes `path` and every missing folder above it with mode `0700`; an existing `path` is
+/// given mode `0700` too (a folder made by an earlier version under a looser umask).
+pub fn dir_all(path: &Path) -> io::Result<()> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(DIR_MODE)
+        .create(path)?;
+    restrict(path, DIR_MODE)
+}
+
+/// Opens `path` for writing, created with mode `0600` (or truncated if it is there).
+pub fn create(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(FILE_MODE)
+        .open(path)
+}
+
+/// `options` (a file to be created) with mode `0600`.
+pub fn options(options: &mut OpenOptions) -> &mut OpenOptions {
+    options.mode(FILE_MODE)
+}
+
+/// Makes sure the file `path` exists with mode `0600` (created empty if missing), before a
+/// library (redb) opens it: the file never exists with a looser mode.
+pub fn touch(path: &Path) -> io::Result<()> {
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(FILE_MODE)
+        .open(path)?;
+    restrict(path, FILE_MODE)
+}
+
+/// Takes away from `path` every permission beyond `mode` (it never adds one).
+fn restrict(path: &Path, mode: u32) -> io::Result<()> {
+    let meta = std::fs::metadata(path)?;
+    let now = meta.permissions().mode() & 0o7777;
+    if now & !mode != 0 {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(now & mode))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_0700_and_files_0600_under_a_loose_umask() {
+        let base = std::env::temp_dir().join(format!("fernzug-private-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        // A folder made loosely before (an earlier version, umask 022) is tightened.
+        std::fs::create_dir_all(base.join("old")).unwrap();
+        std::fs::set_permissions(base.join("old"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        dir_all(&base.join("old")).unwrap();
+        dir_all(&base.join("a/b")).unwrap();
+        touch(&base.join("a/b/f")).unwrap();
+        let mut f = create(&base.join("a/g")).unwrap();
+        std::io::Write::write_all(&mut f, b"x").unwrap();
+        let mode = |p: &str| {
+            std::fs::metadata(base.join(p))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        assert_eq!(mode("old"), 0o700);
+        assert_eq!(mode("a"), 0o700);
+        assert_eq!(mode("a/b"), 0o700);
+        assert_eq!(mode("a/b/f"), 0o600);
+        assert_eq!(mode("a/g"), 0o600);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}
