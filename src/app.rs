@@ -242,6 +242,14 @@ impl App {
         ask: bool,
     ) -> Result<App, AppError> {
         let path = config.relay.data_dir.join("store");
+        // The data directory is the players' (the store, the shelf): 0700 whatever the umask.
+        crate::store::private::dir_all(&config.relay.data_dir).map_err(|source| {
+            crate::store::StoreError::Files {
+                path: config.relay.data_dir.clone(),
+                what: "create the data directory",
+                source,
+            }
+        })?;
         let request = store_request(&config.relay.data_dir);
         let started = std::time::Instant::now();
         let mut asked = false;

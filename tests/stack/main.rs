@@ -10,6 +10,7 @@ mod proxy;
 #[path = "../shared/quiet_walk.rs"]
 mod quiet_walk;
 
+mod attacks_e2e;
 mod clock_e2e;
 mod crash_e2e;
 mod desk_e2e;
