@@ -51,8 +51,11 @@ fn file(id: &str, players: &[(&str, &str)], games: usize) -> String {
     for (name, email) in players {
         text.push_str(&format!("\n[[players]]\nname = \"{name}\"\nemail = \"{email}\"\n"));
     }
-    for n in 0..games {
-        let (w, b) = (players[n % players.len()].1, players[(n + 1) % players.len()].1);
+    // Every pairing with either colour, as many as asked.
+    let pairs = players
+        .iter()
+        .flat_map(|w| players.iter().filter(move |b| b.1 != w.1).map(move |b| (w.1, b.1)));
+    for (w, b) in pairs.take(games) {
         text.push_str(&format!("\n[[games]]\nwhite = \"{w}\"\nblack = \"{b}\"\n"));
     }
     text
