@@ -588,11 +588,16 @@ impl App {
         oversized: Option<u64>,
         call: Option<crate::letter::Content>,
     ) -> Result<Processed, AppError> {
+        // Should the process die in this step (an abort, a kill), the next one learns which
+        // message it was (`crate::store::step`).
+        if let Some((v, u)) = uid {
+            self.store.step_begins(v, u)?;
+        }
         let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             crate::crash::point_for(crate::crash::IN_STEP, raw);
             self.step_mail(raw, postmark, uid, oversized, call)
         }));
-        match step {
+        let done = match step {
             Ok(done) => done,
             Err(panic) => {
                 let reason = format!("failure while processing: {}", panic_text(&panic));
@@ -602,7 +607,33 @@ impl App {
                 self.commit(batch)?;
                 Ok(Processed::Quarantined(reason))
             }
+        };
+        if uid.is_some() {
+            self.store.step_ends()?;
         }
+        done
+    }
+
+    /// Counts, durably, the death of an earlier process in the step of the message the step
+    /// record names (`crate::store::step`), unless that message was done after all; then clears
+    /// the record. A message the relay died in twice is quarantined unread by the daemon.
+    pub fn count_interrupted_step(&mut self) -> Result<(), AppError> {
+        let Some((v, u)) = self.store.interrupted_step()? else {
+            return Ok(());
+        };
+        if !self.store.is_uid_done(v, u)? {
+            let times = self.store.begun(v, u)?.saturating_add(1);
+            let mut batch = Batch::default();
+            batch.begin_uid(v, u, times);
+            self.store.commit(batch)?;
+            tracing::warn!(
+                "the relay stopped while it processed uid {u} (UIDVALIDITY {v}): {times} time(s) \
+                 so far; at {} it is quarantined unread",
+                crate::daemon::POISON_AFTER
+            );
+        }
+        self.store.step_ends()?;
+        Ok(())
     }
 
     fn step_mail(
@@ -793,8 +824,7 @@ impl App {
         times: u32,
     ) -> Result<String, AppError> {
         let reason = format!(
-            "its step began {times} times and never ended: the relay stopped while it was \
-             processed, and it is not begun again"
+            "its step began {times} times and the relay stopped in it each time: not begun again"
         );
         let mut batch = Batch::default();
         self.quarantine_into(&mut batch, raw, None, postmark, Some(uid), &reason);

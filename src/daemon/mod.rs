@@ -104,9 +104,10 @@ async fn fetch_new(
     // one fsync, and only then flagged on the server.
     app.group(true)?;
     let mut unflagged: Vec<u32> = Vec::new();
+    // A mail whose step the process died in (the step record, `Store::interrupted_step`) has
+    // that death counted against it, durably, before anything else is read.
+    app.count_interrupted_step()?;
     let mut todo = Vec::new();
-    // How many times each message's step began and did not end (the process died with it).
-    let mut begun: HashMap<u32, u32> = HashMap::new();
     for l in listed {
         if app.store.is_uid_done(uidvalidity, l.uid)? {
             if !l.seen {
@@ -117,7 +118,7 @@ async fn fetch_new(
         }
         let times = app.store.begun(uidvalidity, l.uid)?;
         if times >= POISON_AFTER {
-            // It stopped the relay each time it began: not begun a third time.
+            // The relay died in its step each time it began: not begun a third time.
             let fetched = fetch_chunk(inbox, std::slice::from_ref(&l), max).await?;
             let raw = fetched.get(&l.uid).map_or(&[][..], |f| &f.raw[..]);
             let postmark = now
@@ -132,35 +133,38 @@ async fn fetch_new(
             unflagged.push(l.uid);
             continue;
         }
-        begun.insert(l.uid, times);
         todo.push(l);
     }
-    let groups = plan(&todo, &begun, max);
+    // Chunks of at most FETCH_CHUNK mails and FETCH_BYTES (at least one mail each).
+    let mut chunks: Vec<&[crate::imap::Listed]> = Vec::new();
+    let mut start = 0;
+    let mut bytes = 0u64;
+    for (i, l) in todo.iter().enumerate() {
+        let size = u64::from(l.size).min(max);
+        // A chunk never spans two groups: at most GROUP mails share an fsync.
+        if i > start && (i - start >= FETCH_CHUNK || bytes + size > FETCH_BYTES || i % GROUP == 0) {
+            chunks.extend(todo.get(start..i));
+            start = i;
+            bytes = 0;
+        }
+        bytes += size;
+    }
+    chunks.extend(todo.get(start..).filter(|c| !c.is_empty()));
     // A pipeline of two: while the relay reads and decides one chunk, the server sends the next
     // one and takes the `\Seen` flags of the last group made durable, so that the IMAP round
     // trips overlap the relay's own work instead of adding to it.
-    let chunks: Vec<(usize, &[crate::imap::Listed])> = groups
-        .iter()
-        .enumerate()
-        .flat_map(|(g, group)| group.iter().map(move |c| (g, *c)))
-        .collect();
     let mut to_flag: Vec<u32> = Vec::new();
     let mut fetched = match chunks.first() {
-        Some((_, c)) => fetch_chunk(inbox, c, max).await?,
+        Some(c) => fetch_chunk(inbox, c, max).await?,
         None => HashMap::new(),
     };
-    // The first group's steps are marked begun, durably, before any of them begins; each later
-    // group's with the durable commit of the group before it.
-    if let Some(first) = groups.first() {
-        app.store.apply(begin_marks(first, &begun, uidvalidity))?;
-        app.sync()?;
-    }
-    for (i, (g, chunk)) in chunks.iter().enumerate() {
+    let mut in_group = 0;
+    for (i, chunk) in chunks.iter().enumerate() {
         let following = chunks.get(i + 1);
         let (next, done) = tokio::join!(
             async {
                 let next = match following {
-                    Some((_, c)) => fetch_chunk(inbox, c, max).await?,
+                    Some(c) => fetch_chunk(inbox, c, max).await?,
                     None => HashMap::new(),
                 };
                 flag(inbox, &mut to_flag).await?;
@@ -178,12 +182,9 @@ async fn fetch_new(
         );
         done?;
         fetched = next?;
-        let group_ends = following.is_none_or(|(h, _)| h != g);
-        if group_ends {
-            if let Some(next_group) = groups.get(g + 1) {
-                app.store
-                    .apply(begin_marks(next_group, &begun, uidvalidity))?;
-            }
+        in_group += chunk.len();
+        if in_group >= GROUP {
+            in_group = 0;
             durable(app)?;
             // Durable now: flagged while the next chunk is decided.
             to_flag.append(&mut unflagged);
@@ -213,71 +214,9 @@ async fn fetch_new(
     Ok(listed_at)
 }
 
-/// A message whose step began this many times without ending is quarantined unread: twice it
-/// stopped the relay (docs/security.md).
+/// A message the relay died in the step of this many times is quarantined unread, not begun
+/// again (docs/security.md, "No mail stops the relay").
 pub const POISON_AFTER: u32 = 2;
-
-/// The groups of a pass: the messages `todo` in order, in groups of at most [`GROUP`] that share
-/// one fsync, each group in chunks of at most [`FETCH_CHUNK`] mails and [`FETCH_BYTES`] (at least
-/// one mail each) fetched in one round trip. A message whose step began before and did not end
-/// (`begun`: the process died while a group with it was decided) is a group of its own, so that
-/// the next time it begins, it begins alone: a mail that stops the relay again stops it on
-/// itself, not on the mails beside it.
-fn plan<'a>(
-    todo: &'a [crate::imap::Listed],
-    begun: &HashMap<u32, u32>,
-    max: u64,
-) -> Vec<Vec<&'a [crate::imap::Listed]>> {
-    let mut groups: Vec<Vec<&[crate::imap::Listed]>> = Vec::new();
-    let mut group: Vec<&[crate::imap::Listed]> = Vec::new();
-    let (mut start, mut in_group, mut bytes) = (0, 0, 0u64);
-    let close_chunk = |group: &mut Vec<_>, from: usize, to: usize| {
-        if let Some(c) = todo.get(from..to).filter(|c| !c.is_empty()) {
-            group.push(c);
-        }
-    };
-    for (i, l) in todo.iter().enumerate() {
-        let size = u64::from(l.size).min(max);
-        if begun.get(&l.uid).copied().unwrap_or(0) > 0 {
-            close_chunk(&mut group, start, i);
-            if !group.is_empty() {
-                groups.push(std::mem::take(&mut group));
-            }
-            groups.push(vec![std::slice::from_ref(l)]);
-            (start, in_group, bytes) = (i + 1, 0, 0);
-            continue;
-        }
-        if in_group == GROUP {
-            close_chunk(&mut group, start, i);
-            groups.push(std::mem::take(&mut group));
-            (start, in_group, bytes) = (i, 0, 0);
-        } else if i > start && (i - start >= FETCH_CHUNK || bytes + size > FETCH_BYTES) {
-            close_chunk(&mut group, start, i);
-            (start, bytes) = (i, 0);
-        }
-        bytes += size;
-        in_group += 1;
-    }
-    close_chunk(&mut group, start, todo.len());
-    if !group.is_empty() {
-        groups.push(group);
-    }
-    groups
-}
-
-/// The marks that the steps of `group`'s messages begin (once more than `begun` says).
-fn begin_marks(
-    group: &[&[crate::imap::Listed]],
-    begun: &HashMap<u32, u32>,
-    uidvalidity: u32,
-) -> crate::store::Batch {
-    let mut batch = crate::store::Batch::default();
-    for l in group.iter().flat_map(|c| c.iter()) {
-        let times = begun.get(&l.uid).copied().unwrap_or(0);
-        batch.begin_uid(uidvalidity, l.uid, times + 1);
-    }
-    batch
-}
 
 /// Fetches a chunk's mails: the whole ones in one round trip, the header alone of each over
 /// `max` bytes (`[limits] max_mail_bytes`).

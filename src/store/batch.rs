@@ -315,8 +315,8 @@ impl Batch {
         self.put(Tree::Uids, uid_key(uidvalidity, uid), &true)
     }
 
-    /// Record that the step of IMAP message (`uidvalidity`, `uid`) begins for the `times`-th
-    /// time ([`Store::begun`]).
+    /// Record that a process died in the step of IMAP message (`uidvalidity`, `uid`) `times`
+    /// times so far ([`Store::begun`], the step record `step.rs`).
     pub fn begin_uid(&mut self, uidvalidity: u32, uid: u32, times: u32) -> &mut Batch {
         self.put(Tree::Begun, uid_key(uidvalidity, uid), &times)
     }

@@ -79,6 +79,7 @@ mod records;
 mod schema;
 pub mod sent;
 pub mod shelf;
+pub mod step;
 #[cfg(test)]
 mod tests;
 
@@ -205,6 +206,9 @@ pub struct Store {
     /// The ledger of sent mails (`sent.rs`): taken before the gate, by the marks of sent mails
     /// and by [`Store::sync`].
     sent: std::sync::Arc<std::sync::Mutex<sent::Ledger>>,
+    /// The step record (`step.rs`): the message being decided, for the next process should this
+    /// one die in its step.
+    step: std::sync::Arc<std::sync::Mutex<step::StepRecord>>,
 }
 
 impl fmt::Debug for Store {
@@ -282,6 +286,7 @@ impl Store {
             generation: std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0)),
             enqueued: Default::default(),
             sent: std::sync::Arc::new(std::sync::Mutex::new(ledger)),
+            step: Default::default(),
         };
         store.create_tables()?;
         legacy::take_over(&store)?;
@@ -824,8 +829,8 @@ impl Store {
         self.contains(Tree::Processed, message_id.as_bytes())
     }
 
-    /// How many times the step of IMAP message (`uidvalidity`, `uid`) began without ending
-    /// (`Batch::begin_uid`; 0 for one never begun or done).
+    /// How many times a process died in the step of IMAP message (`uidvalidity`, `uid`)
+    /// (`Batch::begin_uid`, `step.rs`; 0 for one it never died in, or done).
     pub fn begun(&self, uidvalidity: u32, uid: u32) -> Result<u32, StoreError> {
         Ok(self
             .get::<u32>(Tree::Begun, uid_key(uidvalidity, uid))?

@@ -63,11 +63,10 @@ pub enum Tree {
     /// tournaments a sender appears in. Written with the record, never removed (an address a
     /// tournament no longer names only makes the relay read it once more).
     RotatedPeople,
-    /// The IMAP messages whose step has begun and not yet ended, each (`uid_key`, as
-    /// [`Tree::Uids`]) with how many times it began (a `u32`): written durably before a group of
-    /// mails is decided, removed with the mail's own step (`Batch::uid_done`). A message that
-    /// began and did not end — the process died with it — is decided alone the next time, and
-    /// one that began twice is quarantined unread (`crate::daemon`): no mail stops the relay.
+    /// The IMAP messages in whose step a process died (the step record, `step.rs`), each
+    /// (`uid_key`, as [`Tree::Uids`]) with how many times (a `u32`), written durably by the next
+    /// process; removed with the mail's own step (`Batch::uid_done`). One the relay died in twice
+    /// is quarantined unread (`crate::daemon`): no mail stops the relay.
     Begun,
 }
 

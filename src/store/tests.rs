@@ -1279,3 +1279,26 @@ fn a_scan_of_games_passes_over_their_parts_few_or_many() {
     s.commit(b).unwrap();
     assert_eq!(names("T-1/", None), ["T-1/1", "T-1/2"]);
 }
+
+#[test]
+fn the_step_record_names_the_message_a_process_died_in_until_it_is_cleared() {
+    let dir = TempDir::new("step-record");
+    let s = Store::open(&dir.0).unwrap();
+    assert_eq!(s.interrupted_step().unwrap(), None);
+    s.step_begins(7, 42).unwrap();
+    // Another handle (the next process) reads what this one wrote, without a sync.
+    drop(s);
+    let s = Store::open(&dir.0).unwrap();
+    assert_eq!(s.interrupted_step().unwrap(), Some((7, 42)));
+    s.step_ends().unwrap();
+    assert_eq!(s.interrupted_step().unwrap(), None);
+    // The count of deaths is durable and ends with the message's own step.
+    let mut b = Batch::new();
+    b.begin_uid(7, 42, 2);
+    s.commit(b).unwrap();
+    assert_eq!(s.begun(7, 42).unwrap(), 2);
+    let mut b = Batch::new();
+    b.uid_done(7, 42);
+    s.commit(b).unwrap();
+    assert_eq!(s.begun(7, 42).unwrap(), 0);
+}
