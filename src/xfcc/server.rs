@@ -13,7 +13,7 @@ use tokio::sync::{Notify, mpsc, oneshot, watch};
 use super::login::Limiter;
 use super::soap::{self, Call};
 use super::{Code, XfccGame};
-pub use crate::http::{MAX_BODY, MAX_CONNECTIONS, MAX_HEAD, READ_TIMEOUT};
+pub use crate::http::{MAX_BODY, MAX_CONNECTIONS, MAX_HEAD, PER_CLIENT, QUEUED, READ_TIMEOUT};
 use crate::http::{Request, Response, Service};
 
 /// The daemon's loop must answer within this time (it may be reconnecting to IMAP); otherwise
@@ -224,13 +224,37 @@ mod tests {
         (addr, asked, stop)
     }
 
-    /// Sends `request` as it is and reads the whole answer.
+    /// Sends `request` as it is and reads its answer: the head, then as many bytes as its
+    /// `Content-Length` says (the connection stays open: keep-alive).
     async fn http(addr: SocketAddr, request: &[u8]) -> String {
         let mut s = TcpStream::connect(addr).await.unwrap();
         s.write_all(request).await.unwrap();
+        answer(&mut s).await
+    }
+
+    /// One answer read from `s`.
+    async fn answer(s: &mut TcpStream) -> String {
         let mut out = Vec::new();
-        s.read_to_end(&mut out).await.unwrap();
-        String::from_utf8(out).unwrap()
+        let mut chunk = [0u8; 4096];
+        loop {
+            if let Some(end) = out.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&out[..end]).to_lowercase();
+                let length: usize = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length: "))
+                    .and_then(|n| n.trim().parse().ok())
+                    .unwrap_or(0);
+                if out.len() >= end + 4 + length {
+                    out.truncate(end + 4 + length);
+                    return String::from_utf8(out).unwrap();
+                }
+            }
+            let n = s.read(&mut chunk).await.unwrap();
+            if n == 0 {
+                return String::from_utf8(out).unwrap();
+            }
+            out.extend_from_slice(&chunk[..n]);
+        }
     }
 
     /// A POST of `body` as Scid's Tcl client sends it: the charset quoted, no SOAPAction.
@@ -463,10 +487,10 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn connections_beyond_the_bound_are_turned_away() {
+    async fn connections_of_one_client_beyond_the_bound_are_turned_away() {
         let (addr, _, _stop) = serve().await;
         let mut idle = Vec::new();
-        for _ in 0..MAX_CONNECTIONS {
+        for _ in 0..PER_CLIENT + QUEUED {
             idle.push(TcpStream::connect(addr).await.unwrap());
         }
         // Give the listener time to take them all.
