@@ -12,7 +12,7 @@
 //!   moves on), the language and the delay; a browser that sends it back gets `304` and nothing is
 //!   read or rendered. A page is built once per change of the store: its body is kept by
 //!   (generation, language, path) — a game page also by the day, its clocks count days — in a
-//!   [`Cache`] of bounded size, and at most [`BUILDS`] pages are built at once (others wait for a
+//!   cache of bounded size, and at most [`BUILDS`] pages are built at once (others wait for a
 //!   place, up to [`BUILD_WAIT`], then `503`), so that no client makes the relay build a page
 //!   over and over.
 //! * **Privacy.** No page shows an e-mail address, a reply key or anything of XFCC: players by
