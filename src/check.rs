@@ -179,9 +179,12 @@ async fn answers(addr: std::net::SocketAddr, path: &str, expect: &str) -> bool {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let asked = async {
         let mut s = tokio::net::TcpStream::connect(addr).await.ok()?;
-        s.write_all(format!("GET {path} HTTP/1.1\r\nHost: fernzug-check\r\n\r\n").as_bytes())
-            .await
-            .ok()?;
+        s.write_all(
+            format!("GET {path} HTTP/1.1\r\nHost: fernzug-check\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .await
+        .ok()?;
         let mut out = Vec::new();
         s.read_to_end(&mut out).await.ok()?;
         let text = String::from_utf8_lossy(&out);
@@ -199,7 +202,7 @@ async fn served_by_fernzug(addr: std::net::SocketAddr) -> bool {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let asked = async {
         let mut s = tokio::net::TcpStream::connect(addr).await.ok()?;
-        s.write_all(b"GET /xfccbasic.asmx?WSDL HTTP/1.1\r\nHost: fernzug-check\r\n\r\n")
+        s.write_all(b"GET /xfccbasic.asmx?WSDL HTTP/1.1\r\nHost: fernzug-check\r\nConnection: close\r\n\r\n")
             .await
             .ok()?;
         let mut out = Vec::new();

@@ -115,6 +115,8 @@ struct Inner {
     /// Outages that counted (`alert_minutes` long) but ended before the loop looked: told both
     /// ways at its next look, so that no outage `/healthz` showed goes untold.
     untold: Vec<Untold>,
+    /// What `/healthz` last answered (the concerns failing; none: `ok`), logged when it changes.
+    answered: Vec<Concern>,
 }
 
 /// An outage that counted and ended before it was told.
@@ -349,7 +351,31 @@ impl Vitals {
         out
     }
 
-    /// `/healthz`: `Ok` while nothing fails for `alert_minutes`; else the reasons, one line.
+    /// `/healthz`'s answer at `now`: `Ok` while nothing fails for `alert_minutes`; else the
+    /// concerns that fail, by name only (`imap, smtp`): no host, no error text, which are for the
+    /// operator, not the world. The details go to the log, once each time the answer changes.
+    pub fn healthz(&self, now: DateTime<Utc>) -> Result<(), String> {
+        let (concerns, changed) = self.with(|i| {
+            let concerns: Vec<Concern> = self.outages(i, now).iter().map(|o| o.0).collect();
+            let changed = concerns != i.answered;
+            i.answered.clone_from(&concerns);
+            (concerns, changed)
+        });
+        if changed {
+            match self.health(now) {
+                Ok(()) => tracing::info!("/healthz: ok"),
+                Err(why) => tracing::warn!("/healthz: unhealthy: {why}"),
+            }
+        }
+        if concerns.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<&str> = concerns.iter().map(|c| c.name()).collect();
+        Err(names.join(", "))
+    }
+
+    /// The operator's account of the outages at `now` (the log's): `Ok` while nothing fails for
+    /// `alert_minutes`; else what fails, since when and why, one line.
     pub fn health(&self, now: DateTime<Utc>) -> Result<(), String> {
         let outages = self.with(|i| self.outages(i, now));
         if outages.is_empty() {
@@ -469,9 +495,9 @@ impl Service for Ops {
                     self.vitals.metrics(now),
                 );
             }
-            match self.vitals.health(now) {
+            match self.vitals.healthz(now) {
                 Ok(()) => Response::text(200, "ok\n"),
-                Err(why) => Response::text(503, format!("{why}\n")),
+                Err(what) => Response::text(503, format!("unhealthy: {what}\n")),
             }
         })
     }
@@ -588,6 +614,31 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn healthz_names_what_fails_and_nothing_else() {
+        let v = Vitals::new(30);
+        v.imap_ok(at(9, 0));
+        v.smtp_ok(at(9, 0));
+        assert_eq!(v.healthz(at(9, 0)), Ok(()));
+        v.imap_failed(
+            at(9, 5),
+            "cannot connect to the IMAP server mail.intern.test:993: connection refused",
+        );
+        assert_eq!(v.healthz(at(9, 35)), Err("imap".to_string()));
+        v.smtp_failed(at(9, 10), "SMTP 10.0.0.5:25: 421 too busy");
+        let both = v.healthz(at(9, 40)).unwrap_err();
+        assert_eq!(both, "imap, smtp");
+        assert!(
+            v.health(at(9, 40))
+                .unwrap_err()
+                .contains("mail.intern.test"),
+            "the log's"
+        );
+        v.imap_ok(at(9, 41));
+        v.smtp_ok(at(9, 41));
+        assert_eq!(v.healthz(at(9, 41)), Ok(()));
     }
 
     #[test]

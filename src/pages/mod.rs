@@ -10,7 +10,11 @@
 //!   `503` with `Retry-After`.
 //! * **Caching.** Every page carries an `ETag` made of the store's generation (which every commit
 //!   moves on), the language and the delay; a browser that sends it back gets `304` and nothing is
-//!   read or rendered.
+//!   read or rendered. A page is built once per change of the store: its body is kept by
+//!   (generation, language, path) — a game page also by the day, its clocks count days — in a
+//!   cache of bounded size, and at most [`BUILDS`] pages are built at once (others wait for a
+//!   place, up to [`BUILD_WAIT`], then `503`), so that no client makes the relay build a page
+//!   over and over.
 //! * **Privacy.** No page shows an e-mail address, a reply key or anything of XFCC: players by
 //!   name, the director by name. With `[http] delay_moves = N` a running game is shown N plies
 //!   behind (its board, moves and move count; its clocks, which would tell when the last move
@@ -21,10 +25,13 @@
 
 mod facts;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
+use tokio::sync::Semaphore;
 
 use crate::http::{Request, Response, Service};
 use crate::lang::Lang;
@@ -117,11 +124,22 @@ pub struct PagesConfig {
     pub templates_dir: Option<PathBuf>,
 }
 
+/// At most this many pages are built at once.
+pub const BUILDS: usize = 2;
+/// A request waits this long at most for a place to build its page; then `503`.
+pub const BUILD_WAIT: Duration = Duration::from_secs(10);
+/// The bodies kept: at most this many bytes in all...
+pub const CACHE_BYTES: usize = 32 * 1024 * 1024;
+/// ...and this many pages.
+pub const CACHE_PAGES: usize = 4096;
+
 /// The tournament pages as a [`Service`] of the HTTP listener.
 pub struct Pages {
     slot: StoreSlot,
     config: PagesConfig,
     env: Arc<minijinja::Environment<'static>>,
+    cache: Mutex<Cache>,
+    builds: Arc<Semaphore>,
 }
 
 impl Pages {
@@ -132,7 +150,105 @@ impl Pages {
             slot,
             config,
             env: Arc::new(env),
+            cache: Mutex::new(Cache::new(CACHE_BYTES, CACHE_PAGES)),
+            builds: Arc::new(Semaphore::new(BUILDS)),
         })
+    }
+
+    /// The same pages keeping no body: every request builds its page (to measure what the cache
+    /// saves, `tests/stack/load/pages.rs`).
+    pub fn uncached(self) -> Pages {
+        Pages {
+            cache: Mutex::new(Cache::new(0, 0)),
+            ..self
+        }
+    }
+
+    /// How many pages were built since the start (a page served from the cache is not).
+    pub fn built(&self) -> u64 {
+        self.cache.lock().map_or(0, |c| c.built)
+    }
+
+    fn cached(&self, key: &Key) -> Option<Arc<Response>> {
+        self.cache.lock().ok()?.get(key)
+    }
+}
+
+/// What a page's body is kept by: the store's generation, the language, the path, and for a
+/// game page the day its clocks were counted on.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Key {
+    generation: u64,
+    lang: Lang,
+    path: String,
+    day: Option<chrono::NaiveDate>,
+}
+
+/// The pages built, by [`Key`]: only those of the newest generation seen, at most `bytes` of
+/// bodies and `pages` of them; when full, the one used longest ago goes.
+struct Cache {
+    entries: HashMap<Key, (Arc<Response>, u64)>,
+    bytes: usize,
+    max_bytes: usize,
+    max_pages: usize,
+    generation: u64,
+    used: u64,
+    built: u64,
+}
+
+impl Cache {
+    fn new(max_bytes: usize, max_pages: usize) -> Cache {
+        Cache {
+            entries: HashMap::new(),
+            bytes: 0,
+            max_bytes,
+            max_pages,
+            generation: 0,
+            used: 0,
+            built: 0,
+        }
+    }
+
+    fn get(&mut self, key: &Key) -> Option<Arc<Response>> {
+        self.used += 1;
+        let used = self.used;
+        self.entries.get_mut(key).map(|(r, u)| {
+            *u = used;
+            r.clone()
+        })
+    }
+
+    fn put(&mut self, key: Key, page: Arc<Response>) {
+        self.built += 1;
+        if key.generation > self.generation {
+            // The store changed: every page kept is of the past.
+            self.entries.clear();
+            self.bytes = 0;
+            self.generation = key.generation;
+        }
+        let size = page.body.len() + key.path.len();
+        if key.generation < self.generation || size > self.max_bytes / 4 || self.max_pages == 0 {
+            return;
+        }
+        while !self.entries.is_empty()
+            && (self.entries.len() >= self.max_pages || self.bytes + size > self.max_bytes)
+        {
+            let oldest = self
+                .entries
+                .iter()
+                .min_by_key(|(_, (_, u))| *u)
+                .map(|(k, _)| k.clone());
+            if let Some(k) = oldest
+                && let Some((r, _)) = self.entries.remove(&k)
+            {
+                self.bytes -= r.body.len() + k.path.len();
+            }
+        }
+        self.used += 1;
+        self.bytes += size;
+        if let Some((old, _)) = self.entries.insert(key.clone(), (page, self.used)) {
+            self.bytes -= old.body.len() + key.path.len();
+        }
     }
 }
 
@@ -243,9 +359,10 @@ impl Service for Pages {
                 return r;
             };
             let lang = lang_of(&request, self.config.default_lang);
+            let generation = store.generation();
             let etag = format!(
                 "\"{}-{}-{}\"",
-                store.generation(),
+                generation,
                 lang.code(),
                 self.config.delay_moves
             );
@@ -257,21 +374,53 @@ impl Service for Pages {
                 r.headers.push(("ETag", etag));
                 return r;
             }
-            let (env, config) = (self.env.clone(), self.config.clone());
             let now = chrono::Utc::now();
+            let key = Key {
+                generation,
+                lang,
+                path: request.path().to_string(),
+                day: matches!(page, Page::Game(_))
+                    .then(|| now.with_timezone(&self.config.tz).date_naive()),
+            };
+            let page_of = |r: &Response| {
+                let mut r = r.clone();
+                if r.status == 200 {
+                    r.headers.push(("ETag", etag.clone()));
+                    r.headers.push(("Cache-Control", "no-cache".into()));
+                }
+                r
+            };
+            if let Some(r) = self.cached(&key) {
+                return page_of(&r);
+            }
+            // A place to build it; meanwhile another request may have built it.
+            let Ok(Ok(_place)) =
+                tokio::time::timeout(BUILD_WAIT, self.builds.clone().acquire_owned()).await
+            else {
+                let mut r = Response::text(503, "busy, try again in a moment\n");
+                r.headers.push(("Retry-After", "5".into()));
+                return r;
+            };
+            if let Some(r) = self.cached(&key) {
+                return page_of(&r);
+            }
+            let (env, config) = (self.env.clone(), self.config.clone());
             let built = tokio::task::spawn_blocking(move || {
                 facts::build(&store, &env, &config, page, lang, now)
             })
             .await;
-            let mut r = match built {
-                Ok(r) => r,
-                Err(_) => Response::text(500, "the page could not be built\n"),
+            let r = match built {
+                Ok(r) => Arc::new(r),
+                Err(_) => return Response::text(500, "the page could not be built\n"),
             };
-            if r.status == 200 {
-                r.headers.push(("ETag", etag));
-                r.headers.push(("Cache-Control", "no-cache".into()));
+            if let Ok(mut cache) = self.cache.lock() {
+                if r.status == 200 {
+                    cache.put(key, r.clone());
+                } else {
+                    cache.built += 1;
+                }
             }
-            r
+            page_of(&r)
         })
     }
 }

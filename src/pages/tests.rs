@@ -221,3 +221,78 @@ fn a_page_not_changed_is_not_sent_again_and_unknown_paths_are_404() {
     let closed = Pages::new(StoreSlot::default(), p.config.clone()).unwrap();
     assert_eq!(get(&closed, "/", None).status, 503);
 }
+
+#[test]
+fn a_page_is_built_once_per_change_of_the_store() {
+    let dir = TempDir::new("built-once");
+    let mut app = relay(&dir.0);
+    let p = pages(&app, 0);
+    let first = get(&p, "/g/T-1/1", None);
+    assert_eq!(first.status, 200);
+    assert_eq!(p.built(), 1);
+    for _ in 0..5 {
+        assert_eq!(get(&p, "/g/T-1/1", None), first, "the same answer, kept");
+    }
+    assert_eq!(p.built(), 1, "built once");
+    // Each language, each page its own.
+    assert!(text(&get(&p, "/g/T-1/1?lang=en", None).body).contains("to move"));
+    get(&p, "/t/T-1", None);
+    assert_eq!(p.built(), 3);
+    get(&p, "/t/T-1", None);
+    assert_eq!(p.built(), 3);
+    // A 404 is not kept, and counts as a build.
+    get(&p, "/g/T-1/9", None);
+    get(&p, "/g/T-1/9", None);
+    assert_eq!(p.built(), 5);
+    // A move: the store changed, the page is built anew and shows it.
+    let mail = format!(
+        "From: {ANNA}\r\nTo: relay@fernschach.test\r\nSubject: [T-1/1]\r\n\
+         Message-ID: <m5@x>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n1... c5 2. Nf3\r\n"
+    );
+    app.process(mail.as_bytes(), at(3, 12), None).unwrap();
+    let after = get(&p, "/g/T-1/1?lang=en", None);
+    assert_ne!(after.headers, first.headers, "another ETag");
+    assert!(text(&after.body).contains("Nf3"), "{}", text(&after.body));
+    assert_eq!(p.built(), 6);
+    // Without the cache every request builds.
+    let uncached = pages(&app, 0).uncached();
+    get(&uncached, "/t/T-1", None);
+    get(&uncached, "/t/T-1", None);
+    assert_eq!(uncached.built(), 2);
+}
+
+#[test]
+fn the_cache_keeps_the_newest_generation_within_its_bounds() {
+    let page = |n: usize| Arc::new(Response::text(200, "x".repeat(n)));
+    let key = |g: u64, path: &str| Key {
+        generation: g,
+        lang: Lang::De,
+        path: path.into(),
+        day: None,
+    };
+    let mut c = Cache::new(1000, 3);
+    c.put(key(1, "/a"), page(100));
+    c.put(key(1, "/b"), page(100));
+    assert!(c.get(&key(1, "/a")).is_some());
+    c.put(key(1, "/c"), page(100));
+    c.put(key(1, "/d"), page(100));
+    assert_eq!(c.entries.len(), 3, "at most 3 pages");
+    assert!(
+        c.get(&key(1, "/b")).is_none(),
+        "the one used longest ago went"
+    );
+    assert!(c.get(&key(1, "/a")).is_some());
+    c.put(key(1, "/big"), page(300));
+    assert!(
+        c.get(&key(1, "/big")).is_none(),
+        "over a quarter of the bytes: not kept"
+    );
+    c.put(key(2, "/a"), page(200));
+    assert_eq!(c.entries.len(), 1, "a new generation: the old pages went");
+    c.put(key(1, "/a"), page(100));
+    assert!(
+        c.get(&key(1, "/a")).is_none(),
+        "an older generation is not kept"
+    );
+    assert_eq!(c.bytes, 202);
+}

@@ -15,7 +15,8 @@
 //! assert!(!c.verify("k7qmz"));
 //! ```
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
 use rand::Rng;
@@ -90,28 +91,87 @@ fn digest(salt: &str, password: &str) -> String {
     hex(&sha256(&data))
 }
 
-/// Failed logins counted per address and per client (its IP address): after
-/// [`Limiter::PER_ADDRESS`] failures for one address, or [`Limiter::PER_CLIENT`] from one client,
-/// within [`Limiter::WINDOW`], every login of that address or from that client fails until the
-/// oldest failure is older than the window — right password or not.
+/// Failed logins counted per client (its IP address, `crate::http::client_key`) and user name,
+/// and per client: after [`Limiter::PER_ADDRESS`] failures of one user name from one client, or
+/// [`Limiter::PER_CLIENT`] from one client in all, within [`Limiter::WINDOW`], every login of that
+/// user name from that client (or every login from that client) fails until the oldest failure
+/// is older than the window — right password or not. Another client's logins of the same name
+/// are not refused: one who knows a player's address cannot lock him out. Each table keeps at
+/// most [`Limiter::KEYS`] keys (the one whose last failure is the oldest goes first), and a user
+/// name is used as a key by its first [`Limiter::NAME_BYTES`] bytes.
 #[derive(Debug, Default)]
 pub struct Limiter {
-    failures: HashMap<String, VecDeque<Instant>>,
+    pairs: Failures<(IpAddr, String)>,
+    clients: Failures<IpAddr>,
 }
 
 impl Limiter {
     pub const WINDOW: Duration = Duration::from_secs(15 * 60);
     pub const PER_ADDRESS: usize = 5;
     pub const PER_CLIENT: usize = 20;
-    /// Above this many keys, keys without a failure in the window are dropped.
-    const KEYS: usize = 10_000;
+    /// At most this many keys in each table.
+    pub const KEYS: usize = 10_000;
+    /// A user name is counted by this many bytes of it, lower case (an address has at most 254).
+    pub const NAME_BYTES: usize = 254;
 
-    fn count(&mut self, key: &str, now: Instant) -> usize {
-        match self.failures.get_mut(key) {
-            Some(q) => {
+    fn pair(address: &str, client: IpAddr) -> (IpAddr, String) {
+        let mut name = address.to_lowercase();
+        if name.len() > Self::NAME_BYTES {
+            let mut end = Self::NAME_BYTES;
+            while !name.is_char_boundary(end) {
+                end -= 1;
+            }
+            name.truncate(end);
+        }
+        (crate::http::client_key(client), name)
+    }
+
+    /// Whether a login of `address` from `client` is refused without looking at its password.
+    pub fn blocked(&mut self, address: &str, client: IpAddr, now: Instant) -> bool {
+        self.pairs.count(&Self::pair(address, client), now) >= Self::PER_ADDRESS
+            || self.clients.count(&crate::http::client_key(client), now) >= Self::PER_CLIENT
+    }
+
+    /// Notes a failed login.
+    pub fn failed(&mut self, address: &str, client: IpAddr, now: Instant) {
+        self.pairs.failed(Self::pair(address, client), now);
+        self.clients.failed(crate::http::client_key(client), now);
+    }
+
+    /// The keys kept (of both tables).
+    pub fn keys(&self) -> usize {
+        self.pairs.keys.len() + self.clients.keys.len()
+    }
+}
+
+/// Failures by key within the window, at most [`Limiter::KEYS`] keys: a full table lets go of
+/// the key whose last failure is the oldest.
+#[derive(Debug)]
+struct Failures<K> {
+    /// Each key's failures in the window (oldest first) and the stamp of its last one.
+    keys: HashMap<K, (VecDeque<Instant>, u64)>,
+    /// The keys by the stamp of their last failure.
+    order: BTreeMap<u64, K>,
+    stamp: u64,
+}
+
+impl<K> Default for Failures<K> {
+    fn default() -> Self {
+        Failures {
+            keys: HashMap::new(),
+            order: BTreeMap::new(),
+            stamp: 0,
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq + Clone> Failures<K> {
+    fn count(&mut self, key: &K, now: Instant) -> usize {
+        match self.keys.get_mut(key) {
+            Some((q, _)) => {
                 while q
                     .front()
-                    .is_some_and(|t| now.duration_since(*t) > Self::WINDOW)
+                    .is_some_and(|t| now.saturating_duration_since(*t) > Limiter::WINDOW)
                 {
                     q.pop_front();
                 }
@@ -121,26 +181,27 @@ impl Limiter {
         }
     }
 
-    /// Whether a login of `address` from `client` is refused without looking at its password.
-    pub fn blocked(&mut self, address: &str, client: &str, now: Instant) -> bool {
-        self.count(&format!("a:{}", address.to_lowercase()), now) >= Self::PER_ADDRESS
-            || self.count(&format!("c:{client}"), now) >= Self::PER_CLIENT
-    }
-
-    /// Notes a failed login.
-    pub fn failed(&mut self, address: &str, client: &str, now: Instant) {
-        if self.failures.len() > Self::KEYS {
-            self.failures.retain(|_, q| {
-                q.back()
-                    .is_some_and(|t| now.duration_since(*t) <= Self::WINDOW)
-            });
+    fn failed(&mut self, key: K, now: Instant) {
+        self.stamp += 1;
+        if let Some((q, stamp)) = self.keys.get_mut(&key) {
+            q.push_back(now);
+            // At most the failures that can block.
+            while q.len() > Limiter::PER_CLIENT {
+                q.pop_front();
+            }
+            self.order.remove(stamp);
+            *stamp = self.stamp;
+            self.order.insert(self.stamp, key);
+            return;
         }
-        for key in [
-            format!("a:{}", address.to_lowercase()),
-            format!("c:{client}"),
-        ] {
-            self.failures.entry(key).or_default().push_back(now);
+        while self.keys.len() >= Limiter::KEYS {
+            let Some((_, oldest)) = self.order.pop_first() else {
+                break;
+            };
+            self.keys.remove(&oldest);
         }
+        self.order.insert(self.stamp, key.clone());
+        self.keys.insert(key, (VecDeque::from([now]), self.stamp));
     }
 }
 
@@ -165,24 +226,98 @@ mod tests {
         assert_ne!(Credential::of(&a, &mut rng).hash, c.hash);
     }
 
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
     #[test]
-    fn failed_logins_block_the_address_and_the_client_for_the_window() {
+    fn failed_logins_block_the_name_from_that_client_and_the_client_for_the_window() {
         let mut l = Limiter::default();
         let t0 = Instant::now();
         for _ in 0..Limiter::PER_ADDRESS {
-            assert!(!l.blocked("anna@x.test", "10.0.0.1", t0));
-            l.failed("anna@x.test", "10.0.0.1", t0);
+            assert!(!l.blocked("anna@x.test", ip("10.0.0.1"), t0));
+            l.failed("anna@x.test", ip("10.0.0.1"), t0);
         }
-        assert!(l.blocked("Anna@X.test", "10.0.0.2", t0), "the address");
-        assert!(!l.blocked("bert@x.test", "10.0.0.2", t0));
+        assert!(
+            l.blocked("Anna@X.test", ip("10.0.0.1"), t0),
+            "the name, that client"
+        );
+        assert!(
+            !l.blocked("anna@x.test", ip("10.0.0.2"), t0),
+            "another client logs in as Anna: one who knows her address cannot lock her out"
+        );
+        assert!(!l.blocked("bert@x.test", ip("10.0.0.1"), t0));
         let later = t0 + Limiter::WINDOW + Duration::from_secs(1);
         assert!(
-            !l.blocked("anna@x.test", "10.0.0.1", later),
+            !l.blocked("anna@x.test", ip("10.0.0.1"), later),
             "the window passed"
         );
         for i in 0..Limiter::PER_CLIENT {
-            l.failed(&format!("p{i}@x.test"), "10.0.0.9", later);
+            l.failed(&format!("p{i}@x.test"), ip("10.0.0.9"), later);
         }
-        assert!(l.blocked("new@x.test", "10.0.0.9", later), "the client");
+        assert!(l.blocked("new@x.test", ip("10.0.0.9"), later), "the client");
+        assert!(!l.blocked("new@x.test", ip("10.0.0.8"), later));
+    }
+
+    #[test]
+    fn an_ipv6_client_is_counted_by_its_64() {
+        let mut l = Limiter::default();
+        let t0 = Instant::now();
+        for i in 0..Limiter::PER_ADDRESS {
+            l.failed("anna@x.test", ip(&format!("2001:db8:1:2::{i:x}")), t0);
+        }
+        assert!(l.blocked("anna@x.test", ip("2001:db8:1:2:ffff::1"), t0));
+        assert!(!l.blocked("anna@x.test", ip("2001:db8:1:3::1"), t0));
+    }
+
+    #[test]
+    fn long_names_are_one_key_and_the_tables_stay_bounded() {
+        let mut l = Limiter::default();
+        let t0 = Instant::now();
+        // Names alike in their first 254 bytes are one name: a 64 KB name is a 254-byte key.
+        let long = "a".repeat(64 * 1024);
+        for i in 0..Limiter::PER_ADDRESS {
+            l.failed(&format!("{}{i}", &long[..300]), ip("10.0.0.1"), t0);
+        }
+        assert!(l.blocked(&long, ip("10.0.0.1"), t0));
+        assert!(
+            l.pairs
+                .keys
+                .keys()
+                .all(|(_, n)| n.len() <= Limiter::NAME_BYTES),
+            "keys of at most 254 bytes"
+        );
+        // A multi-byte character at the cut is not split.
+        let wide = "ä".repeat(200);
+        l.failed(&wide, ip("10.0.0.1"), t0);
+        assert!(
+            l.pairs
+                .keys
+                .keys()
+                .any(|(_, n)| n.len() == 254 && n.starts_with('ä'))
+        );
+        // Many clients and names: at most KEYS each; the oldest go first.
+        let mut l = Limiter::default();
+        for i in 0..(Limiter::KEYS + 500) as u32 {
+            let client = IpAddr::V4(std::net::Ipv4Addr::from(0x0a00_0000 + i));
+            l.failed(&format!("p{i}@x.test"), client, t0);
+        }
+        assert_eq!(l.keys(), 2 * Limiter::KEYS);
+        assert_eq!(l.clients.count(&ip("10.0.0.0"), t0), 0, "the oldest let go");
+        let last = IpAddr::V4(std::net::Ipv4Addr::from(
+            0x0a00_0000 + Limiter::KEYS as u32 + 499,
+        ));
+        assert_eq!(l.clients.count(&last, t0), 1, "the newest kept");
+        // A key that fails again is the newest: it is kept when others come.
+        let mut l = Limiter::default();
+        l.failed("anna@x.test", ip("10.9.9.9"), t0);
+        for i in 0..(Limiter::KEYS - 1) as u32 {
+            let client = IpAddr::V4(std::net::Ipv4Addr::from(0x0b00_0000 + i));
+            l.failed("x@x.test", client, t0);
+        }
+        l.failed("anna@x.test", ip("10.9.9.9"), t0);
+        l.failed("x@x.test", ip("12.0.0.1"), t0);
+        assert_eq!(l.clients.count(&ip("10.9.9.9"), t0), 2);
+        assert_eq!(l.clients.count(&ip("11.0.0.0"), t0), 0);
     }
 }

@@ -1,7 +1,7 @@
 //! XFCC over the relay's HTTP listener (`crate::http`): the service at `/xfccbasic.asmx` reads a
 //! call and hands it, as a [`Job`], to the daemon's loop, which alone holds the store; it never
 //! blocks the mail handling, and the loop answers between two mails. Failed logins are counted
-//! here ([`Limiter`]).
+//! here ([`Limiter`]: per client and user name, and per client).
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
@@ -13,7 +13,7 @@ use tokio::sync::{Notify, mpsc, oneshot, watch};
 use super::login::Limiter;
 use super::soap::{self, Call};
 use super::{Code, XfccGame};
-pub use crate::http::{MAX_BODY, MAX_CONNECTIONS, MAX_HEAD, READ_TIMEOUT};
+pub use crate::http::{MAX_BODY, MAX_CONNECTIONS, MAX_HEAD, PER_CLIENT, QUEUED, READ_TIMEOUT};
 use crate::http::{Request, Response, Service};
 
 /// The daemon's loop must answer within this time (it may be reconnecting to IMAP); otherwise
@@ -132,11 +132,10 @@ async fn call(body: &[u8], client: IpAddr, door: &Door) -> (u16, String) {
         Call::GetMyGames { username, .. } => (username.clone(), false),
         Call::MakeAMove(m) => (m.username.clone(), true),
     };
-    let client_key = client.to_string();
     let blocked = door
         .limiter
         .lock()
-        .map(|mut l| l.blocked(&username, &client_key, Instant::now()))
+        .map(|mut l| l.blocked(&username, client, Instant::now()))
         .unwrap_or(true);
     let answer = if blocked {
         let shown: String = username.chars().take(100).collect();
@@ -153,7 +152,7 @@ async fn call(body: &[u8], client: IpAddr, door: &Door) -> (u16, String) {
         && !blocked
         && let Ok(mut l) = door.limiter.lock()
     {
-        l.failed(&username, &client_key, Instant::now());
+        l.failed(&username, client, Instant::now());
     }
     match (answer, is_move) {
         (Answer::Games(games), _) => (200, soap::games_response(&games)),
@@ -224,13 +223,37 @@ mod tests {
         (addr, asked, stop)
     }
 
-    /// Sends `request` as it is and reads the whole answer.
+    /// Sends `request` as it is and reads its answer: the head, then as many bytes as its
+    /// `Content-Length` says (the connection stays open: keep-alive).
     async fn http(addr: SocketAddr, request: &[u8]) -> String {
         let mut s = TcpStream::connect(addr).await.unwrap();
         s.write_all(request).await.unwrap();
+        answer(&mut s).await
+    }
+
+    /// One answer read from `s`.
+    async fn answer(s: &mut TcpStream) -> String {
         let mut out = Vec::new();
-        s.read_to_end(&mut out).await.unwrap();
-        String::from_utf8(out).unwrap()
+        let mut chunk = [0u8; 4096];
+        loop {
+            if let Some(end) = out.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&out[..end]).to_lowercase();
+                let length: usize = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length: "))
+                    .and_then(|n| n.trim().parse().ok())
+                    .unwrap_or(0);
+                if out.len() >= end + 4 + length {
+                    out.truncate(end + 4 + length);
+                    return String::from_utf8(out).unwrap();
+                }
+            }
+            let n = s.read(&mut chunk).await.unwrap();
+            if n == 0 {
+                return String::from_utf8(out).unwrap();
+            }
+            out.extend_from_slice(&chunk[..n]);
+        }
     }
 
     /// A POST of `body` as Scid's Tcl client sends it: the charset quoted, no SOAPAction.
@@ -369,25 +392,34 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn failed_logins_lock_the_address_out_without_asking_the_relay() {
+    async fn failed_logins_lock_the_name_out_for_that_client_only_without_asking_the_relay() {
         let (addr, asked, _stop) = serve().await;
-        let login = |pw: &str| {
-            scid_post(&scid_envelope(
+        let login = |pw: &str, client: &str| {
+            let body = scid_envelope(
                 "GetMyGames",
                 &format!("<username>bert@x.test</username><password>{pw}</password>"),
-            ))
+            );
+            format!(
+                "POST /xfccbasic.asmx HTTP/1.1\r\nX-Real-IP: {client}\r\n\
+                 Content-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .into_bytes()
         };
         for _ in 0..Limiter::PER_ADDRESS {
             assert!(
-                http(addr, &login("guess"))
+                http(addr, &login("guess", "198.51.100.7"))
                     .await
                     .contains("AuthenticationFailed")
             );
         }
         let n = asked.load(Ordering::SeqCst);
-        let locked = http(addr, &login("right")).await;
+        let locked = http(addr, &login("right", "198.51.100.7")).await;
         assert!(locked.contains("AuthenticationFailed"), "{locked}");
         assert_eq!(asked.load(Ordering::SeqCst), n, "the relay was not asked");
+        // Bert himself, from his own address, is not locked out by the one who guessed.
+        let own = http(addr, &login("right", "203.0.113.9")).await;
+        assert!(own.contains("<GetMyGamesResult>"), "{own}");
     }
 
     #[tokio::test]
@@ -463,10 +495,10 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn connections_beyond_the_bound_are_turned_away() {
+    async fn connections_of_one_client_beyond_the_bound_are_turned_away() {
         let (addr, _, _stop) = serve().await;
         let mut idle = Vec::new();
-        for _ in 0..MAX_CONNECTIONS {
+        for _ in 0..PER_CLIENT + QUEUED {
             idle.push(TcpStream::connect(addr).await.unwrap());
         }
         // Give the listener time to take them all.

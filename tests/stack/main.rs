@@ -17,6 +17,7 @@ mod desk_e2e;
 mod director_e2e;
 mod endings_e2e;
 mod forgery_e2e;
+mod http_e2e;
 mod io_roundtrip;
 mod load;
 mod mailstack_smoke;

@@ -8,7 +8,7 @@
 //! `run` serves XFCC, so this test runs the daemon in real time; its only waiting is the bounded
 //! polling for the stack's delivery and the relay's answer.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -35,9 +35,7 @@ fn scid_post(port: u16, body: &str) -> String {
         body.len()
     );
     s.write_all(request.as_bytes()).unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    out
+    crate::common::http_answer(&mut s)
 }
 
 fn scid_games(port: u16, user: &str, password: &str) -> String {

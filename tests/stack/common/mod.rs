@@ -1074,3 +1074,33 @@ impl Drop for Daemon {
         }
     }
 }
+
+// ------------------------------------------------------------------------------------------------
+// HTTP
+
+/// Reads one HTTP answer from `s` as a client does on a kept-alive connection: the head, then as
+/// many bytes of body as its `Content-Length` says (or to the end of the connection without one).
+/// The whole answer as text; what came before an error or the end when it breaks off.
+pub fn http_answer(s: &mut TcpStream) -> String {
+    let mut out = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        if let Some(end) = out.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&out[..end]).to_lowercase();
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|n| n.trim().parse::<usize>().ok());
+            if let Some(length) = length
+                && out.len() >= end + 4 + length
+            {
+                out.truncate(end + 4 + length);
+                return String::from_utf8_lossy(&out).into_owned();
+            }
+        }
+        match s.read(&mut chunk) {
+            Ok(0) | Err(_) => return String::from_utf8_lossy(&out).into_owned(),
+            Ok(n) => out.extend_from_slice(&chunk[..n]),
+        }
+    }
+}

@@ -7,7 +7,7 @@
 //! running games, two bursts of BURST moves (each to games of its own).
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -47,8 +47,7 @@ fn get(port: u16, path: &str) -> (Duration, bool) {
     };
     let _ = s.set_read_timeout(Some(Duration::from_secs(10)));
     let _ = write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n");
-    let mut out = String::new();
-    let _ = s.read_to_string(&mut out);
+    let out = crate::common::http_answer(&mut s);
     (started.elapsed(), out.starts_with("HTTP/1.1 200 "))
 }
 
