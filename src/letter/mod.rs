@@ -191,6 +191,45 @@ mod tests {
     }
 
     #[test]
+    fn attachment_names_are_at_most_20_of_100_characters_each_on_one_line() {
+        let mut raw = String::from(
+            "From: Anna <anna@fernschach.test>\r\nSubject: [T-1/1]\r\nMIME-Version: 1.0\r\n\
+             Content-Type: multipart/mixed; boundary=\"B\"\r\n\r\n\
+             --B\r\nContent-Type: text/plain\r\n\r\n1. e4\r\n",
+        );
+        for i in 0..50 {
+            raw.push_str(&format!(
+                "--B\r\nContent-Type: application/octet-stream\r\n\
+                 Content-Disposition: attachment; filename=\"{i} {}\"\r\n\r\nx\r\n",
+                "Sehr lange Worte an den Partner ".repeat(20)
+            ));
+        }
+        raw.push_str("--B--\r\n");
+        let l = read_letter(raw.as_bytes()).unwrap();
+        assert_eq!(l.attachments.len(), MAX_ATTACHMENT_NAMES);
+        assert!(
+            l.attachments
+                .iter()
+                .all(|n| n.chars().count() <= MAX_ATTACHMENT_NAME_CHARS && !n.contains('\n'))
+        );
+    }
+
+    #[test]
+    fn a_display_name_or_subject_with_a_line_break_is_read_as_one_line() {
+        // "Bob\r\nX-Injected: 1" in an RFC 2047 word, as an attacker sends it.
+        let raw = b"From: =?utf-8?b?Qm9iDQpYLUluamVjdGVkOiAx?= <bob@example.org>\r\n\
+Subject: =?utf-8?b?SGFsbG8NCkJjYzogeEB5?=\r\n\r\nHallo\r\n";
+        let l = read_letter(raw).unwrap();
+        assert_eq!(l.from_name.as_deref(), Some("Bob X-Injected: 1"));
+        assert_eq!(l.subject, "Hallo Bcc: x@y");
+        // An address with a line break is no address.
+        let raw = b"From: =?utf-8?b?Qm9i?= <\"bob\r\nx\"@example.org>\r\n\r\nHallo\r\n";
+        if let Ok(l) = read_letter(raw) {
+            assert!(!l.from.contains(['\r', '\n']), "{:?}", l.from);
+        }
+    }
+
+    #[test]
     fn missing_from_is_no_sender() {
         let raw = b"Subject: hello\r\n\r\n12. e4\r\n";
         assert_eq!(read_letter(raw), Err(ReadError::NoSender));
