@@ -130,6 +130,14 @@ pub struct Content {
     /// tournament`): the mail says nothing else.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub register: Option<Enrolment>,
+    /// `Hilfe` / `help` (the whole text, or the subject): the sender asks how to write to the
+    /// relay; answered with the forms, nothing forwarded.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub help: bool,
+    /// TO §29: `Einspruch: TEXT` / `appeal: TEXT` — an appeal to the director; the text after the
+    /// colon (the whole mail goes to the director).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub appeal: Option<String>,
 }
 
 /// The tournament file of a mail that asks to register a tournament, or what keeps it from
@@ -180,6 +188,8 @@ impl Content {
             && self.director.is_empty()
             && self.doubts.is_empty()
             && self.asks.is_empty()
+            && !self.help
+            && self.appeal.is_none()
     }
 }
 
@@ -285,11 +295,18 @@ pub struct DateSpan {
 pub enum DirectorCommand {
     /// §22: `ZÜ bestätigt` / `confirm time forfeit`.
     ConfirmForfeit,
-    /// `Ergebnis: 1-0` / `result: 1/2-1/2`; the value is one of `1-0`, `0-1`, `1/2-1/2`.
+    /// `Ergebnis: 1-0` / `result: 1/2-1/2`; the value is one of `1-0`, `0-1`, `1/2-1/2`, or
+    /// `annulled` (`Ergebnis: annulliert` / `result: annulled`, TO §26: the game kept out of the
+    /// crosstable, also a finished one).
     SetResult(String),
     /// §24: `Sonderurlaub: 01.02.2027 – 14.02.2027 für anna@…`.
     SpecialLeave { span: DateSpan, player: String },
-    /// §8/§30/Fax 2.2: `Bedenkzeit: +3 Tage für anna@…, Grund: …`.
+    /// §8/§30/Fax 2.2: time used changed — `days` > 0 **charges** that many days (more used:
+    /// `Bedenkzeit: +3 Tage für anna@…`, `Bedenkzeit anrechnen: 3 Tage für …`, `charge time: …`,
+    /// in sentences `angerechnet`, `abgezogen`, `gekürzt`, `charged`, `deducted`), `days` < 0
+    /// **credits** them (fewer used: `Bedenkzeit: -3 Tage …`, `Bedenkzeit gutschreiben: 3 Tage
+    /// für …`, `credit time: …`, in sentences `gutgeschrieben`, `zurückgegeben`, `credited`,
+    /// `given back`).
     AdjustTime {
         days: i32,
         player: String,
@@ -319,8 +336,12 @@ pub enum DirectorCommand {
     /// TO §26: `Rücktritt: anna@… Wertung: verloren` / `withdraw: anna@… score: annulled`: every
     /// running game of the player ends, lost for him (`annulled`: kept out of the crosstable).
     Withdraw { player: String, annulled: bool },
-    /// TO §23: `Rückfrage an anna@…: TEXT` / `ask anna@…: TEXT`: the director's question.
+    /// TO §23: `Rückfrage an anna@…: TEXT` / `ask anna@…: TEXT`: the director's question —
+    /// every line he wrote after the colon, up to his signature.
     Ask { player: String, text: String },
+    /// TO §30: `Ermahnung: anna@… Grund: TEXT` / `warning: anna@… reason: TEXT`: a formal
+    /// warning of a player, with its reason.
+    Warn { player: String, reason: String },
     /// TO §30: `Züge über TL: GAME` / `moves through TL: GAME` (`on`), `… aufgehoben` / `… off`:
     /// every `move` mail of the game has the director in copy.
     ThroughDirector { game: String, on: bool },

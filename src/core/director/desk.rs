@@ -173,6 +173,55 @@ pub(super) fn withdraw(
     })
 }
 
+/// TO §30: a formal warning (`Ermahnung`) of a player, with its reason: logged (and sealed) in
+/// the game the mail names, when he plays it, else in each of his running games of the
+/// tournament; the player is told, with the appeal of TO §29; the director gets the receipt.
+pub(super) fn warn(
+    st: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    scope: Scope<'_>,
+    (player, reason): (&str, &str),
+    at: Step<'_>,
+) -> Result<Notice, DirectorRefusal> {
+    let now = at.now;
+    let tid = player_tournament(st, scope.tid, scope.directs, player, Command::Warn)?;
+    let named = scope
+        .game
+        .filter(|g| {
+            st.games
+                .get(*g)
+                .is_some_and(|gm| gm.color_of(player).is_some())
+        })
+        .cloned();
+    let games = match &named {
+        Some(g) => vec![g.clone()],
+        None => open_games_in(st, &tid, player),
+    };
+    director_event(
+        st,
+        out,
+        &games,
+        letter,
+        format!("warning of {player} (TO §30): {reason}"),
+        now,
+    );
+    out.letter_games.extend(games.iter().cloned());
+    let name = name_of(st, &tid, player);
+    Ok(Notice {
+        game: named,
+        told: Told::Warned {
+            name,
+            tournament: tid.clone(),
+            games,
+        },
+        tournament: tid,
+        reason: Some(reason.to_string()),
+        players: vec![player.to_string()],
+        desk: Desk::default(),
+    })
+}
+
 /// TO §23: the director's question reaches the player with a reply key of its own.
 pub(super) fn ask(
     st: &mut State,

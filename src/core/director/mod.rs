@@ -50,7 +50,7 @@ use crate::letter::{DirectorCommand, Letter};
 use commands::{
     Order, address, adjust_time, confirm_forfeit, director_leave, game_order, resume, set_result,
 };
-use desk::{Records, ask, records, withdraw};
+use desk::{Records, ask, records, warn, withdraw};
 
 /// What a director's letter is about: the game it names, the tournament, and the tournaments
 /// its sender directs.
@@ -250,6 +250,9 @@ fn director_command(
             withdraw(state, out, letter, scope, (player, *annulled), at)
         }
         DirectorCommand::Ask { player, text } => ask(state, out, letter, scope, (player, text), at),
+        DirectorCommand::Warn { player, reason } => {
+            warn(state, out, letter, scope, (player, reason), at)
+        }
         DirectorCommand::ThroughDirector { game, on } => {
             let order = Order::ThroughDirector;
             game_order(state, out, letter, scope, (game, order, *on), at)

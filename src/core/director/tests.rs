@@ -2169,7 +2169,11 @@ fn a_mail_about_a_game_from_someone_not_playing_it_is_not_kept_among_its_mails()
     // Carl plays in T-1 but not in game 1 (Anna–Bert): his mail naming it is answered without
     // the game, and it is not archived under it (anyone registered could grow its records).
     let mut st = new_state(RuleSet::Post);
-    let out = step(&mut st, &mail(CARL, "[T-1/1]", "1. e4"), at(2026, 12, 1, 10, 0));
+    let out = step(
+        &mut st,
+        &mail(CARL, "[T-1/1]", "1. e4"),
+        at(2026, 12, 1, 10, 0),
+    );
     assert_eq!(sent(&out), vec![(MailKind::Query, CARL.to_string())]);
     assert!(out.letter_games.is_empty(), "{:?}", out.letter_games);
     assert!(out.mails[0].game.is_none());

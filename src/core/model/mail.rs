@@ -162,6 +162,12 @@ pub enum Told {
         question: String,
         asked: NaiveDate,
     },
+    /// TO §30: a formal warning of a player (the reason is the notice's), logged in `games`.
+    Warned {
+        name: String,
+        tournament: String,
+        games: Vec<GameRef>,
+    },
     /// TO §30: every `move` mail of the game goes through the director (`on`), or no longer.
     ThroughDirector { game: GameRef, on: bool },
     /// A tournament registered by mail: its games, numbered, with round and players' names.

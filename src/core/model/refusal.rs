@@ -246,4 +246,5 @@ pub enum Command {
     Address,
     Withdraw,
     Ask,
+    Warn,
 }

@@ -332,6 +332,7 @@ fn command_name(c: Command) -> &'static str {
         Command::Address => "Adresse / address",
         Command::Withdraw => "Rücktritt / withdraw",
         Command::Ask => "Rückfrage / ask",
+        Command::Warn => "Ermahnung / warning",
     }
 }
 

@@ -77,6 +77,8 @@ pub fn title(t: &Told, lang: Lang) -> String {
         Told::ThroughDirector { .. } => "moves no longer through the director (TO §30)".into(),
         Told::Registered { tournament, .. } if de => format!("Turnier {tournament} angemeldet"),
         Told::Registered { tournament, .. } => format!("tournament {tournament} registered"),
+        Told::Warned { name, .. } if de => format!("Ermahnung von {name} (TO §30)"),
+        Told::Warned { name, .. } => format!("warning of {name} (TO §30)"),
     }
 }
 
@@ -282,6 +284,31 @@ fn desk_text(t: &Told, lang: Lang) -> String {
                 ),
                 (true, false) => format!(
                     "{name} has withdrawn from tournament {tournament} (TO §26). His unfinished games are annulled (*) and do not count in the crosstable: {list}. His finished games stand. Each partner got the game report."
+                ),
+            }
+        }
+        Told::Warned {
+            name,
+            tournament,
+            games,
+        } => {
+            let list = games
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            match (de, games.is_empty()) {
+                (true, false) => format!(
+                    "Der Turnierleiter erteilt {name} im Turnier {tournament} eine Ermahnung (TO §30). Sie ist in den Unterlagen der Partien {list} vermerkt."
+                ),
+                (true, true) => format!(
+                    "Der Turnierleiter erteilt {name} im Turnier {tournament} eine Ermahnung (TO §30)."
+                ),
+                (false, false) => format!(
+                    "The tournament director gives {name} a formal warning in tournament {tournament} (TO §30). It is recorded in the records of the games {list}."
+                ),
+                (false, true) => format!(
+                    "The tournament director gives {name} a formal warning in tournament {tournament} (TO §30)."
                 ),
             }
         }
