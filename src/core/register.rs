@@ -147,6 +147,7 @@ pub(crate) fn register_tournament(
             moves_only: false,
             through_director: false,
             messages: Vec::new(),
+            decision: None,
             replayed: Default::default(),
         };
         for (c, key) in [(Color::White, &keys.white), (Color::Black, &keys.black)] {
@@ -155,6 +156,7 @@ pub(crate) fn register_tournament(
                 KeyBinding {
                     game: id.clone(),
                     email: game.players.get(c).clone(),
+                    to_director: false,
                 },
             );
             out.keys.push(key.clone());
@@ -166,12 +168,32 @@ pub(crate) fn register_tournament(
             KeyBinding {
                 game: id.clone(),
                 email: t.director.email.clone(),
+                to_director: false,
             },
         );
         out.keys.push(director_key);
         t.games.push(id.clone());
         state.games.insert(id.clone(), game);
         state.log_event(&mut out, &id, Event::Started { at: now });
+    }
+    // Each player's key of his replies to decisions about the game (TO §18, §29), which go to
+    // the director: made after every game's own keys.
+    for id in &t.games {
+        let Some(game) = state.games.get(id) else {
+            continue;
+        };
+        for email in [game.players.white.clone(), game.players.black.clone()] {
+            let key = new_key();
+            state.keys.insert(
+                key.clone(),
+                KeyBinding {
+                    game: id.clone(),
+                    email,
+                    to_director: true,
+                },
+            );
+            out.keys.push(key);
+        }
     }
     state.add_tournament(t);
     out.tournaments.insert(file.id.clone());

@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 
-use crate::core::director::desk::{answer_question, question_of};
+use crate::core::director::desk::{answer_question, decision_reply_of, question_of, to_director};
 use crate::core::director::leave::{end_leave_on_move, handle_leave, withdraw_leave};
 use crate::core::director::{handle_director, is_director_letter};
 use crate::core::door::reply::{
@@ -187,6 +187,12 @@ pub(crate) fn answer_letter(
         answer_question(state, &mut out, letter, q, Step { now, s });
         return out;
     }
+    // TO §18, §29: a reply to a decision about a game, through the player's key of replies to
+    // decisions: it goes to the director, whatever it says, never to the partner.
+    if let Some((game, color)) = decision_reply_of(state, letter) {
+        to_director(state, &mut out, letter, (&game, color), Step { now, s });
+        return out;
+    }
     // `[security] require_reply_key`: anything that may change a game, a tournament or what the
     // relay does for the sender — `Keine Warnungen`, `XFCC-Passwort` among them — counts only
     // through the sender's own `relay+KEY@` address; a forged From cannot know it. The query
@@ -321,6 +327,11 @@ pub(crate) fn answer_letter(
         return out;
     };
     out.letter_games.insert(game_ref.clone());
+    // TO §29: an appeal (`Einspruch:`) in any mail about the game goes to the director.
+    if letter.content.appeal.is_some() {
+        to_director(state, &mut out, letter, (&game_ref, color), Step { now, s });
+        return out;
+    }
     // TO §30: words and nothing else go to the partner, in any state of the game.
     if letter.content.message {
         message(state, &mut out, letter, &game_ref, color, Step { now, s });

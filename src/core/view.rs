@@ -13,6 +13,14 @@ use crate::notation::{self, Form};
 
 /// A calendar day as a value for the templates: `{"$day": "2026-11-30"}`; the render layer
 /// writes it as the reader writes dates (`30.11.2026`, `2026-11-30`).
+/// `relay+KEY@domain`: the relay's address with a reply key.
+pub fn reply_address(key: &str, relay: &str) -> String {
+    match relay.split_once('@') {
+        Some((local, domain)) => format!("{local}+{key}@{domain}"),
+        None => relay.to_string(),
+    }
+}
+
 pub fn day(d: NaiveDate) -> Day {
     Day(d)
 }

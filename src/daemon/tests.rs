@@ -770,7 +770,8 @@ async fn a_tournament_written_in_parts_is_whole_and_a_stopped_one_is_removed_at_
     assert_eq!(app.state.keys.len(), keys, "every reply key");
     let (stored, rebuilt) = app.due_stored_and_rebuilt();
     assert_eq!(stored, rebuilt, "the index of deadlines");
-    // The reply keys indexed by game: White's, Black's and the director's of each game.
+    // The reply keys indexed by game: White's, Black's and the director's of each game, and each
+    // player's key of replies to decisions (TO §18, §29).
     let of_game = |app: &App, g: &str| {
         let mut k: Vec<String> = app
             .store
@@ -790,7 +791,7 @@ async fn a_tournament_written_in_parts_is_whole_and_a_stopped_one_is_removed_at_
         .map(|(k, _)| k.clone())
         .collect();
     first.sort();
-    assert_eq!(first.len(), 3);
+    assert_eq!(first.len(), 5);
     assert_eq!(of_game(&app, "BIG/1"), first);
     // A relay opened lazily holds no key until a game comes in, then that game's keys.
     drop(app);

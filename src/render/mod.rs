@@ -313,10 +313,7 @@ pub fn thread_root(game: &crate::game_ref::GameRef, s: &Settings) -> String {
 
 /// `relay+KEY@domain`.
 pub fn reply_address(key: &str, s: &Settings) -> String {
-    match s.relay_address.split_once('@') {
-        Some((local, domain)) => format!("{local}+{key}@{domain}"),
-        None => s.relay_address.clone(),
-    }
+    crate::core::view::reply_address(key, &s.relay_address)
 }
 
 fn mailbox(r: &Recipient) -> Result<Mailbox, RenderError> {
@@ -607,6 +604,7 @@ mod tests {
             envelope: vec![],
             attachments: vec![],
             enclose: vec![],
+            to_director: false,
         }
     }
 

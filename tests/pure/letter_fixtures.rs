@@ -267,11 +267,13 @@ pub(crate) fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
         .first()
         .cloned()
         .unwrap_or_else(|| "ownkey".into());
+    // Then the director's key of the game and the players' keys of replies to decisions.
     let mut keys = match sender_color {
         Color::White => vec![own_key, "partnerkey".to_string()],
         Color::Black => vec!["partnerkey".to_string(), own_key],
     }
-    .into_iter();
+    .into_iter()
+    .chain(["directorkey", "decisions-white", "decisions-black"].map(String::from));
     let mut state = State::default();
     state
         .register(&file, registered, &s, &mut || {

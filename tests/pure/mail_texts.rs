@@ -233,6 +233,9 @@ impl Run {
                 m.game.as_ref() == Some(&g)
                     && m.to[0].email == from
                     && m.envelope.iter().any(|e| e == from)
+                    // A player moves by replying to the game's mails, not to a decision's
+                    // (whose replies go to the director: `Run::answer_decision`).
+                    && (from == TL || !m.to_director)
             })
             .cloned();
         let (to, subject, irt) = match last {
@@ -247,6 +250,32 @@ impl Run {
             None => ("relay@fernschach.test".into(), format!("[{g}]"), None),
         };
         self.write(step, from, &to, &subject, irt.as_deref(), body, now);
+    }
+
+    /// `from`'s reply to the last decision about game `g` he was told of (a mail whose replies
+    /// go to the director, TO §18, §29), through its reply key.
+    fn answer_decision(&mut self, step: &str, from: &str, g: u32, body: &str, now: DateTime<Utc>) {
+        let g = game(g);
+        let last = self
+            .sent
+            .iter()
+            .rev()
+            .find(|m| {
+                m.game.as_ref() == Some(&g) && m.to_director && m.envelope.iter().any(|e| e == from)
+            })
+            .cloned()
+            .expect("a decision to answer");
+        let key = last.reply_key.clone().expect("the decision's reply key");
+        let subject = format!("Re: {}", self.subject_of(&last));
+        self.write(
+            step,
+            from,
+            &format!("relay+{key}@fernschach.test"),
+            &subject,
+            Some(&last.message_id),
+            body,
+            now,
+        );
     }
 
     /// A new mail to the relay address.
@@ -939,6 +968,15 @@ fn scenario(r: &mut Run) {
         2,
         "ZÜ bestätigt",
         at(2027, 2, 12, 11, 0),
+    );
+    // TO §18, §29: Dirk answers the end of game 2 (his second forfeit confirmed) — his words,
+    // and the move in them, reach the director, not Clara; he is told where moves go.
+    r.answer_decision(
+        "dirk-disputes",
+        DIRK,
+        2,
+        "I object: I was in hospital from 1 to 12 February, the certificate follows.\n\n2. Nf3\n\nDirk",
+        at(2027, 2, 12, 11, 30),
     );
     r.mail(
         "director-special-leave",

@@ -19,13 +19,15 @@ use shakmaty::Color;
 
 use super::{Desk, Notice, Scope};
 use crate::core::director::{director_event, name_of, player_tournament};
-use crate::core::door::reply::{finish_as, open_games_in};
+use crate::core::door::reply::{APPEAL_DAYS, director_key, finish_as, open_games_in};
 use crate::core::model::{Command, DirectorRefusal, Enclosure, Told};
+use crate::core::model::{DirectorFacts, Event, Mail, Sentence, ToDirectorBody, ToDirectorFacts};
 use crate::core::model::{EndReason, GameResult, Question, Step};
 use crate::core::model::{Output, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
 use crate::letter::Letter;
+use crate::mail_kind::MailKind;
 
 /// What the director asks of the records.
 pub(super) enum Records<'a> {
@@ -349,4 +351,146 @@ pub(crate) fn answer_question(
         },
     };
     super::director_mails(state, out, letter, &notice, Step { now, s });
+}
+
+/// The game (and the writer's colour in it) a letter answers a decision about, when it came
+/// through the writer's own key of replies to decisions (`KeyBinding::to_director`).
+pub(crate) fn decision_reply_of(state: &State, letter: &Letter) -> Option<(GameRef, Color)> {
+    letter.reply_keys.iter().find_map(|k| {
+        let b = state.keys.get(k).filter(|b| b.to_director)?;
+        if b.email != letter.from {
+            return None;
+        }
+        let color = state.games.get(&b.game)?.color_of(&letter.from)?;
+        Some((b.game.clone(), color))
+    })
+}
+
+/// TO §18, §23, §29: a player's words about his game go to the director, never to his partner —
+/// a reply through his key of replies to decisions (a dispute of a time forfeit, a question on
+/// a decision, an appeal by reply), or an appeal (`Einspruch:` / `appeal:`) in any mail about the
+/// game. The director gets them whole, as the player wrote them (without the quoted original),
+/// with the game, the decision they answer and the day they came — an appeal with the game's
+/// PGN and `verify`'s line. The player gets a `receipt`: where his words went, the day they came
+/// (TO §29 counts it), the last day of the two weeks for a decision of the director, and, when
+/// the mail held moves, that they were not played and where moves go. The event is sealed in the
+/// game's record. Nothing changes in the game.
+pub(crate) fn to_director(
+    st: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    (game_ref, color): (&GameRef, Color),
+    at: Step<'_>,
+) {
+    let (now, s) = (at.now, at.s);
+    let appeal = letter.content.appeal.is_some();
+    st.log_event(
+        out,
+        game_ref,
+        Event::ToDirector {
+            at: now,
+            by: color.into(),
+            appeal,
+            message_id: letter.message_id.clone(),
+        },
+    );
+    out.letter_games.insert(game_ref.clone());
+    let (Some(t), Some(game)) = (st.tournament_of(game_ref), st.games.get(game_ref)) else {
+        return;
+    };
+    let decision = game.decision.clone();
+    let text = match letter.text.trim() {
+        "" => letter.content.appeal.clone().unwrap_or_default(),
+        whole => whole.to_string(),
+    };
+    let moves: Vec<String> = letter
+        .content
+        .moves
+        .iter()
+        .map(|m| view::numbered(m.number, m.color, &m.text))
+        .collect();
+    let player = t.recipient(&letter.from);
+    let came = view::local_date(now, s.tz);
+    let told = Told::ToDirector {
+        name: player.name.clone(),
+        email: player.email.clone(),
+        game: game_ref.clone(),
+        appeal,
+        decided: decision
+            .as_ref()
+            .map(|d| (d.what.clone(), view::local_date(d.at, s.tz))),
+        text,
+        came,
+        moves: moves.clone(),
+    };
+    let director = DirectorFacts {
+        recipient: t.director.name.clone(),
+        director: t.director.name.clone(),
+        tournament_id: t.id.clone(),
+        tournament: t.name.clone(),
+        game: Some(game_ref.to_string()),
+        reason: None,
+        for_director: true,
+        now: view::when(now, s.tz),
+        form: "words",
+        verified: None,
+    };
+    let enclose = if appeal {
+        vec![
+            Enclosure::Pgn(game_ref.to_string()),
+            Enclosure::Verify(game_ref.clone()),
+        ]
+    } else {
+        Vec::new()
+    };
+    let lang = t.lang_of(&letter.from, s.default_lang);
+    let body = ToDirectorBody {
+        appeal,
+        came: view::day(came),
+        decided: decision
+            .as_ref()
+            .map(|d| view::day(view::local_date(d.at, s.tz))),
+        appeal_until: decision
+            .as_ref()
+            .filter(|d| d.what.by_director())
+            .map(|d| view::day(view::local_date(d.at, s.tz) + chrono::Duration::days(APPEAL_DAYS))),
+        moves,
+        // Where moves go, while the game goes on.
+        moves_to: (game.status != crate::core::model::GameStatus::Finished)
+            .then(|| view::reply_address(game.keys.get(color), &s.relay_address)),
+    };
+    let receipt = ToDirectorFacts {
+        context: view::game_context(game, t, Some(color), lang, now, s.tz),
+        recipient: player.name.clone(),
+        to_director: body,
+    };
+    let director_mail = (t.director_recipient(), director, enclose);
+    let tl_key = director_key(st, game_ref);
+    let id = st.meta.next_message_id(s, "director");
+    let (to, facts, enclose) = director_mail;
+    out.mails.push(Mail {
+        game: Some(game_ref.clone()),
+        reply_key: tl_key,
+        in_reply_to: Some(letter.message_id.clone()),
+        enclose,
+        ..Mail::notice(told, vec![to], s.default_lang, id, facts)
+    });
+    let id = st.meta.next_message_id(s, "receipt");
+    let mut sentences = Vec::new();
+    if let Some(d) = &decision {
+        sentences.push(("decision".into(), Sentence::Decided(d.what.clone())));
+    }
+    out.mails.push(Mail {
+        game: Some(game_ref.clone()),
+        in_reply_to: Some(letter.message_id.clone()),
+        sentences,
+        to_director: true,
+        ..Mail::new(MailKind::Receipt, vec![player], lang, id, receipt)
+    });
+    out.log.push(format!(
+        "{game_ref}: {} of {} went to the director (TO {})",
+        if appeal { "an appeal" } else { "the words" },
+        letter.from,
+        if appeal { "§29" } else { "§18, §29" }
+    ));
 }

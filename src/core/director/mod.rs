@@ -36,12 +36,16 @@ mod tests;
 
 use chrono::{DateTime, Utc};
 
-use crate::core::door::reply::{director_key, lang_for, letter_context, query};
+use crate::core::door::reply::{
+    appeal_sentence, decided, director_key, lang_for, letter_context, query,
+};
 use crate::core::model::DirectorFacts;
 use crate::core::model::Event;
 use crate::core::model::Refusal;
 use crate::core::model::Step;
-use crate::core::model::{Command, DirectorRefusal, Enclosure, Mail, Recipient, Told};
+use crate::core::model::{
+    Command, Decided, DirectorRefusal, Enclosure, Mail, Recipient, SerdeColor, Told,
+};
 use crate::core::model::{Output, State};
 use crate::core::view;
 use crate::game_ref::GameRef;
@@ -352,10 +356,43 @@ fn director_event(
     ));
 }
 
+/// What a notice decided about its game that the players may dispute or appeal (TO §29), if
+/// anything; `against`: whether it is a decision against the player told (then his copy says
+/// how to appeal).
+fn decision_of(state: &State, n: &Notice) -> Option<(Decided, bool)> {
+    let color = || {
+        let g = state.games.get(n.game.as_ref()?)?;
+        g.color_of(n.players.first()?).map(SerdeColor::from)
+    };
+    match &n.told {
+        Told::MovesOnly { on, .. } => Some((Decided::MovesOnly { on: *on }, *on)),
+        Told::ThroughDirector { on, .. } => Some((Decided::ThroughDirector { on: *on }, *on)),
+        Told::TimeAdjusted { days, .. } => Some((
+            Decided::Time {
+                color: color()?,
+                days: *days,
+            },
+            *days > 0,
+        )),
+        Told::Warned { .. } => Some((Decided::Warning { color: color()? }, true)),
+        Told::Resumed { .. } => Some((Decided::Resumed, false)),
+        _ => None,
+    }
+}
+
 /// The confirmation to the director and the announcement to each player a command touches.
 fn director_mails(state: &mut State, out: &mut Output, letter: &Letter, n: &Notice, at: Step<'_>) {
     let records = n.desk.form == Some("records");
     let (now, s) = (at.now, at.s);
+    // A decision about the game: the players' replies to it go to the director (TO §18, §29).
+    let decision = decision_of(state, n);
+    if let (Some((what, _)), Some(g)) = (&decision, &n.game) {
+        decided(state, out, g, what.clone(), now);
+    }
+    // TO §29: a decision against a player tells him how to appeal it — a warning too when it
+    // names no game.
+    let against = decision.as_ref().is_some_and(|(_, against)| *against)
+        || matches!(n.told, Told::Warned { .. });
     let Some(t) = state.tournaments.get(&n.tournament) else {
         return;
     };
@@ -395,7 +432,7 @@ fn director_mails(state: &mut State, out: &mut Output, letter: &Letter, n: &Noti
             verified: None,
         };
         let message_id = state.meta.next_message_id(s, "director");
-        out.mails.push(Mail {
+        let mut mail = Mail {
             // The records asked for are not filed under the game (TO §11: an mbox in the
             // game's own mbox would double it with every request).
             game: n.game.clone().filter(|_| !records),
@@ -406,7 +443,15 @@ fn director_mails(state: &mut State, out: &mut Output, letter: &Letter, n: &Noti
             } else {
                 Vec::new()
             },
+            // A player's reply to a notice about his game goes to the director, never to his
+            // partner (TO §18, §29).
+            to_director: true,
             ..Mail::notice(n.told.clone(), vec![to], lang, message_id, data)
-        });
+        };
+        if against && !for_director && form == "decision" {
+            mail.sentences
+                .push(appeal_sentence(&t.director.name, now, s));
+        }
+        out.mails.push(mail);
     }
 }

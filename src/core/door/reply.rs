@@ -10,8 +10,9 @@ use shakmaty::Color;
 
 use crate::core::model::Step;
 use crate::core::model::{
-    Attachment, EndReason, Event, GameEndFacts, GameResult, GameStatus, Mail, Output, QueryAround,
-    QueryFacts, Recipient, Refusal, Sentence, Settings, State, TimeForfeitFacts,
+    Attachment, Decided, Decision, EndReason, Event, GameEndFacts, GameResult, GameStatus,
+    KeyBinding, Mail, Output, QueryAround, QueryFacts, Recipient, Refusal, Sentence, Settings,
+    State, TimeForfeitFacts,
 };
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
@@ -193,6 +194,9 @@ pub(crate) fn finish_as(
         None => Event::Annulled { at: now, reason },
     };
     state.log_event(out, game_ref, event);
+    if reason.is_decision() {
+        decided(state, out, game_ref, Decided::Ended { reason, result }, now);
+    }
     let result_text = result.map_or("*", GameResult::as_str);
     let appeal_until = reason
         .is_decision()
@@ -227,15 +231,23 @@ pub(crate) fn finish_as(
     let fen = game.fen();
     let keys = game.keys.clone();
     let in_reply_to = game.last_forward.clone();
+    let director = t.director.name.clone();
     for (c, rcpt, lang, data) in mails {
         let message_id = state.meta.next_message_id(s, "game-end");
+        let mut sentences = vec![("reason".into(), Sentence::EndReason(reason))];
+        // A decision of the director: the players' replies go to him (TO §29), and their copy
+        // says how to appeal.
+        if reason.is_decision() && c.is_some() {
+            sentences.push(appeal_sentence(&director, now, s));
+        }
         out.mails.push(Mail {
-            sentences: vec![("reason".into(), Sentence::EndReason(reason))],
+            sentences,
             game: Some(game_ref.clone()),
             reply_key: c.map(|c| keys.get(c).clone()),
             fen: Some(fen.clone()),
             in_reply_to: in_reply_to.clone(),
             attachments: vec![Attachment::pgn(game_ref, pgn_text.clone())],
+            to_director: reason.is_decision(),
             ..Mail::new(MailKind::GameEnd, vec![rcpt], lang, message_id, data)
         });
     }
@@ -279,6 +291,12 @@ pub(crate) fn claim_forfeit(
             allowed,
         },
     );
+    // TO §18: a dispute of the forfeit goes to the director, by replying to the notice.
+    let what = Decided::Forfeit {
+        color: offender.into(),
+        nth,
+    };
+    decided(state, out, game_ref, what, at);
     let t = &state.tournaments[&game_ref.tournament];
     let game = &state.games[game_ref];
     let offender_email = game.players.get(offender).clone();
@@ -324,11 +342,62 @@ pub(crate) fn claim_forfeit(
         reply_key,
         fen: Some(fen),
         in_reply_to,
+        to_director: true,
         ..Mail::new(kind, to, lang, message_id, data)
     });
     out.log.push(format!(
         "{game_ref}: time forfeit #{nth} of {offender_email} ({used} > {allowed} days)"
     ));
+}
+
+/// Records that `what` was decided about `game_ref` at `now` (TO §18, §29): the game's last
+/// decision, which a player's reply through his key of replies to decisions answers. Each player
+/// has such a key from the registration; a game registered before there were any gets its
+/// players' keys now, from the fresh keys the shell handed in (`State::spare_keys`).
+pub(crate) fn decided(
+    state: &mut State,
+    out: &mut Output,
+    game_ref: &GameRef,
+    what: Decided,
+    now: DateTime<Utc>,
+) {
+    let Some(g) = state.games.get_mut(game_ref) else {
+        return;
+    };
+    g.decision = Some(Decision { what, at: now });
+    let players = [g.players.white.clone(), g.players.black.clone()];
+    out.games.insert(game_ref.clone());
+    for email in players {
+        if state.keys.to_director_of(game_ref, &email).is_none()
+            && let Some(key) = state.spare_keys.pop()
+        {
+            state.keys.insert(
+                key.clone(),
+                KeyBinding {
+                    game: game_ref.clone(),
+                    email,
+                    to_director: true,
+                },
+            );
+            out.keys.push(key);
+        }
+    }
+}
+
+/// TO §29: the appeal sentence of a decision of the director made `now`, for a player's copy.
+pub(crate) fn appeal_sentence(
+    director: &str,
+    now: DateTime<Utc>,
+    s: &Settings,
+) -> (String, Sentence) {
+    let until = view::local_date(now, s.tz) + chrono::Duration::days(APPEAL_DAYS);
+    (
+        "appeal".into(),
+        Sentence::Appeal {
+            director: director.to_string(),
+            until,
+        },
+    )
 }
 
 /// The director's reply key for a game (bound to his address at registration).
@@ -427,8 +496,12 @@ pub(crate) fn copies_per_key(state: &State, mail: Mail) -> Vec<Mail> {
     let mut copies: Vec<(Option<String>, Vec<String>)> = Vec::new();
     for r in mail.to.iter().chain(mail.cc.iter()) {
         let key = match &mail.game {
-            Some(g) => state
-                .reply_key_for(g, &r.email)
+            Some(g) => mail
+                .to_director
+                .then(|| state.keys.to_director_of(g, &r.email))
+                .flatten()
+                .map(str::to_string)
+                .or_else(|| state.reply_key_for(g, &r.email))
                 .or_else(|| mail.reply_key.clone()),
             None => mail.reply_key.clone(),
         };

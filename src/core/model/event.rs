@@ -101,6 +101,14 @@ pub enum Event {
         by: SerdeColor,
         message_id: String,
     },
+    /// TO §18, §29: a player's words about the game went to the director — a reply to a
+    /// decision, or an appeal (`appeal`) — with the Message-ID of his mail.
+    ToDirector {
+        at: DateTime<Utc>,
+        by: SerdeColor,
+        appeal: bool,
+        message_id: String,
+    },
     /// Fax 2.2: a mail of this game could not be delivered to a player; reported to the director.
     Bounced {
         at: DateTime<Utc>,

@@ -162,6 +162,10 @@ pub struct Game {
     /// [`MESSAGES_PER_DAY`] per player; older ones are dropped).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub messages: Vec<(SerdeColor, DateTime<Utc>)>,
+    /// TO §18, §29: the last decision about the game its players may dispute or appeal; a
+    /// reply through a player's key of replies to decisions answers it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<crate::core::model::Decision>,
     /// The last position [`Game::position_after`] reached: not part of the game (not stored,
     /// not compared), only what spares the next call replaying the moves from the start.
     #[serde(skip)]

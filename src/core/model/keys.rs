@@ -15,7 +15,7 @@ use crate::game_ref::GameRef;
 /// use fernzug::core::model::{KeyBinding, Keys};
 /// let mut keys = Keys::default();
 /// let game: fernzug::game_ref::GameRef = "T/1".parse().unwrap();
-/// keys.insert("k1".into(), KeyBinding { game: game.clone(), email: "a@x.de".into() });
+/// keys.insert("k1".into(), KeyBinding { game: game.clone(), email: "a@x.de".into(), to_director: false });
 /// assert_eq!(keys.key_of(&game, "a@x.de"), Some("k1"));
 /// assert_eq!(keys.get("k1").map(|b| b.email.as_str()), Some("a@x.de"));
 /// ```
@@ -28,6 +28,9 @@ pub struct Keys {
     by_key: BTreeMap<String, KeyBinding>,
     /// (game, address) → the smallest key bound to them.
     by_holder: BTreeMap<(GameRef, String), String>,
+    /// (game, address) → the smallest key of theirs that goes to the director
+    /// (`KeyBinding::to_director`).
+    to_director: BTreeMap<(GameRef, String), String>,
 }
 
 impl PartialEq for Keys {
@@ -53,44 +56,50 @@ impl From<Keys> for BTreeMap<String, KeyBinding> {
 }
 
 impl Keys {
-    /// Binds `key`.
+    /// Binds `key` (bound before to another holder: moved).
     pub fn insert(&mut self, key: String, binding: KeyBinding) {
+        if self.by_key.get(&key) == Some(&binding) {
+            return;
+        }
+        if self.by_key.contains_key(&key) {
+            self.remove(&key);
+        }
         let holder = (binding.game.clone(), binding.email.clone());
-        match self.by_holder.get(&holder) {
+        let index = if binding.to_director {
+            &mut self.to_director
+        } else {
+            &mut self.by_holder
+        };
+        match index.get(&holder) {
             Some(k) if *k <= key => {}
             _ => {
-                self.by_holder.insert(holder.clone(), key.clone());
+                index.insert(holder, key.clone());
             }
         }
-        if let Some(old) = self.by_key.insert(key.clone(), binding) {
-            // Rebound to another holder: the old holder's entry must not name this key any more
-            // (bound again to the same one, e.g. read again from the store: nothing changes).
-            let old_holder = (old.game, old.email);
-            if old_holder != holder && self.by_holder.get(&old_holder) == Some(&key) {
-                self.by_holder.remove(&old_holder);
-                if let Some((k, _)) = self
-                    .by_key
-                    .iter()
-                    .find(|(_, b)| b.game == old_holder.0 && b.email == old_holder.1)
-                {
-                    self.by_holder.insert(old_holder, k.clone());
-                }
-            }
-        }
+        self.by_key.insert(key, binding);
     }
 
     /// Unbinds `key` (its game was shelved: the shell keeps it in the store).
     pub fn remove(&mut self, key: &str) -> Option<KeyBinding> {
         let old = self.by_key.remove(key)?;
         let holder = (old.game.clone(), old.email.clone());
-        if self.by_holder.get(&holder).is_some_and(|k| k == key) {
-            self.by_holder.remove(&holder);
-            if let Some((k, _)) = self
-                .by_key
-                .iter()
-                .find(|(_, b)| b.game == holder.0 && b.email == holder.1)
-            {
-                self.by_holder.insert(holder, k.clone());
+        let index = if old.to_director {
+            &mut self.to_director
+        } else {
+            &mut self.by_holder
+        };
+        if index.get(&holder).is_some_and(|k| k == key) {
+            index.remove(&holder);
+            // Another key of the same holder and kind stands in (the smallest).
+            if let Some((k, _)) = self.by_key.iter().find(|(_, b)| {
+                b.game == holder.0 && b.email == holder.1 && b.to_director == old.to_director
+            }) {
+                let index = if old.to_director {
+                    &mut self.to_director
+                } else {
+                    &mut self.by_holder
+                };
+                index.insert(holder, k.clone());
             }
         }
         Some(old)
@@ -102,6 +111,13 @@ impl Keys {
 
     pub fn contains_key(&self, key: &str) -> bool {
         self.by_key.contains_key(key)
+    }
+
+    /// The key of `email`'s replies to decisions about `game`, which go to the director.
+    pub fn to_director_of(&self, game: &GameRef, email: &str) -> Option<&str> {
+        self.to_director
+            .get(&(game.clone(), email.to_string()))
+            .map(String::as_str)
     }
 
     /// The key of `email` in `game`.
@@ -132,6 +148,7 @@ mod tests {
         KeyBinding {
             game: game.parse().unwrap(),
             email: email.into(),
+            to_director: false,
         }
     }
 

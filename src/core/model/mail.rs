@@ -95,6 +95,11 @@ pub enum Sentence {
     NoticeTitle(Told),
     /// The text of a director's notice (its `text`).
     NoticeText(Told),
+    /// A decision about a game (TO §18, §29), as a reply to it names it.
+    Decided(crate::core::model::Decided),
+    /// TO §29: how to appeal a decision of the director `director` — in writing to him until
+    /// `until`, with the documents, the fee and the instances.
+    Appeal { director: String, until: NaiveDate },
 }
 
 /// What a director's command did, as his notice tells it (TO §21–§26, §30, §31).
@@ -161,6 +166,20 @@ pub enum Told {
         name: String,
         question: String,
         asked: NaiveDate,
+    },
+    /// TO §18, §23, §29: a player's words to the director — a reply to a decision about the game
+    /// (`decided`: what and on which day) or an appeal (`appeal`) — whole, as he wrote them
+    /// (without the quoted original), with the day they came and the moves they held (not
+    /// played).
+    ToDirector {
+        name: String,
+        email: String,
+        game: GameRef,
+        appeal: bool,
+        decided: Option<(crate::core::model::Decided, NaiveDate)>,
+        text: String,
+        came: NaiveDate,
+        moves: Vec<String>,
     },
     /// TO §30: a formal warning of a player (the reason is the notice's), logged in `games`.
     Warned {
@@ -245,6 +264,10 @@ pub struct Mail {
     pub attachments: Vec<Attachment>,
     /// What the shell encloses from the store before the mail is rendered.
     pub enclose: Vec<Enclosure>,
+    /// The mail carries a decision about its game (TO §18, §29): each player's copy carries his
+    /// key of replies to decisions (`KeyBinding::to_director`), so that his answer reaches the
+    /// director, not his partner.
+    pub to_director: bool,
 }
 
 impl Mail {
@@ -274,6 +297,7 @@ impl Mail {
             envelope: Vec::new(),
             attachments: Vec::new(),
             enclose: Vec::new(),
+            to_director: false,
         }
     }
 

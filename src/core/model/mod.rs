@@ -11,6 +11,7 @@
 pub mod answer_day;
 pub mod conditional_line;
 pub mod crosstable;
+pub mod decision;
 pub mod due;
 pub mod event;
 pub mod facts;
@@ -32,6 +33,7 @@ pub mod step;
 pub use answer_day::AnswerDay;
 pub use conditional_line::ConditionalLine;
 pub use crosstable::{Crosstable, Row};
+pub use decision::{Decided, Decision};
 pub use due::Due;
 pub use event::{Event, LeaveHow};
 pub use facts::*;

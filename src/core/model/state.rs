@@ -143,6 +143,11 @@ impl Tournament {
 pub struct KeyBinding {
     pub game: GameRef,
     pub email: String,
+    /// The key of the player's replies to decisions about the game (TO §18, §29): what comes
+    /// through it goes to the director, never to the partner (`crate::core::director::desk`).
+    /// The mails that carry a decision carry it instead of his key of the game.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub to_director: bool,
 }
 
 /// Everything the relay knows.

@@ -3,6 +3,7 @@
 //! templates (`templates/de|en`) hold the frame of each mail; these are the sentences inside it.
 
 pub mod crosstable;
+pub mod decision;
 mod leave_director;
 mod notation;
 mod notice;
@@ -139,6 +140,8 @@ pub fn sentence(sentence: &Sentence, lang: Lang) -> Value {
         Sentence::CrosstableData(t) => crosstable::data(t, lang),
         Sentence::NoticeTitle(t) => notice::title(t, lang).into(),
         Sentence::NoticeText(t) => notice::text(t, lang).into(),
+        Sentence::Decided(d) => decision::decided(d, lang).into(),
+        Sentence::Appeal { director, until } => decision::appeal(director, *until, lang).into(),
     }
 }
 

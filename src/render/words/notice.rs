@@ -77,6 +77,14 @@ pub fn title(t: &Told, lang: Lang) -> String {
         Told::ThroughDirector { .. } => "moves no longer through the director (TO §30)".into(),
         Told::Registered { tournament, .. } if de => format!("Turnier {tournament} angemeldet"),
         Told::Registered { tournament, .. } => format!("tournament {tournament} registered"),
+        Told::ToDirector {
+            name, appeal: true, ..
+        } if de => format!("Einspruch von {name} (TO §29)"),
+        Told::ToDirector {
+            name, appeal: true, ..
+        } => format!("appeal of {name} (TO §29)"),
+        Told::ToDirector { name, .. } if de => format!("Antwort von {name} auf eine Entscheidung"),
+        Told::ToDirector { name, .. } => format!("{name}'s answer to a decision"),
         Told::Warned { name, .. } if de => format!("Ermahnung von {name} (TO §30)"),
         Told::Warned { name, .. } => format!("warning of {name} (TO §30)"),
     }
@@ -286,6 +294,64 @@ fn desk_text(t: &Told, lang: Lang) -> String {
                     "{name} has withdrawn from tournament {tournament} (TO §26). His unfinished games are annulled (*) and do not count in the crosstable: {list}. His finished games stand. Each partner got the game report."
                 ),
             }
+        }
+        Told::ToDirector {
+            name,
+            email,
+            game,
+            appeal,
+            decided,
+            text,
+            came,
+            moves,
+        } => {
+            let what = decided
+                .as_ref()
+                .map(|(d, on)| (super::decision::decided(d, lang), date(*on)));
+            let head = match (de, appeal, &what) {
+                (true, true, Some((d, on))) => format!(
+                    "{name} <{email}> legt Einspruch ein (TO §29), Partie {game}; zuletzt entschieden: {d} am {on}. Eingegangen am {}:",
+                    date(*came)
+                ),
+                (true, true, None) => format!(
+                    "{name} <{email}> legt Einspruch ein (TO §29), Partie {game}. Eingegangen am {}:",
+                    date(*came)
+                ),
+                (true, false, Some((d, on))) => format!(
+                    "{name} <{email}> antwortet auf {d} vom {on}, Partie {game}. Eingegangen am {}; die Antwort ging nur an Sie, nicht an den Partner:",
+                    date(*came)
+                ),
+                (true, false, None) => format!(
+                    "{name} <{email}> antwortet auf eine Entscheidung, Partie {game}. Eingegangen am {}; die Antwort ging nur an Sie, nicht an den Partner:",
+                    date(*came)
+                ),
+                (false, true, Some((d, on))) => format!(
+                    "{name} <{email}> appeals (TO §29), game {game}; last decided: {d} on {on}. Received on {}:",
+                    date(*came)
+                ),
+                (false, true, None) => format!(
+                    "{name} <{email}> appeals (TO §29), game {game}. Received on {}:",
+                    date(*came)
+                ),
+                (false, false, Some((d, on))) => format!(
+                    "{name} <{email}> answers {d} of {on}, game {game}. Received on {}; the answer went to you only, not to the partner:",
+                    date(*came)
+                ),
+                (false, false, None) => format!(
+                    "{name} <{email}> answers a decision, game {game}. Received on {}; the answer went to you only, not to the partner:",
+                    date(*came)
+                ),
+            };
+            let mut out = format!("{head}\n\n{text}");
+            if !moves.is_empty() {
+                let list = moves.join(" ");
+                out.push_str(&if de {
+                    format!("\n\nDie Mail enthält Züge ({list}); sie wurden nicht gespielt, und {name} wurde gesagt, wohin Züge gehen.")
+                } else {
+                    format!("\n\nThe mail holds moves ({list}); they were not played, and {name} was told where moves go.")
+                });
+            }
+            out
         }
         Told::Warned {
             name,

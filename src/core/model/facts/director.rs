@@ -82,8 +82,37 @@ pub struct DirectorFacts {
     pub now: When,
     /// What the notice is: `decision` (a command carried out), `records` (TO §11, §29: what he
     /// asked for), `question` (TO §23, to the player), `answer` and `unanswered` (TO §23, to
-    /// the director), `registered` (a tournament registered by mail).
+    /// the director), `registered` (a tournament registered by mail), `words` (a player's words to
+    /// the director: a reply to a decision or an appeal, TO §18, §29).
     pub form: &'static str,
     /// TO §29: `verify`'s line for the game, filled in by the shell.
     pub verified: Option<String>,
+}
+
+/// The `receipt` of a player's words that went to the director instead of his partner (TO §18,
+/// §23, §29): a reply to a decision about his game, or an appeal (`Einspruch:`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToDirectorFacts {
+    #[serde(flatten)]
+    pub context: crate::core::model::facts::GameContext,
+    pub recipient: String,
+    pub to_director: ToDirectorBody,
+}
+
+/// What a [`ToDirectorFacts`] tells the player.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToDirectorBody {
+    /// It is an appeal (`Einspruch:` / `appeal:`), with the game's records enclosed for TL.
+    pub appeal: bool,
+    /// The day it came (that day counts for TO §29).
+    pub came: Day,
+    /// The day of the decision it answers (its words are the sentence `decision`).
+    pub decided: Option<Day>,
+    /// TO §29: the last day of the two weeks to appeal a decision of the director.
+    pub appeal_until: Option<Day>,
+    /// Moves the mail held, not played: where moves go instead (`moves_to`).
+    pub moves: Vec<String>,
+    /// The address moves of the game go to (the player's reply key of the game), while the game
+    /// goes on.
+    pub moves_to: Option<String>,
 }

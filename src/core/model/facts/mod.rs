@@ -15,7 +15,10 @@ pub mod records;
 pub mod time;
 pub mod values;
 
-pub use director::{DirectorFacts, LeaveAccount, LeaveFacts, LeaveGame, LeaveReceiptFacts};
+pub use director::{
+    DirectorFacts, LeaveAccount, LeaveFacts, LeaveGame, LeaveReceiptFacts, ToDirectorBody,
+    ToDirectorFacts,
+};
 pub use door::{AlertFacts, BounceAround, BounceFacts, QueryAround, QueryFacts};
 pub use game::{ClockFigures, GameContext};
 pub use play::{
@@ -85,4 +88,6 @@ facts!(
     Message(MessageFacts),
     /// `clock-warning` (TO §17).
     ClockWarning(ClockWarningFacts),
+    /// The `receipt` of words that went to the director (TO §18, §23, §29).
+    ToDirector(ToDirectorFacts),
 );
