@@ -160,6 +160,15 @@ pub fn store_request(data_dir: &std::path::Path) -> std::path::PathBuf {
     data_dir.join("store.wanted")
 }
 
+/// Fresh keys the shell hands the core beside what an input asks for (`State::spare_keys`): the
+/// two players' keys of replies to decisions of a game registered before there were any, twice.
+const SPARE_KEYS: usize = 4;
+
+/// `n` fresh random reply keys ([`new_key`]).
+fn fresh_keys(n: usize) -> Vec<String> {
+    (0..n).map(|_| new_key()).collect()
+}
+
 /// A fresh random reply key: 128 bits from the operating system's random source
 /// (`getrandom`), hex (docs/contract.md: private to the game and recipient; docs/security.md).
 pub fn new_key() -> String {
@@ -529,6 +538,9 @@ impl App {
     /// touched. Nothing is written: the caller stages the output.
     fn fire_due(&mut self, now: DateTime<Utc>) -> Result<Output, AppError> {
         let woken = self.wake_due(now)?;
+        // A forfeit of a game registered before the keys of replies to decisions gives its
+        // players theirs (`crate::core::door::reply::decided`).
+        self.state.spare_keys = fresh_keys(SPARE_KEYS);
         let out = self.state.tick(now, &self.settings);
         self.due.refresh(&self.state, &self.settings, woken.iter());
         Ok(out)
@@ -713,10 +725,9 @@ impl App {
             );
         }
         // A fresh random reply key for each of the director's questions (TO §23) the letter
-        // carries.
-        self.state.spare_keys = (0..crate::core::keys_needed(&letter))
-            .map(|_| new_key())
-            .collect();
+        // carries, and for the players of a game registered before the keys of replies to
+        // decisions should the letter decide about it.
+        self.state.spare_keys = fresh_keys(crate::core::keys_needed(&letter) + SPARE_KEYS);
         let decided = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.state.handle_mail(&letter, raw, now, &self.settings)
         }));

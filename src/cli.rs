@@ -296,6 +296,14 @@ fn execute(cli: Cli) -> Result<(), Failure> {
             for line in out.log {
                 println!("{line}");
             }
+            if crate::core::fax_group_warning(tf.rules, tf.players.len()) {
+                println!(
+                    "warning: {}: telefax tournaments are played in groups of {} players (Fax 1.2); this one has {}",
+                    file.display(),
+                    crate::core::FAX_GROUP,
+                    tf.players.len()
+                );
+            }
             Ok(())
         }
         Command::Status { target, json, now } => {

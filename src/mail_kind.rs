@@ -24,6 +24,7 @@ pub enum MailKind {
     Alert,
     Message,
     ClockWarning,
+    Help,
 }
 
 impl MailKind {
@@ -48,11 +49,12 @@ impl MailKind {
             MailKind::Alert => "alert",
             MailKind::Message => "message",
             MailKind::ClockWarning => "clock-warning",
+            MailKind::Help => "help",
         }
     }
 
     /// Every kind.
-    pub const ALL: [MailKind; 18] = [
+    pub const ALL: [MailKind; 19] = [
         MailKind::Start,
         MailKind::Move,
         MailKind::Receipt,
@@ -71,6 +73,7 @@ impl MailKind {
         MailKind::Alert,
         MailKind::Message,
         MailKind::ClockWarning,
+        MailKind::Help,
     ];
 
     /// Whether the mail carries `X-Fernzug-FEN` (docs/contract.md).

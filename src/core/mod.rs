@@ -67,7 +67,7 @@ pub use door::reply::id_words;
 pub use model::{
     Due, KeyBinding, Meta, NewTournament, Output, Person, Player, Settings, State, Tournament,
 };
-pub use register::RegisterError;
+pub use register::{FAX_GROUP, RegisterError, fax_group_warning};
 pub use route::{Reach, keys_needed, reach, running_tournaments_of};
 pub use unreachable::{Bounce, OperatorAlert, Undelivered};
 

@@ -51,6 +51,15 @@ fn taken_text(taken: &[Taken]) -> String {
     )
 }
 
+/// Fax 1.2: a telefax tournament is played in groups of seven. A group of another size is
+/// registered, with a warning that names Fax 1.2 (`tournament add` and by mail).
+pub fn fax_group_warning(rules: crate::rules::RuleSet, players: usize) -> bool {
+    rules == crate::rules::RuleSet::Fax && players != FAX_GROUP
+}
+
+/// Fax 1.2: the players of a telefax group.
+pub const FAX_GROUP: usize = 7;
+
 /// Registers a tournament from its file: creates its games (their `start` mails come from
 /// [`start_mails_of`]). `new_key` supplies fresh random reply keys.
 pub(crate) fn register_tournament(
@@ -102,6 +111,7 @@ pub(crate) fn register_tournament(
             .collect(),
         digest: file.digest,
         rotated: false,
+        rotated_at: None,
         questions: Vec::new(),
         games: Vec::new(),
     };
@@ -232,6 +242,7 @@ fn start_mail(state: &mut State, id: &GameRef, c: Color, at: Step<'_>) -> Option
         white_first: c == Color::White,
         clock_start: view::when(t.clock_start, settings.tz),
         first_allowed: t.rules.days_per_period(),
+        through_key: settings.guard.require_reply_key,
     };
     let to = vec![t.recipient(&email)];
     let key = game.keys.get(c).clone();
@@ -276,6 +287,7 @@ pub(crate) fn registered_mail(
         start: t.start,
         players: t.players.len(),
         games,
+        fax_group: fax_group_warning(t.rules, t.players.len()),
     };
     let sender = Recipient {
         name: letter

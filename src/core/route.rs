@@ -30,6 +30,7 @@ use crate::core::play::conditional::check_conditional;
 use crate::core::play::endings::{check_claim, claim_repetition};
 use crate::core::play::message::message;
 use crate::core::play::{announce, check_letter, play, resolve};
+use crate::core::records::help::help;
 use crate::core::records::status::answer_status;
 use crate::core::records::status::says_more_than_status;
 use crate::core::register::{RegisterError, register_tournament, registered_mail};
@@ -185,6 +186,12 @@ pub(crate) fn answer_letter(
     // goes to the director, whatever it says.
     if let Some(q) = question_of(state, letter) {
         answer_question(state, &mut out, letter, q, Step { now, s });
+        return out;
+    }
+    // `Hilfe` / `help`: the forms by mail, to the sender alone; nothing else of the mail is
+    // done (it changes nothing: no reply key needed).
+    if letter.content.help {
+        help(state, &mut out, letter, Step { now, s });
         return out;
     }
     // TO §18, §29: a reply to a decision about a game, through the player's key of replies to

@@ -54,6 +54,7 @@ const BUILTIN: &[(&str, &str, &str)] = builtin![
     "alert",
     "message",
     "clock-warning",
+    "help",
 ];
 
 /// The template context of a mail: the core's typed facts (`Mail::facts`) serialised, its dates and colours written

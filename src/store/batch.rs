@@ -316,7 +316,7 @@ impl Batch {
     }
 
     /// Record that a process died in the step of IMAP message (`uidvalidity`, `uid`) `times`
-    /// times so far ([`Store::begun`], the step record `step.rs`).
+    /// times so far ([`super::Store::begun`], the step record `step.rs`).
     pub fn begin_uid(&mut self, uidvalidity: u32, uid: u32, times: u32) -> &mut Batch {
         self.put(Tree::Begun, uid_key(uidvalidity, uid), &times)
     }

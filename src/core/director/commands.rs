@@ -10,7 +10,7 @@ use crate::core::director::leave::add_leave;
 use crate::core::director::leave::{check_leave, complete_span};
 use crate::core::director::{director_event, name_of, player_and_partners, player_tournament};
 use crate::core::door::owners::taken;
-use crate::core::door::reply::{finish, open_games_in};
+use crate::core::door::reply::{finish, finish_as, open_games_in};
 use crate::core::model::GameStatus;
 use crate::core::model::LeaveRefusal;
 use crate::core::model::Step;
@@ -74,6 +74,37 @@ pub(super) fn set_result(
     at: Step<'_>,
 ) -> Result<Notice, DirectorRefusal> {
     let (now, s) = (at.now, at.s);
+    // TO §26: `Ergebnis: annulliert` — the game, a finished one too, kept out of the crosstable.
+    if text == "annulled" {
+        let gm = &st.games[&g];
+        if gm.status == GameStatus::Finished && gm.result.is_none() {
+            return Err(DirectorRefusal::AlreadyResult {
+                game: g.to_string(),
+                result: "*".into(),
+            });
+        }
+        let before = gm.result;
+        director_event(
+            st,
+            out,
+            std::slice::from_ref(&g),
+            letter,
+            "annulled the game (TO §26)".to_string(),
+            now,
+        );
+        finish_as(st, out, &g, None, EndReason::Annulled, now, s);
+        return Ok(Notice {
+            game: Some(g.clone()),
+            tournament: g.tournament.clone(),
+            told: Told::Annulled {
+                game: g.clone(),
+                was: before,
+            },
+            reason: None,
+            players: Vec::new(),
+            desk: Desk::default(),
+        });
+    }
     // The reader gives only `1-0`, `0-1`, `1/2-1/2`; anything else is no command.
     let result: GameResult = text.parse().map_err(|_| DirectorRefusal::Malformed {
         lines: vec![text.to_string()],
@@ -201,6 +232,7 @@ pub(super) fn adjust_time(
         scope: g.to_string(),
     })?;
     let pc = gm.clocks.get_mut(c);
+    let before = pc.used_in_period;
     pc.adjust(*days);
     let used = pc.used_in_period;
     let players = vec![gm.players.white.clone(), gm.players.black.clone()];
@@ -210,7 +242,11 @@ pub(super) fn adjust_time(
         out,
         std::slice::from_ref(&g),
         letter,
-        format!("time {days:+} days for {player}: {reason}"),
+        format!(
+            "time of {player} {}: {} days ({reason})",
+            if *days > 0 { "charged" } else { "credited" },
+            days.unsigned_abs()
+        ),
         now,
     );
     let name = name_of(st, &g.tournament, player);
@@ -220,7 +256,9 @@ pub(super) fn adjust_time(
         told: Told::TimeAdjusted {
             game: g.clone(),
             name,
+            player: player.clone(),
             days: *days,
+            before,
             used,
         },
         reason: Some(reason.clone()),

@@ -63,10 +63,32 @@ pub(super) fn records(
     st: &State,
     scope: Scope<'_>,
     what: Records<'_>,
+    tz: chrono_tz::Tz,
 ) -> Result<Notice, DirectorRefusal> {
     let (game, tournament, told, enclosure) = match what {
         Records::Correspondence(game) => {
             let g = directed_game(st, scope, game)?;
+            // Fax 2.8: four weeks after the tournament's end its mails are gone; what is left of
+            // the record goes instead, and the notice says when they went.
+            if let Some(t) = st.tournament_of(&g).filter(|t| t.rotated) {
+                let on = t.rotated_at.map(|at| view::local_date(at, tz));
+                let told = Told::CorrespondenceRotated {
+                    game: g.clone(),
+                    on,
+                };
+                return Ok(Notice {
+                    game: Some(g.clone()),
+                    tournament: g.tournament.clone(),
+                    told,
+                    reason: None,
+                    players: Vec::new(),
+                    desk: Desk {
+                        form: Some("records"),
+                        enclose: vec![Enclosure::Pgn(g.to_string()), Enclosure::Verify(g)],
+                        player_key: None,
+                    },
+                });
+            }
             let told = Told::Correspondence { game: g.clone() };
             (
                 Some(g.clone()),
@@ -214,6 +236,7 @@ pub(super) fn warn(
         game: named,
         told: Told::Warned {
             name,
+            player: player.to_string(),
             tournament: tid.clone(),
             games,
         },
@@ -322,11 +345,16 @@ pub(crate) fn answer_question(
     q.answered.get_or_insert(now);
     let q = q.clone();
     out.tournaments.insert(tid.clone());
-    let answer = if letter.content.words.trim().is_empty() {
-        letter.text.trim().to_string()
-    } else {
-        letter.content.words.trim().to_string()
-    };
+    // Whole, as he wrote it (his own text, without the quoted question): what he says of his
+    // games, a move or a resignation too, is for the director to read — nothing of it is
+    // played (TO §23).
+    let answer = letter.text.trim().to_string();
+    let moves: Vec<String> = letter
+        .content
+        .moves
+        .iter()
+        .map(|m| view::numbered(m.number, m.color, &m.text))
+        .collect();
     out.log.push(format!(
         "{tid}: {} answered the director's question (TO §23){}",
         q.player,
@@ -340,6 +368,7 @@ pub(crate) fn answer_question(
             question: q.text.clone(),
             asked: view::local_date(q.asked, s.tz),
             answer,
+            moves,
         },
         tournament: tid,
         reason: None,

@@ -246,10 +246,10 @@ fn director_command(
             game_order(state, out, letter, scope, (game, Order::MovesOnly, *on), at)
         }
         DirectorCommand::Correspondence { game } => {
-            records(state, scope, Records::Correspondence(game))
+            records(state, scope, Records::Correspondence(game), at.s.tz)
         }
-        DirectorCommand::Pgn { target } => records(state, scope, Records::Pgn(target)),
-        DirectorCommand::Verify { game } => records(state, scope, Records::Verify(game)),
+        DirectorCommand::Pgn { target } => records(state, scope, Records::Pgn(target), at.s.tz),
+        DirectorCommand::Verify { game } => records(state, scope, Records::Verify(game), at.s.tz),
         DirectorCommand::Withdraw { player, annulled } => {
             withdraw(state, out, letter, scope, (player, *annulled), at)
         }
@@ -357,25 +357,44 @@ fn director_event(
 }
 
 /// What a notice decided about its game that the players may dispute or appeal (TO §29), if
-/// anything; `against`: whether it is a decision against the player told (then his copy says
-/// how to appeal).
-fn decision_of(state: &State, n: &Notice) -> Option<(Decided, bool)> {
-    let color = || {
-        let g = state.games.get(n.game.as_ref()?)?;
-        g.color_of(n.players.first()?).map(SerdeColor::from)
+/// anything, and against whom (their copies say how to appeal it): a charge against the player
+/// charged, a credit against his partner, an order about the game against both.
+fn decision_of(state: &State, n: &Notice) -> Option<(Decided, Vec<String>)> {
+    let game = n.game.as_ref().and_then(|g| state.games.get(g));
+    let color = |email: &str| game.and_then(|g| g.color_of(email)).map(SerdeColor::from);
+    let both = || {
+        game.map(|g| vec![g.players.white.clone(), g.players.black.clone()])
+            .unwrap_or_default()
+    };
+    let partner = |email: &str| {
+        game.and_then(|g| g.color_of(email).map(|c| g.players.get(!c).clone()))
+            .into_iter()
+            .collect()
     };
     match &n.told {
-        Told::MovesOnly { on, .. } => Some((Decided::MovesOnly { on: *on }, *on)),
-        Told::ThroughDirector { on, .. } => Some((Decided::ThroughDirector { on: *on }, *on)),
-        Told::TimeAdjusted { days, .. } => Some((
+        Told::MovesOnly { on, .. } => Some((
+            Decided::MovesOnly { on: *on },
+            if *on { both() } else { vec![] },
+        )),
+        Told::ThroughDirector { on, .. } => Some((
+            Decided::ThroughDirector { on: *on },
+            if *on { both() } else { vec![] },
+        )),
+        Told::TimeAdjusted { player, days, .. } => Some((
             Decided::Time {
-                color: color()?,
+                color: color(player)?,
                 days: *days,
             },
-            *days > 0,
+            if *days > 0 {
+                vec![player.clone()]
+            } else {
+                partner(player)
+            },
         )),
-        Told::Warned { .. } => Some((Decided::Warning { color: color()? }, true)),
-        Told::Resumed { .. } => Some((Decided::Resumed, false)),
+        Told::Warned { player, .. } => {
+            color(player).map(|c| (Decided::Warning { color: c }, vec![player.clone()]))
+        }
+        Told::Resumed { .. } => Some((Decided::Resumed, vec![])),
         _ => None,
     }
 }
@@ -391,8 +410,11 @@ fn director_mails(state: &mut State, out: &mut Output, letter: &Letter, n: &Noti
     }
     // TO §29: a decision against a player tells him how to appeal it — a warning too when it
     // names no game.
-    let against = decision.as_ref().is_some_and(|(_, against)| *against)
-        || matches!(n.told, Told::Warned { .. });
+    let against: Vec<String> = match (&decision, &n.told) {
+        (Some((_, against)), _) => against.clone(),
+        (None, Told::Warned { player, .. }) => vec![player.clone()],
+        _ => Vec::new(),
+    };
     let Some(t) = state.tournaments.get(&n.tournament) else {
         return;
     };
@@ -414,6 +436,7 @@ fn director_mails(state: &mut State, out: &mut Output, letter: &Letter, n: &Noti
         mails.push((t.recipient(p), key, t.lang_of(p, s.default_lang), false));
     }
     for (to, reply_key, lang, for_director) in mails {
+        let to_email = to.email.clone();
         let form = match n.desk.form {
             Some("question") if for_director => "decision",
             Some(form) => form,
@@ -448,7 +471,7 @@ fn director_mails(state: &mut State, out: &mut Output, letter: &Letter, n: &Noti
             to_director: true,
             ..Mail::notice(n.told.clone(), vec![to], lang, message_id, data)
         };
-        if against && !for_director && form == "decision" {
+        if !for_director && form == "decision" && against.contains(&to_email) {
             mail.sentences
                 .push(appeal_sentence(&t.director.name, now, s));
         }

@@ -2179,3 +2179,287 @@ fn a_mail_about_a_game_from_someone_not_playing_it_is_not_kept_among_its_mails()
     assert!(out.mails[0].game.is_none());
     assert!(out.events.is_empty());
 }
+
+// ------------------------------------------------------------------------------------------------
+// Every word to the person the rulebook names (issue 49)
+
+/// The key through which `email` got the mail `m` (his copy's reply key).
+fn key_in(out: &Output, kind: MailKind, email: &str) -> String {
+    out.mails
+        .iter()
+        .find(|m| m.kind == kind && m.envelope.iter().any(|e| e == email))
+        .and_then(|m| m.reply_key.clone())
+        .unwrap_or_else(|| panic!("{email} got no {kind:?}: {:?}", sent(out)))
+}
+
+#[test]
+fn s29_a_reply_to_a_decision_reaches_the_director_not_the_partner() {
+    let mut st = new_state(RuleSet::Post);
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    let out = step(
+        &mut st,
+        &mail(TL, "[T-1/1]", "Ergebnis: 0-1"),
+        at(2026, 12, 2, 10, 0),
+    );
+    // Anna's copy of the game end carries her key of replies to decisions, not her game key.
+    let key = key_in(&out, MailKind::GameEnd, ANNA);
+    assert_ne!(key, st.games[&g(1)].keys.white);
+    assert!(st.keys.get(&key).is_some_and(|b| b.to_director));
+    // Her words through it reach TL whole, none reaches Bert, and the move in them is not played.
+    let reply = mail_to(
+        ANNA,
+        &format!("relay+{key}@fernschach.test"),
+        "Re: Partieende",
+        "Das ist falsch, Bert hat mir den Zug nie geschickt!\n\n2. Sf3\n\nAnna\n\n> Gegen diese Entscheidung",
+    );
+    let out = step(&mut st, &reply, at(2026, 12, 5, 10, 0));
+    assert_eq!(
+        sent(&out),
+        vec![
+            (MailKind::Director, TL.to_string()),
+            (MailKind::Receipt, ANNA.to_string()),
+        ]
+    );
+    let to_tl = crate::render::facts(&out.mails[0]);
+    let text = to_tl["text"].as_str().unwrap();
+    assert!(
+        text.contains("nie geschickt") && text.contains("2. Sf3"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("Gegen diese Entscheidung"),
+        "no quote: {text}"
+    );
+    assert!(text.contains("nicht gespielt"), "{text}");
+    let receipt = crate::render::facts(&out.mails[1]);
+    assert_eq!(receipt["to_director"]["came"], "05.12.2026");
+    assert_eq!(receipt["to_director"]["appeal_until"], "16.12.2026");
+    assert_eq!(st.games[&g(1)].moves.len(), 1, "nothing played");
+    assert!(
+        out.events
+            .iter()
+            .any(|e| matches!(e.event, Event::ToDirector { appeal: false, .. }))
+    );
+}
+
+#[test]
+fn s18_a_dispute_of_a_time_forfeit_by_reply_goes_to_the_director() {
+    let mut st = new_state(RuleSet::Post);
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    // Bert silent for 31 days: the first time forfeit (TO §17, §18).
+    let out = st.tick(at(2027, 1, 3, 10, 0), &settings());
+    let key = key_in(&out, MailKind::TimeForfeit, BERT);
+    let reply = mail_to(
+        BERT,
+        &format!("relay+{key}@fernschach.test"),
+        "Re: Zeitüberschreitung",
+        "Ich war im Urlaub, den hatte ich gemeldet.",
+    );
+    let out = step(&mut st, &reply, at(2027, 1, 3, 12, 0));
+    assert_eq!(
+        sent(&out),
+        vec![
+            (MailKind::Director, TL.to_string()),
+            (MailKind::Receipt, BERT.to_string()),
+        ]
+    );
+    // A forfeit the relay claimed is no decision of the director: no §29 term in the receipt.
+    assert!(crate::render::facts(&out.mails[1])["to_director"]["appeal_until"].is_null());
+}
+
+#[test]
+fn s23_the_answer_reaches_the_director_whole_and_a_move_in_it_is_not_played() {
+    let mut st = new_state(RuleSet::Post);
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    st.spare_keys = vec!["q-bert".into()];
+    step(
+        &mut st,
+        &mail(
+            TL,
+            "[T-1]",
+            "Rückfrage an bert@fernschach.test: Spielen Sie weiter?",
+        ),
+        at(2026, 12, 20, 10, 0),
+    );
+    let out = step(
+        &mut st,
+        &mail_to(
+            BERT,
+            "relay+q-bert@fernschach.test",
+            "Re: Rückfrage",
+            "Entschuldigung, ich war krank.\nHier mein Zug: 1... e5\nGruß Bert",
+        ),
+        at(2026, 12, 21, 10, 0),
+    );
+    let text = crate::render::facts(&out.mails[0])["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("ich war krank") && text.contains("1... e5") && text.contains("Gruß Bert"),
+        "{text}"
+    );
+    assert!(text.contains("nicht gespielt"), "{text}");
+    assert_eq!(st.games[&g(1)].moves.len(), 1, "the move was not played");
+}
+
+#[test]
+fn s23_s24_the_fortnight_of_a_question_rests_while_the_player_is_on_leave() {
+    let mut st = new_state(RuleSet::Post);
+    // Bert's leave of 10 days, within the fortnight.
+    let out = step(
+        &mut st,
+        &mail(BERT, "Urlaub [T-1]", "Urlaub: 10.01.2027 – 19.01.2027"),
+        at(2027, 1, 2, 10, 0),
+    );
+    assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    st.spare_keys = vec!["q-bert".into()];
+    step(
+        &mut st,
+        &mail(
+            TL,
+            "[T-1]",
+            "Rückfrage an bert@fernschach.test: Spielen Sie weiter?",
+        ),
+        at(2027, 1, 4, 10, 0),
+    );
+    // Not after 14 days (18 Jan): ten of them were leave.
+    let out = st.tick(at(2027, 1, 19, 10, 0), &settings());
+    assert!(
+        !out.mails.iter().any(|m| m.kind == MailKind::Director),
+        "{:?}",
+        sent(&out)
+    );
+    // After 14 days not on leave (28 Jan): TL is told.
+    let out = st.tick(at(2027, 1, 28, 10, 0), &settings());
+    assert_eq!(sent(&out), vec![(MailKind::Director, TL.to_string())]);
+}
+
+#[test]
+fn s30_words_go_to_the_director_too_while_the_game_goes_through_him() {
+    let mut st = new_state(RuleSet::Post);
+    step(
+        &mut st,
+        &mail(TL, "Anordnung", "Züge über TL: T-1/1"),
+        at(2026, 12, 1, 9, 0),
+    );
+    let out = step(
+        &mut st,
+        &mail(
+            ANNA,
+            "[T-1/1]",
+            "Lieber Bert, ich freue mich auf die Partie.",
+        ),
+        at(2026, 12, 1, 10, 0),
+    );
+    let envelopes: Vec<Vec<String>> = out
+        .mails
+        .iter()
+        .filter(|m| m.kind == MailKind::Message)
+        .map(|m| m.envelope.clone())
+        .collect();
+    assert_eq!(
+        envelopes,
+        vec![vec![BERT.to_string()], vec![TL.to_string()]]
+    );
+}
+
+#[test]
+fn s30_under_moves_only_the_writer_is_told_his_words_were_kept_back() {
+    let mut st = new_state(RuleSet::Post);
+    step(
+        &mut st,
+        &mail(TL, "Anordnung", "Nur Züge: T-1/1"),
+        at(2026, 12, 1, 9, 0),
+    );
+    let out = play(
+        &mut st,
+        ANNA,
+        1,
+        "1. e4\n\nDas wird eine schöne Partie!",
+        at(2026, 12, 1, 10, 0),
+    );
+    let receipt = out
+        .mails
+        .iter()
+        .find(|m| m.kind == MailKind::Receipt)
+        .unwrap();
+    assert_eq!(crate::render::facts(receipt)["words_withheld"], true);
+    let forward = out.mails.iter().find(|m| m.kind == MailKind::Move).unwrap();
+    assert!(crate::render::facts(forward)["words"].is_null());
+}
+
+#[test]
+fn s26_a_finished_game_is_annulled_by_result_annulled() {
+    let mut st = new_state(RuleSet::Post);
+    step(
+        &mut st,
+        &mail(TL, "[T-1/1]", "Ergebnis: 1-0"),
+        at(2026, 12, 3, 10, 0),
+    );
+    let mut l = mail(TL, "[T-1/1]", "Ergebnis: annulliert");
+    // The reader's reading of the form (crate::letter).
+    l.content.director = vec![crate::letter::DirectorCommand::SetResult("annulled".into())];
+    let out = step(&mut st, &l, at(2026, 12, 4, 10, 0));
+    assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    let game = &st.games[&g(1)];
+    assert_eq!(game.result, None);
+    assert_eq!(
+        game.end_reason,
+        Some(crate::core::model::EndReason::Annulled)
+    );
+    assert!(out.mails.iter().any(|m| m.kind == MailKind::GameEnd));
+}
+
+#[test]
+fn fax_1_2_a_group_not_of_seven_is_registered_with_a_warning() {
+    assert!(crate::core::fax_group_warning(RuleSet::Fax, 3));
+    assert!(!crate::core::fax_group_warning(RuleSet::Fax, 7));
+    assert!(!crate::core::fax_group_warning(RuleSet::Post, 3));
+    let s = Settings {
+        guard: crate::core::model::Guard {
+            directors: vec![TL.to_string()],
+            ..Default::default()
+        },
+        ..settings()
+    };
+    let mut st = State::default();
+    let out = register_by_mail(
+        &mut st,
+        &registration(TL, FILE),
+        Ok(t9()),
+        at(2027, 1, 2, 10, 0),
+        &s,
+    );
+    let text = crate::render::facts(&out.mails[0])["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("Fax 1.2") && text.contains("diese Gruppe hat 3"),
+        "{text}"
+    );
+}
+
+#[test]
+fn help_is_answered_to_the_sender_alone_and_changes_nothing() {
+    let mut st = new_state(RuleSet::Post);
+    st.tick(at(2026, 12, 1, 10, 0), &settings());
+    let before = st.games.clone();
+    let mut l = mail(ANNA, "[T-1/1] Hilfe", "Hilfe");
+    l.content.help = true;
+    let out = step(&mut st, &l, at(2026, 12, 1, 10, 0));
+    assert_eq!(sent(&out), vec![(MailKind::Help, ANNA.to_string())]);
+    assert_eq!(st.games, before);
+    // A director's help lists his commands too.
+    let mut l = mail(TL, "Hilfe", "Hilfe");
+    l.content.help = true;
+    let out = step(&mut st, &l, at(2026, 12, 1, 11, 0));
+    let facts = crate::render::facts(&out.mails[0]);
+    assert!(
+        facts["director_forms"]
+            .as_str()
+            .unwrap()
+            .contains("Ermahnung")
+    );
+}

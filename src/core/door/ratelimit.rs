@@ -41,7 +41,9 @@ pub(crate) fn limit_answers(
             && matches!(m.facts, crate::core::model::Facts::Message(_));
         (matches!(
             m.kind,
-            crate::mail_kind::MailKind::Query | crate::mail_kind::MailKind::Status
+            crate::mail_kind::MailKind::Query
+                | crate::mail_kind::MailKind::Status
+                | crate::mail_kind::MailKind::Help
         ) || message_receipt)
             && m.cc.is_empty()
             && m.to.len() == 1

@@ -100,6 +100,8 @@ pub enum Sentence {
     /// TO §29: how to appeal a decision of the director `director` — in writing to him until
     /// `until`, with the documents, the fee and the instances.
     Appeal { director: String, until: NaiveDate },
+    /// Every command of the director, one per line (the forms a director's `help` lists).
+    DirectorForms,
 }
 
 /// What a director's command did, as his notice tells it (TO §21–§26, §30, §31).
@@ -117,15 +119,24 @@ pub enum Told {
         result: GameResult,
         was: Option<GameResult>,
     },
+    /// TO §26: the director annulled the game (`*`, kept out of the crosstable), a finished one
+    /// too (`was`: the result before).
+    Annulled {
+        game: GameRef,
+        was: Option<GameResult>,
+    },
     /// A stopped game goes on.
     Resumed { game: GameRef, to_move: Color },
     /// TO §30: the game restricted to moves (`on`), or the restriction lifted.
     MovesOnly { game: GameRef, on: bool },
-    /// TO §8, §30: thinking time charged (`days` > 0) or given back; `used` in the period now.
+    /// TO §8, §30: thinking time of `player` (his address; `name`) charged (`days` > 0) or
+    /// credited; the days used in the period `before` and now (`used`).
     TimeAdjusted {
         game: GameRef,
         name: String,
+        player: String,
         days: i32,
+        before: u32,
         used: u32,
     },
     /// A player's address changed (`change`: mail goes there now) or added.
@@ -137,6 +148,12 @@ pub enum Told {
     },
     /// TO §11: the game's correspondence, attached as an mbox.
     Correspondence { game: GameRef },
+    /// TO §11 after Fax 2.8: the game's correspondence was removed four weeks after the
+    /// tournament's end (`on`, when known); what is left (the PGN, `verify`'s line) is enclosed.
+    CorrespondenceRotated {
+        game: GameRef,
+        on: Option<NaiveDate>,
+    },
     /// The PGN of a tournament or a game, attached.
     Pgn { target: String },
     /// TO §29: `verify`'s line for a game.
@@ -154,12 +171,14 @@ pub enum Told {
         text: String,
         asked: NaiveDate,
     },
-    /// TO §23: the player's answer to the director's question of `asked`.
+    /// TO §23: the player's answer to the director's question of `asked`, whole (without the
+    /// quoted original); `moves`: the moves it held, not played.
     Answered {
         name: String,
         question: String,
         asked: NaiveDate,
         answer: String,
+        moves: Vec<String>,
     },
     /// TO §23: the question of `asked` is unanswered after 14 days.
     Unanswered {
@@ -181,9 +200,11 @@ pub enum Told {
         came: NaiveDate,
         moves: Vec<String>,
     },
-    /// TO §30: a formal warning of a player (the reason is the notice's), logged in `games`.
+    /// TO §30: a formal warning of a player (`player`, his address; `name`), the reason being
+    /// the notice's, logged in `games`.
     Warned {
         name: String,
+        player: String,
         tournament: String,
         games: Vec<GameRef>,
     },
@@ -196,6 +217,9 @@ pub enum Told {
         start: NaiveDate,
         players: usize,
         games: Vec<(u32, u32, String, String)>,
+        /// Fax 1.2: a telefax tournament whose group is not of seven players (registered, with
+        /// a warning).
+        fax_group: bool,
     },
     /// TO §24 special leave (`special`) or TO §25 a late leave accepted.
     Leave {

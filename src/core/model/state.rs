@@ -96,6 +96,9 @@ pub struct Tournament {
     /// Fax 2.8: the archive of its mails was rotated away (four weeks after its end).
     #[serde(default)]
     pub rotated: bool,
+    /// Fax 2.8: when it was (`None` for a tournament rotated by a version before this field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotated_at: Option<DateTime<Utc>>,
     pub games: Vec<GameRef>,
     /// TO §23: the director's questions to players, answered or not.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

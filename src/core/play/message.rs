@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 use shakmaty::Color;
 
 use crate::core::door::reply::query;
-use crate::core::model::{Event, Refusal};
+use crate::core::model::{Event, Mail, Refusal};
 use crate::core::model::{MESSAGES_PER_DAY, MessageBody, MessageFacts, WORDS_MAX};
 use crate::core::model::{Output, State, Step};
 use crate::core::view;
@@ -59,6 +59,9 @@ pub(crate) fn message(
     let partner_email = game.players.get(!color).clone();
     let partner = t.recipient(&partner_email).name;
     let awaited = game.status == crate::core::model::GameStatus::Running && game.to_move() == color;
+    // TO §16: while a reminder is open, and TO §30: while the game's mail goes through the
+    // director, he has a copy of the words as of a move.
+    let director_copy = game.through_director || game.turn.reminded.is_some();
     let mut mails = Vec::new();
     for (c, email, kind) in [
         (!color, partner_email, MailKind::Message),
@@ -76,11 +79,26 @@ pub(crate) fn message(
                 cut,
                 attachments: letter.attachments.clone(),
                 awaited,
+                director_copy,
             },
         };
         mails.push((kind, c, email, lang, data));
     }
-    super::answer_both(&mut state.meta, out, s, (t, game), letter, None, mails);
+    for (kind, c, email, lang, data) in mails {
+        let message_id = state.meta.next_message_id(s, kind.name());
+        let cc = if director_copy && kind == MailKind::Message {
+            vec![t.director_recipient()]
+        } else {
+            Vec::new()
+        };
+        out.mails.push(Mail {
+            cc,
+            game: Some(game.id.clone()),
+            reply_key: Some(game.keys.get(c).clone()),
+            in_reply_to: Some(letter.message_id.clone()),
+            ..Mail::new(kind, vec![t.recipient(&email)], lang, message_id, data)
+        });
+    }
     if let Some(g) = state.games.get_mut(game_ref) {
         g.messages
             .retain(|(_, when)| now - *when < Duration::days(1));

@@ -840,6 +840,7 @@ impl Parts<'_> {
                 words_by: t.recipient(game.players.get(sender)).name,
                 words_own: rc == sender,
                 words_cut,
+                words_withheld: game.moves_only && rc == sender && !c.words.is_empty(),
                 attachments: attachments.clone(),
             };
             let kind = if rc == last_by {

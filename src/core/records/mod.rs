@@ -2,6 +2,7 @@
 //! Sonneborn-Berger, the answer to a `Status` mail, and what may be rotated out of the archive.
 
 pub mod crosstable;
+pub mod help;
 pub mod retention;
 pub mod status;
 

@@ -63,6 +63,7 @@ pub(crate) fn rotate_due(state: &mut State, now: DateTime<Utc>) -> Output {
     for id in due {
         if let Some(t) = state.tournaments.get_mut(&id) {
             t.rotated = true;
+            t.rotated_at = Some(now);
             out.tournaments.insert(id.clone());
             out.rotate.push((id, t.games.iter().cloned().collect()));
         }

@@ -129,7 +129,7 @@ impl State {
                 .filter_map(|t| {
                     t.questions
                         .iter()
-                        .filter_map(crate::core::model::Question::due)
+                        .filter_map(|q| q.due(&t.rest_of(&q.player), s.tz))
                         .min()
                         .map(|at| (at, GameRef::new(t.id.clone(), 0), Due::Question))
                 }),

@@ -1,4 +1,5 @@
-//! TO §23: a director's question the player left unanswered for 14 days: the director is told
+//! TO §23: a director's question the player left unanswered for 14 days (not counting his days
+//! of leave, TO §24: every term rests): the director is told
 //! once (a `director` mail), and the weekly digest lists it while it is open
 //! (`crate::core::time::digest`). The question itself is asked and answered in
 //! `crate::core::director::desk`.
@@ -15,8 +16,10 @@ pub(crate) fn fire_questions(state: &mut State, out: &mut Output, tid: &str, at:
         return;
     };
     let mut due = Vec::new();
-    for q in t.questions.iter_mut() {
-        if q.due().is_some_and(|d| d <= now) {
+    let rests: Vec<Vec<crate::core::clock::Rest>> =
+        t.questions.iter().map(|q| t.rest_of(&q.player)).collect();
+    for (q, rest) in t.questions.iter_mut().zip(&rests) {
+        if q.due(rest, s.tz).is_some_and(|d| d <= now) {
             q.reported = true;
             due.push(q.clone());
         }

@@ -143,9 +143,10 @@ impl LeaveRefusal {
 /// Every command form, German (the forms in English follow in [`FORMS_EN`]).
 pub const FORMS_DE: &str = "\
 ZÜ bestätigt                                   – zweite Zeitüberschreitung bestätigen: Partie verloren (TO §22)
-Ergebnis: 1-0   (oder 0-1, 1/2-1/2)            – Ergebnis festsetzen (TO §26, §31, Streitfälle)
+Ergebnis: 1-0   (oder 0-1, 1/2-1/2, annulliert)   – Ergebnis festsetzen, auch einer beendeten Partie (TO §26, §31, Streitfälle)
 Sonderurlaub: 01.02.2027 – 14.02.2027 für spieler@…   – Sonderurlaub über das Urlaubskonto hinaus (TO §24)
-Bedenkzeit: +3 Tage für spieler@…, Grund: …    – Bedenkzeit gutschreiben (+) oder abziehen (-) (TO §8, §30, Fax 2.2)
+Bedenkzeit anrechnen: 3 Tage für spieler@…, Grund: …      – 3 Tage mehr verbraucht (TO §30; auch „Bedenkzeit: +3 Tage für …“)
+Bedenkzeit gutschreiben: 3 Tage für spieler@…, Grund: …   – 3 Tage zurückgeben, weniger verbraucht (TO §8, Fax 2.2; auch „Bedenkzeit: -3 Tage für …“)
 Urlaub nachträglich anerkannt 20.12.2026 – 03.01.2027 für spieler@…   – verspätete Urlaubsmeldung anerkennen (TO §25)
 fortsetzen                                     – angehaltene oder zur Abschätzung gestellte Partie fortsetzen
 Adresse: spieler@… -> neu@…                    – neue Adresse eines Spielers: Mails gehen künftig dorthin
@@ -156,15 +157,17 @@ Korrespondenz: TURNIER/N                       – alle Mails der Partie als mbo
 PGN: TURNIER                                   – die Partien des Turniers als PGN-Datei
 Prüfen: TURNIER/N                              – das versiegelte Partieprotokoll nachrechnen (TO §29)
 Rücktritt: spieler@… Wertung: verloren   (oder annulliert)   – alle offenen Partien des Spielers beenden (TO §26)
-Rückfrage an spieler@…: TEXT                   – eine Frage an den Spieler; seine Antwort geht an Sie (TO §23)
+Rückfrage an spieler@…: TEXT                   – eine Frage an den Spieler (alle Zeilen bis zu Ihrem Gruß); seine Antwort geht an Sie (TO §23)
+Ermahnung: spieler@… Grund: TEXT               – den Spieler förmlich ermahnen, vermerkt bei seinen Partien (TO §30)
 Betreff „Turnier anmelden“, Turnierdatei als .toml-Anhang oder als Text   – ein Turnier anmelden";
 
 /// Every command form, English.
 pub const FORMS_EN: &str = "\
 confirm time forfeit                           – confirm a second time forfeit: the game is lost (TO §22)
-result: 1-0   (or 0-1, 1/2-1/2)                – set the result (TO §26, §31, disputes)
+result: 1-0   (or 0-1, 1/2-1/2, annulled)      – set the result, of a finished game too (TO §26, §31, disputes)
 special leave 2027-02-01 to 2027-02-14 for player@…   – special leave beyond the budget (TO §24)
-time: +3 days for player@…, reason: …          – add (+) or remove (-) thinking time (TO §8, §30, Fax 2.2)
+charge time: 3 days for player@…, reason: …    – 3 more days used (TO §30; also \"time: +3 days for …\")
+credit time: 3 days for player@…, reason: …    – 3 days given back, fewer used (TO §8, Fax 2.2; also \"time: -3 days for …\")
 accept late leave 2026-12-20 to 2027-01-03 for player@…   – accept a late leave notice (TO §25)
 resume                                         – resume a suspended or adjourned game
 address: player@… -> new@…                     – a player's new address: mail goes there from now on
@@ -175,7 +178,8 @@ correspondence: TOURNAMENT/N                   – every mail of the game as an 
 pgn: TOURNAMENT                                – the tournament's games as a PGN file
 verify: TOURNAMENT/N                           – recompute the game's sealed record (TO §29)
 withdraw: player@… score: lost   (or annulled) – end every unfinished game of the player (TO §26)
-ask player@…: TEXT                             – a question to the player; his answer comes to you (TO §23)
+ask player@…: TEXT                             – a question to the player (every line up to your signature); his answer comes to you (TO §23)
+warning: player@… reason: TEXT                 – a formal warning of the player, recorded with his games (TO §30)
 subject \"register tournament\", the tournament file as a .toml attachment or as the text   – register a tournament";
 
 impl DirectorRefusal {

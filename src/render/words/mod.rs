@@ -142,6 +142,10 @@ pub fn sentence(sentence: &Sentence, lang: Lang) -> Value {
         Sentence::NoticeText(t) => notice::text(t, lang).into(),
         Sentence::Decided(d) => decision::decided(d, lang).into(),
         Sentence::Appeal { director, until } => decision::appeal(director, *until, lang).into(),
+        Sentence::DirectorForms => match lang {
+            Lang::De => FORMS_DE.into(),
+            Lang::En => FORMS_EN.into(),
+        },
     }
 }
 

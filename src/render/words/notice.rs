@@ -14,6 +14,8 @@ pub fn title(t: &Told, lang: Lang) -> String {
         Told::ForfeitConfirmed { result, .. } => format!("time forfeit confirmed, {result}"),
         Told::Scored { result, .. } if de => format!("Ergebnis {result}"),
         Told::Scored { result, .. } => format!("result {result}"),
+        Told::Annulled { .. } if de => "Partie annulliert (TO §26)".into(),
+        Told::Annulled { .. } => "game annulled (TO §26)".into(),
         Told::MovesOnly { on: true, .. } if de => "Nur Züge (TO §30)".into(),
         Told::MovesOnly { on: true, .. } => "moves only (TO §30)".into(),
         Told::MovesOnly { .. } if de => "Beschränkung auf Züge aufgehoben (TO §30)".into(),
@@ -21,12 +23,12 @@ pub fn title(t: &Told, lang: Lang) -> String {
         Told::Resumed { .. } if de => "Partie wird fortgesetzt".into(),
         Told::Resumed { .. } => "game resumed".into(),
         Told::TimeAdjusted { name, days, .. } => {
-            let sign = if *days >= 0 { "+" } else { "-" };
             let n = d(days.unsigned_abs().into(), lang);
-            if de {
-                format!("Bedenkzeit {sign}{n} für {name}")
-            } else {
-                format!("time {sign}{n} for {name}")
+            match (de, *days > 0) {
+                (true, true) => format!("Bedenkzeit: {n} angerechnet für {name}"),
+                (true, false) => format!("Bedenkzeit: {n} gutgeschrieben für {name}"),
+                (false, true) => format!("thinking time: {n} charged to {name}"),
+                (false, false) => format!("thinking time: {n} credited to {name}"),
             }
         }
         Told::Leave {
@@ -51,6 +53,12 @@ pub fn title(t: &Told, lang: Lang) -> String {
         Told::Leave { name, .. } => format!("late leave of {name} accepted"),
         Told::Correspondence { game } if de => format!("Korrespondenz der Partie {game} (TO §11)"),
         Told::Correspondence { game } => format!("correspondence of game {game} (TO §11)"),
+        Told::CorrespondenceRotated { game, .. } if de => {
+            format!("Korrespondenz der Partie {game} (TO §11, Fax 2.8)")
+        }
+        Told::CorrespondenceRotated { game, .. } => {
+            format!("correspondence of game {game} (TO §11, Fax 2.8)")
+        }
         Told::Pgn { target } if de => format!("PGN von {target}"),
         Told::Pgn { target } => format!("PGN of {target}"),
         Told::Verified { game } if de => format!("Prüfung der Partie {game} (TO §29)"),
@@ -132,6 +140,22 @@ pub fn text(t: &Told, lang: Lang) -> String {
                 .unwrap_or_default();
             format!("Game {g} is scored {result}{was} (director's decision, TO §26, §31).")
         }
+        Told::Annulled { game: g, was } => {
+            let was = match (was, de) {
+                (Some(b), true) => format!(" (bisher {b})"),
+                (Some(b), false) => format!(" (was {b})"),
+                (None, _) => String::new(),
+            };
+            if de {
+                format!(
+                    "Die Partie {g}{was} ist annulliert (TO §26): Sie wird mit * gewertet und zählt in der Kreuztabelle nicht."
+                )
+            } else {
+                format!(
+                    "Game {g}{was} is annulled (TO §26): it is scored * and does not count in the crosstable."
+                )
+            }
+        }
         Told::MovesOnly { game: g, on: true } => {
             if de {
                 format!(
@@ -170,29 +194,39 @@ pub fn text(t: &Told, lang: Lang) -> String {
             game: g,
             name,
             days,
+            before,
             used,
+            ..
         } => {
             let n = days.unsigned_abs();
-            let (amount, used) = (d(n.into(), lang), d((*used).into(), lang));
+            let (amount, before, used) = (
+                d(n.into(), lang),
+                d((*before).into(), lang),
+                d((*used).into(), lang),
+            );
             if de {
                 let werden = if n == 1 { "wird" } else { "werden" };
-                let verb = if *days >= 0 {
-                    "angerechnet"
+                let (verb, meaning, rule) = if *days > 0 {
+                    ("angerechnet", "mehr verbraucht", "TO §30")
                 } else {
-                    "gutgeschrieben"
+                    (
+                        "gutgeschrieben",
+                        "zurückgegeben, weniger verbraucht",
+                        "TO §8",
+                    )
                 };
                 format!(
-                    "In der Partie {g} {werden} {name} {amount} Bedenkzeit {verb} (TO §8, §30). Verbraucht im laufenden Zeitabschnitt (ohne den laufenden Zug): jetzt {used}."
+                    "In der Partie {g} {werden} {name} {amount} Bedenkzeit {verb} ({meaning}; {rule}). Verbraucht im laufenden Zeitabschnitt (ohne den laufenden Zug): bisher {before}, jetzt {used}."
                 )
             } else {
                 let are = if n == 1 { "is" } else { "are" };
-                let verb = if *days >= 0 {
-                    "charged to"
+                let (verb, meaning, rule) = if *days > 0 {
+                    ("charged to", "more used", "TO §30")
                 } else {
-                    "given back to"
+                    ("credited to", "given back, fewer used", "TO §8")
                 };
                 format!(
-                    "In game {g}, {amount} of thinking time {are} {verb} {name} (TO §8, §30). Used in the current period (without the running move): now {used}."
+                    "In game {g}, {amount} of thinking time {are} {verb} {name} ({meaning}; {rule}). Used in the current period (without the running move): before {before}, now {used}."
                 )
             }
         }
@@ -252,11 +286,28 @@ fn desk_text(t: &Told, lang: Lang) -> String {
     let date = |d| crate::render::words::date(d, lang);
     match t {
         Told::Correspondence { game } if de => format!(
-            "Die gesamte Korrespondenz der Partie {game} liegt als mbox-Datei bei (TO §11): jede Mail, die das Relais zu dieser Partie erhalten und gesendet hat, byte-genau, wie „fernzug export mbox“ sie ausgibt. Jedes Mailprogramm (z. B. Thunderbird) kann sie öffnen."
+            "Die gesamte Korrespondenz der Partie {game} liegt als mbox-Datei bei (TO §11): jede Mail, die das Relais zu dieser Partie erhalten und gesendet hat, byte-genau, wie „fernzug export mbox“ sie ausgibt. Thunderbird öffnet sie mit der Erweiterung ImportExportTools NG (Extras → ImportExportTools NG → mbox-Datei importieren); jeder Texteditor zeigt sie als Text. Outlook und Webmail öffnen keine mbox-Dateien."
         ),
         Told::Correspondence { game } => format!(
-            "The whole correspondence of game {game} is attached as an mbox file (TO §11): every mail the relay received and sent about this game, byte for byte, as \"fernzug export mbox\" writes it. Any mail program (e.g. Thunderbird) can open it."
+            "The whole correspondence of game {game} is attached as an mbox file (TO §11): every mail the relay received and sent about this game, byte for byte, as \"fernzug export mbox\" writes it. Thunderbird opens it with the add-on ImportExportTools NG (Tools → ImportExportTools NG → import mbox file); any text editor shows it as text. Outlook and webmail do not open mbox files."
         ),
+        Told::CorrespondenceRotated { game, on } => {
+            let when = match (on, de) {
+                (Some(d), true) => format!("am {}", date(*d)),
+                (Some(d), false) => format!("on {}", date(*d)),
+                (None, true) => "vier Wochen nach dem Turnierende".into(),
+                (None, false) => "four weeks after the tournament's end".into(),
+            };
+            if de {
+                format!(
+                    "Die Mails der Partie {game} sind nicht mehr im Archiv: Es wurde {when} geleert, vier Wochen nach dem Ende des Turniers (Fax 2.8). Was von den Aufzeichnungen bleibt, liegt bei: die Partie als PGN-Datei, und unten die Prüfung ihres versiegelten Protokolls (TO §29)."
+                )
+            } else {
+                format!(
+                    "The mails of game {game} are no longer in the archive: it was emptied {when}, four weeks after the tournament's end (Fax 2.8). What is left of the records is attached: the game as a PGN file, and below the check of its sealed record (TO §29)."
+                )
+            }
+        }
         Told::Pgn { target } if de => format!(
             "Die Partien von {target} liegen als PGN-Datei bei, wie „fernzug export pgn“ sie ausgibt (laufende Partien bis zum letzten Zug)."
         ),
@@ -357,6 +408,7 @@ fn desk_text(t: &Told, lang: Lang) -> String {
             name,
             tournament,
             games,
+            ..
         } => {
             let list = games
                 .iter()
@@ -391,19 +443,29 @@ fn desk_text(t: &Told, lang: Lang) -> String {
             question,
             asked,
             answer,
-        } if de => format!(
-            "{name} antwortet auf die Rückfrage vom {} („{question}“):\n\n{answer}",
-            date(*asked)
-        ),
-        Told::Answered {
-            name,
-            question,
-            asked,
-            answer,
-        } => format!(
-            "{name} answers the question of {} (\"{question}\"):\n\n{answer}",
-            date(*asked)
-        ),
+            moves,
+        } => {
+            let mut out = if de {
+                format!(
+                    "{name} antwortet auf die Rückfrage vom {}:\n\n„{question}“\n\nDie Antwort:\n\n{answer}",
+                    date(*asked)
+                )
+            } else {
+                format!(
+                    "{name} answers the question of {}:\n\n\"{question}\"\n\nThe answer:\n\n{answer}",
+                    date(*asked)
+                )
+            };
+            if !moves.is_empty() {
+                let list = moves.join(" ");
+                out.push_str(&if de {
+                    format!("\n\nDie Antwort enthält Züge ({list}): Sie wurden nicht gespielt. Züge gehen als Antwort auf die Zugmails der Partie an das Relais, nicht an den Turnierleiter.")
+                } else {
+                    format!("\n\nThe answer holds moves ({list}): they were not played. Moves go to the relay as a reply to the game's move mails, not to the tournament director.")
+                });
+            }
+            out
+        }
         Told::Unanswered {
             name,
             question,
@@ -438,8 +500,27 @@ fn desk_text(t: &Told, lang: Lang) -> String {
             start,
             players,
             games,
-        } => registered_text(tournament, name, *start, *players, games, lang),
+            fax_group,
+        } => {
+            let mut text = registered_text(tournament, name, *start, *players, games, lang);
+            if *fax_group {
+                text.push_str(&fax_group_text(*players, lang));
+            }
+            text
+        }
         _ => String::new(),
+    }
+}
+
+/// Fax 1.2's warning: a telefax group has seven players.
+pub fn fax_group_text(players: usize, lang: Lang) -> String {
+    match lang {
+        Lang::De => format!(
+            "\n\nHinweis: Telefaxturniere werden in Gruppen zu 7 Spielern gespielt (Fax 1.2); diese Gruppe hat {players}. Das Turnier ist trotzdem angemeldet."
+        ),
+        Lang::En => format!(
+            "\n\nNote: telefax tournaments are played in groups of 7 players (Fax 1.2); this group has {players}. The tournament is registered all the same."
+        ),
     }
 }
 

@@ -25,7 +25,7 @@ pub use play::{
     AdjudicationFacts, AnnouncementFacts, ForwardFacts, GameEndFacts, MessageBody, MessageFacts,
     PlyFacts, Record, SideRecord, StartFacts, TimeForfeitFacts, WORDS_MAX,
 };
-pub use records::{GameReport, StatusFacts, TournamentReport};
+pub use records::{GameReport, HelpFacts, HelpTournament, StatusFacts, TournamentReport};
 pub use time::{
     ClockWarningFacts, DigestControl, DigestFacts, DigestGame, DigestLeave, DigestQuestion,
     DigestSilent, ReminderFacts, SilenceFacts, WarningBody,
@@ -90,4 +90,6 @@ facts!(
     ClockWarning(ClockWarningFacts),
     /// The `receipt` of words that went to the director (TO §18, §23, §29).
     ToDirector(ToDirectorFacts),
+    /// `help`: how to write to the relay.
+    Help(HelpFacts),
 );

@@ -15,6 +15,9 @@ pub struct StartFacts {
     pub white_first: bool,
     pub clock_start: When,
     pub first_allowed: u32,
+    /// `[security] require_reply_key`: only answers to the relay's mails count (the mail does
+    /// not suggest a new mail with the game in its subject).
+    pub through_key: bool,
 }
 
 /// `move` (the forward to the partner) and `receipt` (to the mover), TO §2–§15: the move or
@@ -59,6 +62,9 @@ pub struct ForwardFacts {
     pub words_own: bool,
     /// The words were longer and were cut at [`WORDS_MAX`] characters.
     pub words_cut: bool,
+    /// TO §30: the sender wrote words beside his move, and they were kept back: the director
+    /// restricted the game to moves (his receipt says so).
+    pub words_withheld: bool,
     /// The names of the mail's attachments: never forwarded, only named (TO §30).
     pub attachments: Vec<String>,
 }
@@ -114,6 +120,9 @@ pub struct MessageBody {
     pub attachments: Vec<String>,
     /// The writer is on move: his move is still awaited (the clock goes on).
     pub awaited: bool,
+    /// The director has a copy (TO §16: a reminder is open; TO §30: the game's mail goes
+    /// through him).
+    pub director_copy: bool,
 }
 
 /// `adjudication` (TO §31): the fifty-move rule stopped the game; to the director. The last

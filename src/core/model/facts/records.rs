@@ -63,3 +63,24 @@ pub struct GameReport {
     pub clock_you: Option<ClockFigures>,
     pub clock_partner: Option<ClockFigures>,
 }
+
+/// `help`: how to write to the relay (`Hilfe` / `help`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HelpFacts {
+    pub recipient: String,
+    /// The writer directs a tournament: his commands follow (the sentence `director_forms`).
+    pub directs: bool,
+    /// `[security] require_reply_key`: only answers to the relay's mails count.
+    pub through_key: bool,
+    /// The tournaments the writer plays in or directs, with their directors.
+    pub tournaments: Vec<HelpTournament>,
+}
+
+/// One tournament of a [`HelpFacts`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HelpTournament {
+    pub id: String,
+    pub name: String,
+    pub director: String,
+    pub director_email: String,
+}
