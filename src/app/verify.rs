@@ -67,10 +67,19 @@ impl std::fmt::Display for Verdict {
                 fault.why
             ),
             None => {
+                let plural = |n: u64, one: &str, many: &str| {
+                    if n == 1 {
+                        format!("1 {one}")
+                    } else {
+                        format!("{n} {many}")
+                    }
+                };
                 write!(
                     f,
-                    "ok {}: {} events, {} mails checked",
-                    self.game, self.events, self.mails
+                    "ok {}: {}, {} checked",
+                    self.game,
+                    plural(self.events, "event", "events"),
+                    plural(self.mails as u64, "mail", "mails")
                 )?;
                 if self.rotated > 0 {
                     write!(f, " ({} rotated out of the archive, Fax 2.8)", self.rotated)?;

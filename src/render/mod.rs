@@ -580,6 +580,7 @@ mod tests {
                 recipient: "Jürgen Größ".into(),
                 about: "player",
                 subject: "Zug".into(),
+                read: vec!["12... Sf6".into()],
                 around: QueryAround::Bare {
                     now: When(
                         chrono::NaiveDate::from_ymd_opt(2026, 11, 30)

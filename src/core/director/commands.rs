@@ -227,6 +227,42 @@ pub(super) fn adjust_time(
             game: g.to_string(),
         });
     }
+    // The player by his address, or — a sentence names him as a person, `Frau Adler` — by his
+    // name: the one player of the game whose name holds every word written.
+    let named = if player.contains('@') {
+        None
+    } else {
+        let t = st.tournaments.get(&g.tournament);
+        let words = |s: &str| -> Vec<String> {
+            s.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(crate::letter::requests::tokens::fold)
+                .collect()
+        };
+        let wanted = words(player);
+        let gm = &st.games[&g];
+        let fits: Vec<String> = [gm.players.white.clone(), gm.players.black.clone()]
+            .into_iter()
+            .filter(|email| {
+                let name = t.map(|t| t.recipient(email).name).unwrap_or_default();
+                let have = words(&name);
+                !wanted.is_empty() && wanted.iter().all(|w| have.contains(w))
+            })
+            .collect();
+        match fits.as_slice() {
+            [one] => Some(one.clone()),
+            _ => {
+                return Err(DirectorRefusal::NotAPlayer {
+                    player: player.clone(),
+                    scope: g.to_string(),
+                });
+            }
+        }
+    };
+    let player = named.as_ref().unwrap_or(player);
+    let gm = st.games.get_mut(&g).ok_or(DirectorRefusal::UnknownGame {
+        game: g.to_string(),
+    })?;
     let c = gm.color_of(player).ok_or(DirectorRefusal::NotAPlayer {
         player: player.clone(),
         scope: g.to_string(),

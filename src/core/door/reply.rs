@@ -107,10 +107,16 @@ pub(crate) fn query(
         reply_key = color.map(|c| game.keys.get(c).clone());
         fen = Some(game.fen());
     }
+    let read = if known {
+        read_lines(&letter.text)
+    } else {
+        Vec::new()
+    };
     let facts = QueryFacts {
         recipient: name.clone(),
         about,
         subject,
+        read,
         around,
     };
     if let Some(g) = game_ref {
@@ -147,6 +153,27 @@ pub(crate) fn query(
             facts,
         )
     });
+}
+
+/// How many lines of a mail a query quotes as what the relay read, and how long each.
+const READ_LINES: usize = 8;
+const READ_LINE_CHARS: usize = 100;
+
+/// The first lines of the writer's own text that say something (TO §8: the query shows what the
+/// relay read).
+fn read_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(READ_LINES)
+        .map(|l| {
+            let mut line: String = l.chars().take(READ_LINE_CHARS).collect();
+            if l.chars().count() > READ_LINE_CHARS {
+                line.push('…');
+            }
+            line
+        })
+        .collect()
 }
 
 /// Ends a game (TO §27): result, reason, `game-end` to both players and the director with the PGN.

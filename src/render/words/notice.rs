@@ -540,12 +540,12 @@ fn registered_text(
     let start = crate::render::words::date(start, lang);
     let mut text = if de {
         format!(
-            "Das Turnier {tournament} („{name}“) ist angemeldet: {players} Spieler, {} Partien, Beginn am {start}. Die Startmails gehen mit dem nächsten Durchgang des Relais an die Spieler; die Bedenkzeit beginnt am Starttag.\n\nDie Partien:\n",
+            "Das Turnier {tournament} („{name}“) ist angemeldet: {players} Spieler, {} Partien, Beginn am {start}. Die Startmails gehen sogleich an die Spieler; die Bedenkzeit beginnt am Starttag.\n\nDie Partien:\n",
             games.len()
         )
     } else {
         format!(
-            "Tournament {tournament} (\"{name}\") is registered: {players} players, {} games, starting on {start}. The start mails go to the players with the relay's next pass; the thinking time begins on the start day.\n\nThe games:\n",
+            "Tournament {tournament} (\"{name}\") is registered: {players} players, {} games, starting on {start}. The start mails go to the players right away; the thinking time begins on the start day.\n\nThe games:\n",
             games.len()
         )
     };

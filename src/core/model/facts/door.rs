@@ -13,6 +13,10 @@ pub struct QueryFacts {
     /// Whom the query answers: `player`, `director` or `stranger`.
     pub about: &'static str,
     pub subject: String,
+    /// TO §8: what the relay read of the mail (the writer's own text, without the quote and the
+    /// signature; its first lines), so that he sees what it could not accept; empty for an
+    /// address no tournament knows.
+    pub read: Vec<String>,
     #[serde(flatten)]
     pub around: QueryAround,
 }
