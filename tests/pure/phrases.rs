@@ -219,6 +219,7 @@ fn items(l: &Letter) -> Vec<String> {
                 format!("director withdraw {player} annulled")
             }
             DirectorCommand::Ask { player, .. } => format!("director ask {player}"),
+            DirectorCommand::Warn { player, .. } => format!("director warn {player}"),
             DirectorCommand::ThroughDirector { game, on: true } => {
                 format!("director through-tl {game}")
             }
