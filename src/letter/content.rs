@@ -169,6 +169,16 @@ fn scan(text: &str) -> (Content, Vec<String>, Vec<String>) {
         }
         let read_before = (c.moves.len(), c.doubts.len());
         read_moves(line, numbered_toks.as_deref(), written, &mut c);
+        // `Hier mein Zug:` / `Мой ход:` right above the move it names: the move's label (as in
+        // `Mein Zug: 13. Lg5` on one line), not words for the partner.
+        if c.moves.len() > read_before.0
+            && let Some(above) = i.checked_sub(2).and_then(|p| lines.get(p))
+            && words
+                .last()
+                .is_some_and(|w| w == above.trim() && lead_in(w))
+        {
+            words.pop();
+        }
         let continues = prose.continues(line);
         if !continues && bare(line, written, &mut c) {
             prose.end_unit();
@@ -180,6 +190,23 @@ fn scan(text: &str) -> (Content, Vec<String>, Vec<String>) {
         prose.push(line, numbered, continues);
     }
     (c, prose.finish(), words)
+}
+
+/// Whether `line` (trimmed) is a lead-in to a move: a few words ending with `:` (`Hier mein
+/// Zug:`, `Mein Zug lautet:`, `Voici mon coup :`, `Siirtoni:`), not a greeting.
+fn lead_in(line: &str) -> bool {
+    const GREETINGS: &[&str] = &[
+        "hallo", "hello", "hi", "hey", "dear", "lieber", "liebe", "moin", "servus", "guten",
+    ];
+    let first = line
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    line.ends_with(':')
+        && line.split_whitespace().count() <= 4
+        && !line.contains(',')
+        && !GREETINGS.contains(&first.as_str())
 }
 
 /// Lines of prose joined into units: a line that does not end a sentence continues into the
