@@ -32,7 +32,15 @@ pub fn read_content_and_requests(text: &str) -> (Content, Vec<requests::Read>) {
     requests::apply(&reads, &mut c);
     requests::settle(&mut c);
     c.words = own_words(&words, &reads);
-    c.message = c.only_words() && !words.iter().any(|l| moves::looks_like_a_move(l));
+    // TO §8 before §30: a line of the words that looks like a move (`Lxq`, `Glückwunsch zu
+    // Dxh7+`, `13. f5?` in a sentence) in a mail of words alone is a failed move, asked back with
+    // the line — never forwarded as a message.
+    if c.only_words()
+        && let Some(line) = words.iter().find(|l| moves::looks_like_a_move(l))
+    {
+        c.doubts.push(Doubt::Unreadable(line.trim().to_string()));
+    }
+    c.message = c.only_words();
     (c, reads)
 }
 
@@ -168,7 +176,7 @@ fn scan(text: &str) -> (Content, Vec<String>, Vec<String>) {
             continue;
         }
         let read_before = (c.moves.len(), c.doubts.len());
-        read_moves(line, numbered_toks.as_deref(), written, &mut c);
+        let rest = read_moves(line, numbered_toks.as_deref(), written, &mut c);
         // `Hier mein Zug:` / `Мой ход:` right above the move it names: the move's label (as in
         // `Mein Zug: 13. Lg5` on one line), not words for the partner.
         if c.moves.len() > read_before.0
@@ -186,6 +194,9 @@ fn scan(text: &str) -> (Content, Vec<String>, Vec<String>) {
         }
         if (c.moves.len(), c.doubts.len()) == read_before && !numbered {
             words.push(written.to_string());
+        } else if let Some(rest) = rest {
+            // `13. Lg5 und herzliche Grüße`: the words on the move's line are the writer's too.
+            words.push(rest);
         }
         prose.push(line, numbered, continues);
     }
@@ -338,22 +349,26 @@ static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// `numbered`: the tokens of `line` when it starts with a move number.
-fn read_moves(line: &str, numbered: Option<&[String]>, written: &str, c: &mut Content) {
+/// `numbered`: the tokens of `line` when it starts with a move number. Returns the writer's words
+/// after the moves of the line, if there are any.
+fn read_moves(
+    line: &str,
+    numbered: Option<&[String]>,
+    written: &str,
+    c: &mut Content,
+) -> Option<String> {
     let found = if let Some(toks) = numbered {
         read_tokens(toks, &[])
     } else if !line.contains([',', ':']) {
         // Both a label and a greeting end in `:` or `,`.
-        return;
+        return None;
     } else {
         let rest = LABEL
             .captures(line)
             .or_else(|| GREETING_BEFORE_MOVES.captures(line))
             .and_then(|cap| cap.get(1))
             .map(|m| m.as_str());
-        let Some(toks) = rest.and_then(numbered_tokens) else {
-            return;
-        };
+        let toks = rest.and_then(numbered_tokens)?;
         read_tokens(&toks, &[])
     };
     c.moves.extend(found.moves);
@@ -365,6 +380,7 @@ fn read_moves(line: &str, numbered: Option<&[String]>, written: &str, c: &mut Co
     {
         c.bare_result = Some(r);
     }
+    found.rest.filter(|_| !found.unreadable)
 }
 
 // ---------------------------------------------------------------------------
@@ -1376,6 +1392,34 @@ mod tests {
             ]
         );
         assert_eq!(c.leave, None);
+    }
+
+    #[test]
+    fn s8_what_looks_like_a_move_is_asked_back_never_a_message() {
+        for (text, line) in [
+            ("Schöne Grüße\n2... Lxq\nAnna", "2... Lxq"),
+            ("2... Lxq\n\nSchöne Grüße", "2... Lxq"),
+            (
+                "Hallo Bert,\nGlückwunsch zu Dxh7+!\nAnna",
+                "Glückwunsch zu Dxh7+!",
+            ),
+            ("Was halten Sie von 13. f5?", "Was halten Sie von 13. f5?"),
+            ("Lieber Bert,\nmein Zug ist Lxq.\nGruß", "mein Zug ist Lxq."),
+        ] {
+            let c = read_content(text);
+            assert!(!c.message, "{text}");
+            assert_eq!(c.doubts, vec![Doubt::Unreadable(line.into())], "{text}");
+        }
+        // Chess talk beside a move read is the writer's words.
+        let c = read_content("13. Lg5\n\nIhr Sf6 war stark.");
+        assert!(c.doubts.is_empty());
+        assert_eq!(c.words, "Ihr Sf6 war stark.");
+        // Words on the move's line go with the move.
+        let c = read_content("13. Lg5 und herzliche Grüße");
+        assert_eq!(c.moves, vec![w(13, "Lg5")]);
+        assert_eq!(c.words, "und herzliche Grüße");
+        // A number before words is no move: words.
+        assert!(read_content("Schöne Grüße zum 2. Advent").message);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use fernzug::letter::content::prose_units;
 use fernzug::letter::requests::{Family, Reading, read_units, tokens};
-use fernzug::letter::{DirectorCommand, Letter, StatedDate, read_letter};
+use fernzug::letter::{DirectorCommand, Doubt, Letter, StatedDate, read_letter};
 use shakmaty::Color;
 
 struct Block {
@@ -175,6 +175,12 @@ fn items(l: &Letter) -> Vec<String> {
     }
     if c.message {
         out.push("message".into());
+    }
+    for d in &c.doubts {
+        out.push(match d {
+            Doubt::Unreadable(_) => "unreadable".into(),
+            Doubt::StruckOut(_) => "struck-out".into(),
+        });
     }
     for a in &c.asks {
         let kind = serde_json::to_value(a.kind).unwrap();
