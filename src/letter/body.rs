@@ -456,6 +456,11 @@ const OWN_LABELS: &[&str] = &[
     "moves only",
     "züge über tl",
     "moves through tl",
+    // Time adjustments in words (issue 49).
+    "bedenkzeit gutschreiben",
+    "bedenkzeit anrechnen",
+    "credit time",
+    "charge time",
 ];
 /// An address or a clock time: what the first lines of a header block carry.
 static ADDRESS_OR_TIME: LazyLock<Regex> = LazyLock::new(|| {

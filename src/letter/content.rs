@@ -653,14 +653,44 @@ static FOR_PLAYER: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^\s*,?\s*(?:für|fuer|for)\s+{EMAIL}\s*(?:genehmigt|bewilligt|gewährt|gewaehrt|anerkannt|granted|approved|accepted)?\s*[.]?\s*$"
     ))
 });
+/// TO §8, §30, Fax 2.2: the lines that adjust a player's time, with one meaning (`+` charges,
+/// `-` credits; see [`DirectorCommand::AdjustTime`]): `Bedenkzeit: +3 Tage für anna@…`,
+/// `time: -3 days for anna@…`, `Bedenkzeit gutschreiben: 3 Tage für anna@…`, `credit time: 3
+/// days for anna@…`, `Bedenkzeit anrechnen: 3 Tage für anna@…`, `charge time: 3 days for
+/// anna@…`; each with an optional `, Grund: …` / `, reason: …`.
 static ADJUST_START: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)^(?:bedenkzeit|zeit|time|thinking\s+time)\s*:?\s*(?:[+-]|.*\b(?:für|fuer|for)\s+\S+@)")
+    re(
+        r"(?i)^(?:(?:bedenkzeit|zeit|time|thinking\s+time)\s+(?:gutschreiben|zur(?:ü|ue|u)ckgeben|anrechnen|abziehen|k(?:ü|ue|u)rzen)|(?:credit|charge|deduct)\s+(?:thinking\s+)?time)\b|^(?:bedenkzeit|zeit|time|thinking\s+time)\s*:?\s*(?:[+-]|.*\b(?:für|fuer|for)\s+\S+@)",
+    )
 });
 static ADJUST: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)^(?:bedenkzeit|zeit|time|thinking\s+time)\s*:?\s*([+-])\s*(\d{{1,3}})\s*(?:tage?n?|days?|d)?\s*,?\s*(?:für|fuer|for)\s+{EMAIL}\s*[,;.]?\s*(?:grund|reason|begründung|begruendung)\s*:?\s*(\S.*)$"
+        r"(?i)^(?:(?:bedenkzeit|zeit|time|thinking\s+time)(?:\s+(gutschreiben|zur(?:ü|ue|u)ckgeben|anrechnen|abziehen|k(?:ü|ue|u)rzen))?|(credit|charge|deduct)\s+(?:thinking\s+)?time)\s*:?\s*([+-])?\s*(\d{{1,3}})\s*(?:tage?n?|days?|d)?\s*,?\s*(?:für|fuer|for)\s+{EMAIL}\s*(?:[,;.]?\s*(?:grund|reason|begründung|begruendung)\s*:?\s*(\S.*))?\s*[.]?$"
     ))
 });
+
+/// The days a line of [`ADJUST`] adds to the player's time used: its sign (`+` charges, `-`
+/// credits), or its word (`gutschreiben` / `credit` credit, `anrechnen` / `charge` charge); a
+/// sign against its word, or neither, is no clear command.
+fn adjusted_days(cap: &regex::Captures<'_>) -> Option<i32> {
+    let word = cap
+        .get(1)
+        .or_else(|| cap.get(2))
+        .map(|m| m.as_str().to_lowercase());
+    let sign = cap.get(3).map(|m| m.as_str());
+    let days: i32 = cap.get(4)?.as_str().parse().ok()?;
+    let way = match word.as_deref() {
+        Some(w) if w.starts_with("gut") || w.starts_with("zur") || w == "credit" => -1,
+        Some(_) => 1,
+        None => match sign? {
+            "-" => -1,
+            _ => 1,
+        },
+    };
+    // A sign against the word (`gutschreiben: -3`) says neither for certain.
+    let against = word.is_some() && sign == Some("-");
+    (!against && days > 0).then_some(way * days)
+}
 
 static ADDRESS_WORD: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)\b(?:adresse|address|e-?mail|mailadresse|erreichen|erreichbar|reachable)\b")
@@ -788,6 +818,9 @@ fn director(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand>
         "rückfrage",
         "rueckfrage",
         "ask",
+        "credit",
+        "charge",
+        "deduct",
     ]) {
         return address_command(line, low, written);
     }
@@ -853,26 +886,27 @@ fn director(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand>
     if let Some(cmd) = desk_command(line, low, written) {
         return Some(cmd);
     }
-    if opens(&["bedenkzeit", "zeit", "time", "thinking"]) && ADJUST_START.is_match(line) {
+    if opens(&[
+        "bedenkzeit",
+        "zeit",
+        "time",
+        "thinking",
+        "credit",
+        "charge",
+        "deduct",
+    ]) && ADJUST_START.is_match(line)
+    {
         let Some(cap) = ADJUST.captures(line) else {
             return malformed();
         };
-        let sign = if cap.get(1).is_some_and(|m| m.as_str() == "-") {
-            -1
-        } else {
-            1
-        };
-        let days: Option<i32> = cap.get(2).and_then(|m| m.as_str().parse().ok());
-        let player = cap.get(3).map(|m| m.as_str().to_lowercase());
-        let reason = cap.get(4).map(|m| m.as_str().trim().to_string());
-        return match (days, player, reason) {
-            (Some(d), Some(player), Some(reason)) if !reason.is_empty() => {
-                Some(DirectorCommand::AdjustTime {
-                    days: sign * d,
-                    player,
-                    reason,
-                })
-            }
+        let player = cap.get(5).map(|m| m.as_str().to_lowercase());
+        let reason = cap.get(6).map_or("", |m| m.as_str().trim()).to_string();
+        return match (adjusted_days(&cap), player) {
+            (Some(days), Some(player)) => Some(DirectorCommand::AdjustTime {
+                days,
+                player,
+                reason,
+            }),
             _ => malformed(),
         };
     }
@@ -1367,7 +1401,11 @@ mod tests {
                     player: "bert@y.de".into(),
                     reason: "late notice".into()
                 },
-                DirectorCommand::Malformed("Bedenkzeit: +3 Tage für anna@x.de".into()),
+                DirectorCommand::AdjustTime {
+                    days: 3,
+                    player: "anna@x.de".into(),
+                    reason: String::new()
+                },
             ]
         );
         assert_eq!(c.days_used, None);
@@ -1392,6 +1430,119 @@ mod tests {
             ]
         );
         assert_eq!(c.leave, None);
+    }
+
+    /// Issue 49: every line form of a time adjustment, in both languages, with its one meaning:
+    /// `days` > 0 charges (more used), `days` < 0 credits (fewer used).
+    #[test]
+    fn s30_time_adjustments_in_every_line_form_have_one_meaning() {
+        let adjust = |days: i32, player: &str, reason: &str| DirectorCommand::AdjustTime {
+            days,
+            player: player.into(),
+            reason: reason.into(),
+        };
+        for (line, want) in [
+            // The sign: + charges, - credits.
+            (
+                "Bedenkzeit: +3 Tage für anna@x.de",
+                adjust(3, "anna@x.de", ""),
+            ),
+            (
+                "Bedenkzeit: -3 Tage für anna@x.de",
+                adjust(-3, "anna@x.de", ""),
+            ),
+            (
+                "Bedenkzeit: −3 Tage für anna@x.de",
+                adjust(-3, "anna@x.de", ""),
+            ),
+            (
+                "Bedenkzeit: +3 Tage für anna@x.de, Grund: Poststreik",
+                adjust(3, "anna@x.de", "Poststreik"),
+            ),
+            (
+                "Bedenkzeit: -2 Tage für Anna@X.de. Grund: Serverausfall am 3.12.",
+                adjust(-2, "anna@x.de", "Serverausfall am 3.12."),
+            ),
+            ("time: +3 days for anna@x.de", adjust(3, "anna@x.de", "")),
+            (
+                "time: -3 days for anna@x.de, reason: the mail server failed",
+                adjust(-3, "anna@x.de", "the mail server failed"),
+            ),
+            ("Zeit: +1 Tag für bert@y.de", adjust(1, "bert@y.de", "")),
+            // The words: gutschreiben / credit credit, anrechnen / charge charge.
+            (
+                "Bedenkzeit gutschreiben: 3 Tage für anna@x.de",
+                adjust(-3, "anna@x.de", ""),
+            ),
+            (
+                "Bedenkzeit gutschreiben: 3 Tage für anna@x.de, Grund: Mailserver ausgefallen",
+                adjust(-3, "anna@x.de", "Mailserver ausgefallen"),
+            ),
+            (
+                "Bedenkzeit zurückgeben: 2 Tage für anna@x.de",
+                adjust(-2, "anna@x.de", ""),
+            ),
+            (
+                "credit time: 3 days for anna@x.de",
+                adjust(-3, "anna@x.de", ""),
+            ),
+            (
+                "credit thinking time: 3 days for anna@x.de, reason: lost mail",
+                adjust(-3, "anna@x.de", "lost mail"),
+            ),
+            (
+                "Bedenkzeit anrechnen: 3 Tage für anna@x.de",
+                adjust(3, "anna@x.de", ""),
+            ),
+            (
+                "Bedenkzeit anrechnen: 3 Tage für anna@x.de, Grund: verspätete Antwort",
+                adjust(3, "anna@x.de", "verspätete Antwort"),
+            ),
+            (
+                "Bedenkzeit abziehen: 4 Tage für bert@y.de",
+                adjust(4, "bert@y.de", ""),
+            ),
+            (
+                "charge time: 3 days for anna@x.de",
+                adjust(3, "anna@x.de", ""),
+            ),
+            (
+                "charge time: 3 days for anna@x.de, reason: late reply",
+                adjust(3, "anna@x.de", "late reply"),
+            ),
+            (
+                "deduct time: 2 days for bert@y.de",
+                adjust(2, "bert@y.de", ""),
+            ),
+            // A sign beside the word says the same or is not clear.
+            (
+                "Bedenkzeit gutschreiben: +3 Tage für anna@x.de",
+                adjust(-3, "anna@x.de", ""),
+            ),
+            (
+                "Bedenkzeit gutschreiben: -3 Tage für anna@x.de",
+                DirectorCommand::Malformed("Bedenkzeit gutschreiben: -3 Tage für anna@x.de".into()),
+            ),
+            // Without a sign or a word it says nothing for certain.
+            (
+                "Bedenkzeit: 3 Tage für anna@x.de",
+                DirectorCommand::Malformed("Bedenkzeit: 3 Tage für anna@x.de".into()),
+            ),
+            (
+                "credit time: 3 days",
+                DirectorCommand::Malformed("credit time: 3 days".into()),
+            ),
+            (
+                "Bedenkzeit: +3 Tage",
+                DirectorCommand::Malformed("Bedenkzeit: +3 Tage".into()),
+            ),
+        ] {
+            assert_eq!(read_content(line).director, vec![want], "{line}");
+        }
+        // A player's §14 line is no command.
+        let c = read_content("Bedenkzeit: 3 Tage");
+        assert!(c.director.is_empty());
+        assert_eq!(c.days_used, Some(3));
     }
 
     #[test]

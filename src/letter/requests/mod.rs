@@ -21,6 +21,7 @@
 //! to prove it.
 
 pub mod grammar;
+mod time;
 pub mod tokens;
 
 use serde::{Deserialize, Serialize};
