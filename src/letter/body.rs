@@ -456,7 +456,15 @@ const OWN_LABELS: &[&str] = &[
     "moves only",
     "züge über tl",
     "moves through tl",
-    // Time adjustments in words (issue 49).
+    // Issue 49: the warning, the appeal, help, the time in words.
+    "ermahnung",
+    "verwarnung",
+    "warnung",
+    "warning",
+    "einspruch",
+    "appeal",
+    "hilfe",
+    "help",
     "bedenkzeit gutschreiben",
     "bedenkzeit anrechnen",
     "credit time",
@@ -775,7 +783,7 @@ pub fn strip_quotes(text: &str) -> String {
 }
 
 /// [`strip_quotes`] of a text `sender` wrote (his display name): the relay's own mail to him,
-/// quoted in full without a mark, is cut at its greeting of him ([`greets_the_sender`]).
+/// quoted in full without a mark, is cut at its greeting of him (`greets_the_sender`).
 pub fn strip_quotes_from(text: &str, sender: Option<&str>) -> String {
     // Direction marks (U+200E, U+200F) are invisible; some programs put them between the words
     // of a date.

@@ -31,7 +31,17 @@ pub fn read_content_and_requests(text: &str) -> (Content, Vec<requests::Read>) {
     let reads = requests::read_units(&prose);
     requests::apply(&reads, &mut c);
     requests::settle(&mut c);
+    whole_questions(text, &mut c);
     c.words = own_words(&words, &reads);
+    // `Hilfe` / `help`, the whole text: a question to the relay, nothing else is read in it
+    // (`Hilfe, wie biete ich Remis an?` offers nothing).
+    if requests::help::asks_for_help(text) {
+        c = Content {
+            help: true,
+            words: std::mem::take(&mut c.words),
+            ..Content::default()
+        };
+    }
     // TO §8 before §30: a line of the words that looks like a move (`Lxq`, `Glückwunsch zu
     // Dxh7+`, `13. f5?` in a sentence) in a mail of words alone is a failed move, asked back with
     // the line — never forwarded as a message.
@@ -42,6 +52,66 @@ pub fn read_content_and_requests(text: &str) -> (Content, Vec<requests::Read>) {
     }
     c.message = c.only_words();
     (c, reads)
+}
+
+/// TO §23: a question the director put in a sentence (`Bitte fragen Sie anna@x.de, ob …`) is
+/// every line he wrote after the player's address, to the end of his text or the next command,
+/// as the line form `Rückfrage an anna@…:` takes it ([`question_text`]).
+fn whole_questions(text: &str, c: &mut Content) {
+    let lines: Vec<&str> = text.lines().collect();
+    for cmd in &mut c.director {
+        let DirectorCommand::Ask {
+            player,
+            text: asked,
+        } = cmd
+        else {
+            continue;
+        };
+        let Some(at) = lines
+            .iter()
+            .position(|l| l.to_lowercase().contains(player.as_str()))
+        else {
+            continue;
+        };
+        let line = lines[at];
+        let low = line.to_lowercase();
+        let Some(start) = low.find(player.as_str()).map(|p| p + player.len()) else {
+            continue;
+        };
+        // The address is ASCII, so its end in the lower-cased line is its end in the line.
+        let first = line
+            .get(start..)
+            .unwrap_or("")
+            .trim_start_matches([',', ':', ' ', ')', '>']);
+        let (whole, _) = question_text(&lines, at + 1, first);
+        if whole.len() > asked.len() {
+            *asked = whole;
+        }
+    }
+}
+
+/// The text of the director's question (TO §23): `first` (the rest of its line) and every line
+/// from `from` on, up to the end of the text or the next line that is a command of its own;
+/// blank lines between paragraphs kept (one in a row). Returns it and the first line not taken.
+fn question_text(lines: &[&str], from: usize, first: &str) -> (String, usize) {
+    let mut taken: Vec<String> = vec![first.trim().to_string()];
+    let mut i = from;
+    while let Some(&l) = lines.get(i) {
+        let t = l.trim();
+        if !t.is_empty() {
+            let normal = moves::normalized(t);
+            let low = Lowered::new(&normal, &LINE_WORDS);
+            if director(&normal, &low, t)
+                .is_some_and(|d| !matches!(d, DirectorCommand::Malformed(_)))
+            {
+                break;
+            }
+        }
+        taken.push(t.to_string());
+        i += 1;
+    }
+    let text = paragraphs(taken.into_iter(), |l| !l.is_empty());
+    (text, i)
 }
 
 /// A text written as words to forward (TO §30: the XFCC message field): each line's whitespace
@@ -151,7 +221,43 @@ fn scan(text: &str) -> (Content, Vec<String>, Vec<String>) {
         let numbered_toks = numbered_tokens(line);
         let numbered = numbered_toks.is_some();
         if let Some(cmd) = director(line, &low, written) {
+            // TO §23: the question is every line after the colon, up to the next command.
+            let cmd = match cmd {
+                DirectorCommand::Ask { player, text } => {
+                    let (text, next) = question_text(&lines, i, &text);
+                    i = next;
+                    if text.is_empty() {
+                        DirectorCommand::Malformed(written.to_string())
+                    } else {
+                        DirectorCommand::Ask { player, text }
+                    }
+                }
+                other => other,
+            };
             c.director.push(cmd);
+            prose.end_unit();
+            continue;
+        }
+        // TO §29: `Einspruch: TEXT` / `appeal: TEXT` (the text on the lines below when the line
+        // has none); the whole mail goes to the director, nothing of it to the partner.
+        if low.starts_with_any(&["einspruch", "appeal"])
+            && let Some(cap) = APPEAL.captures(line)
+        {
+            let mut text = cap.get(1).map_or("", |m| m.as_str()).trim().to_string();
+            if text.is_empty() {
+                let blank = lines[i..]
+                    .iter()
+                    .take_while(|l| l.trim().is_empty())
+                    .count();
+                let below: Vec<&str> = lines[i + blank..]
+                    .iter()
+                    .map(|l| l.trim())
+                    .take_while(|l| !l.is_empty())
+                    .collect();
+                text = below.join("\n");
+                i += blank + below.len();
+            }
+            c.appeal.get_or_insert(text);
             prose.end_unit();
             continue;
         }
@@ -637,7 +743,7 @@ static RESULT_CMD: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)^(?:ergebnis|result)\b\s*(:)?\s*(.*)$"));
 static RESULT_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)^(1\s*[-:]\s*0|0\s*[-:]\s*1|½\s*[-:]\s*½|1/2\s*[-:]\s*1/2|0[,.]5\s*[-:]\s*0[,.]5|remis|draw|unentschieden)(?:$|[\s.,;(!])",
+        r"(?i)^(1\s*[-:]\s*0|0\s*[-:]\s*1|½\s*[-:]\s*½|1/2\s*[-:]\s*1/2|0[,.]5\s*[-:]\s*0[,.]5|remis|draw|unentschieden|annulliert|annullieren|annulled|annul|gestrichen|void|cancelled|canceled)(?:$|[\s.,;(!])",
     )
 });
 static SPECIAL_LEAVE: LazyLock<Regex> = LazyLock::new(|| {
@@ -691,6 +797,19 @@ fn adjusted_days(cap: &regex::Captures<'_>) -> Option<i32> {
     let against = word.is_some() && sign == Some("-");
     (!against && days > 0).then_some(way * days)
 }
+
+/// TO §30: `Ermahnung: anna@… Grund: TEXT` / `warning: anna@… reason: TEXT` (`Verwarnung`,
+/// `Warnung` too); the reason may also follow the address without its label.
+static WARN_OPEN: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)^(?:ermahnung|verwarnung|warnung|warning)\s*:\s*\S+@"));
+static WARN: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)^(?:ermahnung|verwarnung|warnung|warning)\s*:\s*{EMAIL}\s*[,;.]?\s*(?:(?:grund|reason|begründung|begruendung|wegen|because\s+of)\s*:?\s*)?(\S.*?)?\s*$"
+    ))
+});
+
+/// TO §29: `Einspruch: TEXT` / `appeal: TEXT`, a line of its own.
+static APPEAL: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)^(?:einspruch|appeal)\s*:\s*(.*?)\s*$"));
 
 static ADDRESS_WORD: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)\b(?:adresse|address|e-?mail|mailadresse|erreichen|erreichbar|reachable)\b")
@@ -821,6 +940,10 @@ fn director(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand>
         "credit",
         "charge",
         "deduct",
+        "ermahnung",
+        "verwarnung",
+        "warnung",
+        "warning",
     ]) {
         return address_command(line, low, written);
     }
@@ -910,6 +1033,19 @@ fn director(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand>
             _ => malformed(),
         };
     }
+    if opens(&["ermahnung", "verwarnung", "warnung", "warning"]) && WARN_OPEN.is_match(line) {
+        let Some(cap) = WARN.captures(line) else {
+            return malformed();
+        };
+        let player = cap.get(1).map_or("", |m| m.as_str()).to_lowercase();
+        return match cap.get(2).map(|m| m.as_str().trim()) {
+            Some(reason) if !reason.is_empty() => Some(DirectorCommand::Warn {
+                player,
+                reason: reason.to_string(),
+            }),
+            _ => malformed(),
+        };
+    }
     None
 }
 
@@ -933,7 +1069,7 @@ static ASK_OPEN: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)^(?:r(?:ü|ue|u)ckfrage\s+an|ask)\s+\S+@"));
 static ASK: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)^(?:r(?:ü|ue|u)ckfrage\s+an|ask)\s+{EMAIL}\s*:\s*(\S.*)$"
+        r"(?i)^(?:r(?:ü|ue|u)ckfrage\s+an|ask)\s+{EMAIL}\s*:\s*(.*)$"
     ))
 });
 /// TO §30: `Züge über TL: GAME` / `moves through TL: GAME`, `… aufgehoben` / `… off`.
@@ -1006,7 +1142,8 @@ fn desk_command(line: &str, low: &Lowered, written: &str) -> Option<DirectorComm
     None
 }
 
-/// `1-0`, `1:0`, `0-1`, `½-½`, `1/2-1/2`, `0,5-0,5`, `remis`, `draw` → `1-0`, `0-1`, `1/2-1/2`.
+/// `1-0`, `1:0`, `0-1`, `½-½`, `1/2-1/2`, `0,5-0,5`, `remis`, `draw` → `1-0`, `0-1`, `1/2-1/2`;
+/// `annulliert`, `annulled`, `gestrichen`, `void`, `cancelled` → `annulled` (TO §26).
 pub fn normalize_result(value: &str) -> Option<String> {
     let m = RESULT_VALUE
         .captures(value.trim())?
@@ -1018,6 +1155,13 @@ pub fn normalize_result(value: &str) -> Option<String> {
         match compact.as_str() {
             "1-0" | "1:0" => "1-0",
             "0-1" | "0:1" => "0-1",
+            w if w.starts_with("annul")
+                || w == "gestrichen"
+                || w == "void"
+                || w.starts_with("cancel") =>
+            {
+                "annulled"
+            }
             _ => "1/2-1/2",
         }
         .to_string(),
@@ -1543,6 +1687,150 @@ mod tests {
         let c = read_content("Bedenkzeit: 3 Tage");
         assert!(c.director.is_empty());
         assert_eq!(c.days_used, Some(3));
+    }
+
+    #[test]
+    fn s30_a_warning_with_its_reason() {
+        let warn = |player: &str, reason: &str| DirectorCommand::Warn {
+            player: player.into(),
+            reason: reason.into(),
+        };
+        for (line, want) in [
+            (
+                "Ermahnung: anna@x.de Grund: wiederholt verspätete Antworten",
+                warn("anna@x.de", "wiederholt verspätete Antworten"),
+            ),
+            (
+                "Ermahnung: Anna@X.de, Grund: unsportliches Verhalten",
+                warn("anna@x.de", "unsportliches Verhalten"),
+            ),
+            (
+                "Verwarnung: bert@y.de wegen beleidigender Worte",
+                warn("bert@y.de", "beleidigender Worte"),
+            ),
+            (
+                "warning: anna@x.de reason: repeated delays",
+                warn("anna@x.de", "repeated delays"),
+            ),
+            (
+                "Ermahnung: anna@x.de",
+                DirectorCommand::Malformed("Ermahnung: anna@x.de".into()),
+            ),
+        ] {
+            assert_eq!(read_content(line).director, vec![want], "{line}");
+        }
+        // The clock warnings of a player are no command.
+        let c = read_content("Warnungen");
+        assert!(c.director.is_empty());
+        assert_eq!(c.warnings, Some(true));
+    }
+
+    #[test]
+    fn s26_a_result_annulled() {
+        for line in [
+            "Ergebnis: annulliert",
+            "result: annulled",
+            "Ergebnis: gestrichen",
+            "Result: void",
+        ] {
+            assert_eq!(
+                read_content(line).director,
+                vec![DirectorCommand::SetResult("annulled".into())],
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn s23_the_question_is_every_line_after_the_colon() {
+        let c = read_content(
+            "Rückfrage an anna@x.de: Sie haben seit sechs Wochen nicht gezogen.\nWollen Sie Ihre Partien fortsetzen?\n\nBitte antworten Sie bis Monatsende.\n\nMit freundlichen Grüßen\nTom Leiter",
+        );
+        assert_eq!(
+            c.director,
+            vec![DirectorCommand::Ask {
+                player: "anna@x.de".into(),
+                text: "Sie haben seit sechs Wochen nicht gezogen.\nWollen Sie Ihre Partien fortsetzen?\n\nBitte antworten Sie bis Monatsende.\n\nMit freundlichen Grüßen\nTom Leiter".into(),
+            }]
+        );
+        // Nothing of the question is read as a request of the director's own.
+        assert!(c.asks.is_empty() && !c.resign);
+        // The text may begin on the next line; a command after it ends it.
+        let c = read_content("ask anna@x.de:\nAre you still playing?\nNur Züge: FAX-2026-3/7");
+        assert_eq!(
+            c.director,
+            vec![
+                DirectorCommand::Ask {
+                    player: "anna@x.de".into(),
+                    text: "Are you still playing?".into(),
+                },
+                DirectorCommand::MovesOnly {
+                    game: "FAX-2026-3/7".into(),
+                    on: true
+                },
+            ]
+        );
+        let c = read_content("Rückfrage an anna@x.de:");
+        assert_eq!(
+            c.director,
+            vec![DirectorCommand::Malformed("Rückfrage an anna@x.de:".into())]
+        );
+        // In a sentence: the rest of it and every line after it.
+        let c = read_content(
+            "Guten Tag,\n\nbitte fragen Sie anna@x.de, ob sie ihre Partien fortsetzen will. Sie hat seit sechs Wochen nicht gezogen.\n\nTom Leiter",
+        );
+        assert_eq!(
+            c.director,
+            vec![DirectorCommand::Ask {
+                player: "anna@x.de".into(),
+                text: "ob sie ihre Partien fortsetzen will. Sie hat seit sechs Wochen nicht gezogen.\n\nTom Leiter".into(),
+            }]
+        );
+    }
+
+    #[test]
+    fn s29_an_appeal_line() {
+        let c = read_content(
+            "Einspruch: Die Wertung 0-1 ist falsch, mein Zug kam am 3.12. an.\n\nAnna Adler",
+        );
+        assert_eq!(
+            c.appeal.as_deref(),
+            Some("Die Wertung 0-1 ist falsch, mein Zug kam am 3.12. an.")
+        );
+        assert!(!c.message && c.bare_result.is_none() && c.received.is_none());
+        let c = read_content("appeal: I did not exceed the time.");
+        assert_eq!(c.appeal.as_deref(), Some("I did not exceed the time."));
+        let c = read_content(
+            "Einspruch:\n\nIch habe am 3.12. gezogen.\nDer Zug ging verloren.\n\nGruß",
+        );
+        assert_eq!(
+            c.appeal.as_deref(),
+            Some("Ich habe am 3.12. gezogen.\nDer Zug ging verloren.")
+        );
+        // A word about an appeal is no appeal.
+        assert_eq!(
+            read_content("Mein Einspruch von gestern ist erledigt.").appeal,
+            None
+        );
+    }
+
+    #[test]
+    fn help_is_asked_and_never_a_message() {
+        for t in [
+            "Hilfe",
+            "help please",
+            "Hallo,\nHilfe!\nAnna",
+            "Was war falsch?",
+            "Hilfe, wie biete ich Remis an?",
+        ] {
+            let c = read_content(t);
+            assert!(
+                c.help && !c.message && !c.draw_offer && c.asks.is_empty(),
+                "{t}: {c:?}"
+            );
+        }
+        let c = read_content("Danke für die Hilfe!");
+        assert!(!c.help && c.message);
     }
 
     #[test]

@@ -176,6 +176,12 @@ fn items(l: &Letter) -> Vec<String> {
     if c.message {
         out.push("message".into());
     }
+    if c.help {
+        out.push("help".into());
+    }
+    if let Some(text) = &c.appeal {
+        out.push(format!("appeal {text}"));
+    }
     for d in &c.doubts {
         out.push(match d {
             Doubt::Unreadable(_) => "unreadable".into(),

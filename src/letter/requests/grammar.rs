@@ -437,6 +437,17 @@ fn director(s: &Sentence) -> Option<DirectorCommand> {
     if confirms && forfeit {
         return Some(DirectorCommand::ConfirmForfeit);
     }
+    // TO §30: `Hiermit ermahne ich anna@x.de wegen …` (`super::warn`).
+    if let Some(cmd) = super::warn::warning(s) {
+        return Some(cmd);
+    }
+    // TO §26: `Die Partie FAX-2026-3/7 wird annulliert.`, `The game is annulled.`
+    if s.find_by(|w| w.starts_with("annull") || w == "annulled")
+        .is_some()
+        && s.has(&["partie", "game", "ergebnis", "result", "wertung"])
+    {
+        return Some(DirectorCommand::SetResult("annulled".into()));
+    }
     // TO §26, §31: `Die Partie wird mit 1-0 für Weiß gewertet.`, `Ich werte die Partie als Remis.`
     if s.has(&[
         "gewertet", "werte", "werten", "scored", "score", "awarded", "award",
