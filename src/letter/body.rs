@@ -13,7 +13,12 @@ use super::html::html_to_text;
 
 /// The author's own text of `message` (see the module documentation).
 pub fn author_text(message: &Message<'_>, limits: &Limits) -> String {
-    strip_quotes(&choose_text(message, limits))
+    let sender = message
+        .from()
+        .and_then(|a| a.first())
+        .and_then(|a| a.name())
+        .map(str::to_string);
+    strip_quotes_from(&choose_text(message, limits), sender.as_deref())
 }
 
 /// Ids of the parts reachable from the root within `max_depth` multipart levels,
@@ -192,6 +197,28 @@ static SIGNATURE_LINE: LazyLock<Regex> = LazyLock::new(|| {
     )
     .expect("valid regex")
 });
+
+/// A mobile client's footer in any language, on a short line of its own: a device or a mail
+/// app beside a word for "sent" or "get" (`Wysłane z iPhone'a`, `Отправлено с iPhone`,
+/// `Envoyé de mon iPhone`, `Skickat från min iPhone`, `Отправлено с устройства Galaxy`,
+/// `Holen Sie sich Outlook für Android`, `Отправлено из Почты Mail`).
+static DEVICE_FOOTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:iphone|ipad|galaxy|android|smartphone|blackberry|outlook|почты mail|mail\.ru|yahoo mail)",
+    )
+    .expect("valid regex")
+});
+static SENT_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?:^|\s)(?:gesendet|sent|envoyé|sendt|skickat|wysłane|wysłano|отправлено|надіслано|lähetetty|verzonden|enviado|inviato|odesláno|gönderildi|küldve|holen sie sich|get|téléchargez|scarica|descarga)(?:$|\s)",
+    )
+    .expect("valid regex")
+});
+
+/// Whether `t` (a trimmed line) is a mobile client's footer ([`DEVICE_FOOTER`]).
+fn device_footer(t: &str) -> bool {
+    t.split_whitespace().count() <= 8 && DEVICE_FOOTER.is_match(t) && SENT_WORD.is_match(t)
+}
 
 /// Whether `t` may open a [`DISCLAIMER`]: each of its forms opens with one of `d t h v c r`.
 fn may_open_disclaimer(t: &str) -> bool {
@@ -429,10 +456,28 @@ const OWN_LABELS: &[&str] = &[
     "moves only",
     "züge über tl",
     "moves through tl",
+    // Issue 49: the warning, the appeal, help, the time in words.
+    "ermahnung",
+    "verwarnung",
+    "warnung",
+    "warning",
+    "einspruch",
+    "appeal",
+    "hilfe",
+    "help",
+    "bedenkzeit gutschreiben",
+    "bedenkzeit anrechnen",
+    "credit time",
+    "charge time",
 ];
 /// An address or a clock time: what the first lines of a header block carry.
 static ADDRESS_OR_TIME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)[\w.+-]+@[\w-]+\.[\w.-]+|mailto:|\b\d{1,2}:\d{2}\b").expect("valid regex")
+});
+/// A year and a clock time written with a dot after it, as Finnish and Danish clients write a
+/// header block's date (`maanantai 30. marraskuuta 2026 19.42`, `04.07.2024  17.45`).
+static YEAR_THEN_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:19|20)\d\d\b[^\d\n]{0,12}\b\d{1,2}[.:]\d{2}\b").expect("valid regex")
 });
 
 /// The label of a `Label: value` line, lower-cased, if the line is one.
@@ -472,7 +517,11 @@ fn header_shape_at(lines: &[&str], i: usize) -> bool {
         .take_while(|l| label_of(l).is_some_and(|lb| !own(&lb)))
         .copied()
         .collect();
-    block.len() >= 2 && block.iter().take(2).any(|l| ADDRESS_OR_TIME.is_match(l))
+    block.len() >= 2
+        && block
+            .iter()
+            .take(2)
+            .any(|l| ADDRESS_OR_TIME.is_match(l) || YEAR_THEN_TIME.is_match(l))
 }
 
 /// `-----Oprindelig meddelelse-----`, `------On 12/29/1987 17:32 PM, Julius wrote-----`: a
@@ -533,15 +582,172 @@ static SHARED_REPLY_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
-/// Whether `>` lines follow line `i` (after blank ones): below a reply header the author may
+/// Whether quoted lines follow line `i` (after blank ones): below a reply header the author may
 /// answer between the quotes (inline reply); otherwise everything below is the original.
-fn inline_reply_follows(lines: &[&str], i: usize) -> bool {
-    let next = lines.iter().skip(i + 1).find(|l| !l.trim().is_empty());
-    next.is_some_and(|l| is_quoted(l))
+fn inline_reply_follows(lines: &[&str], quoted: &[bool], i: usize) -> bool {
+    (i + 1..lines.len())
+        .find(|&j| !lines[j].trim().is_empty())
+        .is_some_and(|j| quoted[j])
 }
 
-fn is_quoted(line: &str) -> bool {
-    line.trim_start().starts_with('>')
+/// Which lines of `lines` are quoted: a `>` line (but `>:`, the end of an address a client
+/// wrapped before it: `… <relay@x.de` / `>:`), and the lines of a run of two or more in a row
+/// quoted with another prefix — `|` (`| `, `|`; mutt's `$indent_string`, Outlook's plain-text
+/// prefix) or `: ` (Gnus' `message-yank-prefix`; `:` alone for an empty line).
+fn quote_marks(lines: &[&str]) -> Vec<bool> {
+    let starts = |l: &str, p: char| {
+        let t = l.trim_start();
+        match p {
+            ':' => t == ":" || t.starts_with(": "),
+            _ => t.starts_with(p),
+        }
+    };
+    let mut marks: Vec<bool> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let t = l.trim();
+            if t.starts_with('>') && t.trim_start_matches(['>', ')']).trim() == ":" {
+                // `… <relay@x.de` / `>:`: the address of an attribution line, wrapped.
+                let wrapped = i
+                    .checked_sub(1)
+                    .and_then(|p| lines.get(p))
+                    .is_some_and(|p| p.rfind('<') > p.rfind('>'));
+                return !wrapped;
+            }
+            t.starts_with('>')
+        })
+        .collect();
+    for prefix in ['|', ':'] {
+        for i in 0..lines.len() {
+            if starts(lines[i], prefix)
+                && (i > 0 && starts(lines[i - 1], prefix)
+                    || lines.get(i + 1).is_some_and(|l| starts(l, prefix)))
+            {
+                marks[i] = true;
+            }
+        }
+    }
+    marks
+}
+
+/// Verbs of an attribution line in the languages players write from (`kirjoitti`, `skrev`,
+/// `napisał(a)`, `пишет`, `написал`, `escreveu`, `ha scritto`, `írta`, `yazdı`, …), folded to
+/// lower case.
+const WROTE: &[&str] = &[
+    "schrieb",
+    "geschrieben",
+    "wrote",
+    "writes",
+    "écrit",
+    "escribió",
+    "kirjoitti",
+    "skrev",
+    "schreef",
+    "geschreven",
+    "napisał",
+    "napisała",
+    "napisal",
+    "pisze",
+    "napsal",
+    "napísal",
+    "пишет",
+    "написал",
+    "написала",
+    "писал",
+    "пише",
+    "написав",
+    "написала",
+    "scritto",
+    "scrive",
+    "escreveu",
+    "írta",
+    "yazdı",
+    "yazmış",
+    "kirjutas",
+    "rašė",
+    "έγραψε",
+    "viết",
+    "zitat",
+    "цитирую",
+];
+
+/// Whether `text` reads as an attribution's words: a digit (its date or time), an address, or
+/// a verb of [`WROTE`].
+fn attribution_words(text: &str) -> bool {
+    text.contains(|c: char| c.is_ascii_digit()) || text.contains('@') || {
+        let low = text.to_lowercase();
+        low.split(|c: char| !c.is_alphanumeric() && c != '(' && c != ')')
+            .any(|w| WROTE.contains(&w.trim_matches(['(', ')'])))
+    }
+}
+
+/// An attribution line in any language, by where it stands: a line that ends with `:` right
+/// above a quoted block (blank lines between allowed) and reads as one ([`attribution_words`]),
+/// possibly wrapped from the lines just above it (`Am Mo., 30. Nov. 2026 um 18:42 Uhr schrieb X
+/// <` / `x@y.de>:`, `… <x@y.de>, 30 Kas 2026 Pzt, 20:42` / `tarihinde şunu yazdı:`). Returns the
+/// attribution's first line.
+fn attribution_above_quote(lines: &[&str], quoted: &[bool], i: usize) -> Option<usize> {
+    let t = lines.get(i)?.trim();
+    if !t.ends_with(':') || t.chars().count() > 300 || !inline_reply_follows(lines, quoted, i) {
+        return None;
+    }
+    let mut start = i;
+    // A wrapped attribution: the line above holds its date or address, and this one is short
+    // or goes on where the line above stopped.
+    while start + 2 > i && start > 0 {
+        let prev = lines[start - 1].trim();
+        let here = lines[start].trim();
+        let goes_on = here.starts_with(|c: char| c.is_lowercase() || "<(>".contains(c))
+            || here.split_whitespace().count() <= 3;
+        let holds = prev.contains(|c: char| c.is_ascii_digit()) || prev.contains(['@', '<', '(']);
+        if prev.is_empty() || quoted[start - 1] || !goes_on || !holds {
+            break;
+        }
+        start -= 1;
+    }
+    let joined = lines[start..=i]
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    // A label of the relay's own vocabulary (`Mein Zug:`) is no attribution.
+    let own_label = label_of(&joined).is_some_and(|l| OWN_LABELS.contains(&l.as_str()));
+    (attribution_words(&joined) && !own_label).then_some(start)
+}
+
+/// The relay's greeting of the sender himself (`Guten Tag Anna Adler,`, `Dear Anna Adler,`,
+/// `Guten Tag Anna Adler, guten Tag Bert Berger,`): the first line of one of the relay's own
+/// mails, quoted in full without a quote mark or an attribution. Nobody greets himself; what
+/// follows is the relay's text, not the writer's. A name matches the sender's display name
+/// whole, or (both of two words or more) by its last word and its first letter: `Anna Adler`
+/// greets `A. Adler`, `Mr Adler` does not.
+fn greets_the_sender(t: &str, sender: &str) -> bool {
+    let fold = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let sender = fold(sender.trim_matches(['"', '\'']));
+    if sender.chars().filter(|c| c.is_alphabetic()).count() < 3 || !t.ends_with(',') {
+        return false;
+    }
+    let last = |s: &str| s.rsplit(' ').next().unwrap_or("").to_string();
+    let initial = |s: &str| s.chars().next();
+    t.split(',').any(|part| {
+        let part = fold(part);
+        let name = part
+            .strip_prefix("guten tag ")
+            .or_else(|| part.strip_prefix("dear "));
+        name.is_some_and(|n| {
+            n == sender
+                || n.contains(' ')
+                    && sender.contains(' ')
+                    && last(n) == last(&sender)
+                    && initial(n) == initial(&sender)
+        })
+    })
 }
 
 /// Whether a reply header ("Am … schrieb …:", "On … wrote:") ends at line `i`,
@@ -573,6 +779,12 @@ fn reply_header_ending_at(lines: &[&str], i: usize) -> Option<usize> {
 /// Removes quotes, reply headers, quoted originals, signatures and footers (see the
 /// module documentation) from plain text.
 pub fn strip_quotes(text: &str) -> String {
+    strip_quotes_from(text, None)
+}
+
+/// [`strip_quotes`] of a text `sender` wrote (his display name): the relay's own mail to him,
+/// quoted in full without a mark, is cut at its greeting of him (`greets_the_sender`).
+pub fn strip_quotes_from(text: &str, sender: Option<&str>) -> String {
     // Direction marks (U+200E, U+200F) are invisible; some programs put them between the words
     // of a date.
     let mut normalized = std::borrow::Cow::Borrowed(text);
@@ -583,20 +795,26 @@ pub fn strip_quotes(text: &str) -> String {
         normalized = normalized.replace(['\u{200e}', '\u{200f}'], "").into();
     }
     let lines: Vec<&str> = normalized.split('\n').collect();
+    let quoted = quote_marks(&lines);
     let mut keep: Vec<&str> = Vec::new();
     let mut i = 0;
     while let Some(&line) = lines.get(i) {
-        // A quoted line is dropped: none of the ends and headers below opens with `>`.
-        if is_quoted(line) {
+        // A quoted line is dropped: none of the ends and headers below is a quoted line.
+        if quoted[i] {
             i += 1;
             continue;
         }
         let t = line.trim();
+        // The relay's own mail, quoted whole without a mark below the writer's text.
+        if sender.is_some_and(|s| greets_the_sender(t, s)) {
+            break;
+        }
         // Each separator and signature form opens with one of its own characters.
         let opens = |chars: &str| t.starts_with(|c: char| !c.is_ascii() || chars.contains(c));
         if t == "--"
             || opens("-_=aAbB") && SEPARATOR.is_match(t)
             || opens("dDgGoOsSvV") && SIGNATURE_LINE.is_match(t)
+            || device_footer(t)
         {
             break;
         }
@@ -618,16 +836,22 @@ pub fn strip_quotes(text: &str) -> String {
                 })
         {
             keep.push(own.as_str());
-            if inline_reply_follows(&lines, i) {
+            if inline_reply_follows(&lines, &quoted, i) {
                 i += 1;
                 continue;
             }
             break;
         }
+        // An attribution line above a quote, in any language (an inline reply may follow).
+        if let Some(start) = attribution_above_quote(&lines, &quoted, i) {
+            keep.truncate(keep.len().saturating_sub(i - start));
+            i += 1;
+            continue;
+        }
         if let Some(start) = attribution_at(&lines, i) {
             // As a reply header below: an inline reply goes on between the quotes.
             keep.truncate(keep.len().saturating_sub(i - start));
-            if inline_reply_follows(&lines, i) {
+            if inline_reply_follows(&lines, &quoted, i) {
                 i += 1;
                 continue;
             }
@@ -641,7 +865,7 @@ pub fn strip_quotes(text: &str) -> String {
             // otherwise everything below is the unmarked original.
             let already = i - start;
             keep.truncate(keep.len().saturating_sub(already));
-            if inline_reply_follows(&lines, i) {
+            if inline_reply_follows(&lines, &quoted, i) {
                 i += 1;
                 continue;
             }
@@ -818,6 +1042,109 @@ mod tests {
                 .map(|m| m.as_str().to_lowercase());
             assert_eq!(label_of(&line), want, "{line:?}");
         }
+    }
+
+    #[test]
+    fn quotes_marked_with_a_bar_or_a_colon_are_dropped() {
+        // mutt's `$indent_string` `| `, bottom-posted: the reply below the quote is kept.
+        let t = "On Mon, Nov 30, 2026 at 06:42:11PM CET, Relais wrote:\n| 2... dxc4\n|\n| Dear Bert Berger,\n\n2... e6\n\nthanks for the quick reply.\nBert\n";
+        assert_eq!(
+            strip_quotes(t),
+            "2... e6\n\nthanks for the quick reply.\nBert"
+        );
+        // Outlook's plain-text prefix: the whole header block inside the quote.
+        let t = "5... a6\nGruß\n\n| -----Ursprüngliche Nachricht-----\n| Von: Relais [mailto:r@x.de]\n| Betreff: x\n|\n| 5... g6\n";
+        assert_eq!(strip_quotes(t), "5... a6\nGruß");
+        // `|` without a blank.
+        let t = "2... Nc6\nGruß\n\n|2... Nf6\n|Guten Tag\n";
+        assert_eq!(strip_quotes(t), "2... Nc6\nGruß");
+        // Gnus' `message-yank-prefix` `: `, the reply below.
+        let t = "Relais <relay@x.de> writes:\n\n: 12. Nbd2\n:\n: It is your move.\n\nHi Bert,\n\n12. Bg5\n";
+        assert_eq!(strip_quotes(t), "Hi Bert,\n\n12. Bg5");
+        // One line with a bar or a colon is the writer's own.
+        let t = "12. Bg5\n| a table of one row |\n: -)\n";
+        assert_eq!(strip_quotes(t), "12. Bg5\n| a table of one row |\n: -)");
+    }
+
+    #[test]
+    fn attribution_lines_above_a_quote_in_any_language_are_dropped() {
+        for attribution in [
+            "Fernschach-Relais kirjoitti 30.11.2026 klo 19.42:",
+            "ma, 2026-11-30 kello 19:42 +0200, Fernschach-Relais kirjoitti:",
+            "понедельник, 30 ноября 2026 г. пользователь Fernschach-Relais написал:",
+            "30.11.2026 20:42, Fernschach-Relais пишет:",
+            "Fernschach-Relais писал(а) 2026-11-30 20:42:",
+            "W dniu 30.11.2026 o 18:42, Fernschach-Relais pisze:",
+            "Zitat von Fernschach-Relais <relay@fernschach.test>:",
+            "Fernschach-Relais schreef:",
+            "Fernschach-Relais <relay@x.de> ezt írta (időpont: 2026. nov.\n30., H, 18:42):",
+            "Op ma 30 nov. 2026 om 18:42 schreef Fernschach-Relais <\nrelay@fernschach.test>:",
+            "man. 30. nov. 2026 kl. 18:42 skrev Fernschach-Relais <relay@fernschach.test\n>:",
+            "Fernschach-Relais <relay@x.de>, 30 Kas 2026 Pzt, 20:42\ntarihinde şunu yazdı:",
+        ] {
+            let t = format!(
+                "Hei Anna,\n\n5... a6\n\nTerveisin\nBert\n\n{attribution}\n\n> 5... g6\n> Guten Tag\n"
+            );
+            assert_eq!(
+                strip_quotes(&t),
+                "Hei Anna,\n\n5... a6\n\nTerveisin\nBert",
+                "{attribution}"
+            );
+            // Bottom-posted: the reply below the quote is kept.
+            let t = format!("{attribution}\n> 5... g6\n\n5... a6\nBert\n");
+            assert_eq!(strip_quotes(&t), "5... a6\nBert", "{attribution}");
+        }
+        // A line that ends with a colon but reads as no attribution stays, and so does one
+        // that no quote follows.
+        let t = "Hallo Anna,\nHier mein Zug:\n> 5... g6\n";
+        assert_eq!(strip_quotes(t), "Hallo Anna,\nHier mein Zug:");
+        let t = "Hallo Anna, am 3.12. bin ich weg:\nbis zum 10.12.\n";
+        assert_eq!(strip_quotes(t), t.trim());
+    }
+
+    #[test]
+    fn a_header_block_with_a_dotted_clock_time() {
+        let t = "2. Nf3\n\nTerveisin\nAnna\n\nLähettäjä: Fernschach-Relais\nLähetetty: maanantai 30. marraskuuta 2026 19.42\nVastaanottaja: Anna Adler\nAihe: [FAX-2026-3/7] Adler - Berger\n\n2. Bc4\n";
+        assert_eq!(strip_quotes(t), "2. Nf3\n\nTerveisin\nAnna");
+        // Two lines of the relay's own vocabulary are no header block.
+        let t = "13. Lg5\nErhalten: 28.11.2026 19.42\nAbgesandt: 30.11.2026";
+        assert_eq!(strip_quotes(t), t);
+    }
+
+    #[test]
+    fn device_footers_in_many_languages_end_the_text() {
+        for footer in [
+            "Wysłane z iPhone'a",
+            "Отправлено с iPhone",
+            "Envoyé de mon iPhone",
+            "Skickat från min iPhone",
+            "Отправлено с устройства Galaxy",
+            "Holen Sie sich Outlook für Android<https://aka.ms/AAb9ysg>",
+            "Von meinem Samsung Galaxy Smartphone gesendet.",
+        ] {
+            let t = format!("2... Nc6\nPozdrawiam\n\n{footer}\n\nx");
+            assert_eq!(strip_quotes(&t), "2... Nc6\nPozdrawiam", "{footer}");
+        }
+        let t = "2... Nc6\nMein neues iPhone ist da, ich habe es gestern bekommen und es gefällt mir sehr.";
+        assert_eq!(strip_quotes(t), t);
+    }
+
+    #[test]
+    fn the_relays_own_mail_quoted_whole_without_a_mark_is_cut_at_its_greeting() {
+        let t = "2. Sf3 Sc6\n\nGruß Bert\n\nGuten Tag Bert Berger,\n\nAnna Adler hat in der Partie FAX-2026-3/7 gezogen:\n\n  2. Sf3\n\nSie sind am Zug.\n";
+        assert_eq!(
+            strip_quotes_from(t, Some("Bert Berger")),
+            "2. Sf3 Sc6\n\nGruß Bert"
+        );
+        assert_eq!(
+            strip_quotes_from(t, Some("B. Berger")),
+            "2. Sf3 Sc6\n\nGruß Bert"
+        );
+        // His greeting of someone else is his own.
+        assert_eq!(strip_quotes_from(t, Some("Anna Adler")), t.trim());
+        let t = "Dear Mr Adler,\n\n12. Bg5\n";
+        assert_eq!(strip_quotes_from(t, Some("Anna Adler")), t.trim());
+        assert_eq!(strip_quotes_from(t, None), t.trim());
     }
 
     #[test]

@@ -31,9 +31,87 @@ pub fn read_content_and_requests(text: &str) -> (Content, Vec<requests::Read>) {
     let reads = requests::read_units(&prose);
     requests::apply(&reads, &mut c);
     requests::settle(&mut c);
+    whole_questions(text, &mut c);
     c.words = own_words(&words, &reads);
-    c.message = c.only_words() && !words.iter().any(|l| moves::looks_like_a_move(l));
+    // `Hilfe` / `help`, the whole text: a question to the relay, nothing else is read in it
+    // (`Hilfe, wie biete ich Remis an?` offers nothing).
+    if requests::help::asks_for_help(text) {
+        c = Content {
+            help: true,
+            words: std::mem::take(&mut c.words),
+            ..Content::default()
+        };
+    }
+    // TO §8 before §30: a line of the words that looks like a move (`Lxq`, `Glückwunsch zu
+    // Dxh7+`, `13. f5?` in a sentence) in a mail of words alone is a failed move, asked back with
+    // the line — never forwarded as a message.
+    if c.only_words()
+        && let Some(line) = words.iter().find(|l| moves::looks_like_a_move(l))
+    {
+        c.doubts.push(Doubt::Unreadable(line.trim().to_string()));
+    }
+    c.message = c.only_words();
     (c, reads)
+}
+
+/// TO §23: a question the director put in a sentence (`Bitte fragen Sie anna@x.de, ob …`) is
+/// every line he wrote after the player's address, to the end of his text or the next command,
+/// as the line form `Rückfrage an anna@…:` takes it ([`question_text`]).
+fn whole_questions(text: &str, c: &mut Content) {
+    let lines: Vec<&str> = text.lines().collect();
+    for cmd in &mut c.director {
+        let DirectorCommand::Ask {
+            player,
+            text: asked,
+        } = cmd
+        else {
+            continue;
+        };
+        let Some(at) = lines
+            .iter()
+            .position(|l| l.to_lowercase().contains(player.as_str()))
+        else {
+            continue;
+        };
+        let line = lines[at];
+        let low = line.to_lowercase();
+        let Some(start) = low.find(player.as_str()).map(|p| p + player.len()) else {
+            continue;
+        };
+        // The address is ASCII, so its end in the lower-cased line is its end in the line.
+        let first = line
+            .get(start..)
+            .unwrap_or("")
+            .trim_start_matches([',', ':', ' ', ')', '>']);
+        let (whole, _) = question_text(&lines, at + 1, first);
+        if whole.len() > asked.len() {
+            *asked = whole;
+        }
+    }
+}
+
+/// The text of the director's question (TO §23): `first` (the rest of its line) and every line
+/// from `from` on, up to the end of the text or the next line that is a command of its own;
+/// blank lines between paragraphs kept (one in a row). Returns it and the first line not taken.
+fn question_text(lines: &[&str], from: usize, first: &str) -> (String, usize) {
+    let mut taken: Vec<String> = vec![first.trim().to_string()];
+    let mut i = from;
+    while let Some(&l) = lines.get(i) {
+        let t = l.trim();
+        if !t.is_empty() {
+            let normal = moves::normalized(t);
+            let low = Lowered::new(&normal, &LINE_WORDS);
+            if director(&normal, &low, t)
+                .is_some_and(|d| !matches!(d, DirectorCommand::Malformed(_)))
+            {
+                break;
+            }
+        }
+        taken.push(t.to_string());
+        i += 1;
+    }
+    let text = paragraphs(taken.into_iter(), |l| !l.is_empty());
+    (text, i)
 }
 
 /// A text written as words to forward (TO §30: the XFCC message field): each line's whitespace
@@ -143,7 +221,43 @@ fn scan(text: &str) -> (Content, Vec<String>, Vec<String>) {
         let numbered_toks = numbered_tokens(line);
         let numbered = numbered_toks.is_some();
         if let Some(cmd) = director(line, &low, written) {
+            // TO §23: the question is every line after the colon, up to the next command.
+            let cmd = match cmd {
+                DirectorCommand::Ask { player, text } => {
+                    let (text, next) = question_text(&lines, i, &text);
+                    i = next;
+                    if text.is_empty() {
+                        DirectorCommand::Malformed(written.to_string())
+                    } else {
+                        DirectorCommand::Ask { player, text }
+                    }
+                }
+                other => other,
+            };
             c.director.push(cmd);
+            prose.end_unit();
+            continue;
+        }
+        // TO §29: `Einspruch: TEXT` / `appeal: TEXT` (the text on the lines below when the line
+        // has none); the whole mail goes to the director, nothing of it to the partner.
+        if low.starts_with_any(&["einspruch", "appeal"])
+            && let Some(cap) = APPEAL.captures(line)
+        {
+            let mut text = cap.get(1).map_or("", |m| m.as_str()).trim().to_string();
+            if text.is_empty() {
+                let blank = lines[i..]
+                    .iter()
+                    .take_while(|l| l.trim().is_empty())
+                    .count();
+                let below: Vec<&str> = lines[i + blank..]
+                    .iter()
+                    .map(|l| l.trim())
+                    .take_while(|l| !l.is_empty())
+                    .collect();
+                text = below.join("\n");
+                i += blank + below.len();
+            }
+            c.appeal.get_or_insert(text);
             prose.end_unit();
             continue;
         }
@@ -168,7 +282,17 @@ fn scan(text: &str) -> (Content, Vec<String>, Vec<String>) {
             continue;
         }
         let read_before = (c.moves.len(), c.doubts.len());
-        read_moves(line, numbered_toks.as_deref(), written, &mut c);
+        let rest = read_moves(line, numbered_toks.as_deref(), written, &mut c);
+        // `Hier mein Zug:` / `Мой ход:` right above the move it names: the move's label (as in
+        // `Mein Zug: 13. Lg5` on one line), not words for the partner.
+        if c.moves.len() > read_before.0
+            && let Some(above) = i.checked_sub(2).and_then(|p| lines.get(p))
+            && words
+                .last()
+                .is_some_and(|w| w == above.trim() && lead_in(w))
+        {
+            words.pop();
+        }
         let continues = prose.continues(line);
         if !continues && bare(line, written, &mut c) {
             prose.end_unit();
@@ -176,10 +300,30 @@ fn scan(text: &str) -> (Content, Vec<String>, Vec<String>) {
         }
         if (c.moves.len(), c.doubts.len()) == read_before && !numbered {
             words.push(written.to_string());
+        } else if let Some(rest) = rest {
+            // `13. Lg5 und herzliche Grüße`: the words on the move's line are the writer's too.
+            words.push(rest);
         }
         prose.push(line, numbered, continues);
     }
     (c, prose.finish(), words)
+}
+
+/// Whether `line` (trimmed) is a lead-in to a move: a few words ending with `:` (`Hier mein
+/// Zug:`, `Mein Zug lautet:`, `Voici mon coup :`, `Siirtoni:`), not a greeting.
+fn lead_in(line: &str) -> bool {
+    const GREETINGS: &[&str] = &[
+        "hallo", "hello", "hi", "hey", "dear", "lieber", "liebe", "moin", "servus", "guten",
+    ];
+    let first = line
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    line.ends_with(':')
+        && line.split_whitespace().count() <= 4
+        && !line.contains(',')
+        && !GREETINGS.contains(&first.as_str())
 }
 
 /// Lines of prose joined into units: a line that does not end a sentence continues into the
@@ -311,22 +455,26 @@ static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// `numbered`: the tokens of `line` when it starts with a move number.
-fn read_moves(line: &str, numbered: Option<&[String]>, written: &str, c: &mut Content) {
+/// `numbered`: the tokens of `line` when it starts with a move number. Returns the writer's words
+/// after the moves of the line, if there are any.
+fn read_moves(
+    line: &str,
+    numbered: Option<&[String]>,
+    written: &str,
+    c: &mut Content,
+) -> Option<String> {
     let found = if let Some(toks) = numbered {
         read_tokens(toks, &[])
     } else if !line.contains([',', ':']) {
         // Both a label and a greeting end in `:` or `,`.
-        return;
+        return None;
     } else {
         let rest = LABEL
             .captures(line)
             .or_else(|| GREETING_BEFORE_MOVES.captures(line))
             .and_then(|cap| cap.get(1))
             .map(|m| m.as_str());
-        let Some(toks) = rest.and_then(numbered_tokens) else {
-            return;
-        };
+        let toks = rest.and_then(numbered_tokens)?;
         read_tokens(&toks, &[])
     };
     c.moves.extend(found.moves);
@@ -338,6 +486,7 @@ fn read_moves(line: &str, numbered: Option<&[String]>, written: &str, c: &mut Co
     {
         c.bare_result = Some(r);
     }
+    found.rest.filter(|_| !found.unreadable)
 }
 
 // ---------------------------------------------------------------------------
@@ -594,7 +743,7 @@ static RESULT_CMD: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)^(?:ergebnis|result)\b\s*(:)?\s*(.*)$"));
 static RESULT_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)^(1\s*[-:]\s*0|0\s*[-:]\s*1|½\s*[-:]\s*½|1/2\s*[-:]\s*1/2|0[,.]5\s*[-:]\s*0[,.]5|remis|draw|unentschieden)(?:$|[\s.,;(!])",
+        r"(?i)^(1\s*[-:]\s*0|0\s*[-:]\s*1|½\s*[-:]\s*½|1/2\s*[-:]\s*1/2|0[,.]5\s*[-:]\s*0[,.]5|remis|draw|unentschieden|annulliert|annullieren|annulled|annul|gestrichen|void|cancelled|canceled)(?:$|[\s.,;(!])",
     )
 });
 static SPECIAL_LEAVE: LazyLock<Regex> = LazyLock::new(|| {
@@ -610,14 +759,57 @@ static FOR_PLAYER: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^\s*,?\s*(?:für|fuer|for)\s+{EMAIL}\s*(?:genehmigt|bewilligt|gewährt|gewaehrt|anerkannt|granted|approved|accepted)?\s*[.]?\s*$"
     ))
 });
+/// TO §8, §30, Fax 2.2: the lines that adjust a player's time, with one meaning (`+` charges,
+/// `-` credits; see [`DirectorCommand::AdjustTime`]): `Bedenkzeit: +3 Tage für anna@…`,
+/// `time: -3 days for anna@…`, `Bedenkzeit gutschreiben: 3 Tage für anna@…`, `credit time: 3
+/// days for anna@…`, `Bedenkzeit anrechnen: 3 Tage für anna@…`, `charge time: 3 days for
+/// anna@…`; each with an optional `, Grund: …` / `, reason: …`.
 static ADJUST_START: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)^(?:bedenkzeit|zeit|time|thinking\s+time)\s*:?\s*(?:[+-]|.*\b(?:für|fuer|for)\s+\S+@)")
+    re(
+        r"(?i)^(?:(?:bedenkzeit|zeit|time|thinking\s+time)\s+(?:gutschreiben|zur(?:ü|ue|u)ckgeben|anrechnen|abziehen|k(?:ü|ue|u)rzen)|(?:credit|charge|deduct)\s+(?:thinking\s+)?time)\b|^(?:bedenkzeit|zeit|time|thinking\s+time)\s*:?\s*(?:[+-]|.*\b(?:für|fuer|for)\s+\S+@)",
+    )
 });
 static ADJUST: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)^(?:bedenkzeit|zeit|time|thinking\s+time)\s*:?\s*([+-])\s*(\d{{1,3}})\s*(?:tage?n?|days?|d)?\s*,?\s*(?:für|fuer|for)\s+{EMAIL}\s*[,;.]?\s*(?:grund|reason|begründung|begruendung)\s*:?\s*(\S.*)$"
+        r"(?i)^(?:(?:bedenkzeit|zeit|time|thinking\s+time)(?:\s+(gutschreiben|zur(?:ü|ue|u)ckgeben|anrechnen|abziehen|k(?:ü|ue|u)rzen))?|(credit|charge|deduct)\s+(?:thinking\s+)?time)\s*:?\s*([+-])?\s*(\d{{1,3}})\s*(?:tage?n?|days?|d)?\s*,?\s*(?:für|fuer|for)\s+{EMAIL}\s*(?:[,;.]?\s*(?:grund|reason|begründung|begruendung)\s*:?\s*(\S.*))?\s*[.]?$"
     ))
 });
+
+/// The days a line of [`ADJUST`] adds to the player's time used: its sign (`+` charges, `-`
+/// credits), or its word (`gutschreiben` / `credit` credit, `anrechnen` / `charge` charge); a
+/// sign against its word, or neither, is no clear command.
+fn adjusted_days(cap: &regex::Captures<'_>) -> Option<i32> {
+    let word = cap
+        .get(1)
+        .or_else(|| cap.get(2))
+        .map(|m| m.as_str().to_lowercase());
+    let sign = cap.get(3).map(|m| m.as_str());
+    let days: i32 = cap.get(4)?.as_str().parse().ok()?;
+    let way = match word.as_deref() {
+        Some(w) if w.starts_with("gut") || w.starts_with("zur") || w == "credit" => -1,
+        Some(_) => 1,
+        None => match sign? {
+            "-" => -1,
+            _ => 1,
+        },
+    };
+    // A sign against the word (`gutschreiben: -3`) says neither for certain.
+    let against = word.is_some() && sign == Some("-");
+    (!against && days > 0).then_some(way * days)
+}
+
+/// TO §30: `Ermahnung: anna@… Grund: TEXT` / `warning: anna@… reason: TEXT` (`Verwarnung`,
+/// `Warnung` too); the reason may also follow the address without its label.
+static WARN_OPEN: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)^(?:ermahnung|verwarnung|warnung|warning)\s*:\s*\S+@"));
+static WARN: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)^(?:ermahnung|verwarnung|warnung|warning)\s*:\s*{EMAIL}\s*[,;.]?\s*(?:(?:grund|reason|begründung|begruendung|wegen|because\s+of)\s*:?\s*)?(\S.*?)?\s*$"
+    ))
+});
+
+/// TO §29: `Einspruch: TEXT` / `appeal: TEXT`, a line of its own.
+static APPEAL: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)^(?:einspruch|appeal)\s*:\s*(.*?)\s*$"));
 
 static ADDRESS_WORD: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)\b(?:adresse|address|e-?mail|mailadresse|erreichen|erreichbar|reachable)\b")
@@ -745,6 +937,13 @@ fn director(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand>
         "rückfrage",
         "rueckfrage",
         "ask",
+        "credit",
+        "charge",
+        "deduct",
+        "ermahnung",
+        "verwarnung",
+        "warnung",
+        "warning",
     ]) {
         return address_command(line, low, written);
     }
@@ -810,26 +1009,40 @@ fn director(line: &str, low: &Lowered, written: &str) -> Option<DirectorCommand>
     if let Some(cmd) = desk_command(line, low, written) {
         return Some(cmd);
     }
-    if opens(&["bedenkzeit", "zeit", "time", "thinking"]) && ADJUST_START.is_match(line) {
+    if opens(&[
+        "bedenkzeit",
+        "zeit",
+        "time",
+        "thinking",
+        "credit",
+        "charge",
+        "deduct",
+    ]) && ADJUST_START.is_match(line)
+    {
         let Some(cap) = ADJUST.captures(line) else {
             return malformed();
         };
-        let sign = if cap.get(1).is_some_and(|m| m.as_str() == "-") {
-            -1
-        } else {
-            1
+        let player = cap.get(5).map(|m| m.as_str().to_lowercase());
+        let reason = cap.get(6).map_or("", |m| m.as_str().trim()).to_string();
+        return match (adjusted_days(&cap), player) {
+            (Some(days), Some(player)) => Some(DirectorCommand::AdjustTime {
+                days,
+                player,
+                reason,
+            }),
+            _ => malformed(),
         };
-        let days: Option<i32> = cap.get(2).and_then(|m| m.as_str().parse().ok());
-        let player = cap.get(3).map(|m| m.as_str().to_lowercase());
-        let reason = cap.get(4).map(|m| m.as_str().trim().to_string());
-        return match (days, player, reason) {
-            (Some(d), Some(player), Some(reason)) if !reason.is_empty() => {
-                Some(DirectorCommand::AdjustTime {
-                    days: sign * d,
-                    player,
-                    reason,
-                })
-            }
+    }
+    if opens(&["ermahnung", "verwarnung", "warnung", "warning"]) && WARN_OPEN.is_match(line) {
+        let Some(cap) = WARN.captures(line) else {
+            return malformed();
+        };
+        let player = cap.get(1).map_or("", |m| m.as_str()).to_lowercase();
+        return match cap.get(2).map(|m| m.as_str().trim()) {
+            Some(reason) if !reason.is_empty() => Some(DirectorCommand::Warn {
+                player,
+                reason: reason.to_string(),
+            }),
             _ => malformed(),
         };
     }
@@ -856,7 +1069,7 @@ static ASK_OPEN: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)^(?:r(?:ü|ue|u)ckfrage\s+an|ask)\s+\S+@"));
 static ASK: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)^(?:r(?:ü|ue|u)ckfrage\s+an|ask)\s+{EMAIL}\s*:\s*(\S.*)$"
+        r"(?i)^(?:r(?:ü|ue|u)ckfrage\s+an|ask)\s+{EMAIL}\s*:\s*(.*)$"
     ))
 });
 /// TO §30: `Züge über TL: GAME` / `moves through TL: GAME`, `… aufgehoben` / `… off`.
@@ -929,7 +1142,8 @@ fn desk_command(line: &str, low: &Lowered, written: &str) -> Option<DirectorComm
     None
 }
 
-/// `1-0`, `1:0`, `0-1`, `½-½`, `1/2-1/2`, `0,5-0,5`, `remis`, `draw` → `1-0`, `0-1`, `1/2-1/2`.
+/// `1-0`, `1:0`, `0-1`, `½-½`, `1/2-1/2`, `0,5-0,5`, `remis`, `draw` → `1-0`, `0-1`, `1/2-1/2`;
+/// `annulliert`, `annulled`, `gestrichen`, `void`, `cancelled` → `annulled` (TO §26).
 pub fn normalize_result(value: &str) -> Option<String> {
     let m = RESULT_VALUE
         .captures(value.trim())?
@@ -941,6 +1155,13 @@ pub fn normalize_result(value: &str) -> Option<String> {
         match compact.as_str() {
             "1-0" | "1:0" => "1-0",
             "0-1" | "0:1" => "0-1",
+            w if w.starts_with("annul")
+                || w == "gestrichen"
+                || w == "void"
+                || w.starts_with("cancel") =>
+            {
+                "annulled"
+            }
             _ => "1/2-1/2",
         }
         .to_string(),
@@ -1324,7 +1545,11 @@ mod tests {
                     player: "bert@y.de".into(),
                     reason: "late notice".into()
                 },
-                DirectorCommand::Malformed("Bedenkzeit: +3 Tage für anna@x.de".into()),
+                DirectorCommand::AdjustTime {
+                    days: 3,
+                    player: "anna@x.de".into(),
+                    reason: String::new()
+                },
             ]
         );
         assert_eq!(c.days_used, None);
@@ -1349,6 +1574,291 @@ mod tests {
             ]
         );
         assert_eq!(c.leave, None);
+    }
+
+    /// Issue 49: every line form of a time adjustment, in both languages, with its one meaning:
+    /// `days` > 0 charges (more used), `days` < 0 credits (fewer used).
+    #[test]
+    fn s30_time_adjustments_in_every_line_form_have_one_meaning() {
+        let adjust = |days: i32, player: &str, reason: &str| DirectorCommand::AdjustTime {
+            days,
+            player: player.into(),
+            reason: reason.into(),
+        };
+        for (line, want) in [
+            // The sign: + charges, - credits.
+            (
+                "Bedenkzeit: +3 Tage für anna@x.de",
+                adjust(3, "anna@x.de", ""),
+            ),
+            (
+                "Bedenkzeit: -3 Tage für anna@x.de",
+                adjust(-3, "anna@x.de", ""),
+            ),
+            (
+                "Bedenkzeit: −3 Tage für anna@x.de",
+                adjust(-3, "anna@x.de", ""),
+            ),
+            (
+                "Bedenkzeit: +3 Tage für anna@x.de, Grund: Poststreik",
+                adjust(3, "anna@x.de", "Poststreik"),
+            ),
+            (
+                "Bedenkzeit: -2 Tage für Anna@X.de. Grund: Serverausfall am 3.12.",
+                adjust(-2, "anna@x.de", "Serverausfall am 3.12."),
+            ),
+            ("time: +3 days for anna@x.de", adjust(3, "anna@x.de", "")),
+            (
+                "time: -3 days for anna@x.de, reason: the mail server failed",
+                adjust(-3, "anna@x.de", "the mail server failed"),
+            ),
+            ("Zeit: +1 Tag für bert@y.de", adjust(1, "bert@y.de", "")),
+            // The words: gutschreiben / credit credit, anrechnen / charge charge.
+            (
+                "Bedenkzeit gutschreiben: 3 Tage für anna@x.de",
+                adjust(-3, "anna@x.de", ""),
+            ),
+            (
+                "Bedenkzeit gutschreiben: 3 Tage für anna@x.de, Grund: Mailserver ausgefallen",
+                adjust(-3, "anna@x.de", "Mailserver ausgefallen"),
+            ),
+            (
+                "Bedenkzeit zurückgeben: 2 Tage für anna@x.de",
+                adjust(-2, "anna@x.de", ""),
+            ),
+            (
+                "credit time: 3 days for anna@x.de",
+                adjust(-3, "anna@x.de", ""),
+            ),
+            (
+                "credit thinking time: 3 days for anna@x.de, reason: lost mail",
+                adjust(-3, "anna@x.de", "lost mail"),
+            ),
+            (
+                "Bedenkzeit anrechnen: 3 Tage für anna@x.de",
+                adjust(3, "anna@x.de", ""),
+            ),
+            (
+                "Bedenkzeit anrechnen: 3 Tage für anna@x.de, Grund: verspätete Antwort",
+                adjust(3, "anna@x.de", "verspätete Antwort"),
+            ),
+            (
+                "Bedenkzeit abziehen: 4 Tage für bert@y.de",
+                adjust(4, "bert@y.de", ""),
+            ),
+            (
+                "charge time: 3 days for anna@x.de",
+                adjust(3, "anna@x.de", ""),
+            ),
+            (
+                "charge time: 3 days for anna@x.de, reason: late reply",
+                adjust(3, "anna@x.de", "late reply"),
+            ),
+            (
+                "deduct time: 2 days for bert@y.de",
+                adjust(2, "bert@y.de", ""),
+            ),
+            // A sign beside the word says the same or is not clear.
+            (
+                "Bedenkzeit gutschreiben: +3 Tage für anna@x.de",
+                adjust(-3, "anna@x.de", ""),
+            ),
+            (
+                "Bedenkzeit gutschreiben: -3 Tage für anna@x.de",
+                DirectorCommand::Malformed("Bedenkzeit gutschreiben: -3 Tage für anna@x.de".into()),
+            ),
+            // Without a sign or a word it says nothing for certain.
+            (
+                "Bedenkzeit: 3 Tage für anna@x.de",
+                DirectorCommand::Malformed("Bedenkzeit: 3 Tage für anna@x.de".into()),
+            ),
+            (
+                "credit time: 3 days",
+                DirectorCommand::Malformed("credit time: 3 days".into()),
+            ),
+            (
+                "Bedenkzeit: +3 Tage",
+                DirectorCommand::Malformed("Bedenkzeit: +3 Tage".into()),
+            ),
+        ] {
+            assert_eq!(read_content(line).director, vec![want], "{line}");
+        }
+        // A player's §14 line is no command.
+        let c = read_content("Bedenkzeit: 3 Tage");
+        assert!(c.director.is_empty());
+        assert_eq!(c.days_used, Some(3));
+    }
+
+    #[test]
+    fn s30_a_warning_with_its_reason() {
+        let warn = |player: &str, reason: &str| DirectorCommand::Warn {
+            player: player.into(),
+            reason: reason.into(),
+        };
+        for (line, want) in [
+            (
+                "Ermahnung: anna@x.de Grund: wiederholt verspätete Antworten",
+                warn("anna@x.de", "wiederholt verspätete Antworten"),
+            ),
+            (
+                "Ermahnung: Anna@X.de, Grund: unsportliches Verhalten",
+                warn("anna@x.de", "unsportliches Verhalten"),
+            ),
+            (
+                "Verwarnung: bert@y.de wegen beleidigender Worte",
+                warn("bert@y.de", "beleidigender Worte"),
+            ),
+            (
+                "warning: anna@x.de reason: repeated delays",
+                warn("anna@x.de", "repeated delays"),
+            ),
+            (
+                "Ermahnung: anna@x.de",
+                DirectorCommand::Malformed("Ermahnung: anna@x.de".into()),
+            ),
+        ] {
+            assert_eq!(read_content(line).director, vec![want], "{line}");
+        }
+        // The clock warnings of a player are no command.
+        let c = read_content("Warnungen");
+        assert!(c.director.is_empty());
+        assert_eq!(c.warnings, Some(true));
+    }
+
+    #[test]
+    fn s26_a_result_annulled() {
+        for line in [
+            "Ergebnis: annulliert",
+            "result: annulled",
+            "Ergebnis: gestrichen",
+            "Result: void",
+        ] {
+            assert_eq!(
+                read_content(line).director,
+                vec![DirectorCommand::SetResult("annulled".into())],
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn s23_the_question_is_every_line_after_the_colon() {
+        let c = read_content(
+            "Rückfrage an anna@x.de: Sie haben seit sechs Wochen nicht gezogen.\nWollen Sie Ihre Partien fortsetzen?\n\nBitte antworten Sie bis Monatsende.\n\nMit freundlichen Grüßen\nTom Leiter",
+        );
+        assert_eq!(
+            c.director,
+            vec![DirectorCommand::Ask {
+                player: "anna@x.de".into(),
+                text: "Sie haben seit sechs Wochen nicht gezogen.\nWollen Sie Ihre Partien fortsetzen?\n\nBitte antworten Sie bis Monatsende.\n\nMit freundlichen Grüßen\nTom Leiter".into(),
+            }]
+        );
+        // Nothing of the question is read as a request of the director's own.
+        assert!(c.asks.is_empty() && !c.resign);
+        // The text may begin on the next line; a command after it ends it.
+        let c = read_content("ask anna@x.de:\nAre you still playing?\nNur Züge: FAX-2026-3/7");
+        assert_eq!(
+            c.director,
+            vec![
+                DirectorCommand::Ask {
+                    player: "anna@x.de".into(),
+                    text: "Are you still playing?".into(),
+                },
+                DirectorCommand::MovesOnly {
+                    game: "FAX-2026-3/7".into(),
+                    on: true
+                },
+            ]
+        );
+        let c = read_content("Rückfrage an anna@x.de:");
+        assert_eq!(
+            c.director,
+            vec![DirectorCommand::Malformed("Rückfrage an anna@x.de:".into())]
+        );
+        // In a sentence: the rest of it and every line after it.
+        let c = read_content(
+            "Guten Tag,\n\nbitte fragen Sie anna@x.de, ob sie ihre Partien fortsetzen will. Sie hat seit sechs Wochen nicht gezogen.\n\nTom Leiter",
+        );
+        assert_eq!(
+            c.director,
+            vec![DirectorCommand::Ask {
+                player: "anna@x.de".into(),
+                text: "ob sie ihre Partien fortsetzen will. Sie hat seit sechs Wochen nicht gezogen.\n\nTom Leiter".into(),
+            }]
+        );
+    }
+
+    #[test]
+    fn s29_an_appeal_line() {
+        let c = read_content(
+            "Einspruch: Die Wertung 0-1 ist falsch, mein Zug kam am 3.12. an.\n\nAnna Adler",
+        );
+        assert_eq!(
+            c.appeal.as_deref(),
+            Some("Die Wertung 0-1 ist falsch, mein Zug kam am 3.12. an.")
+        );
+        assert!(!c.message && c.bare_result.is_none() && c.received.is_none());
+        let c = read_content("appeal: I did not exceed the time.");
+        assert_eq!(c.appeal.as_deref(), Some("I did not exceed the time."));
+        let c = read_content(
+            "Einspruch:\n\nIch habe am 3.12. gezogen.\nDer Zug ging verloren.\n\nGruß",
+        );
+        assert_eq!(
+            c.appeal.as_deref(),
+            Some("Ich habe am 3.12. gezogen.\nDer Zug ging verloren.")
+        );
+        // A word about an appeal is no appeal.
+        assert_eq!(
+            read_content("Mein Einspruch von gestern ist erledigt.").appeal,
+            None
+        );
+    }
+
+    #[test]
+    fn help_is_asked_and_never_a_message() {
+        for t in [
+            "Hilfe",
+            "help please",
+            "Hallo,\nHilfe!\nAnna",
+            "Was war falsch?",
+            "Hilfe, wie biete ich Remis an?",
+        ] {
+            let c = read_content(t);
+            assert!(
+                c.help && !c.message && !c.draw_offer && c.asks.is_empty(),
+                "{t}: {c:?}"
+            );
+        }
+        let c = read_content("Danke für die Hilfe!");
+        assert!(!c.help && c.message);
+    }
+
+    #[test]
+    fn s8_what_looks_like_a_move_is_asked_back_never_a_message() {
+        for (text, line) in [
+            ("Schöne Grüße\n2... Lxq\nAnna", "2... Lxq"),
+            ("2... Lxq\n\nSchöne Grüße", "2... Lxq"),
+            (
+                "Hallo Bert,\nGlückwunsch zu Dxh7+!\nAnna",
+                "Glückwunsch zu Dxh7+!",
+            ),
+            ("Was halten Sie von 13. f5?", "Was halten Sie von 13. f5?"),
+            ("Lieber Bert,\nmein Zug ist Lxq.\nGruß", "mein Zug ist Lxq."),
+        ] {
+            let c = read_content(text);
+            assert!(!c.message, "{text}");
+            assert_eq!(c.doubts, vec![Doubt::Unreadable(line.into())], "{text}");
+        }
+        // Chess talk beside a move read is the writer's words.
+        let c = read_content("13. Lg5\n\nIhr Sf6 war stark.");
+        assert!(c.doubts.is_empty());
+        assert_eq!(c.words, "Ihr Sf6 war stark.");
+        // Words on the move's line go with the move.
+        let c = read_content("13. Lg5 und herzliche Grüße");
+        assert_eq!(c.moves, vec![w(13, "Lg5")]);
+        assert_eq!(c.words, "und herzliche Grüße");
+        // A number before words is no move: words.
+        assert!(read_content("Schöne Grüße zum 2. Advent").message);
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! One linear pass over the markup: block tags become line breaks, table cells tabs,
 //! entities are decoded, `<head>`/`<style>`/`<script>` are dropped, quoted originals
 //! (`<blockquote>`, Gmail's `gmail_quote`, Thunderbird's `moz-cite-prefix`, Yahoo's
-//! `yahoo_quoted`) are removed with their contents, and everything from Outlook's
+//! `yahoo_quoted`) are removed with their contents — a line `>` stands where one was, which the
+//! plain-text reader (`super::body`) drops like any quoted line, and which tells it that the line
+//! above is an attribution (Roundcube's `reply-intro`) — and everything from Outlook's
 //! `divRplyFwdMsg` / `appendonsend` on is cut. Struck-out text (`<del>`, `<s>`,
 //! `<strike>`) is kept between `~~` marks, which the content reader turns into a
 //! [`super::Doubt::StruckOut`].
@@ -131,6 +133,12 @@ pub fn html_to_text(html: &str) -> String {
             let void = VOID.contains(&tag.name.as_str()) || tag.self_closing;
             let quote = tag.name == "blockquote" || QUOTE_MARKS.iter().any(|m| attr_has(&attrs, m));
             if !void && (quote || INVISIBLE.contains(&tag.name.as_str())) {
+                if quote {
+                    // A `>` line where the quote stood: the plain-text reader sees that a quote
+                    // follows the line above it (an attribution: `Fernschach-Relais писал(а)
+                    // 2026-11-30 20:42:` in Roundcube's `reply-intro`) and drops it.
+                    out.quote_mark();
+                }
                 skip = Some((tag.name, 1));
                 continue;
             }
@@ -207,6 +215,14 @@ impl Text {
         self.pending_space = false;
         if !self.at_line_start() {
             self.s.push('\n');
+        }
+    }
+
+    /// A line of its own holding `>`: a quote was removed here.
+    fn quote_mark(&mut self) {
+        self.newline();
+        if !self.s.ends_with(">\n") {
+            self.s.push_str(">\n");
         }
     }
 
@@ -330,11 +346,21 @@ mod tests {
         let t = html_to_text(
             "<div dir=\"ltr\">13. Lg5</div><br><div class=\"gmail_quote\"><div class=\"gmail_attr\">Am Mo., 30. Nov. 2026 um 10:00 Uhr schrieb Anna:<br></div><blockquote class=\"gmail_quote\"><div>12... Sf6</div></blockquote></div>",
         );
-        assert_eq!(t, "13. Lg5");
+        assert_eq!(t, "13. Lg5\n\n>");
         let t = html_to_text(
             "<p>13. Lg5</p><div class=\"moz-cite-prefix\">Am 30.11.2026 um 10:00 schrieb Anna:</div><blockquote type=\"cite\"><p>12... Sf6</p><blockquote>x</blockquote><p>y</p></blockquote><p>Gruß</p>",
         );
-        assert_eq!(t, "13. Lg5\nGruß");
+        assert_eq!(t, "13. Lg5\n>\nGruß");
+        // Roundcube's attribution stands above the quote, outside it: the `>` line below it
+        // lets the plain-text reader drop it.
+        let t = html_to_text(
+            "<p>5... a6</p><p>Gruß</p><p id=\"reply-intro\">Fernschach-Relais писал(а) 2026-11-30 20:42:</p><blockquote type=\"cite\"><p>5... g6</p></blockquote>",
+        );
+        assert_eq!(
+            t,
+            "5... a6\nGruß\nFernschach-Relais писал(а) 2026-11-30 20:42:\n>"
+        );
+        assert_eq!(crate::letter::body::strip_quotes(&t), "5... a6\nGruß");
     }
 
     #[test]

@@ -95,6 +95,16 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
     if let Some(on) = headers::text_warnings(&subject) {
         content.warnings = Some(on);
     }
+    // `Hilfe` / `help` as the subject of a mail that asks nothing else: a question to the relay.
+    if requests::help::line_asks_for_help(&subject)
+        && content.moves.is_empty()
+        && content.conditional.is_empty()
+        && content.director.is_empty()
+    {
+        content.help = true;
+        content.asks.clear();
+        content.doubts.clear();
+    }
     if headers::text_is_xfcc_password(&subject) {
         content.status_request = true;
         content.xfcc_password = true;

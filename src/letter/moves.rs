@@ -104,6 +104,15 @@ pub fn looks_like_a_move(line: &str) -> bool {
     let figurine = toks
         .iter()
         .any(|t| t.chars().any(|c| ('♔'..='♟').contains(&c)));
+    // A capture of nothing by a piece (`Lxq`, `Sx`): an attempt at a move.
+    let attempt = |t: &str| {
+        let core = core_of(t).trim_end_matches(['.', '!', '?']);
+        let mut cs = core.chars();
+        cs.next().is_some_and(|c| "KQRBNDTLS".contains(c))
+            && matches!(cs.next(), Some('x' | ':'))
+            && core.chars().count() <= 5
+            && core.chars().all(char::is_alphanumeric)
+    };
     let only_moves = !toks.is_empty()
         && toks.iter().all(|t| {
             is_move(t)
@@ -112,7 +121,7 @@ pub fn looks_like_a_move(line: &str) -> bool {
                 || number_token(t).is_some()
                 || t.chars().all(|c| c.is_ascii_punctuation())
         });
-    toks.iter().any(|t| strong(t)) || numbered || figurine || only_moves
+    toks.iter().any(|t| strong(t) || attempt(t)) || numbered || figurine || only_moves
 }
 
 /// Whether `token` is a result sign (`1-0`, `½`, …).
@@ -140,9 +149,16 @@ fn moveish(token: &str) -> bool {
         return false;
     }
     if t.chars().all(|c| c.is_alphabetic()) {
-        // A word: short piece-like fragments (`Sf`, `Lx`) are attempts; words are prose.
+        // A word: short piece-like fragments (`Sf`, `Lx`) and captures of nothing (`Lxq`,
+        // `exk`) are attempts; words are prose.
         let n = t.chars().count();
-        return n <= 2 && t.starts_with(|c: char| PIECE.contains(c) || ('a'..='h').contains(&c));
+        let piece_or_file = t.starts_with(|c: char| PIECE.contains(c) || ('a'..='h').contains(&c));
+        let mut rest = t.chars().skip(1);
+        let (c1, c2) = (rest.next(), rest.next());
+        let takes = |c: Option<char>| matches!(c, Some('x' | ':'));
+        let capture =
+            n <= 5 && (takes(c1) || c1.is_some_and(|c| ('a'..='h').contains(&c)) && takes(c2));
+        return piece_or_file && (n <= 2 || capture);
     }
     let figurine = t.chars().any(|c| ('♔'..='♟').contains(&c));
     let digits = t.chars().any(|c| c.is_ascii_digit());
@@ -227,6 +243,9 @@ pub struct LineMoves {
     pub unreadable: bool,
     /// A result sign written after the moves (`13. Lg5 1-0`).
     pub result: Option<String>,
+    /// The writer's words after the moves of the line (`13. Lg5 und herzliche Grüße` → `und
+    /// herzliche Grüße`; a comment in brackets too), their tokens joined by one blank.
+    pub rest: Option<String>,
 }
 
 /// Tokens of a line, with move numbers split from what is glued to them
@@ -357,6 +376,16 @@ pub(crate) fn read_tokens(toks: &[String], connectives: &[&str]) -> LineMoves {
     let mut found = LineMoves::default();
     let mut i = 0;
     let mut current: Option<(u32, Color)> = None;
+    // The writer's words from token `at` on, after the moves read.
+    let rest = |found: &mut LineMoves, at: usize| {
+        if !found.moves.is_empty()
+            && toks[at..]
+                .iter()
+                .any(|t| t.chars().any(char::is_alphabetic))
+        {
+            found.rest = Some(toks[at..].join(" "));
+        }
+    };
     while let Some(tok) = toks.get(i) {
         let connective = !connectives.is_empty() && {
             let low = tok.to_lowercase();
@@ -369,6 +398,7 @@ pub(crate) fn read_tokens(toks: &[String], connectives: &[&str]) -> LineMoves {
         }
         if tok.starts_with(['(', '[', '{']) {
             // A comment in brackets ends the moves of this line.
+            rest(&mut found, i);
             break;
         }
         if let Some(num) = number_token(tok) {
@@ -386,12 +416,16 @@ pub(crate) fn read_tokens(toks: &[String], connectives: &[&str]) -> LineMoves {
                 }
                 None => {
                     let next = toks.get(i + 1);
-                    let prose = next.is_some_and(|n| !moveish(n) && !is_result(n));
+                    // After Black's number (`12...`, `12. ...`) only a move can stand: whatever
+                    // follows is an attempt at one (`2... Lxq`), never prose.
+                    let prose =
+                        num.1 == Color::White && next.is_some_and(|n| !moveish(n) && !is_result(n));
                     if prose && found.moves.is_empty() {
                         // `2. Runde`, `3. Dezember`: not a move line at all.
                         return LineMoves::default();
                     }
                     if prose {
+                        rest(&mut found, i);
                         break;
                     }
                     if let Some(n) = next.filter(|n| is_result(n)) {
@@ -427,7 +461,10 @@ pub(crate) fn read_tokens(toks: &[String], connectives: &[&str]) -> LineMoves {
                 found.unreadable = true;
                 break;
             }
-            _ => break,
+            _ => {
+                rest(&mut found, i);
+                break;
+            }
         }
     }
     found
@@ -530,6 +567,34 @@ mod tests {
         assert!(read_line("12. Sf", &[]).unreadable);
         assert!(read_line("12. Lb5 a6 Lc4", &[]).unreadable);
         assert!(read_line("12... Sf6 13. Xy7", &[]).unreadable);
+    }
+
+    #[test]
+    fn s8_an_attempt_after_a_number_is_unreadable_not_prose() {
+        for t in [
+            "2... Lxq",
+            "2. ... Lxq",
+            "12... was für ein Zug",
+            "13. Lxq",
+            "13. exk",
+        ] {
+            let r = read_line(t, &[]);
+            assert!(r.unreadable && r.moves.is_empty(), "{t}: {r:?}");
+        }
+        for t in ["2. Runde", "3. Dezember war schön", "1. Box"] {
+            assert_eq!(read_line(t, &[]), LineMoves::default(), "{t}");
+        }
+    }
+
+    #[test]
+    fn words_after_the_moves_of_a_line_are_the_writers() {
+        let r = read_line("13. Lg5 und herzliche Grüße", &[]);
+        assert_eq!(r.moves, vec![w(13, "Lg5")]);
+        assert_eq!(r.rest.as_deref(), Some("und herzliche Grüße"));
+        let r = read_line("12... Sf6 (ich hoffe, das hält)", &[]);
+        assert_eq!(r.rest.as_deref(), Some("(ich hoffe, das hält)"));
+        assert_eq!(read_line("12... Sf6 13. Lg5", &[]).rest, None);
+        assert_eq!(read_line("40. Dh7# 1-0", &[]).rest, None);
     }
 
     #[test]

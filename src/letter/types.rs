@@ -307,6 +307,11 @@ pub enum DirectorCommand {
     /// **credits** them (fewer used: `Bedenkzeit: -3 Tage …`, `Bedenkzeit gutschreiben: 3 Tage
     /// für …`, `credit time: …`, in sentences `gutgeschrieben`, `zurückgegeben`, `credited`,
     /// `given back`).
+    ///
+    /// `player` is the player's address; a sentence that names none but a person (`Frau Adler
+    /// werden 4 Tage Bedenkzeit gutgeschrieben`) gives his name as written (`Adler`, `Anna
+    /// Adler`: no `@`), which the core matches against the game's two players. `reason` is the
+    /// text after `Grund:` / `reason:` (empty when the line has none), or the whole sentence.
     AdjustTime {
         days: i32,
         player: String,

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use fernzug::letter::content::prose_units;
 use fernzug::letter::requests::{Family, Reading, read_units, tokens};
-use fernzug::letter::{DirectorCommand, Letter, StatedDate, read_letter};
+use fernzug::letter::{DirectorCommand, Doubt, Letter, StatedDate, read_letter};
 use shakmaty::Color;
 
 struct Block {
@@ -176,6 +176,18 @@ fn items(l: &Letter) -> Vec<String> {
     if c.message {
         out.push("message".into());
     }
+    if c.help {
+        out.push("help".into());
+    }
+    if let Some(text) = &c.appeal {
+        out.push(format!("appeal {text}"));
+    }
+    for d in &c.doubts {
+        out.push(match d {
+            Doubt::Unreadable(_) => "unreadable".into(),
+            Doubt::StruckOut(_) => "struck-out".into(),
+        });
+    }
     for a in &c.asks {
         let kind = serde_json::to_value(a.kind).unwrap();
         out.push(format!("ask {}", kind.as_str().unwrap()));
@@ -220,6 +232,7 @@ fn items(l: &Letter) -> Vec<String> {
                 format!("director withdraw {player} annulled")
             }
             DirectorCommand::Ask { player, .. } => format!("director ask {player}"),
+            DirectorCommand::Warn { player, .. } => format!("director warn {player}"),
             DirectorCommand::ThroughDirector { game, on: true } => {
                 format!("director through-tl {game}")
             }

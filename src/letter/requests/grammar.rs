@@ -110,7 +110,7 @@ fn is_negation(w: &str) -> bool {
 
 /// Whether the clause around token `i` is negated. A negation that belongs to an absence
 /// (`nicht erreichbar`, `not available`) does not count.
-fn negated(s: &Sentence, i: usize) -> bool {
+pub(super) fn negated(s: &Sentence, i: usize) -> bool {
     let (a, b) = s.clause_of(i);
     let words: Vec<&str> = s.toks[a..b].iter().filter_map(Tok::word).collect();
     words.iter().enumerate().any(|(j, w)| {
@@ -396,6 +396,12 @@ fn director(s: &Sentence) -> Option<DirectorCommand> {
             return None;
         }
     }
+    // TO §8, §30, Fax 2.2: `Frau Adler werden 4 Tage Bedenkzeit gutgeschrieben, da …` — its own
+    // rule (`super::time`), which asks negation and report of its verb's clause alone: a reason
+    // beside it may say `nicht` or `verloren`.
+    if let Some(cmd) = super::time::adjust(s) {
+        return Some(cmd);
+    }
     let negated = s.words().any(|(_, w)| is_negation(w));
     // A report (`die Partie wurde 1-0 gewertet`, `ich habe gewonnen`) or a wish commands nothing:
     // a player's chat must not turn his mail into a director's.
@@ -431,6 +437,17 @@ fn director(s: &Sentence) -> Option<DirectorCommand> {
     if confirms && forfeit {
         return Some(DirectorCommand::ConfirmForfeit);
     }
+    // TO §30: `Hiermit ermahne ich anna@x.de wegen …` (`super::warn`).
+    if let Some(cmd) = super::warn::warning(s) {
+        return Some(cmd);
+    }
+    // TO §26: `Die Partie FAX-2026-3/7 wird annulliert.`, `The game is annulled.`
+    if s.find_by(|w| w.starts_with("annull") || w == "annulled")
+        .is_some()
+        && s.has(&["partie", "game", "ergebnis", "result", "wertung"])
+    {
+        return Some(DirectorCommand::SetResult("annulled".into()));
+    }
     // TO §26, §31: `Die Partie wird mit 1-0 für Weiß gewertet.`, `Ich werte die Partie als Remis.`
     if s.has(&[
         "gewertet", "werte", "werten", "scored", "score", "awarded", "award",
@@ -463,39 +480,6 @@ fn director(s: &Sentence) -> Option<DirectorCommand> {
             return Some(DirectorCommand::AcceptLateLeave {
                 span,
                 player: player.to_string(),
-            });
-        }
-    }
-    // TO §8, §30, Fax 2.2: `Frau Adler (anna@x.de) werden 5 Tage Bedenkzeit gutgeschrieben, da …`
-    if let [player] = emails.as_slice() {
-        let sign = if s.has(&[
-            "gutgeschrieben",
-            "gutschreiben",
-            "credited",
-            "added",
-            "erhaelt",
-        ]) {
-            Some(1)
-        } else if s.has(&["abgezogen", "abziehen", "deducted", "subtracted", "removed"]) {
-            Some(-1)
-        } else {
-            None
-        };
-        let days = s.toks.windows(2).find_map(|w| match w {
-            [Tok::Num(n), Tok::Word { folded, .. }]
-                if matches!(folded.as_str(), "tage" | "tag" | "days" | "day") =>
-            {
-                Some(*n)
-            }
-            _ => None,
-        });
-        if let (Some(sign), Some(days)) = (sign, days)
-            && s.has(&["bedenkzeit", "time", "zeit", "thinking"])
-        {
-            return Some(DirectorCommand::AdjustTime {
-                days: sign * i32::try_from(days).ok()?,
-                player: player.to_string(),
-                reason: s.text.trim().to_string(),
             });
         }
     }
@@ -1298,7 +1282,7 @@ fn number_at(s: &Sentence, j: usize) -> Option<u32> {
 }
 
 /// Days a span of the sentence names: `zehn Tage` = 10, `drei Wochen` = 21, at token `j`.
-fn days_at(s: &Sentence, j: usize) -> Option<u32> {
+pub(super) fn days_at(s: &Sentence, j: usize) -> Option<u32> {
     let n = number_at(s, j)?;
     let unit = s.toks.get(j + 1).and_then(Tok::word)?;
     match unit {

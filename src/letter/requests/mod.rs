@@ -21,7 +21,10 @@
 //! to prove it.
 
 pub mod grammar;
+pub mod help;
+mod time;
 pub mod tokens;
+mod warn;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,189 @@
+//! `Hilfe` / `help`: the writer asks the relay how to write to it — the whole text (a greeting
+//! and a sign-off around it allowed), or the subject. Answered with the forms (kind `help`),
+//! never forwarded: a question to the relay is not words for the partner (issue 49, users'
+//! review a2: "Hilfe, wie biete ich Remis an?" reached the opponent).
+//!
+//! Only what cannot mean anything else counts: `Hilfe`, `Hilfe!`, `help please`, `Ich brauche
+//! Hilfe`, and the few questions that ask the relay what went wrong (`Was war falsch?`, `What did
+//! I do wrong?`). `Danke für die Hilfe!` or `Wie geht es dir?` stay words for the partner.
+
+/// Lines that ask for help and nothing else, folded (lower case, `ä ö ü ß` as `ae oe ue ss`,
+/// punctuation and blanks between words made one blank).
+const HELP: &[&str] = &[
+    "hilfe",
+    "hilfe bitte",
+    "bitte hilfe",
+    "ich brauche hilfe",
+    "ich brauche bitte hilfe",
+    "brauche hilfe",
+    "hilf mir",
+    "helfen sie mir",
+    "helfen sie mir bitte",
+    "bitte helfen sie mir",
+    "kann mir jemand helfen",
+    "wie funktioniert das",
+    "wie funktioniert das hier",
+    "was war falsch",
+    "was ist falsch",
+    "was ist daran falsch",
+    "was habe ich falsch gemacht",
+    "was mache ich falsch",
+    "help",
+    "help please",
+    "please help",
+    "help me",
+    "please help me",
+    "i need help",
+    "need help",
+    "how does this work",
+    "what was wrong",
+    "what is wrong",
+    "whats wrong",
+    "what s wrong",
+    "what did i do wrong",
+    "what am i doing wrong",
+];
+
+/// Lines that may stand around the request: a greeting, a sign-off, a name.
+const COURTESY: &[&str] = &[
+    "hallo",
+    "hi",
+    "hello",
+    "hey",
+    "moin",
+    "servus",
+    "guten",
+    "tag",
+    "dear",
+    "lieber",
+    "liebe",
+    "sehr",
+    "geehrte",
+    "geehrter",
+    "gruss",
+    "gruesse",
+    "gruessen",
+    "viele",
+    "beste",
+    "besten",
+    "freundliche",
+    "freundlichen",
+    "mfg",
+    "vg",
+    "lg",
+    "danke",
+    "regards",
+    "best",
+    "thanks",
+    "thank",
+    "you",
+    "cheers",
+    "kind",
+    "sincerely",
+    "mit",
+    "und",
+];
+
+/// A line folded as `HELP` is written.
+fn fold_line(line: &str) -> String {
+    super::tokens::fold(line)
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Words that open a question to the relay after `Hilfe` / `help`.
+const QUESTION_WORDS: &[&str] = &[
+    "wie", "was", "wo", "wann", "warum", "wieso", "kann", "darf", "muss", "how", "what", "where",
+    "when", "why", "can", "may", "do", "must",
+];
+
+/// Whether `line` (a line or a subject) asks for help and says nothing else: a line of
+/// `HELP`, or `Hilfe` / `help` and a question (`Hilfe, wie biete ich Remis an?`).
+pub fn line_asks_for_help(line: &str) -> bool {
+    let folded = fold_line(line);
+    let mut words = folded.split(' ');
+    HELP.contains(&folded.as_str())
+        || matches!(words.next(), Some("hilfe" | "help"))
+            && words.next().is_some_and(|w| QUESTION_WORDS.contains(&w))
+            && line.trim_end().ends_with('?')
+}
+
+/// Whether the whole `text` asks for help: one line of `HELP`, the others a greeting, a
+/// sign-off or a name (one or two words, or words of `COURTESY` only).
+pub fn asks_for_help(text: &str) -> bool {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let asks = lines.iter().filter(|l| line_asks_for_help(l)).count();
+    let courtesy = |l: &str| {
+        let folded = fold_line(l);
+        let words: Vec<&str> = folded.split(' ').filter(|w| !w.is_empty()).collect();
+        !l.contains(|c: char| c.is_ascii_digit() || c == '?')
+            && (words.len() <= 2
+                && l.split_whitespace()
+                    .all(|w| w.starts_with(|c: char| c.is_uppercase()))
+                || words.len() <= 4 && words.iter().all(|w| COURTESY.contains(w)))
+            || words.len() <= 6
+                && words.first().is_some_and(|w| COURTESY.contains(w))
+                && l.ends_with(',')
+    };
+    asks == 1 && lines.iter().all(|l| line_asks_for_help(l) || courtesy(l))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_alone_or_with_a_greeting_asks_for_help() {
+        for t in [
+            "Hilfe",
+            "Hilfe!",
+            "hilfe?",
+            "HILFE",
+            "Hilfe, bitte!",
+            "help",
+            "Help!",
+            "help please",
+            "Please help.",
+            "Ich brauche Hilfe.",
+            "Was war falsch?",
+            "What did I do wrong?",
+            "Hilfe, wie biete ich Remis an?",
+            "Help: how do I resign?",
+            "Hallo,\n\nHilfe!\n\nGruß\nAnna",
+            "Hi,\nhelp please\nThanks, Bert",
+            "Sehr geehrte Damen und Herren,\nwas habe ich falsch gemacht?\nMit freundlichen Grüßen\nAnna Adler",
+        ] {
+            assert!(asks_for_help(t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn words_that_only_mention_help_are_no_request() {
+        for t in [
+            "Danke für die Hilfe!",
+            "Wie geht es dir?",
+            "Hilfe! Dein Läufer ist zu stark.",
+            "Hilfe\n12... Sf6",
+            "Hilfe\nHilfe",
+            "Ich brauche keine Hilfe.",
+            "Thanks for your help",
+            "",
+        ] {
+            assert!(!asks_for_help(t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn a_subject_asks_for_help_alone() {
+        assert!(line_asks_for_help("Hilfe"));
+        assert!(line_asks_for_help("help?"));
+        assert!(!line_asks_for_help("Adler – Berger"));
+        assert!(!line_asks_for_help("Hilfe beim Umzug"));
+    }
+}
