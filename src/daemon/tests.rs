@@ -1761,7 +1761,7 @@ async fn desk_a_tournament_registered_by_mail_starts_and_its_records_come_by_mai
     // TO §29: verify's line in the text.
     let texts = decoded(&sender, "director", TL);
     assert!(
-        texts.contains("  ok POKAL-27/1: 1 events, 0 mails checked"),
+        texts.contains("  ok POKAL-27/1: 1 event, 0 mails checked"),
         "{texts}"
     );
 }

@@ -985,6 +985,24 @@ fn scenario(r: &mut Run) {
         "Sonderurlaub: 01.03.2027 – 14.03.2027 für clara@fernschach.test",
         at(2027, 2, 12, 12, 0),
     );
+    // TO §29: Clara appeals in a mail about game 3 (her forfeit): to the director, with the
+    // game's records; TO §30: the director warns Bert; players ask for help.
+    r.reply(
+        "clara-appeals",
+        CLARA,
+        3,
+        "Einspruch: Die Zeitüberschreitung vom 11.01. ist falsch berechnet; mein Zug ging am 10.01. ab.\n\nClara Claus",
+        at(2027, 2, 12, 12, 30),
+    );
+    r.mail(
+        "director-warns",
+        TL,
+        &format!("[{TID}/1] Ermahnung"),
+        "Ermahnung: bert@fernschach.test Grund: wiederholt unhöfliche Worte an die Partnerin",
+        at(2027, 2, 12, 12, 40),
+    );
+    r.mail("anna-help", ANNA, "Hilfe", "Hilfe", at(2027, 2, 12, 12, 50));
+    r.mail("bert-help", BERT, "help", "help", at(2027, 2, 12, 12, 55));
     // docs/xfcc.md: a new XFCC password, asked in German and in English (answered with the
     // status, which carries it on a relay with `[xfcc]`).
     r.mail(
