@@ -223,7 +223,6 @@ fn items(l: &Letter) -> Vec<String> {
             DirectorCommand::Correspondence { game } => format!("director correspondence {game}"),
             DirectorCommand::Pgn { target } => format!("director pgn {target}"),
             DirectorCommand::Verify { game } => format!("director verify {game}"),
-            DirectorCommand::Warn { player, .. } => format!("director warn {player}"),
             DirectorCommand::Withdraw {
                 player,
                 annulled: false,
