@@ -13,6 +13,7 @@ mod quiet_walk;
 mod attacks_e2e;
 mod clock_e2e;
 mod crash_e2e;
+mod decisions_e2e;
 mod desk_e2e;
 mod director_e2e;
 mod endings_e2e;
