@@ -42,6 +42,16 @@ pub fn read_content_and_requests(text: &str) -> (Content, Vec<requests::Read>) {
             ..Content::default()
         };
     }
+    // TO §29 in a sentence: `Ich lege hiermit Einspruch ein, …` in a mail of words is an appeal,
+    // its words whole for the director; `Wie lege ich Einspruch ein?` asks the relay (help).
+    // Neither is words for the partner.
+    if c.only_words() {
+        match requests::help::appeal_in_sentences(&c.words) {
+            Some(requests::help::AppealSentence::Appeals) => c.appeal = Some(c.words.clone()),
+            Some(requests::help::AppealSentence::HowTo) => c.help = true,
+            None => {}
+        }
+    }
     // TO §8 before §30: a line of the words that looks like a move (`Lxq`, `Glückwunsch zu
     // Dxh7+`, `13. f5?` in a sentence) in a mail of words alone is a failed move, asked back with
     // the line — never forwarded as a message.

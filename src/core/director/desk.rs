@@ -11,9 +11,21 @@
 //!   finished — running, waiting for its start, suspended or adjourned — lost for him, or
 //!   annulled (`*`, kept out of the crosstable). His finished games stand. Each game's players
 //!   and the director get `game-end`; the players are told of the appeal (§29).
-//! * **TO §23.** A question goes to the player with a reply key of its own; his reply through it
-//!   reaches the director (and he is told it did). After 14 days without an answer the
-//!   director is told once (`crate::core::time`), and the weekly digest lists it while open.
+//! * **TO §23.** A question goes to the player whole with a random reply key of its own; his
+//!   reply through it reaches the director whole — a move or request in it is listed as not
+//!   played — and he is told it did and where moves go. After 14 days without an answer, not
+//!   counting his leave (§24), the director is told once (`crate::core::time`), and the weekly
+//!   digest lists it while open.
+//! * **TO §18, §29: whom words reach.** A reply through a player's key of replies to decisions
+//!   (the key every mail that carries a decision about his game carries: a game end after TL's
+//!   decision, a time forfeit, TL's notice) is a dispute or an appeal: it goes to the director
+//!   whole, whatever it says, and nothing in it is played ([`decision_reply_of`],
+//!   [`to_director`]); so does `Einspruch:` in any mail about the game, with the PGN and
+//!   `verify`'s line. The receipt names the day it came and, for a decision of the director, the
+//!   last day of §29's two weeks; a forfeit the relay claimed is no decision of his and gets no
+//!   such day. Words through the game's own keys go to the partner, also after the game.
+//! * **TO §30.** A warning (`Ermahnung`) is logged and sealed in the game the mail names, else in
+//!   each of the player's running games of the tournament ([`warn`]).
 
 use shakmaty::Color;
 

@@ -2463,3 +2463,273 @@ fn help_is_answered_to_the_sender_alone_and_changes_nothing() {
             .contains("Ermahnung")
     );
 }
+
+/// The facts of the first mail of `kind` to `email` as one string: every text its template shows.
+fn text_to(out: &Output, kind: MailKind, email: &str) -> String {
+    let m = out
+        .mails
+        .iter()
+        .find(|m| m.kind == kind && m.envelope.iter().any(|e| e == email))
+        .unwrap_or_else(|| panic!("{email} got no {kind:?}: {:?}", sent(out)));
+    // Every text the template shows, its sentences' words among them.
+    crate::render::facts(m).to_string()
+}
+
+#[test]
+fn s30_a_warning_reaches_the_player_with_its_reason_and_the_appeal_and_is_logged_in_his_game() {
+    let mut st = new_state(RuleSet::Post);
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "[T-1/1]",
+            "Ermahnung: anna@fernschach.test Grund: beleidigende Worte an den Partner",
+        ),
+        at(2026, 12, 3, 10, 0),
+    );
+    assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    assert_eq!(
+        sent(&out),
+        vec![
+            (MailKind::Director, TL.to_string()),
+            (MailKind::Director, ANNA.to_string()),
+        ]
+    );
+    let to_anna = text_to(&out, MailKind::Director, ANNA);
+    assert!(to_anna.contains("beleidigende Worte"), "{to_anna}");
+    assert!(
+        to_anna.contains("§29") || to_anna.contains("§ 29"),
+        "{to_anna}"
+    );
+    // Logged and sealed in the game the mail names, not in her other game.
+    let logged: Vec<&crate::core::model::LoggedEvent> = out
+        .events
+        .iter()
+        .filter(
+            |e| matches!(&e.event, Event::Director { command, .. } if command.contains("TO §30")),
+        )
+        .collect();
+    assert_eq!(logged.len(), 1);
+    assert_eq!(logged[0].game, g(1));
+    // Without a game in the subject: in each of her running games of the tournament.
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "[T-1]",
+            "Ermahnung: anna@fernschach.test Grund: wiederholt zu spät",
+        ),
+        at(2026, 12, 4, 10, 0),
+    );
+    let games: Vec<String> = out
+        .events
+        .iter()
+        .filter(|e| matches!(&e.event, Event::Director { .. }))
+        .map(|e| e.game.to_string())
+        .collect();
+    assert_eq!(games, vec!["T-1/1".to_string(), "T-1/2".to_string()]);
+}
+
+#[test]
+fn s8_s30_a_credit_in_a_sentence_lowers_the_days_used_and_both_players_are_told_before_and_after() {
+    let mut st = new_state(RuleSet::Post);
+    // Anna thinks six days over her first move.
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 7, 10, 0));
+    let before = st.games[&g(1)].clocks.white.used_in_period;
+    assert_eq!(before, 6);
+    let out = step(
+        &mut st,
+        &mail(
+            TL,
+            "Re: [T-1/1]",
+            "Frau Adler werden 4 Tage Bedenkzeit gutgeschrieben, weil ihr Zug bei der Post verloren ging.",
+        ),
+        at(2026, 12, 8, 10, 0),
+    );
+    assert!(queries(&out).is_empty(), "{:?}", queries(&out));
+    assert_eq!(st.games[&g(1)].clocks.white.used_in_period, 2);
+    let to_anna = text_to(&out, MailKind::Director, ANNA);
+    assert!(to_anna.contains("gutgeschrieben"), "{to_anna}");
+    assert!(
+        to_anna.contains("bisher 6 Tage") && to_anna.contains("jetzt 2 Tage"),
+        "{to_anna}"
+    );
+    // Bert reads it in English, the same way round.
+    let to_bert = text_to(&out, MailKind::Director, BERT);
+    assert!(to_bert.contains("credited"), "{to_bert}");
+    // And the signed form charges: +2 is two days more.
+    step(
+        &mut st,
+        &mail(
+            TL,
+            "Re: [T-1/1]",
+            "Bedenkzeit: +2 Tage für anna@fernschach.test, Grund: §8",
+        ),
+        at(2026, 12, 8, 11, 0),
+    );
+    assert_eq!(st.games[&g(1)].clocks.white.used_in_period, 4);
+}
+
+#[test]
+fn s29_every_decision_against_a_player_names_the_appeal() {
+    for (command, player) in [
+        (
+            "Bedenkzeit: +2 Tage für bert@fernschach.test, Grund: Zug doppelt",
+            BERT,
+        ),
+        ("Nur Züge: T-1/1", ANNA),
+        ("Züge über TL: T-1/1", ANNA),
+        ("Ermahnung: anna@fernschach.test Grund: Ton", ANNA),
+    ] {
+        let mut st = new_state(RuleSet::Post);
+        play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+        let out = step(
+            &mut st,
+            &mail(TL, "[T-1/1]", command),
+            at(2026, 12, 2, 10, 0),
+        );
+        assert!(queries(&out).is_empty(), "{command}: {:?}", queries(&out));
+        let m = out
+            .mails
+            .iter()
+            .find(|m| m.kind == MailKind::Director && m.envelope.iter().any(|e| e == player))
+            .unwrap_or_else(|| panic!("{command}: {:?}", sent(&out)));
+        assert!(
+            m.sentences
+                .iter()
+                .any(|(_, s)| matches!(s, crate::core::model::Sentence::Appeal { .. })),
+            "{command}: {:?}",
+            m.sentences
+        );
+        // A reply to it goes to TL (its key is the player's key of replies to decisions).
+        let key = m.reply_key.clone().expect("a reply key");
+        assert!(
+            st.keys.get(&key).is_some_and(|b| b.to_director),
+            "{command}"
+        );
+    }
+}
+
+#[test]
+fn s29_an_appeal_in_a_mail_about_the_game_goes_to_the_director_with_its_records() {
+    let mut st = new_state(RuleSet::Post);
+    play(&mut st, ANNA, 1, "1. e4", at(2026, 12, 1, 10, 0));
+    let out = step(
+        &mut st,
+        &mail(
+            BERT,
+            "Re: [T-1/1]",
+            "Einspruch: Die Zeitberechnung ist falsch, ich hatte Urlaub gemeldet.\n\nBert",
+        ),
+        at(2026, 12, 3, 10, 0),
+    );
+    assert_eq!(
+        sent(&out),
+        vec![
+            (MailKind::Director, TL.to_string()),
+            (MailKind::Receipt, BERT.to_string()),
+        ]
+    );
+    let to_tl = &out.mails[0];
+    assert!(
+        to_tl
+            .enclose
+            .iter()
+            .any(|e| matches!(e, crate::core::model::Enclosure::Pgn(_)))
+            && to_tl
+                .enclose
+                .iter()
+                .any(|e| matches!(e, crate::core::model::Enclosure::Verify(_))),
+        "{:?}",
+        to_tl.enclose
+    );
+    let text = crate::render::facts(to_tl)["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(text.contains("Zeitberechnung ist falsch"), "{text}");
+    let receipt = crate::render::facts(&out.mails[1]);
+    // Bert reads English: his dates are written as English mails write them.
+    assert_eq!(receipt["to_director"]["came"], "2026-12-03");
+    assert!(
+        out.events
+            .iter()
+            .any(|e| matches!(e.event, Event::ToDirector { appeal: true, .. }))
+    );
+}
+
+#[test]
+fn fax_2_8_the_correspondence_after_rotation_says_when_and_encloses_what_is_left() {
+    let mut st = new_state(RuleSet::Post);
+    let t = st.tournaments.get_mut("T-1").expect("T-1");
+    t.rotated = true;
+    t.rotated_at = Some(at(2027, 3, 1, 3, 0));
+    let out = step(
+        &mut st,
+        &mail(TL, "[T-1/1]", "Korrespondenz: T-1/1"),
+        at(2027, 3, 10, 10, 0),
+    );
+    assert_eq!(sent(&out), vec![(MailKind::Director, TL.to_string())]);
+    let m = &out.mails[0];
+    assert!(
+        !m.enclose
+            .iter()
+            .any(|e| matches!(e, crate::core::model::Enclosure::Mbox(_))),
+        "no empty mbox: {:?}",
+        m.enclose
+    );
+    assert!(
+        m.enclose
+            .iter()
+            .any(|e| matches!(e, crate::core::model::Enclosure::Pgn(_))),
+        "{:?}",
+        m.enclose
+    );
+    let text = text_to(&out, MailKind::Director, TL);
+    assert!(text.contains("01.03.2027"), "{text}");
+}
+
+#[test]
+fn the_start_mail_teaches_the_forms_and_follows_require_reply_key() {
+    let templates = crate::render::Templates::load(None).expect("built-in templates");
+    for (required, says, never) in [
+        (
+            false,
+            "muss der Betreff [T-1/1] enthalten",
+            "zählt für Züge und Anträge nicht",
+        ),
+        (true, "zählt für Züge und Anträge nicht", "muss der Betreff"),
+    ] {
+        let mut s = settings();
+        s.guard.require_reply_key = required;
+        let mut st = State::default();
+        let mut n = 0;
+        let out = st
+            .register(
+                &file("T-1", RuleSet::Post),
+                at(2026, 11, 30, 12, 0),
+                &s,
+                &mut || {
+                    n += 1;
+                    format!("key{n}")
+                },
+            )
+            .expect("registers");
+        let start = out
+            .mails
+            .iter()
+            .find(|m| m.kind == MailKind::Start && m.envelope == [ANNA] && m.game == Some(g(1)))
+            .expect("Anna's start mail of game 1");
+        let (_, body) = templates
+            .text(MailKind::Start, start.lang, &crate::render::facts(start))
+            .expect("renders");
+        let body = body.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            body.contains(says) && !body.contains(never),
+            "{required}: {body}"
+        );
+        for form in ["Remis?", "Ich gebe auf", "Urlaub:", "Status", "Hilfe"] {
+            assert!(body.contains(form), "{form}: {body}");
+        }
+    }
+}

@@ -1,4 +1,4 @@
-//! `Hilfe` / `help`: the writer asks the relay how to write to it — the whole text (a greeting
+//! `Hilfe` / `help`, and an appeal in the writer's sentence (TO §29). `Hilfe` / `help`: the writer asks the relay how to write to it — the whole text (a greeting
 //! and a sign-off around it allowed), or the subject. Answered with the forms (kind `help`),
 //! never forwarded: a question to the relay is not words for the partner (issue 49, users'
 //! review a2: "Hilfe, wie biete ich Remis an?" reached the opponent).
@@ -134,9 +134,150 @@ pub fn asks_for_help(text: &str) -> bool {
     asks == 1 && lines.iter().all(|l| line_asks_for_help(l) || courtesy(l))
 }
 
+/// The words of an appeal (TO §29), folded.
+const APPEAL_WORDS: &[&str] = &[
+    "einspruch",
+    "widerspruch",
+    "berufung",
+    "appeal",
+    "appealing",
+];
+
+/// Words that make a sentence with an appeal word no appeal now: a condition, a negation, a
+/// report of one past or withdrawn, one of someone else.
+const NOT_NOW: &[&str] = &[
+    "wenn",
+    "falls",
+    "ob",
+    "sonst",
+    "nicht",
+    "kein",
+    "keinen",
+    "keine",
+    "erledigt",
+    "zurueck",
+    "zurueckgezogen",
+    "gestern",
+    "damals",
+    "du",
+    "dein",
+    "deinen",
+    "ihr",
+    "er",
+    "sie",
+    "if",
+    "unless",
+    "otherwise",
+    "not",
+    "no",
+    "dont",
+    "don",
+    "withdraw",
+    "withdrawn",
+    "yesterday",
+    "you",
+    "your",
+    "he",
+    "she",
+    "would",
+    "wuerde",
+    "werde",
+    "will",
+];
+
+/// Words that say the writer appeals now: `Ich lege (hiermit) Einspruch ein`, `Hiermit erhebe
+/// ich Widerspruch`, `I (hereby) appeal`, `I wish to appeal`.
+const I_DO: &[&str] = &[
+    "ich", "hiermit", "lege", "erhebe", "einlegen", "moechte", "i", "hereby", "wish", "lodge",
+    "file",
+];
+
+/// Words that open a question how to appeal (`Wie lege ich Einspruch ein?`): a question to the
+/// relay, answered with the forms ([`asks_for_help`]'s kind), never words for the partner.
+const HOW: &[&str] = &["wie", "wo", "kann", "darf", "how", "where", "can", "may"];
+
+/// The sentences of `text`, each with whether it ends in a question mark.
+fn sentences(text: &str) -> impl Iterator<Item = (&str, bool)> {
+    text.split_inclusive(['.', '!', '?', '\n'])
+        .map(|s| (s.trim(), s.trim_end().ends_with('?')))
+        .filter(|(s, _)| !s.is_empty())
+}
+
+/// TO §29 in the writer's own sentence: whether one sentence of `text` appeals now (an appeal
+/// word, a word of the writer doing it, no condition, negation or report:
+/// `Ich lege hiermit Einspruch gegen die Wertung ein.`), or asks how to appeal (`Wie lege ich
+/// Einspruch ein?`). Either way the mail is not words for the partner.
+pub fn appeal_in_sentences(text: &str) -> Option<AppealSentence> {
+    for (sentence, question) in sentences(text) {
+        let folded = fold_line(sentence);
+        let words: Vec<&str> = folded.split(' ').filter(|w| !w.is_empty()).collect();
+        if !words.iter().any(|w| APPEAL_WORDS.contains(w)) {
+            continue;
+        }
+        if question {
+            if words.first().is_some_and(|w| HOW.contains(w)) {
+                return Some(AppealSentence::HowTo);
+            }
+            continue;
+        }
+        if words.iter().any(|w| NOT_NOW.contains(w)) {
+            continue;
+        }
+        if words.iter().any(|w| I_DO.contains(w)) {
+            return Some(AppealSentence::Appeals);
+        }
+    }
+    None
+}
+
+/// What a sentence about an appeal is ([`appeal_in_sentences`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppealSentence {
+    /// The writer appeals now: his words go to the director.
+    Appeals,
+    /// He asks how to appeal: answered with the forms.
+    HowTo,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn s29_an_appeal_in_the_writers_own_sentence() {
+        for t in [
+            "Ich lege hiermit Einspruch gegen die Wertung ein.",
+            "Gegen diese Entscheidung lege ich Einspruch ein!",
+            "Hiermit erhebe ich Widerspruch gegen die Zeitüberschreitung.",
+            "Ich möchte Einspruch einlegen, mein Zug kam rechtzeitig.",
+            "I hereby appeal against the decision.",
+            "I wish to appeal the result of game 3.",
+        ] {
+            assert_eq!(
+                appeal_in_sentences(t),
+                Some(AppealSentence::Appeals),
+                "{t:?}"
+            );
+        }
+        for t in [
+            "Wie lege ich Einspruch ein?",
+            "How can I appeal?",
+            "Kann ich Einspruch einlegen?",
+        ] {
+            assert_eq!(appeal_in_sentences(t), Some(AppealSentence::HowTo), "{t:?}");
+        }
+        for t in [
+            "Mein Einspruch von gestern ist erledigt.",
+            "Wenn du nicht ziehst, lege ich Einspruch ein.",
+            "Ich werde keinen Einspruch einlegen.",
+            "Hast du Einspruch eingelegt?",
+            "I will not appeal, well played.",
+            "Your appeal was fair.",
+            "Das war ein schöner Zug.",
+        ] {
+            assert_eq!(appeal_in_sentences(t), None, "{t:?}");
+        }
+    }
 
     #[test]
     fn help_alone_or_with_a_greeting_asks_for_help() {
