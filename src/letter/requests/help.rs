@@ -28,6 +28,12 @@ const HELP: &[&str] = &[
     "was ist daran falsch",
     "was habe ich falsch gemacht",
     "was mache ich falsch",
+    "warum ist das falsch",
+    "wieso ist das falsch",
+    "warum ist mein zug falsch",
+    "wieso ist mein zug falsch",
+    "warum wurde mein zug nicht angenommen",
+    "warum wurde mein zug abgelehnt",
     "help",
     "help please",
     "please help",
@@ -42,6 +48,10 @@ const HELP: &[&str] = &[
     "what s wrong",
     "what did i do wrong",
     "what am i doing wrong",
+    "why is that wrong",
+    "why is my move wrong",
+    "why was my move refused",
+    "why was my move not accepted",
 ];
 
 /// Lines that may stand around the request: a greeting, a sign-off, a name.
@@ -294,6 +304,8 @@ mod tests {
             "Ich brauche Hilfe.",
             "Was war falsch?",
             "What did I do wrong?",
+            "Warum wurde mein Zug nicht angenommen?",
+            "Why was my move refused?",
             "Hilfe, wie biete ich Remis an?",
             "Help: how do I resign?",
             "Hallo,\n\nHilfe!\n\nGruß\nAnna",
