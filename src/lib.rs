@@ -28,14 +28,23 @@
 //!   [`tls`] — whom they trust (the system store plus `ca_file`) and the one line an operator reads
 //!   when a certificate is refused; [`secret`] — passwords from the environment, a file or a
 //!   command, never shown; [`check`] — `fernzug check`, the operator's first contact with the host.
-//! - [`app`] — the shell's steps: load, process one mail in one transaction, tick, register.
+//! - [`app`] — the shell's steps: load, process one mail in one transaction (under one guard: a
+//!   mail whose step fails or panics is quarantined, docs/security.md), tick, register.
 //! - [`daemon`] — `once` and `run` over IMAP and SMTP, reached through a seam (mailbox, sender,
 //!   clock) so the in-process tests run them on paused time; [`cli`] — the command line; [`mbox`] — a
 //!   game's archive as mboxrd (TO §11).
-//! - [`crash`] — named crash points for the crash tests (`FERNZUG_CRASH_AT`), shell only.
+//! - [`crash`] — named crash points for the crash tests (`FERNZUG_CRASH_AT`, `FERNZUG_CRASH_IF`),
+//!   shell only.
 //! - [`xfcc`] — XfccBasic, the SOAP service of correspondence-chess programs (ChessBase, Scid),
 //!   served by `run` with `[xfcc]`: a move by XFCC is handed to the core as the letter it
 //!   stands for (docs/xfcc.md).
+//! - [`http`] — the HTTP/1.1 listener (hyper's server under the relay's bounds: connections per
+//!   client, the head's size and time, security headers) that the services plug into
+//!   ([`http::Service`]): XFCC, the operator's `/healthz` and `/metrics`, the pages;
+//!   [`pages`] — the tournament pages (`/`, `/t/ID`, `/g/ID/N`), read-only from a read
+//!   transaction of the store, built once per change of it; [`vitals`] — how the relay is doing
+//!   (the last IMAP and SMTP successes and failures, the outbox and quarantine), the operator's
+//!   alerts and the metrics registry.
 //! - Vocabulary: [`game_ref`], [`lang`], [`rules`], [`mail_kind`].
 
 pub mod app;
