@@ -55,24 +55,6 @@ impl Form {
             Form::Iccf | Form::Uci => None,
         }
     }
-
-    /// The human name of the form, in `lang`, e.g. "deutsche Kurznotation" or "ICCF numeric".
-    pub fn name(self, lang: Lang) -> &'static str {
-        match (self, lang) {
-            (Form::SanEnglish, Lang::De) => "englische Kurznotation",
-            (Form::SanEnglish, Lang::En) => "short algebraic (English letters)",
-            (Form::SanGerman, Lang::De) => "deutsche Kurznotation",
-            (Form::SanGerman, Lang::En) => "short algebraic (German letters)",
-            (Form::LongEnglish, Lang::De) => "englische Langnotation",
-            (Form::LongEnglish, Lang::En) => "long algebraic (English letters)",
-            (Form::LongGerman, Lang::De) => "deutsche Langnotation",
-            (Form::LongGerman, Lang::En) => "long algebraic (German letters)",
-            (Form::Iccf, Lang::De) => "ICCF-Ziffernnotation",
-            (Form::Iccf, Lang::En) => "ICCF numeric",
-            (Form::Uci, Lang::De) => "UCI-Notation",
-            (Form::Uci, Lang::En) => "UCI",
-        }
-    }
 }
 
 /// The English piece letter of a role (`K Q R B N`, `P` for a pawn).
@@ -100,8 +82,9 @@ pub(crate) fn german_letter(role: Role) -> char {
     }
 }
 
-/// The piece letter of a role in the alphabet of `lang`.
-pub(crate) fn letter(role: Role, lang: Lang) -> char {
+/// The piece letter of a role in the alphabet of `lang`: the one table of piece letters
+/// (the pages and the words of queries use it too).
+pub fn letter(role: Role, lang: Lang) -> char {
     match lang {
         Lang::De => german_letter(role),
         Lang::En => english_letter(role),

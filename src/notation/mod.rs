@@ -15,5 +15,6 @@ mod tests;
 pub use diagram::diagram;
 pub use error::{IllegalReason, NotationError};
 pub use form::Form;
+pub use form::letter as piece_letter;
 pub use read::{Reading, capitals_as_files, fits_form, letters_of, read_move, read_move_in};
 pub use write::write_move;

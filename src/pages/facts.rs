@@ -42,13 +42,7 @@ pub(super) fn build(
 }
 
 fn not_found(lang: Lang) -> Response {
-    Response::text(
-        404,
-        match lang {
-            Lang::De => "Diese Seite gibt es nicht.\n",
-            Lang::En => "There is no such page.\n",
-        },
-    )
+    Response::text(404, words::page_not_found(lang))
 }
 
 fn render<F: Serialize>(
@@ -350,18 +344,7 @@ fn game(
         .and_then(|i| g.moves.get(i))
         .map(|m| m.uci.as_str());
     let pieces = |c: Color| pieces_of(&position, c, lang);
-    let caption = match lang {
-        Lang::De => format!(
-            "Weiß: {}. Schwarz: {}.",
-            pieces(Color::White),
-            pieces(Color::Black)
-        ),
-        Lang::En => format!(
-            "White: {}. Black: {}.",
-            pieces(Color::White),
-            pieces(Color::Black)
-        ),
-    };
+    let caption = words::board_caption(&pieces(Color::White), &pieces(Color::Black), lang);
     let board = crate::render::board::board_web(&fen, last, &caption).unwrap_or_default();
     let sans = g.sans_plus();
     let moves = sans[..shown]
@@ -417,17 +400,10 @@ fn game(
 /// in English).
 fn pieces_of(position: &shakmaty::Chess, side: Color, lang: Lang) -> String {
     let board = position.board();
-    let letter = |r: Role| match (r, lang) {
-        (Role::King, _) => "K",
-        (Role::Queen, Lang::De) => "D",
-        (Role::Queen, Lang::En) => "Q",
-        (Role::Rook, Lang::De) => "T",
-        (Role::Rook, Lang::En) => "R",
-        (Role::Bishop, Lang::De) => "L",
-        (Role::Bishop, Lang::En) => "B",
-        (Role::Knight, Lang::De) => "S",
-        (Role::Knight, Lang::En) => "N",
-        (Role::Pawn, _) => "",
+    // The one table of piece letters (`crate::notation::piece_letter`); a pawn has none here.
+    let letter = |r: Role| match r {
+        Role::Pawn => String::new(),
+        r => crate::notation::piece_letter(r, lang).to_string(),
     };
     let mut out = Vec::new();
     for role in [

@@ -11,8 +11,9 @@ use super::{Code, XfccResult};
 use crate::core::clock;
 use crate::core::model::{EndReason, Game, GameResult, GameStatus, Refusal, State, Tournament};
 use crate::game_ref::GameRef;
-use crate::letter::{Content, MoveToken};
+use crate::letter::{Content, MoveToken, RequestKind};
 use crate::notation::{Form, IllegalReason, NotationError, read_move, write_move};
+use crate::render::words::request::written;
 
 /// Finished games stay in `GetMyGames` this long after their end (the clients then keep them).
 pub const FINISHED_SHOWN_DAYS: i64 = 28;
@@ -283,16 +284,14 @@ pub fn letter_text(content: &Content) -> String {
             Color::Black => format!("{}... {}", m.number, m.text),
         })
         .collect();
-    for (said, words) in [
-        (content.resign, "I resign."),
-        (content.draw_accept, "I accept the draw."),
-        (content.draw_offer, "I offer a draw."),
-        (
-            content.claim_repetition,
-            "I claim a draw by threefold repetition.",
-        ),
+    // The words are render's (`crate::render::words::request::written`).
+    for (said, kind) in [
+        (content.resign, RequestKind::Resign),
+        (content.draw_accept, RequestKind::Accept),
+        (content.draw_offer, RequestKind::Offer),
+        (content.claim_repetition, RequestKind::Claim),
     ] {
-        if said {
+        if let Some(words) = written(kind).filter(|_| said) {
             if !lines.is_empty() {
                 lines.push(String::new());
             }

@@ -7,10 +7,12 @@ pub mod decision;
 mod leave_director;
 mod notation;
 mod notice;
+mod page;
 mod refusal;
 pub mod request;
 
 pub use leave_director::{FORMS_DE, FORMS_EN};
+pub use page::{board_caption, page_not_found};
 
 use serde_json::Value;
 

@@ -8,7 +8,28 @@ use std::fmt;
 use shakmaty::{CastlingSide, Role};
 
 use crate::lang::Lang;
-use crate::notation::{IllegalReason, NotationError};
+use crate::notation::{Form, IllegalReason, NotationError};
+
+/// The words of a [`Form`]: the notations' names, where a player reads them (TO §3).
+impl Form {
+    /// The human name of the form, in `lang`, e.g. "deutsche Kurznotation" or "ICCF numeric".
+    pub fn name(self, lang: Lang) -> &'static str {
+        match (self, lang) {
+            (Form::SanEnglish, Lang::De) => "englische Kurznotation",
+            (Form::SanEnglish, Lang::En) => "short algebraic (English letters)",
+            (Form::SanGerman, Lang::De) => "deutsche Kurznotation",
+            (Form::SanGerman, Lang::En) => "short algebraic (German letters)",
+            (Form::LongEnglish, Lang::De) => "englische Langnotation",
+            (Form::LongEnglish, Lang::En) => "long algebraic (English letters)",
+            (Form::LongGerman, Lang::De) => "deutsche Langnotation",
+            (Form::LongGerman, Lang::En) => "long algebraic (German letters)",
+            (Form::Iccf, Lang::De) => "ICCF-Ziffernnotation",
+            (Form::Iccf, Lang::En) => "ICCF numeric",
+            (Form::Uci, Lang::De) => "UCI-Notation",
+            (Form::Uci, Lang::En) => "UCI",
+        }
+    }
+}
 
 /// At most this many characters of the text are quoted in a message.
 const QUOTE_LIMIT: usize = 40;
@@ -87,12 +108,11 @@ impl NotationError {
 
 /// An English short algebraic reading in German letters (`Bc4` → `Lc4`), for German messages.
 fn german_letters(san: &str) -> String {
+    // The pieces' capitals (`K Q R B N`) through the one table of piece letters.
     san.chars()
         .map(|c| match c {
-            'N' => 'S',
-            'B' => 'L',
-            'R' => 'T',
-            'Q' => 'D',
+            'K' | 'Q' | 'R' | 'B' | 'N' => Role::from_char(c.to_ascii_lowercase())
+                .map_or(c, |role| crate::notation::piece_letter(role, Lang::De)),
             c => c,
         })
         .collect()

@@ -96,6 +96,24 @@ fn missing(m: Missing, kind: RequestKind, de: bool) -> &'static str {
     }
 }
 
+/// The sentence the relay writes for a request in the letter it keeps for a player's XFCC call
+/// (`crate::xfcc::games::letter_text`, TO §11): the English form, as his program's English
+/// flags say it. `None` for a request an XFCC call cannot make.
+///
+/// ```
+/// use fernzug::{letter::RequestKind, render::words::request::written};
+/// assert_eq!(written(RequestKind::Resign), Some("I resign."));
+/// ```
+pub fn written(kind: RequestKind) -> Option<&'static str> {
+    match kind {
+        RequestKind::Offer => Some("I offer a draw."),
+        RequestKind::Accept => Some("I accept the draw."),
+        RequestKind::Resign => Some("I resign."),
+        RequestKind::Claim => Some("I claim a draw by threefold repetition."),
+        _ => None,
+    }
+}
+
 /// The exact forms to send.
 fn forms(kind: RequestKind, de: bool) -> &'static str {
     match (kind, de) {
