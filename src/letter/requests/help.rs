@@ -154,7 +154,11 @@ const APPEAL_WORDS: &[&str] = &[
 ];
 
 /// Words that make a sentence with an appeal word no appeal now: a condition, a negation, a
-/// report of one past or withdrawn, one of someone else.
+/// report of one past or withdrawn, one the writer speaks of to his partner (`du`, `dein`: a
+/// director is addressed as `Sie`, so `Sie`, `Ihre` and English `you` stay possible in an appeal —
+/// `Gegen Ihre Entscheidung lege ich Einspruch ein`, `I appeal against your decision`). When in
+/// doubt the words go to the director: the receipt tells the writer so, while an appeal that
+/// reached the partner would be lost.
 const NOT_NOW: &[&str] = &[
     "wenn",
     "falls",
@@ -171,10 +175,8 @@ const NOT_NOW: &[&str] = &[
     "damals",
     "du",
     "dein",
+    "deine",
     "deinen",
-    "ihr",
-    "er",
-    "sie",
     "if",
     "unless",
     "otherwise",
@@ -185,14 +187,8 @@ const NOT_NOW: &[&str] = &[
     "withdraw",
     "withdrawn",
     "yesterday",
-    "you",
-    "your",
-    "he",
-    "she",
     "would",
     "wuerde",
-    "werde",
-    "will",
 ];
 
 /// Words that say the writer appeals now: `Ich lege (hiermit) Einspruch ein`, `Hiermit erhebe
@@ -262,6 +258,9 @@ mod tests {
             "Ich möchte Einspruch einlegen, mein Zug kam rechtzeitig.",
             "I hereby appeal against the decision.",
             "I wish to appeal the result of game 3.",
+            "Gegen Ihre Entscheidung vom 3. Dezember lege ich Einspruch ein.",
+            "I appeal against your decision.",
+            "Ich will Einspruch einlegen.",
         ] {
             assert_eq!(
                 appeal_in_sentences(t),
@@ -283,6 +282,7 @@ mod tests {
             "Hast du Einspruch eingelegt?",
             "I will not appeal, well played.",
             "Your appeal was fair.",
+            "Ich finde deinen Einspruch unfair.",
             "Das war ein schöner Zug.",
         ] {
             assert_eq!(appeal_in_sentences(t), None, "{t:?}");
