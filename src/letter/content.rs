@@ -64,12 +64,25 @@ pub fn read_content_and_requests(text: &str) -> (Content, Vec<requests::Read>) {
     (c, reads)
 }
 
+/// How many questions of one mail [`whole_questions`] completes (TO §23): more than a director
+/// asks in one mail, few enough that the lines are not searched once per question of a mail
+/// that holds thousands.
+const WHOLE_QUESTIONS: usize = 20;
+
 /// TO §23: a question the director put in a sentence (`Bitte fragen Sie anna@x.de, ob …`) is
 /// every line he wrote after the player's address, to the end of his text or the next command,
 /// as the line form `Rückfrage an anna@…:` takes it ([`question_text`]).
 fn whole_questions(text: &str, c: &mut Content) {
     let lines: Vec<&str> = text.lines().collect();
-    for cmd in &mut c.director {
+    // Each question's line is looked for in the whole text: the first WHOLE_QUESTIONS of a mail
+    // are completed, the rest keep the reader's text, so that a mail of thousands of `Rückfrage`
+    // lines (anyone may send one; only a director's count) is read in linear time.
+    let asks = c
+        .director
+        .iter_mut()
+        .filter(|d| matches!(d, DirectorCommand::Ask { .. }))
+        .take(WHOLE_QUESTIONS);
+    for cmd in asks {
         let DirectorCommand::Ask {
             player,
             text: asked,
