@@ -16,18 +16,18 @@ use crate::store::{
     ArchiveEntry, Batch, Direction, OutboxEntry, PendingStarts, QuarantineEntry, Store,
 };
 
-mod awake;
 pub mod backup;
 mod bounces;
 mod desk;
-mod due;
 mod enrol;
 pub mod shelf;
 pub mod status_row;
 pub mod verify;
+mod working;
 pub mod xfcc;
-use due::DueIndex;
 pub use enrol::REGISTER_CHUNK;
+pub use working::KEEP_GAMES;
+use working::{Load, Working};
 
 /// A runtime failure of the shell: printed as one line, exit status 1.
 #[derive(Debug, thiserror::Error)]
@@ -103,8 +103,7 @@ pub enum Processed {
 pub struct Held {
     generation: u64,
     state: State,
-    due: DueIndex,
-    away: Option<awake::Away>,
+    working: Working,
     /// The templates as read at the daemon's start (read once: a changed template is used after
     /// a restart).
     templates: Templates,
@@ -120,30 +119,12 @@ pub struct App {
     /// Group commit ([`App::group`]): the mails' transactions are applied and made durable
     /// together by [`App::sync`], before any of them is acknowledged.
     grouped: bool,
-    /// The pending deadlines, kept beside the state (`due.rs`).
-    due: DueIndex,
-    /// Opened without the games (`awake.rs`): each input brings in what it needs.
-    lazy: bool,
-    /// The rotated tournaments whose records were not read (the daemon and `once`: an input
-    /// brings in those it names, `awake.rs`); `None` when every tournament was read.
-    away: Option<awake::Away>,
+    /// What of the store is in memory beside the state, and how the rest gets there
+    /// (`working/`): the index of deadlines, the rotated tournaments not read.
+    working: Working,
     /// The XFCC passwords this process issued (`xfcc.rs`), by address, so that all start mails
     /// of one registration carry the same one. Only in memory: the store keeps their hashes.
     xfcc_issued: std::collections::HashMap<String, xfcc::Issued>,
-}
-
-/// What [`App::open_with`] reads of the games.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Load {
-    /// Every game but the shelved ones.
-    All,
-    /// None: each input brings in the tournaments it needs (`awake.rs`).
-    Lazy,
-    /// None, nor the rotated tournaments' records: each input brings in the tournaments it
-    /// needs, a rotated one too (`awake.rs`). The daemon's and `once`'s way.
-    Working,
-    /// None, and nothing is decided (a command about one game).
-    Nothing,
 }
 
 /// Start mails queued per transaction: games of a tournament whose start mails are rendered and
@@ -195,7 +176,7 @@ impl App {
 
     /// Opens the store as [`App::open_lazy`] does, for deciding what the mailbox and the clock
     /// bring (`once`): without the rotated tournaments' records either, read only when an input
-    /// names one of them or one of their people (`awake.rs`).
+    /// names one of them or one of their people (`working/`).
     pub fn open_working(config: Config) -> Result<App, AppError> {
         App::open_with(config, None, Load::Working, true)
     }
@@ -204,18 +185,17 @@ impl App {
     /// fernzug commands may use the store meanwhile) — without the games, which the next pass
     /// reads again as it needs them.
     pub fn close(mut self) -> Held {
-        self.rest();
+        self.working.rest(&mut self.state);
         Held {
             generation: self.store.generation(),
             state: self.state,
-            due: self.due,
-            away: self.away,
+            working: self.working,
             templates: self.templates,
         }
     }
 
     /// Opens the store for work without reading the games: the tournaments, the reply keys and
-    /// the index of deadlines; each input then brings in the tournaments it needs (`awake.rs`).
+    /// the index of deadlines; each input then brings in the tournaments it needs (`working/`).
     /// `held` ([`App::close`]) is taken as it is when no other process wrote to the store since.
     /// The daemon's way (it does not ask anyone to let go of the store).
     pub fn reopen(config: Config, held: Option<Held>) -> Result<App, AppError> {
@@ -239,7 +219,8 @@ impl App {
         if let Some(g) = game {
             app.state.games.insert(g.id.clone(), g);
         }
-        app.due = DueIndex::build(&app.state, &app.settings);
+        app.working = Working::open(&app.store, &app.settings, Load::Nothing)?.1;
+        app.working.due = working::due::DueIndex::build(&app.state, &app.settings);
         Ok(app)
     }
 
@@ -286,7 +267,7 @@ impl App {
             );
         }
         let (kept, templates) = match held {
-            Some(h) => (Some((h.generation, h.state, h.due, h.away)), h.templates),
+            Some(h) => (Some((h.generation, h.state, h.working)), h.templates),
             None => (
                 None,
                 Templates::load(config.relay.templates_dir.as_deref())?,
@@ -324,31 +305,14 @@ impl App {
                 directors: config.relay.directors.clone(),
             },
         };
-        let (state, due, away) = match (kept, load) {
-            (Some((generation, state, due, away)), Load::Working)
+        let (state, working) = match (kept, load) {
+            (Some((generation, state, working)), Load::Working)
                 if generation == store.generation() =>
             {
-                (state, Some(due), away)
+                (state, working)
             }
-            (_, Load::All) => {
-                let mut state = load_state(&store, true)?;
-                store.migrate_ends(&mut state)?;
-                store.migrate_shelf(&mut state, &shelf::rows_of)?;
-                (state, None, None)
-            }
-            (_, Load::Lazy | Load::Working) => {
-                let (state, due, away) = lazy_state(&store, &settings, load == Load::Working)?;
-                (state, Some(due), away)
-            }
-            (_, Load::Nothing) => {
-                let mut state = State::default();
-                if let Some(meta) = store.meta_state()? {
-                    state.meta = meta;
-                }
-                (state, None, None)
-            }
+            _ => Working::open(&store, &settings, load)?,
         };
-        let due = due.unwrap_or_else(|| DueIndex::build(&state, &settings));
         Ok(App {
             config,
             settings,
@@ -356,9 +320,7 @@ impl App {
             state,
             templates,
             grouped: false,
-            due,
-            lazy: matches!(load, Load::Lazy | Load::Working),
-            away,
+            working,
             xfcc_issued: Default::default(),
         })
     }
@@ -394,21 +356,46 @@ impl App {
     pub(crate) fn reload(&mut self) -> Result<(), AppError> {
         // A password issued in a step that was not written holds nowhere.
         self.xfcc_issued.clear();
-        if self.away.is_some() {
-            let (state, away) = working_state(&self.store)?;
-            self.state = state;
-            self.away = Some(away);
-        } else {
-            self.state = load_state(&self.store, false)?;
-        }
-        self.due = DueIndex::load(&self.store)?;
-        self.lazy = true;
+        self.state = self.working.reload(&self.store)?;
         Ok(())
+    }
+
+    /// Drops the games from memory once more than [`KEEP_GAMES`] are held (within a long drain,
+    /// between two groups of mails: they are all durable in the store then).
+    pub fn rest_if_full(&mut self) {
+        self.working.rest_if_full(&mut self.state);
+    }
+
+    /// Brings every game of tournament `id` into memory, as a deadline due in it would.
+    #[cfg(test)]
+    pub(crate) fn wake(&mut self, id: &str) -> Result<(), AppError> {
+        let ids = std::collections::BTreeSet::from([id.to_string()]);
+        let due = crate::core::needs::Input::Due(&ids);
+        self.working.satisfy(&mut self.state, &self.store, due)
+    }
+
+    /// The index of deadlines as the store holds it, and as a reading of every game gives it.
+    #[cfg(test)]
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn due_stored_and_rebuilt(
+        &self,
+    ) -> (
+        Vec<(crate::store::DueEntry, DateTime<Utc>)>,
+        Vec<(crate::store::DueEntry, DateTime<Utc>)>,
+    ) {
+        let mut stored = Vec::new();
+        self.store
+            .for_each_due(|e, at| stored.push((e, at)))
+            .expect("the stored index");
+        stored.sort();
+        let all = working::load_state(&self.store, true).expect("every game");
+        let rebuilt = working::due::DueIndex::build(&all, &self.settings);
+        (stored, rebuilt.entries())
     }
 
     /// The earliest pending deadline of the core (from the shell's index).
     pub fn next_deadline(&self) -> Result<Option<DateTime<Utc>>, AppError> {
-        Ok(self.due.earliest(&self.store)?)
+        Ok(self.working.due.earliest(&self.store)?)
     }
 
     /// The instant to act at: `--now` if given (refused if earlier than what the relay already acted
@@ -481,9 +468,8 @@ impl App {
                 // A start mail reads its game and the tournament's own record: the games of
                 // this part alone are read (a tournament of 10,000 games starts in the memory
                 // of a few hundred).
-                for g in &games[next..end] {
-                    self.wake_game(g)?;
-                }
+                let starts = crate::core::needs::Input::Starts(&games[next..end]);
+                self.working.satisfy(&mut self.state, &self.store, starts)?;
                 let out = self
                     .state
                     .start_mails(&games[next..end], pending.at, &self.settings);
@@ -537,12 +523,14 @@ impl App {
     /// memory; the index of deadlines looks at all of them again, whatever the core says it
     /// touched. Nothing is written: the caller stages the output.
     fn fire_due(&mut self, now: DateTime<Utc>) -> Result<Output, AppError> {
-        let woken = self.wake_due(now)?;
+        let woken = self.working.wake_due(&mut self.state, &self.store, now)?;
         // A forfeit of a game registered before the keys of replies to decisions gives its
         // players theirs (`crate::core::door::reply::decided`).
         self.state.spare_keys = fresh_keys(SPARE_KEYS);
         let out = self.state.tick(now, &self.settings);
-        self.due.refresh(&self.state, &self.settings, woken.iter());
+        self.working
+            .due
+            .refresh(&self.state, &self.settings, woken.iter());
         Ok(out)
     }
 
@@ -699,7 +687,11 @@ impl App {
         // is read back from the store, which the failed step did not change.
         // What time alone made happen is not the mail's fault: its failure is an error. The core
         // is asked only when its index says something is due by then (nothing else would fire).
-        let due = self.due.earliest(&self.store)?.is_some_and(|at| at <= now);
+        let due = self
+            .working
+            .due
+            .earliest(&self.store)?
+            .is_some_and(|at| at <= now);
         let mut batch = Batch::default();
         let tick_out = if due {
             self.fire_before_mail(&mut batch, now)?
@@ -707,7 +699,8 @@ impl App {
             Output::default()
         };
         self.with_original(&mut letter);
-        if let Err(e) = self.warm(&letter, now) {
+        let input = crate::core::needs::Input::Letter(&letter, now);
+        if let Err(e) = self.working.satisfy(&mut self.state, &self.store, input) {
             self.reload()?;
             return Err(e);
         }
@@ -888,7 +881,8 @@ impl App {
             attempts: entry.attempts.saturating_add(1),
             last_error: entry.last_error.clone(),
         };
-        self.wake_for_entry(entry)?;
+        self.working
+            .wake_for_entry(&mut self.state, &self.store, entry)?;
         let out = self.state.report_undeliverable(&u, now, &self.settings);
         let mut batch = Batch::default();
         batch.unqueue(&entry.id);
@@ -912,7 +906,8 @@ impl App {
     /// (`crate::core::records::retention`). The mails go first, then the core's mark: a crash in
     /// between removes nothing twice and leaves nothing behind. Returns the log lines.
     pub fn rotate_archive(&mut self, now: DateTime<Utc>) -> Result<Vec<String>, AppError> {
-        self.wake_rotations(now)?;
+        self.working
+            .wake_rotations(&mut self.state, &self.store, now)?;
         let out = self.state.rotate_archives(now);
         let mut log = Vec::new();
         for (id, games) in &out.rotate {
@@ -1063,10 +1058,12 @@ impl App {
                 }
             }
         }
-        self.whole_at_an_end(out)?;
+        let decided = crate::core::needs::Input::Decided(out);
+        self.working
+            .satisfy(&mut self.state, &self.store, decided)?;
         batch.put_meta_state(&self.state.meta);
-        self.due.update(&self.state, &self.settings, out);
-        self.due.persist(batch);
+        self.working.due.update(&self.state, &self.settings, out);
+        self.working.due.persist(batch);
         Ok(())
     }
 }
@@ -1105,68 +1102,6 @@ pub(crate) fn letter_done(
             raw: raw.to_vec(),
         });
     }
-}
-
-/// The state as the store has it: with every game (but the shelved ones) and every reply key
-/// when `games`, else with neither.
-fn load_state(store: &Store, games: bool) -> Result<State, AppError> {
-    let mut state = State::default();
-    store.for_each_tournament(|t| state.add_tournament(t))?;
-    if games {
-        store.for_each_game(|g| {
-            state.games.insert(g.id.clone(), g);
-        })?;
-        store.for_each_key(|k, b| {
-            state.keys.insert(k, b);
-        })?;
-    }
-    if let Some(meta) = store.meta_state()? {
-        state.meta = meta;
-    }
-    Ok(state)
-}
-
-/// The state as the relay at work starts from: no games, no reply keys, and no rotated
-/// tournaments — those are the [`awake::Away`] ones, read as an input names them.
-fn working_state(store: &Store) -> Result<(State, awake::Away), AppError> {
-    let mut state = State::default();
-    let rotated = store.for_each_tournament_but_rotated(|t| state.add_tournament(t))?;
-    if let Some(meta) = store.meta_state()? {
-        state.meta = meta;
-    }
-    Ok((state, awake::Away::new(rotated)))
-}
-
-/// The state without its games and the index of deadlines, for a relay that brings in games as
-/// it needs them; `working`: without the rotated tournaments either (they are returned as the
-/// [`awake::Away`] ones). A store from before the indexes (or before the migrations below) is
-/// read whole once, migrated, indexed and the indexes written.
-fn lazy_state(
-    store: &Store,
-    settings: &Settings,
-    working: bool,
-) -> Result<(State, DueIndex, Option<awake::Away>), AppError> {
-    if store.upgrades_done()? {
-        let due = DueIndex::load(store)?;
-        if working {
-            let (state, away) = working_state(store)?;
-            return Ok((state, due, Some(away)));
-        }
-        return Ok((load_state(store, false)?, due, None));
-    }
-    let mut state = load_state(store, true)?;
-    store.migrate_ends(&mut state)?;
-    store.migrate_shelf(&mut state, &shelf::rows_of)?;
-    let mut due = DueIndex::build(&state, settings);
-    store.migrate_indexes(&state, |batch| due.persist_all(batch))?;
-    state.games.clear();
-    state.keys = Default::default();
-    // Every tournament is in memory now: none is away.
-    Ok((
-        state,
-        due,
-        working.then(|| awake::Away::new(Default::default())),
-    ))
 }
 
 /// The message of a panic payload.

@@ -33,7 +33,8 @@ impl App {
             error: error.to_string(),
             text: dsn::mail_text(&raw),
         };
-        self.wake_for_entry(entry)?;
+        self.working
+            .wake_for_entry(&mut self.state, &self.store, entry)?;
         let out = self.state.handle_bounce(&bounce, now, &self.settings);
         let mut batch = Batch::default();
         batch.unqueue(&entry.id);

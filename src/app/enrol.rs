@@ -86,7 +86,7 @@ impl App {
         batch.pending_starts(id, Some(&PendingStarts { at: now, next: 0 }));
         // Every new game's deadline into the index; the tournament (and anything else decided
         // but the games, keys and events written above) staged as any step.
-        self.due.update(&self.state, &self.settings, out);
+        self.working.due.update(&self.state, &self.settings, out);
         let last = Output {
             tournaments: out.tournaments.clone(),
             mails: out.mails.clone(),

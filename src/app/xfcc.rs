@@ -11,6 +11,7 @@ use lettre::message::{Mailbox, SinglePart};
 use super::{App, AppError, Processed};
 use crate::core::Output;
 use crate::core::model::{Facts, Mail, Refusal, Sentence};
+use crate::core::needs::Input;
 use crate::game_ref::GameRef;
 use crate::mail_kind::MailKind;
 use crate::render::XfccLogin;
@@ -56,7 +57,8 @@ impl App {
             _ => return None,
         };
         let to = &mail.to.first()?.email;
-        if let Err(e) = self.bring_people(to) {
+        let person = crate::core::needs::Input::Person(to);
+        if let Err(e) = self.working.satisfy(&mut self.state, &self.store, person) {
             tracing::warn!("XFCC login of {to}: its rotated tournaments not read: {e}");
         }
         let x = self.config.xfcc.as_ref()?;
@@ -114,8 +116,9 @@ impl App {
         password: &str,
     ) -> Result<Option<String>, AppError> {
         // Who a login is, the core's tournaments say, all of them (a game's XFCC id counts
-        // every tournament too, `wake_player`).
-        self.bring_all()?;
+        // every tournament too, `Input::Xfcc`).
+        let login = crate::core::needs::Input::Login;
+        self.working.satisfy(&mut self.state, &self.store, login)?;
         let given = username.trim().to_lowercase();
         let email = self
             .state
@@ -135,7 +138,8 @@ impl App {
         email: &str,
         now: DateTime<Utc>,
     ) -> Result<Vec<XfccGame>, AppError> {
-        self.wake_player(email)?;
+        self.working
+            .satisfy(&mut self.state, &self.store, Input::Xfcc(email))?;
         let site = self.settings.relay_name.clone();
         Ok(games::my_games(
             &self.state,
@@ -159,7 +163,8 @@ impl App {
         client: IpAddr,
         now: DateTime<Utc>,
     ) -> Result<Code, AppError> {
-        self.wake_player(email)?;
+        self.working
+            .satisfy(&mut self.state, &self.store, Input::Xfcc(email))?;
         let Some(game) = games::game_of_id(&self.state, &call.game_id) else {
             tracing::info!(
                 "XFCC: move of {email} in game {} refused: {}",

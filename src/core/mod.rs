@@ -41,6 +41,7 @@ pub mod view;
 pub mod door;
 
 pub mod director;
+pub mod needs;
 pub mod play;
 pub mod records;
 mod register;
@@ -68,7 +69,9 @@ pub use model::{
     Due, KeyBinding, Meta, NewTournament, Output, Person, Player, Settings, State, Tournament,
 };
 pub use register::{FAX_GROUP, RegisterError, fax_group_warning};
-pub use route::{Reach, keys_needed, reach, running_tournaments_of};
+pub use route::{
+    Account, Reach, Route, Then, classify, keys_needed, reach, running_tournaments_of,
+};
 pub use unreachable::{Bounce, OperatorAlert, Undelivered};
 
 #[cfg(test)]

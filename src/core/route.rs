@@ -25,6 +25,8 @@ use crate::core::door::reply::{
 };
 use crate::core::model::RegisterRefusal;
 use crate::core::model::Step;
+use shakmaty::Color;
+
 use crate::core::model::{EndReason, GameResult, Output, Refusal, Settings, State};
 use crate::core::play::conditional::check_conditional;
 use crate::core::play::endings::{check_claim, claim_repetition};
@@ -127,19 +129,26 @@ pub fn reach(state: &State, letter: &Letter, now: DateTime<Utc>) -> Reach {
 /// ends it in all his games; any leave not over by yesterday counts, whatever the time zone).
 /// `None`: the letter reaches whole tournaments ([`reach`]).
 fn single_game(state: &State, letter: &Letter, now: DateTime<Utc>) -> Option<GameRef> {
+    // A player's letter about a game and nothing else, as the router reads it ([`known`]),
+    // that says nothing the router reads beside it: no delivery-status report, no automatic
+    // reply, no question of the reader, no XFCC password, no tournament file.
     let c = &letter.content;
+    let one_game = known(state, letter)
+        == (
+            None,
+            Then::Player {
+                withdraw_leave: false,
+                leave: false,
+                game: true,
+            },
+        );
     let plain = letter.dsn.is_none()
         && letter.automatic.is_none()
-        && c.leave.is_none()
-        && c.withdraw_leave.is_none()
-        && !c.status_request
         && !c.xfcc_password
         && c.director.is_empty()
-        && c.asks.is_empty()
         && c.doubts.is_empty()
-        && c.warnings.is_none()
         && c.register.is_none();
-    if !plain {
+    if !(one_game && plain) {
         return None;
     }
     let mut bound = letter.reply_keys.iter().filter_map(|k| state.keys.get(k));
@@ -168,71 +177,202 @@ fn single_game(state: &State, letter: &Letter, now: DateTime<Utc>) -> Option<Gam
 #[path = "route_tests.rs"]
 mod tests;
 
+/// What a letter is, as the router reads it: the first of these that holds, in this order
+/// ([`classify`]). [`answer_letter`] matches over it, and [`reach`] (what the letter needs at
+/// hand, `crate::core::needs`) reads the same value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// From an address no tournament knows ([`stranger`]).
+    Stranger,
+    /// TO §23: the answer to a director's question, through the question's own reply key: it
+    /// goes to the director, whatever it says. The tournament and the question's index.
+    QuestionAnswer(String, usize),
+    /// `Hilfe` / `help`: the forms by mail, to the sender alone; nothing else of the mail is
+    /// done (it changes nothing: no reply key needed).
+    Help,
+    /// TO §18, §29: a reply to a decision about a game, through the player's key of replies to
+    /// decisions: it goes to the director, whatever it says, never to the partner.
+    DecisionReply(GameRef, Color),
+    /// `[security] require_reply_key`: anything that may change a game, a tournament or what
+    /// the relay does for the sender — `Keine Warnungen`, `XFCC-Passwort` among them — counts
+    /// only through the sender's own `relay+KEY@` address; a forged From cannot know it. The
+    /// query goes to the registered address in From, so the real player learns of the attempt.
+    /// A bare `Status` changes nothing and is answered to the registered address: it needs no
+    /// key.
+    NotThroughReplyKey,
+    /// A letter of a player or a director: first what concerns the sender himself (his clock
+    /// warnings, his status), then the rest of it.
+    Known {
+        account: Option<Account>,
+        then: Then,
+    },
+}
+
+/// What a letter asks about its sender himself, answered before anything else it says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Account {
+    /// TO §17: `Keine Warnungen` (`false`) / `Warnungen` (`true`): the sender's clock warnings
+    /// off or on, answered with his status (which says so).
+    Warnings(bool),
+    /// `Status` (`crate::core::records::status`).
+    Status,
+}
+
+/// What a known sender's letter asks beyond [`Account`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Then {
+    /// Nothing more: the account was all it said.
+    Nothing,
+    /// The director's hand (`crate::core::director`).
+    Director,
+    /// A request recognised in the writer's words but not certain or not complete: queried,
+    /// quoting the sentence, never guessed (TO §2, §8; `crate::letter::requests`).
+    Ask,
+    /// A player's letter: a leave withdrawn, a leave (TO §24), and then, when `game` holds,
+    /// what it says about a game (moves, words, a draw, a resignation, a claim…).
+    Player {
+        withdraw_leave: bool,
+        leave: bool,
+        game: bool,
+    },
+}
+
+/// The [`Route`] of `letter` in `state`: pure, read before anything of the letter is done.
+pub fn classify(state: &State, letter: &Letter, s: &Settings) -> Route {
+    if !state.knows(&letter.from) {
+        return Route::Stranger;
+    }
+    if let Some((tid, i)) = question_of(state, letter) {
+        return Route::QuestionAnswer(tid, i);
+    }
+    let c = &letter.content;
+    if c.help {
+        return Route::Help;
+    }
+    if let Some((game, color)) = decision_reply_of(state, letter) {
+        return Route::DecisionReply(game, color);
+    }
+    let bare_status =
+        c.status_request && !c.xfcc_password && c.warnings.is_none() && !says_more_than_status(c);
+    if s.guard.require_reply_key && !bare_status && !came_through_own_key(state, letter) {
+        return Route::NotThroughReplyKey;
+    }
+    let (account, then) = known(state, letter);
+    Route::Known { account, then }
+}
+
+/// What a known sender's letter asks (the parts of [`Route::Known`]), once it passed the
+/// questions, `Hilfe`, the replies to decisions and `require_reply_key`.
+fn known(state: &State, letter: &Letter) -> (Option<Account>, Then) {
+    let c = &letter.content;
+    let account = match c.warnings {
+        Some(on) => Some(Account::Warnings(on)),
+        None if c.status_request => Some(Account::Status),
+        None => None,
+    };
+    let then = if account.is_some() && !says_more_than_status(c) {
+        Then::Nothing
+    } else if is_director_letter(state, letter) {
+        Then::Director
+    } else if !c.asks.is_empty() {
+        Then::Ask
+    } else {
+        let (withdraw_leave, leave) = (c.withdraw_leave.is_some(), c.leave.is_some());
+        let about_game = !c.moves.is_empty() || c.resign || c.draw_accept || c.announce_long_think;
+        Then::Player {
+            withdraw_leave,
+            leave,
+            game: about_game || !(withdraw_leave || leave),
+        }
+    };
+    (account, then)
+}
+
 /// Acts on one letter received at `now` (the postmark), after `crate::core::door::screen` let it in;
-/// [`State::handle_letter`] is the entry point.
+/// [`State::handle_letter`] is the entry point. Automatic mails, the relay's own and
+/// unauthenticated ones were screened out before.
 pub(crate) fn answer_letter(
     state: &mut State,
     letter: &Letter,
     now: DateTime<Utc>,
     s: &Settings,
 ) -> Output {
-    // Automatic mails, the relay's own and unauthenticated ones were screened out before.
     let mut out = Output::default();
-    if !state.knows(&letter.from) {
-        stranger(state, &mut out, letter, Step { now, s });
-        return out;
-    }
-    // TO §23: the answer to a director's question, through the question's own reply key: it
-    // goes to the director, whatever it says.
-    if let Some(q) = question_of(state, letter) {
-        answer_question(state, &mut out, letter, q, Step { now, s });
-        return out;
-    }
-    // `Hilfe` / `help`: the forms by mail, to the sender alone; nothing else of the mail is
-    // done (it changes nothing: no reply key needed).
-    if letter.content.help {
-        help(state, &mut out, letter, Step { now, s });
-        return out;
-    }
-    // TO §18, §29: a reply to a decision about a game, through the player's key of replies to
-    // decisions: it goes to the director, whatever it says, never to the partner.
-    if let Some((game, color)) = decision_reply_of(state, letter) {
-        to_director(state, &mut out, letter, (&game, color), Step { now, s });
-        return out;
-    }
-    // `[security] require_reply_key`: anything that may change a game, a tournament or what the
-    // relay does for the sender — `Keine Warnungen`, `XFCC-Passwort` among them — counts only
-    // through the sender's own `relay+KEY@` address; a forged From cannot know it. The query
-    // goes to the registered address in From, so the real player learns of the attempt. A bare
-    // `Status` changes nothing and is answered to the registered address: it needs no key.
-    let c = &letter.content;
-    let bare_status =
-        c.status_request && !c.xfcc_password && c.warnings.is_none() && !says_more_than_status(c);
-    if s.guard.require_reply_key && !bare_status && !came_through_own_key(state, letter) {
-        let game = letter
-            .game_ref
-            .as_ref()
-            .filter(|g| state.color_in(g, &letter.from).is_some())
-            .cloned();
-        let lang = lang_for(state, &letter.from, game.as_ref(), s);
-        if let Some(g) = &game {
-            out.letter_games.insert(g.clone());
+    let at = Step { now, s };
+    match classify(state, letter, s) {
+        Route::Stranger => stranger(state, &mut out, letter, at),
+        Route::QuestionAnswer(tid, i) => answer_question(state, &mut out, letter, (tid, i), at),
+        Route::Help => help(state, &mut out, letter, at),
+        Route::DecisionReply(game, color) => {
+            to_director(state, &mut out, letter, (&game, color), at);
         }
-        let r = Refusal::NotThroughReplyKey;
-        query(
-            state,
-            &mut out,
-            letter,
-            game.as_ref(),
-            lang,
-            r,
-            Step { now, s },
-        );
-        return out;
+        Route::NotThroughReplyKey => not_through_reply_key(state, &mut out, letter, at),
+        Route::Known { account, then } => {
+            if let Some(account) = account {
+                answer_account(state, &mut out, letter, account, at);
+            }
+            match then {
+                Then::Nothing => {}
+                Then::Director => {
+                    handle_director(state, &mut out, letter, at);
+                    // A change of time may make a forfeit due at once (TO §17).
+                    out.absorb(fire_due(state, at));
+                }
+                Then::Ask => ask(state, &mut out, letter, at),
+                Then::Player {
+                    withdraw_leave: withdrawn,
+                    leave,
+                    game,
+                } => {
+                    // TO §24: a planned leave withdrawn, a leave asked for.
+                    if let Some(w) = letter.content.withdraw_leave.filter(|_| withdrawn) {
+                        withdraw_leave(state, &mut out, letter, w.span, at);
+                    }
+                    if let Some(span) = letter.content.leave.filter(|_| leave) {
+                        handle_leave(state, &mut out, letter, span, at);
+                    }
+                    if game {
+                        game_letter(state, &mut out, letter, at);
+                    }
+                }
+            }
+        }
     }
-    // TO §17: `Keine Warnungen` / `Warnungen`: the sender's clock warnings off or on, answered
-    // with his status (which says so).
-    if let Some(on) = letter.content.warnings {
+    out
+}
+
+/// [`Route::NotThroughReplyKey`]: the query to the registered address in From, about the game
+/// the subject names when the sender plays it.
+fn not_through_reply_key(state: &mut State, out: &mut Output, letter: &Letter, at: Step<'_>) {
+    let game = letter
+        .game_ref
+        .as_ref()
+        .filter(|g| state.color_in(g, &letter.from).is_some())
+        .cloned();
+    let lang = lang_for(state, &letter.from, game.as_ref(), at.s);
+    if let Some(g) = &game {
+        out.letter_games.insert(g.clone());
+    }
+    query(
+        state,
+        out,
+        letter,
+        game.as_ref(),
+        lang,
+        Refusal::NotThroughReplyKey,
+        at,
+    );
+}
+
+/// [`Account`]: the sender's warnings switched (TO §17), and his status as the answer.
+fn answer_account(
+    state: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    account: Account,
+    at: Step<'_>,
+) {
+    if let Account::Warnings(on) = account {
         if on {
             state.meta.no_warnings.remove(&letter.from);
         } else {
@@ -251,68 +391,38 @@ pub(crate) fn answer_letter(
         {
             out.games.insert(g.id.clone());
         }
-        answer_status(state, &mut out, letter, Step { now, s });
-        if !says_more_than_status(&letter.content) {
-            return out;
-        }
     }
     // `Status` needs no game (src/core/records/status.rs); a mail that says more goes on as usual.
-    if letter.content.status_request && letter.content.warnings.is_none() {
-        answer_status(state, &mut out, letter, Step { now, s });
-        if !says_more_than_status(&letter.content) {
-            return out;
-        }
+    answer_status(state, out, letter, at);
+}
+
+/// [`Then::Ask`]: the first uncertain request queried, quoting the sentence.
+fn ask(state: &mut State, out: &mut Output, letter: &Letter, at: Step<'_>) {
+    let Some(ask) = letter.content.asks.first() else {
+        return;
+    };
+    let game = game_of_letter(state, letter)
+        .ok()
+        .filter(|g| state.color_in(g, &letter.from).is_some());
+    if let Some(g) = &game {
+        out.letter_games.insert(g.clone());
     }
-    // The director's hand (crate::core::director) and leave (crate::core::director::leave).
-    if is_director_letter(state, letter) {
-        handle_director(state, &mut out, letter, Step { now, s });
-        // A change of time may make a forfeit due at once (TO §17).
-        out.absorb(fire_due(state, Step { now, s }));
-        return out;
-    }
-    // A request recognised in the writer's words but not certain or not complete: queried,
-    // quoting the sentence, never guessed (TO §2, §8; `crate::letter::requests`).
-    if let Some(ask) = letter.content.asks.first() {
-        let game = game_of_letter(state, letter)
-            .ok()
-            .filter(|g| state.color_in(g, &letter.from).is_some());
-        if let Some(g) = &game {
-            out.letter_games.insert(g.clone());
-        }
-        let lang = lang_for(state, &letter.from, game.as_ref(), s);
-        let r = Refusal::Uncertain(ask.clone());
-        query(
-            state,
-            &mut out,
-            letter,
-            game.as_ref(),
-            lang,
-            r,
-            Step { now, s },
-        );
-        return out;
-    }
-    // TO §24: a planned leave withdrawn.
-    if let Some(w) = letter.content.withdraw_leave {
-        withdraw_leave(state, &mut out, letter, w.span, Step { now, s });
-        let c = &letter.content;
-        if c.moves.is_empty() && !c.resign && !c.draw_accept && !c.announce_long_think {
-            return out;
-        }
-    }
-    if let Some(span) = letter.content.leave {
-        handle_leave(state, &mut out, letter, span, Step { now, s });
-        let c = &letter.content;
-        if c.moves.is_empty() && !c.resign && !c.draw_accept && !c.announce_long_think {
-            return out;
-        }
-    }
+    let lang = lang_for(state, &letter.from, game.as_ref(), at.s);
+    let r = Refusal::Uncertain(ask.clone());
+    query(state, out, letter, game.as_ref(), lang, r, at);
+}
+
+/// A player's letter about a game: the game it is about and his colour in it (or the query
+/// saying why there is none), an appeal (TO §29) and words (TO §30) first, then what it does
+/// in the game ([`act_in_game`]).
+fn game_letter(state: &mut State, out: &mut Output, letter: &Letter, at: Step<'_>) {
+    let s = at.s;
     let game_ref = match game_of_letter(state, letter) {
         Ok(g) => g,
         Err(r) => {
             let lang = lang_for(state, &letter.from, None, s);
-            query(state, &mut out, letter, None, lang, r, Step { now, s });
-            return out;
+            query(state, out, letter, None, lang, r, at);
+            return;
         }
     };
     let Some(game) = state.games.get(&game_ref) else {
@@ -320,8 +430,8 @@ pub(crate) fn answer_letter(
         let r = Refusal::UnknownGame {
             game: game_ref.to_string(),
         };
-        query(state, &mut out, letter, None, lang, r, Step { now, s });
-        return out;
+        query(state, out, letter, None, lang, r, at);
+        return;
     };
     let lang = lang_for(state, &letter.from, Some(&game_ref), s);
     let Some(color) = game.color_of(&letter.from) else {
@@ -330,101 +440,70 @@ pub(crate) fn answer_letter(
         let r = Refusal::NotAPlayer {
             game: game_ref.to_string(),
         };
-        query(state, &mut out, letter, None, lang, r, Step { now, s });
-        return out;
+        query(state, out, letter, None, lang, r, at);
+        return;
     };
     out.letter_games.insert(game_ref.clone());
     // TO §29: an appeal (`Einspruch:`) in any mail about the game goes to the director.
     if letter.content.appeal.is_some() {
-        to_director(state, &mut out, letter, (&game_ref, color), Step { now, s });
-        return out;
+        to_director(state, out, letter, (&game_ref, color), at);
+        return;
     }
     // TO §30: words and nothing else go to the partner, in any state of the game.
     if letter.content.message {
-        message(state, &mut out, letter, &game_ref, color, Step { now, s });
-        return out;
+        message(state, out, letter, &game_ref, color, at);
+        return;
     }
-    if let Err(r) = check_letter(state, &game_ref, color, &letter.content, Step { now, s }) {
-        query(
-            state,
-            &mut out,
-            letter,
-            Some(&game_ref),
-            lang,
-            r,
-            Step { now, s },
-        );
-        return out;
+    if let Err(r) = check_letter(state, &game_ref, color, &letter.content, at) {
+        query(state, out, letter, Some(&game_ref), lang, r, at);
+        return;
     }
+    act_in_game(state, out, letter, (&game_ref, color), lang, at);
+}
+
+/// What a player's checked letter does in his game: resign, accept a draw, claim a repetition,
+/// announce a long think, or moves (with a claim or conditional moves) played — or the query
+/// saying why not.
+fn act_in_game(
+    state: &mut State,
+    out: &mut Output,
+    letter: &Letter,
+    (game_ref, color): (&GameRef, Color),
+    lang: crate::lang::Lang,
+    at: Step<'_>,
+) {
+    let (now, s) = (at.now, at.s);
     let c = &letter.content;
     if c.resign {
-        finish(
-            state,
-            &mut out,
-            &game_ref,
-            GameResult::for_winner(!color),
-            EndReason::Resignation,
-            now,
-            s,
-        );
-        return out;
+        let result = GameResult::for_winner(!color);
+        finish(state, out, game_ref, result, EndReason::Resignation, now, s);
+        return;
     }
     if c.draw_accept {
-        finish(
-            state,
-            &mut out,
-            &game_ref,
-            GameResult::Draw,
-            EndReason::DrawAgreed,
-            now,
-            s,
-        );
-        return out;
+        let result = GameResult::Draw;
+        finish(state, out, game_ref, result, EndReason::DrawAgreed, now, s);
+        return;
     }
     let own_moves = c.moves.iter().any(|m| m.color == color);
     if c.claim_repetition && !own_moves {
-        claim_repetition(state, &mut out, letter, &game_ref, Step { now, s });
-        return out;
+        claim_repetition(state, out, letter, game_ref, at);
+        return;
     }
     if c.announce_long_think && !own_moves {
-        announce(state, &mut out, letter, &game_ref, color, Step { now, s });
-        return out;
+        announce(state, out, letter, game_ref, color, at);
+        return;
     }
-    let resolved = resolve(state, &game_ref, color, &c.moves, s)
-        .and_then(|r| check_claim(state, &game_ref, r, c))
-        .and_then(|r| check_conditional(state, &game_ref, color, r, c));
+    let resolved = resolve(state, game_ref, color, &c.moves, s)
+        .and_then(|r| check_claim(state, game_ref, r, c))
+        .and_then(|r| check_conditional(state, game_ref, color, r, c));
     match resolved {
         Ok(resolved) => {
             // TO §24: a move sent during leave ends it the day before.
-            end_leave_on_move(
-                state,
-                &mut out,
-                &game_ref,
-                &letter.from,
-                letter,
-                Step { now, s },
-            );
-            play(
-                state,
-                &mut out,
-                letter,
-                &game_ref,
-                color,
-                resolved,
-                Step { now, s },
-            )
+            end_leave_on_move(state, out, game_ref, &letter.from, letter, at);
+            play(state, out, letter, game_ref, color, resolved, at);
         }
-        Err(r) => query(
-            state,
-            &mut out,
-            letter,
-            Some(&game_ref),
-            lang,
-            r,
-            Step { now, s },
-        ),
+        Err(r) => query(state, out, letter, Some(game_ref), lang, r, at),
     }
-    out
 }
 
 /// A mail from an address no tournament knows. It changes nothing. No backscatter: it is

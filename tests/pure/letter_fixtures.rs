@@ -26,7 +26,7 @@
 //! as received. Run with `UPDATE_SNAPSHOTS=1` to rewrite the expectations — then check every
 //! changed file by hand before keeping it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -151,42 +151,157 @@ fn token(ply: usize, san: &str) -> MoveToken {
     }
 }
 
-/// How many letters reached a single game (`core::reach`), not whole tournaments.
+/// How many letters reached a single game (`core::needs` named games, not whole tournaments).
 static SINGLE_GAME: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// Runs the letter through the core in the game its `X-Test-*` headers describe.
-/// `state` as a relay that holds games lazily has it when it asks the core about `letter` at
-/// `now`: no game and no reply key in memory at first, then the bindings of the keys the letter
-/// names (looked up in the store, here: in `state`), then what [`fernzug::core::reach`] names —
-/// its tournaments whole (their games and keys) and its single games (with their keys).
+/// How many letters needed the record of the rotated tournament away beside the fixture's.
+static BROUGHT_ROTATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The state a relay that holds records lazily has when it asks the core about `letter` at
+/// `now`: no game and no reply key in memory at first, nor the records of the tournaments in
+/// `away` (rotated ones); then what [`fernzug::core::needs::needs`] names, brought in from
+/// `state` (the store, here) part by part in its order, asking again after each, as the
+/// relay's working set does (`src/app/working/mod.rs`) — until it names nothing new.
 fn lazy_as_the_relay_holds_it(
     state: &State,
     letter: &Letter,
     now: chrono::DateTime<chrono::Utc>,
+    away: &BTreeSet<String>,
 ) -> State {
-    let mut lazy = state.clone();
-    lazy.games.clear();
-    lazy.keys = Default::default();
-    for k in &letter.reply_keys {
-        if let Some(b) = state.keys.get(k) {
-            lazy.keys.insert(k.clone(), b.clone());
+    use fernzug::core::needs::{Input, needs};
+    let mut lazy = State::default();
+    for t in state.tournaments.values().filter(|t| !away.contains(&t.id)) {
+        lazy.add_tournament(t.clone());
+    }
+    lazy.meta = state.meta.clone();
+    let counting = away.is_empty();
+    let mut away = away.clone();
+    let mut asked: BTreeSet<String> = BTreeSet::new();
+    let bring = |lazy: &mut State, away: &mut BTreeSet<String>, ids: Vec<String>| {
+        for id in ids {
+            if away.remove(&id) {
+                lazy.add_tournament(state.tournaments[&id].clone());
+            }
         }
-    }
-    let reach = fernzug::core::reach(&lazy, letter, now);
-    if !reach.games.is_empty() {
-        SINGLE_GAME.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    }
-    for (g, game) in &state.games {
-        if reach.tournaments.contains(&g.tournament) || reach.games.contains(g) {
-            lazy.games.insert(g.clone(), game.clone());
+    };
+    let with_keys = |lazy: &mut State, wanted: &dyn Fn(&GameRef) -> bool| {
+        for (g, game) in state.games.iter().filter(|(g, _)| wanted(g)) {
+            if !lazy.games.contains_key(g) {
+                lazy.games.insert(g.clone(), game.clone());
+                for (k, b) in state.keys.iter().filter(|(_, b)| b.game == *g) {
+                    lazy.keys.insert(k.clone(), b.clone());
+                }
+            }
         }
-    }
-    for (k, b) in state.keys.iter() {
-        if reach.tournaments.contains(&b.game.tournament) || reach.games.contains(&b.game) {
-            lazy.keys.insert(k.clone(), b.clone());
+    };
+    loop {
+        let n = needs(&lazy, Input::Letter(letter, now));
+        // 1. the bindings of the letter's reply keys.
+        let keys: Vec<String> = n
+            .keys
+            .iter()
+            .filter(|k| asked.insert(format!("key {k}")))
+            .cloned()
+            .collect();
+        if !keys.is_empty() {
+            for k in keys {
+                if let Some(b) = state.keys.get(&k) {
+                    lazy.keys.insert(k, b.clone());
+                }
+            }
+            continue;
         }
+        // 2. the records of the away tournaments it names.
+        let mut ids: Vec<String> = Vec::new();
+        if n.all_records {
+            ids.extend(away.iter().cloned());
+        }
+        ids.extend(n.records.iter().cloned());
+        for text in &n.named_in {
+            for w in fernzug::core::id_words(text) {
+                ids.extend(away.iter().filter(|a| a.eq_ignore_ascii_case(w)).cloned());
+            }
+        }
+        for p in &n.people {
+            ids.extend(
+                state
+                    .tournaments_with(p)
+                    .filter(|t| away.contains(&t.id))
+                    .map(|t| t.id.clone()),
+            );
+        }
+        ids.retain(|id| away.contains(id));
+        if !ids.is_empty() {
+            BROUGHT_ROTATED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            bring(&mut lazy, &mut away, ids);
+            continue;
+        }
+        // 3. the games: whole tournaments, single games.
+        let before = lazy.games.len();
+        with_keys(&mut lazy, &|g| {
+            n.games.contains(g) || n.tournaments.contains(&g.tournament)
+        });
+        if lazy.games.len() > before {
+            continue;
+        }
+        if counting && !n.games.is_empty() {
+            SINGLE_GAME.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        return lazy;
     }
-    lazy
+}
+
+/// A finished tournament of the fixture's two players and director, rotated (Fax 2.8) beside
+/// the fixture's: a relay at work holds its record only when an input needs it.
+fn with_a_rotated_tournament(
+    state: &State,
+    game: &GameRef,
+    s: &Settings,
+) -> (State, BTreeSet<String>) {
+    let mut full = state.clone();
+    let g = &state.games[game];
+    let t = &state.tournaments[&game.tournament];
+    let player = |email: &str| NewPlayer {
+        name: t.player(email).map(|p| p.name.clone()).unwrap_or_default(),
+        email: email.to_string(),
+        language: t.player(email).and_then(|p| p.lang),
+        also: Vec::new(),
+    };
+    let id = "ALT-2025".to_string();
+    let file = NewTournament {
+        id: id.clone(),
+        name: "Earlier".into(),
+        rules: RuleSet::Fax,
+        start: Utc
+            .with_ymd_and_hms(2025, 1, 6, 0, 0, 0)
+            .unwrap()
+            .date_naive(),
+        director: t.director.clone(),
+        players: vec![player(&g.players.white), player(&g.players.black)],
+        pairings: vec![Pairing {
+            number: 1,
+            round: 1,
+            white: 1,
+            black: 0,
+        }],
+        digest: false,
+    };
+    let mut n = 0;
+    let registered = Utc.with_ymd_and_hms(2025, 1, 6, 10, 0, 0).unwrap();
+    full.register(&file, registered, s, &mut || {
+        n += 1;
+        format!("altkey{n}")
+    })
+    .expect("the earlier tournament registers");
+    // Its games are on the shelf: a relay holding every record has them in memory only while
+    // an input about one of them is decided (the shelved game's reply keys stay findable).
+    full.games.remove(&GameRef::new(&id, 1));
+    if let Some(mut t) = full.tournaments.get(&id).cloned() {
+        t.rotated = true;
+        t.rotated_at = Some(registered + Duration::days(200));
+        full.add_tournament(t);
+    }
+    (full, BTreeSet::from([id]))
 }
 
 pub(crate) fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
@@ -314,15 +429,24 @@ pub(crate) fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
         *g.forms.get_mut(sender_color) = form;
     }
     let plies_before = state.games[&game].moves.len();
-    let lazy = lazy_as_the_relay_holds_it(&state, letter, received);
-    let mut lazy_state = lazy.clone();
+    // What the core says a letter needs (`core::needs`) is all a relay holding records lazily
+    // brings in: the core decides the same with only that at hand — and so it does when a
+    // rotated tournament of the same people is away.
+    let (mut full, away) = with_a_rotated_tournament(&state, &game, &s);
+    let mut lazy_full = lazy_as_the_relay_holds_it(&full, letter, received, &away);
+    let full_out = full.handle_letter(letter, received, &s);
+    let lazy_full_out = lazy_full.handle_letter(letter, received, &s);
+    assert_eq!(
+        lazy_full_out, full_out,
+        "{name}: with a rotated tournament away, the core decides otherwise with only what \
+         core::needs names at hand"
+    );
+    let mut lazy_state = lazy_as_the_relay_holds_it(&state, letter, received, &BTreeSet::new());
     let out = state.handle_letter(letter, received, &s);
-    // What the core says a letter reaches (`core::reach`) is all a relay holding games lazily
-    // brings in: the core decides the same with only that at hand.
     let lazy_out = lazy_state.handle_letter(letter, received, &s);
     assert_eq!(
         lazy_out, out,
-        "{name}: the core decides otherwise with only what core::reach names at hand"
+        "{name}: the core decides otherwise with only what core::needs names at hand"
     );
     for (g, held) in &lazy_state.games {
         assert_eq!(Some(held), state.games.get(g), "{name}: game {g}");
@@ -458,6 +582,13 @@ fn mail_fixtures_read_as_expected() {
     // at hand as with all (`outcome` compares the two).
     let single = SINGLE_GAME.load(std::sync::atomic::Ordering::SeqCst);
     println!("{single} fixture letters reached a single game");
+    // Every letter of a player names him: the rotated tournament he played in is read for it.
+    let rotated = BROUGHT_ROTATED.load(std::sync::atomic::Ordering::SeqCst);
+    println!("{rotated} fixture letters brought in a rotated tournament's record");
+    assert!(
+        rotated >= 50,
+        "only {rotated} fixture letters brought in a rotated tournament's record"
+    );
     assert!(
         single >= 50,
         "only {single} fixture letters reached a single game"
