@@ -20,8 +20,11 @@ pub mod backup;
 mod bounces;
 mod desk;
 mod enrol;
+mod open;
 pub mod shelf;
+mod stage;
 pub mod status_row;
+mod step;
 pub mod verify;
 mod working;
 pub mod xfcc;
@@ -99,6 +102,15 @@ pub enum Processed {
     Quarantined(String),
 }
 
+/// The records as the shell reads them for showing or enclosing (`App::records`): the state in
+/// memory and, for what is not there, the store, its archive and the shelf (`desk.rs`,
+/// `verify.rs`, `shelf.rs`, `bounces.rs`). It only reads.
+pub struct Records<'a> {
+    pub(crate) state: &'a State,
+    pub(crate) store: &'a Store,
+    pub(crate) settings: &'a Settings,
+}
+
 /// What [`App::close`] keeps of a closed relay for [`App::reopen`].
 pub struct Held {
     generation: u64,
@@ -122,9 +134,8 @@ pub struct App {
     /// What of the store is in memory beside the state, and how the rest gets there
     /// (`working/`): the index of deadlines, the rotated tournaments not read.
     working: Working,
-    /// The XFCC passwords this process issued (`xfcc.rs`), by address, so that all start mails
-    /// of one registration carry the same one. Only in memory: the store keeps their hashes.
-    xfcc_issued: std::collections::HashMap<String, xfcc::Issued>,
+    /// The XFCC passwords this process issued (`xfcc.rs`).
+    xfcc_issued: xfcc::Issuer,
 }
 
 /// Start mails queued per transaction: games of a tournament whose start mails are rendered and
@@ -164,21 +175,21 @@ impl App {
     /// The store is held by one process at a time; the daemon holds it only while it works, so a
     /// command given meanwhile waits (up to [`LOCK_WAIT`]) for it.
     pub fn open(config: Config) -> Result<App, AppError> {
-        App::open_with(config, None, Load::All, true)
+        open::open_with(config, None, Load::All, true)
     }
 
     /// Opens the store for work without reading the games, as [`App::reopen`] does for the
     /// daemon; while the daemon holds the store, it is asked to let go ([`store_request`]).
     /// `once` and `tournament add` work this way.
     pub fn open_lazy(config: Config) -> Result<App, AppError> {
-        App::open_with(config, None, Load::Lazy, true)
+        open::open_with(config, None, Load::Lazy, true)
     }
 
     /// Opens the store as [`App::open_lazy`] does, for deciding what the mailbox and the clock
     /// bring (`once`): without the rotated tournaments' records either, read only when an input
     /// names one of them or one of their people (`working/`).
     pub fn open_working(config: Config) -> Result<App, AppError> {
-        App::open_with(config, None, Load::Working, true)
+        open::open_with(config, None, Load::Working, true)
     }
 
     /// Closes the store and keeps what was read from it (the daemon between two passes: other
@@ -199,14 +210,14 @@ impl App {
     /// `held` ([`App::close`]) is taken as it is when no other process wrote to the store since.
     /// The daemon's way (it does not ask anyone to let go of the store).
     pub fn reopen(config: Config, held: Option<Held>) -> Result<App, AppError> {
-        App::open_with(config, held, Load::Working, false)
+        open::open_with(config, held, Load::Working, false)
     }
 
     /// Opens the store with only game `id` and its tournament read (from the state's trees or
     /// the shelf): what a command about one game needs (`status GAME`, `export … GAME`), without
     /// reading every game. Nothing is decided with it.
     pub fn open_game(config: Config, id: &GameRef) -> Result<App, AppError> {
-        let mut app = App::open_with(config, None, Load::Nothing, true)?;
+        let mut app = open::open_with(config, None, Load::Nothing, true)?;
         if let Some(t) = app.store.tournament(&id.tournament)? {
             app.state.add_tournament(t);
         }
@@ -222,107 +233,6 @@ impl App {
         app.working = Working::open(&app.store, &app.settings, Load::Nothing)?.1;
         app.working.due = working::due::DueIndex::build(&app.state, &app.settings);
         Ok(app)
-    }
-
-    /// `ask`: while the store is held by another process, ask it to let go ([`store_request`]).
-    fn open_with(
-        config: Config,
-        held: Option<Held>,
-        load: Load,
-        ask: bool,
-    ) -> Result<App, AppError> {
-        let path = config.relay.data_dir.join("store");
-        // The data directory is the players' (the store, the shelf): 0700 whatever the umask.
-        crate::store::private::dir_all(&config.relay.data_dir).map_err(|source| {
-            crate::store::StoreError::Files {
-                path: config.relay.data_dir.clone(),
-                what: "create the data directory",
-                source,
-            }
-        })?;
-        let request = store_request(&config.relay.data_dir);
-        let started = std::time::Instant::now();
-        let mut asked = false;
-        let opened = loop {
-            match Store::open(&path) {
-                Ok(s) => break Ok(s),
-                Err(e) if e.is_locked() && started.elapsed() < LOCK_WAIT => {
-                    if ask && !request.exists() {
-                        // Best effort: a daemon that cannot be asked keeps the store.
-                        asked |= std::fs::write(&request, std::process::id().to_string()).is_ok();
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(20));
-                }
-                Err(e) => break Err(e),
-            }
-        };
-        if asked {
-            let _ = std::fs::remove_file(&request);
-        }
-        let store = opened?;
-        for id in store.abandon_registrations()? {
-            tracing::warn!(
-                "the registration of tournament {id} stopped before its end and does not count: \
-                 its parts were removed; add it again"
-            );
-        }
-        let (kept, templates) = match held {
-            Some(h) => (Some((h.generation, h.state, h.working)), h.templates),
-            None => (
-                None,
-                Templates::load(config.relay.templates_dir.as_deref())?,
-            ),
-        };
-        let instance = match store.instance()? {
-            Some(i) => i,
-            None => {
-                let id: [u8; 6] = rand::rngs::OsRng.r#gen();
-                let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
-                let mut b = Batch::default();
-                b.put_instance(&id);
-                store.commit(b)?;
-                id
-            }
-        };
-        let settings = Settings {
-            relay_address: config.relay.address.clone(),
-            relay_name: config.relay.name.clone(),
-            tz: config.relay.time_zone,
-            default_lang: config.relay.language,
-            instance,
-            digest_day: config.relay.digest_day,
-            warn_days: config.relay.warn_days,
-            guard: crate::core::model::Guard {
-                answers_per_day: config.limits.auto_answers_per_day,
-                max_mail_bytes: config.limits.max_mail_bytes,
-                dmarc_authserv_id: config
-                    .security
-                    .require_dmarc_pass
-                    .then(|| config.security.trusted_authserv_id.clone())
-                    .flatten(),
-                trusted_authserv_id: config.security.trusted_authserv_id.clone(),
-                require_reply_key: config.security.require_reply_key,
-                directors: config.relay.directors.clone(),
-            },
-        };
-        let (state, working) = match (kept, load) {
-            (Some((generation, state, working)), Load::Working)
-                if generation == store.generation() =>
-            {
-                (state, working)
-            }
-            _ => Working::open(&store, &settings, load)?,
-        };
-        Ok(App {
-            config,
-            settings,
-            store,
-            state,
-            templates,
-            grouped: false,
-            working,
-            xfcc_issued: Default::default(),
-        })
     }
 
     /// Group commit on (`true`) or off: while on, the steps of [`App::process`] are applied to
@@ -342,15 +252,6 @@ impl App {
         Ok(self.store.sync()?)
     }
 
-    /// One step's transaction: committed (durable) at once, or applied for the group's sync.
-    fn commit(&self, batch: Batch) -> Result<(), crate::store::StoreError> {
-        if self.grouped {
-            self.store.apply(batch)
-        } else {
-            self.store.commit(batch)
-        }
-    }
-
     /// After a failed step: the state as the store has it (the step wrote nothing), without
     /// the games (each input brings in what it needs).
     pub(crate) fn reload(&mut self) -> Result<(), AppError> {
@@ -358,6 +259,15 @@ impl App {
         self.xfcc_issued.clear();
         self.state = self.working.reload(&self.store)?;
         Ok(())
+    }
+
+    /// The records, for reading ([`Records`]).
+    pub fn records(&self) -> Records<'_> {
+        Records {
+            state: &self.state,
+            store: &self.store,
+            settings: &self.settings,
+        }
     }
 
     /// Drops the games from memory once more than [`KEEP_GAMES`] are held (within a long drain,
@@ -396,12 +306,6 @@ impl App {
     /// The earliest pending deadline of the core (from the shell's index).
     pub fn next_deadline(&self) -> Result<Option<DateTime<Utc>>, AppError> {
         Ok(self.working.due.earliest(&self.store)?)
-    }
-
-    /// The instant to act at: `--now` if given (refused if earlier than what the relay already acted
-    /// on), else the system clock, never earlier than the relay's latest action.
-    pub fn now(&self, given: Option<DateTime<Utc>>) -> Result<DateTime<Utc>, TimeBackwards> {
-        self.now_at(given, Utc::now())
     }
 
     /// [`App::now`] with the wall clock read by the caller (the daemon's clock).
@@ -484,7 +388,7 @@ impl App {
                     };
                     batch.pending_starts(&id, Some(&moved));
                 }
-                self.settle(batch, &out, pending.at)?;
+                stage::settle(self, batch, &out, pending.at)?;
                 self.rest_if_full();
                 crate::crash::point(crate::crash::BETWEEN_START_PARTS);
                 next = end;
@@ -504,8 +408,8 @@ impl App {
     /// on with its mails.
     pub fn tick(&mut self, now: DateTime<Utc>) -> Result<Output, AppError> {
         let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let out = self.fire_due(now)?;
-            self.settle(Batch::default(), &out, now)?;
+            let out = step::fire_due(self, now)?;
+            stage::settle(self, Batch::default(), &out, now)?;
             Ok(out)
         }));
         let failure = match step {
@@ -517,21 +421,6 @@ impl App {
         Err(AppError::Step(format!(
             "the deadlines due by {now} could not be fired: {failure}"
         )))
-    }
-
-    /// The core's decisions on every deadline due by `now`, with the tournaments they concern in
-    /// memory; the index of deadlines looks at all of them again, whatever the core says it
-    /// touched. Nothing is written: the caller stages the output.
-    fn fire_due(&mut self, now: DateTime<Utc>) -> Result<Output, AppError> {
-        let woken = self.working.wake_due(&mut self.state, &self.store, now)?;
-        // A forfeit of a game registered before the keys of replies to decisions gives its
-        // players theirs (`crate::core::door::reply::decided`).
-        self.state.spare_keys = fresh_keys(SPARE_KEYS);
-        let out = self.state.tick(now, &self.settings);
-        self.working
-            .due
-            .refresh(&self.state, &self.settings, woken.iter());
-        Ok(out)
     }
 
     /// Processes one incoming mail received at `postmark` (IMAP INTERNALDATE, or `--now`): deadlines
@@ -548,7 +437,7 @@ impl App {
         postmark: DateTime<Utc>,
         uid: Option<(u32, u32)>,
     ) -> Result<Processed, AppError> {
-        self.process_mail(raw, postmark, uid, None, None)
+        step::process_mail(self, raw, postmark, uid, None, None)
     }
 
     /// Processes the letter `raw` a client's call stands for (XFCC's `MakeAMove`, `app/xfcc.rs`)
@@ -561,7 +450,7 @@ impl App {
         postmark: DateTime<Utc>,
         content: crate::letter::Content,
     ) -> Result<Processed, AppError> {
-        self.process_mail(raw, postmark, None, None, Some(content))
+        step::process_mail(self, raw, postmark, None, None, Some(content))
     }
 
     /// Processes a mail larger than `[limits] max_mail_bytes` of which only `header` was fetched:
@@ -573,45 +462,7 @@ impl App {
         postmark: DateTime<Utc>,
         uid: Option<(u32, u32)>,
     ) -> Result<Processed, AppError> {
-        self.process_mail(header, postmark, uid, Some(size), None)
-    }
-
-    /// [`App::process`] and its kin, each under one guard: a panic anywhere in the mail's step —
-    /// reading, bringing in its games, deciding, rendering, registering — undoes the step (the
-    /// state is read back from the store, which the step did not change) and quarantines the
-    /// mail with the reason. No mail stops the relay (docs/security.md).
-    fn process_mail(
-        &mut self,
-        raw: &[u8],
-        postmark: DateTime<Utc>,
-        uid: Option<(u32, u32)>,
-        oversized: Option<u64>,
-        call: Option<crate::letter::Content>,
-    ) -> Result<Processed, AppError> {
-        // Should the process die in this step (an abort, a kill), the next one learns which
-        // message it was (`crate::store::step`).
-        if let Some((v, u)) = uid {
-            self.store.step_begins(v, u)?;
-        }
-        let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crate::crash::point_for(crate::crash::IN_STEP, raw);
-            self.step_mail(raw, postmark, uid, oversized, call)
-        }));
-        let done = match step {
-            Ok(done) => done,
-            Err(panic) => {
-                let reason = format!("failure while processing: {}", panic_text(&panic));
-                self.reload()?;
-                let mut batch = Batch::default();
-                self.quarantine_into(&mut batch, raw, None, postmark, uid, &reason);
-                self.commit(batch)?;
-                Ok(Processed::Quarantined(reason))
-            }
-        };
-        if uid.is_some() {
-            self.store.step_ends()?;
-        }
-        done
+        step::process_mail(self, header, postmark, uid, Some(size), None)
     }
 
     /// Counts, durably, the death of an earlier process in the step of the message the step
@@ -636,187 +487,6 @@ impl App {
         Ok(())
     }
 
-    fn step_mail(
-        &mut self,
-        raw: &[u8],
-        postmark: DateTime<Utc>,
-        uid: Option<(u32, u32)>,
-        oversized: Option<u64>,
-        call: Option<crate::letter::Content>,
-    ) -> Result<Processed, AppError> {
-        let limits = Limits {
-            max_text_bytes: self.config.limits.max_mail_bytes as usize,
-            ..Limits::default()
-        };
-        // The reader stands on mail-parser: should either of them panic on some mail, that mail
-        // is quarantined like any unreadable one instead of stopping the daemon on it again and
-        // again.
-        let read = match std::panic::catch_unwind(|| letter::read_letter_with(raw, &limits)) {
-            Ok(read) => read.map_err(|e| e.to_string()),
-            Err(panic) => Err(format!("reader failure: {}", panic_text(&panic))),
-        };
-        let mut letter: Letter = match read {
-            Ok(l) => l,
-            Err(e) => {
-                let reason = format!("unreadable mail: {e}");
-                let mut batch = Batch::default();
-                self.quarantine_into(&mut batch, raw, None, postmark, uid, &reason);
-                self.commit(batch)?;
-                return Ok(Processed::Quarantined(reason));
-            }
-        };
-        letter.trace.oversized = oversized;
-        if let Some(content) = call {
-            letter.content = content;
-            letter.trace.direct = true;
-        }
-        if self.store.is_processed(&letter.message_id)? {
-            if let Some((v, u)) = uid {
-                let mut batch = Batch::default();
-                batch.uid_done(v, u);
-                self.commit(batch)?;
-            }
-            return Ok(Processed::Duplicate);
-        }
-        // Time never runs backwards: a mail seen late counts at the latest time acted on.
-        let now = match self.state.meta.acted_until {
-            Some(a) if a > postmark => a,
-            _ => postmark,
-        };
-        // No copy of the state is taken (it grows with the store): when a step fails, the state
-        // is read back from the store, which the failed step did not change.
-        // What time alone made happen is not the mail's fault: its failure is an error. The core
-        // is asked only when its index says something is due by then (nothing else would fire).
-        let due = self
-            .working
-            .due
-            .earliest(&self.store)?
-            .is_some_and(|at| at <= now);
-        let mut batch = Batch::default();
-        let tick_out = if due {
-            self.fire_before_mail(&mut batch, now)?
-        } else {
-            Output::default()
-        };
-        self.with_original(&mut letter);
-        let input = crate::core::needs::Input::Letter(&letter, now);
-        if let Err(e) = self.working.satisfy(&mut self.state, &self.store, input) {
-            self.reload()?;
-            return Err(e);
-        }
-        // A tournament file by mail is registered in parts, as `tournament add` does it.
-        if let Some(enrolment) = letter.content.register.clone() {
-            let at = (postmark, now);
-            return self.process_registration(
-                &letter,
-                raw,
-                at,
-                uid,
-                batch,
-                tick_out.log,
-                &enrolment,
-            );
-        }
-        // A fresh random reply key for each of the director's questions (TO §23) the letter
-        // carries, and for the players of a game registered before the keys of replies to
-        // decisions should the letter decide about it.
-        self.state.spare_keys = fresh_keys(crate::core::keys_needed(&letter) + SPARE_KEYS);
-        let decided = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.state.handle_mail(&letter, raw, now, &self.settings)
-        }));
-        let failure = match decided {
-            Err(panic) => Err(format!("core failure: {}", panic_text(&panic))),
-            Ok(out) => {
-                let mut letter_batch = Batch::default();
-                let staged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    crate::crash::point_for(crate::crash::IN_STAGE, raw);
-                    self.stage(&mut letter_batch, &out, now)
-                }));
-                match staged {
-                    Err(panic) => Err(format!("rendering failure: {}", panic_text(&panic))),
-                    Ok(Err(e)) => Err(format!("cannot render the answer: {e}")),
-                    Ok(Ok(())) => Ok((out, letter_batch)),
-                }
-            }
-        };
-        let (out, letter_batch) = match failure {
-            Ok(done) => done,
-            Err(reason) => {
-                // Nothing the letter did stays; the deadlines up to now do (fired again on the
-                // state as it was: the same deadlines, the same decisions).
-                self.reload()?;
-                batch = Batch::default();
-                if due {
-                    self.fire_before_mail(&mut batch, now)?;
-                }
-                self.quarantine_into(
-                    &mut batch,
-                    raw,
-                    Some(&letter.message_id),
-                    postmark,
-                    uid,
-                    &reason,
-                );
-                if let Err(e) = self.commit(batch) {
-                    self.reload()?;
-                    return Err(e.into());
-                }
-                return Ok(Processed::Quarantined(reason));
-            }
-        };
-        batch.append(letter_batch);
-        letter_done(&mut batch, (&letter, raw), (postmark, now), uid, &out);
-        if let Err(e) = self.commit(batch) {
-            self.reload()?;
-            return Err(e.into());
-        }
-        let mut refused = out.refused.clone();
-        refused.extend(xfcc::refusals_to(&out, &letter.from));
-        let mut log = tick_out.log;
-        log.extend(out.log);
-        match out.quarantine {
-            Some(reason) => {
-                for line in log {
-                    tracing::info!("{line}");
-                }
-                Ok(Processed::Quarantined(reason))
-            }
-            None => Ok(Processed::Done { log, refused }),
-        }
-    }
-
-    /// The deadlines due by `now`, fired and staged into `batch` before a mail's letter. Should
-    /// that fail in the core or in rendering (a panic, a template that does not render), the
-    /// failure is logged, nothing of it is staged, and the mail goes on without it: it is not
-    /// the mail's fault, and the relay keeps reading its mail (the deadlines stay due and are
-    /// tried again at the next step). A failure of the store is returned.
-    fn fire_before_mail(
-        &mut self,
-        batch: &mut Batch,
-        now: DateTime<Utc>,
-    ) -> Result<Output, AppError> {
-        let fired = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let out = self.fire_due(now)?;
-            self.stage(batch, &out, now)?;
-            Ok::<_, AppError>(out)
-        }));
-        let failure = match fired {
-            Ok(Ok(out)) => return Ok(out),
-            Ok(Err(e @ AppError::Render(_))) => e.to_string(),
-            Ok(Err(e)) => {
-                self.reload()?;
-                return Err(e);
-            }
-            Err(panic) => panic_text(&panic),
-        };
-        tracing::error!(
-            "the deadlines due by {now} could not be fired: {failure}; the mail is read without them"
-        );
-        self.reload()?;
-        *batch = Batch::default();
-        Ok(Output::default())
-    }
-
     /// Quarantines, unread, the mail `raw` (IMAP message `uid`, received at `postmark`) whose
     /// step began `times` times and never ended: the process died with it each time
     /// (`crate::daemon`). Returns the reason kept with it.
@@ -831,37 +501,9 @@ impl App {
             "its step began {times} times and the relay stopped in it each time: not begun again"
         );
         let mut batch = Batch::default();
-        self.quarantine_into(&mut batch, raw, None, postmark, Some(uid), &reason);
-        self.commit(batch)?;
+        step::quarantine_into(&mut batch, raw, None, postmark, Some(uid), &reason);
+        stage::commit(self, batch)?;
         Ok(reason)
-    }
-
-    /// Adds to `batch`: the mail kept in quarantine with `reason`, marked processed and done.
-    fn quarantine_into(
-        &self,
-        batch: &mut Batch,
-        raw: &[u8],
-        message_id: Option<&str>,
-        at: DateTime<Utc>,
-        uid: Option<(u32, u32)>,
-        reason: &str,
-    ) {
-        let (uidvalidity, uid_n) = uid.unwrap_or((0, 0));
-        let message_id = message_id
-            .map(str::to_string)
-            .unwrap_or_else(|| crate::letter::digest::sha256_name(raw));
-        batch.quarantine(&QuarantineEntry {
-            at,
-            uidvalidity,
-            uid: uid_n,
-            message_id: Some(message_id.clone()),
-            reason: reason.to_string(),
-            raw: raw.to_vec(),
-        });
-        batch.processed(&message_id, at);
-        if let Some((v, u)) = uid {
-            batch.uid_done(v, u);
-        }
     }
 
     /// Gives up an outbox entry that could not be delivered for `[limits] outbox_max_age_days`:
@@ -886,7 +528,7 @@ impl App {
         let out = self.state.report_undeliverable(&u, now, &self.settings);
         let mut batch = Batch::default();
         batch.unqueue(&entry.id);
-        self.settle(batch, &out, now)?;
+        stage::settle(self, batch, &out, now)?;
         Ok(out.log)
     }
 
@@ -898,7 +540,7 @@ impl App {
         now: DateTime<Utc>,
     ) -> Result<Vec<String>, AppError> {
         let out = self.state.alert(alert, now, &self.settings);
-        self.settle(Batch::default(), &out, now)?;
+        stage::settle(self, Batch::default(), &out, now)?;
         Ok(out.log)
     }
 
@@ -929,7 +571,7 @@ impl App {
             // the transaction that marks them rotated and removes them from the store.
             let ids: std::collections::BTreeSet<String> =
                 out.rotate.iter().map(|(id, _)| id.clone()).collect();
-            let shelved = self.stage(&mut batch, &out, now).and_then(|()| {
+            let shelved = stage::stage(self, &mut batch, &out, now).and_then(|()| {
                 let rows = &shelf::rows_of;
                 Ok(shelf::shelve(
                     &self.store,
@@ -953,118 +595,6 @@ impl App {
             shelf::forget(&mut self.state, &games, &keys);
         }
         Ok(log)
-    }
-
-    /// Stages `out` into `batch` ([`App::stage`]) and commits it durably; on any failure the
-    /// state is read back from the store (which the step did not change) and the error returned.
-    pub(crate) fn settle(
-        &mut self,
-        mut batch: Batch,
-        out: &Output,
-        now: DateTime<Utc>,
-    ) -> Result<(), AppError> {
-        let done = self
-            .stage(&mut batch, out, now)
-            .and_then(|()| Ok(self.store.commit(batch)?));
-        if done.is_err() {
-            self.reload()?;
-        }
-        done
-    }
-
-    /// Puts what the core decided into `batch`: changed state, events, rendered mails (outbox and
-    /// archive), the counters (`Meta`, with the relay's clock the core moved on).
-    pub(crate) fn stage(
-        &mut self,
-        batch: &mut Batch,
-        out: &Output,
-        now: DateTime<Utc>,
-    ) -> Result<(), AppError> {
-        for id in &out.tournaments {
-            if let Some(t) = self.state.tournaments.get(id) {
-                batch.put_tournament(t);
-            }
-        }
-        for g in &out.games {
-            if let Some(game) = self.state.games.get(g) {
-                batch.put_game(game, self.shelved(g));
-            }
-        }
-        for k in &out.keys {
-            if let Some(b) = self.state.keys.get(k) {
-                batch.bind_key(k, &b.game.to_string(), b);
-            }
-        }
-        for e in &out.events {
-            batch.append_event(&e.game.to_string(), e.seq, &e.stored());
-        }
-        for mail in &out.mails {
-            // What the director asked of the records (TO §11, §29), from the store.
-            let filled;
-            let mail = if mail.enclose.is_empty() {
-                mail
-            } else {
-                filled = self.enclosed(mail)?;
-                &filled
-            };
-            let login = self.xfcc_login(mail, batch);
-            let raw =
-                render::render_with(mail, &self.templates, &self.settings, now, login.as_ref())?;
-            // The archive keeps the mail without the password (docs/xfcc.md); a mail without
-            // one is stored once, the outbox naming the archived mail.
-            let withheld = match &login {
-                Some(l) => Some(render::render_with(
-                    mail,
-                    &self.templates,
-                    &self.settings,
-                    now,
-                    Some(&l.withheld()),
-                )?),
-                None => None,
-            };
-            let once = withheld.is_none();
-            batch.archive(&ArchiveEntry {
-                direction: Direction::Out,
-                at: now,
-                games: mail.game.iter().map(GameRef::to_string).collect(),
-                message_id: mail.message_id.clone(),
-                raw: withheld.unwrap_or_else(|| raw.clone()),
-            });
-            for recipient in &mail.envelope {
-                let entry = OutboxEntry {
-                    id: OutboxEntry::make_id(&mail.message_id, recipient),
-                    message_id: mail.message_id.clone(),
-                    envelope_from: self.settings.relay_address.clone(),
-                    recipient: recipient.clone(),
-                    // Beside the entry when not archived; else only for a pass's courier,
-                    // which sends it as it is (a tournament's start pass holds no copies).
-                    raw: if !once || self.store.watching_enqueued() {
-                        raw.clone()
-                    } else {
-                        Vec::new()
-                    },
-                    kind: mail.kind.name().to_string(),
-                    game: mail.game.as_ref().map(GameRef::to_string),
-                    created: now,
-                    attempts: 0,
-                    next_attempt: now,
-                    last_error: None,
-                    seq: 0,
-                };
-                if once {
-                    batch.enqueue_archived(&entry);
-                } else {
-                    batch.enqueue(&entry);
-                }
-            }
-        }
-        let decided = crate::core::needs::Input::Decided(out);
-        self.working
-            .satisfy(&mut self.state, &self.store, decided)?;
-        batch.put_meta_state(&self.state.meta);
-        self.working.due.update(&self.state, &self.settings, out);
-        self.working.due.persist(batch);
-        Ok(())
     }
 }
 

@@ -265,7 +265,7 @@ fn execute(cli: Cli) -> Result<(), Failure> {
         // Handled above, before the store is opened.
         Command::Run | Command::Check | Command::Backup { .. } => Ok(()),
         Command::Once { now } => {
-            app.now(now).map_err(usage)?;
+            app.now_at(now, chrono::Utc::now()).map_err(usage)?;
             let rt = rt()?;
             let report = rt
                 .block_on(crate::daemon::once(&mut app, now))
@@ -283,7 +283,7 @@ fn execute(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
         Command::Tournament(TournamentCommand::Add { file, now }) => {
-            let now = app.now(now).map_err(usage)?;
+            let now = app.now_at(now, chrono::Utc::now()).map_err(usage)?;
             let tf = crate::tournament_file::load(&file).map_err(usage)?;
             let out = app.register(&tf, now).map_err(|e| {
                 // A duplicate id is the file's fault, not the runtime's.
@@ -307,7 +307,7 @@ fn execute(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
         Command::Status { target, json, now } => {
-            let now = app.now(now).map_err(usage)?;
+            let now = app.now_at(now, chrono::Utc::now()).map_err(usage)?;
             status(&app, target.as_deref(), json, now)
         }
         Command::Export(ExportCommand::Pgn { target }) => {
@@ -374,7 +374,7 @@ fn each_tournament(
         };
     }
     for t in tournaments(app, target)? {
-        let games = app.games_of(t).map_err(runtime)?;
+        let games = app.records().games_of(t).map_err(runtime)?;
         each(t, &games.iter().collect::<Vec<_>>())?;
     }
     Ok(())
@@ -421,6 +421,7 @@ fn each_tournament_rows(
             app.shelved_rows_of(t, now).map_err(runtime)
         } else {
             Ok(app
+                .records()
                 .games_of(t)
                 .map_err(runtime)?
                 .iter()

@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{App, AppError};
+use super::{App, AppError, Records};
 use crate::core::{Bounce, Output};
 use crate::letter::{Letter, dsn};
 use crate::store::{Batch, Direction, OutboxEntry};
@@ -38,10 +38,12 @@ impl App {
         let out = self.state.handle_bounce(&bounce, now, &self.settings);
         let mut batch = Batch::default();
         batch.unqueue(&entry.id);
-        self.settle(batch, &out, now)?;
+        super::stage::settle(self, batch, &out, now)?;
         Ok(out)
     }
+}
 
+impl Records<'_> {
     /// Fax 2.2: what the relay's archive says of the mail a delivery-status report is about —
     /// whom the relay sent it to (`Dsn::sent_to`, `None` when the relay sent no such mail in the
     /// game the report names) and its text, the relay's own (what a report brings back of it

@@ -3,12 +3,12 @@
 //! holds the archive, the shelf and the event logs, fills it in before the mail is rendered —
 //! exactly what `export mbox`, `export pgn` and `verify` give on the command line.
 
-use crate::app::{App, AppError};
+use crate::app::{AppError, Records};
 use crate::core::model::{Attachment, Enclosure, Facts, Mail};
 use crate::core::pgn;
 use crate::game_ref::GameRef;
 
-impl App {
+impl Records<'_> {
     /// `mail` with what it encloses filled in from the store.
     pub(crate) fn enclosed(&self, mail: &Mail) -> Result<Mail, AppError> {
         let mut mail = mail.clone();

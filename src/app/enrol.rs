@@ -93,7 +93,7 @@ impl App {
             log: out.log.clone(),
             ..Output::default()
         };
-        self.stage(&mut batch, &last, now)?;
+        super::stage::stage(self, &mut batch, &last, now)?;
         self.store.commit(batch)?;
         Ok(())
     }
@@ -142,13 +142,13 @@ impl App {
             }
             None => {
                 let mut answer = Batch::default();
-                if let Err(e) = self.stage(&mut answer, &out, now) {
+                if let Err(e) = super::stage::stage(self, &mut answer, &out, now) {
                     self.reload()?;
                     return Err(e);
                 }
                 batch.append(answer);
                 batch.append(marks);
-                if let Err(e) = self.commit(batch) {
+                if let Err(e) = super::stage::commit(self, batch) {
                     self.reload()?;
                     return Err(e.into());
                 }

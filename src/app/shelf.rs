@@ -18,15 +18,15 @@
 //!   shelved by earlier versions keep their shelved games there.
 //!
 //! A shelved game is read back only when asked for: a mail that answers through one of its reply
-//! keys or names it in the subject (`App::warm` in `awake.rs`, before the core decides), or a
-//! command about it (`fernzug status`, `export`: [`App::games_of`], a tournament at a time).
+//! keys or names it in the subject (`crate::core::needs`, satisfied by `working/` before the core decides), or a
+//! command about it (`fernzug status`, `export`: [`Records::games_of`], a tournament at a time).
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
 use super::status_row::StatusRow;
-use super::{App, AppError};
+use super::{App, AppError, Records};
 use crate::core::model::{Game, Tournament};
 use crate::game_ref::GameRef;
 pub use crate::store::shelf::{ShelfFile, dir, read, write};
@@ -53,7 +53,7 @@ pub fn write_rows(dir: &std::path::Path, t: &Tournament, games: &[Game]) -> Resu
 impl App {
     /// Opens the store with every game, the shelved ones too, in memory at once: for tests and
     /// tools that compare whole states. The commands that show every game go a tournament at a
-    /// time ([`App::games_of`]); the daemon never reads the shelf whole.
+    /// time ([`Records::games_of`]); the daemon never reads the shelf whole.
     pub fn open_all(config: crate::config::Config) -> Result<App, AppError> {
         let mut app = App::open(config)?;
         app.store.for_each_shelved_game(|g| {
@@ -76,22 +76,6 @@ impl App {
             app.state.keys.insert(k, b);
         })?;
         Ok(app)
-    }
-
-    /// The games of tournament `t` in the order of their ids, read for showing them (`status`,
-    /// `export`) without bringing them into memory for work: a running tournament's from the
-    /// store (one scan of its games), a shelved one's from the store's changed copies and the shelf
-    /// file.
-    /// A game held in memory is taken from there.
-    pub fn games_of(&self, t: &Tournament) -> Result<Vec<Game>, AppError> {
-        let games = crate::store::shelf::tournament_games(&self.store, t)?;
-        if t.rotated {
-            return Ok(games);
-        }
-        Ok(games
-            .into_iter()
-            .map(|g| self.state.games.get(&g.id).cloned().unwrap_or(g))
-            .collect())
     }
 
     /// The `status` rows of the games of the shelved tournament `t` as of `now`, in the order of
@@ -136,6 +120,24 @@ impl App {
         }
         rows.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(rows.into_iter().map(|(_, r)| r).collect())
+    }
+}
+
+impl Records<'_> {
+    /// The games of tournament `t` in the order of their ids, read for showing them (`status`,
+    /// `export`) without bringing them into memory for work: a running tournament's from the
+    /// store (one scan of its games), a shelved one's from the store's changed copies and the shelf
+    /// file.
+    /// A game held in memory is taken from there.
+    pub fn games_of(&self, t: &Tournament) -> Result<Vec<Game>, AppError> {
+        let games = crate::store::shelf::tournament_games(self.store, t)?;
+        if t.rotated {
+            return Ok(games);
+        }
+        Ok(games
+            .into_iter()
+            .map(|g| self.state.games.get(&g.id).cloned().unwrap_or(g))
+            .collect())
     }
 
     /// Whether game `g` belongs on the shelf (its tournament's archive was rotated).

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::app::{App, AppError, shelf};
+use crate::app::{App, AppError, Records, shelf};
 use crate::core::model::output::SEAL_KEY;
 use crate::core::model::{MailSeal, Seal};
 use crate::game_ref::GameRef;
@@ -105,17 +105,19 @@ impl App {
     /// Recomputes the chain of `game` (opened with [`App::open_game`]). `Ok(None)`: no such game.
     pub fn verify(&self, game: &GameRef) -> Result<Option<Verdict>, AppError> {
         match self.state.games.get(game) {
-            Some(g) => self.verify_game(g).map(Some),
+            Some(g) => self.records().verify_game(g).map(Some),
             None => Ok(None),
         }
     }
+}
 
+impl Records<'_> {
     /// Recomputes the chain of the game `g` (one in memory, or read from the store or shelf).
     pub(crate) fn verify_game(&self, g: &crate::core::model::Game) -> Result<Verdict, AppError> {
         let game = &g.id;
         let key = game.to_string();
         let mut log: BTreeMap<u64, Value> = BTreeMap::new();
-        if let Some(events) = shelf::read(&shelf::dir(&self.store), &game.tournament)?
+        if let Some(events) = shelf::read(&shelf::dir(self.store), &game.tournament)?
             .and_then(|mut file| file.events.remove(&key))
         {
             log.extend(events);

@@ -9,13 +9,14 @@ use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::message::{Mailbox, SinglePart};
 
 use super::{App, AppError, Processed};
-use crate::core::Output;
+use crate::config::Config;
 use crate::core::model::{Facts, Mail, Refusal, Sentence};
 use crate::core::needs::Input;
+use crate::core::{Output, State};
 use crate::game_ref::GameRef;
 use crate::mail_kind::MailKind;
 use crate::render::XfccLogin;
-use crate::store::Batch;
+use crate::store::{Batch, Store};
 use crate::xfcc::games;
 use crate::xfcc::login::{Credential, new_password};
 use crate::xfcc::soap::MoveCall;
@@ -44,27 +45,48 @@ pub(crate) fn refusals_to(out: &Output, from: &str) -> Vec<Refusal> {
         .collect()
 }
 
-impl App {
-    /// The login `mail` shows, when `[xfcc]` is set: every `start` mail, and the `status` mail
-    /// that answers `XFCC-Passwort`. A start mail carries the password this process issued to
-    /// its recipient already (one registration, one password), else a new one; the status mail
-    /// always a new one. The hash of a new one goes into `batch`, replacing the earlier.
-    pub(crate) fn xfcc_login(&mut self, mail: &Mail, batch: &mut Batch) -> Option<XfccLogin> {
-        self.config.xfcc.as_ref()?;
-        let renew = match (&mail.kind, &mail.facts) {
-            (MailKind::Start, _) => false,
-            (MailKind::Status, Facts::Status(f)) if f.xfcc_password => true,
-            _ => return None,
-        };
-        let to = &mail.to.first()?.email;
-        let person = crate::core::needs::Input::Person(to);
-        if let Err(e) = self.working.satisfy(&mut self.state, &self.store, person) {
-            tracing::warn!("XFCC login of {to}: its rotated tournaments not read: {e}");
-        }
-        let x = self.config.xfcc.as_ref()?;
-        let user = self.state.registered_as(to).unwrap_or(to).to_lowercase();
-        let known = match self.xfcc_issued.get(&user) {
-            Some(issued) if !renew && self.still_holds(&user, issued) => {
+/// The XFCC passwords this process issued, by address, so that all start mails of one
+/// registration carry the same one. Only in memory: the store keeps their hashes.
+#[derive(Debug, Default)]
+pub(crate) struct Issuer {
+    issued: std::collections::HashMap<String, Issued>,
+}
+
+/// The address whose XFCC login `mail` shows, when `[xfcc]` is set: every `start` mail's, and
+/// the `status` mail's that answers `XFCC-Passwort`. Its tournaments must be at hand before
+/// [`Issuer::login`] (the login is given to the address he is known by).
+pub(crate) fn login_recipient<'m>(mail: &'m Mail, config: &Config) -> Option<&'m str> {
+    config.xfcc.as_ref()?;
+    match (&mail.kind, &mail.facts) {
+        (MailKind::Start, _) => {}
+        (MailKind::Status, Facts::Status(f)) if f.xfcc_password => {}
+        _ => return None,
+    }
+    Some(mail.to.first()?.email.as_str())
+}
+
+impl Issuer {
+    /// Forgets every password issued (after a step that was not written: they hold nowhere).
+    pub(crate) fn clear(&mut self) {
+        self.issued.clear();
+    }
+
+    /// The login `mail` shows ([`login_recipient`]). A start mail carries the password this
+    /// process issued to its recipient already (one registration, one password), else a new
+    /// one; the status mail always a new one. The hash of a new one goes into `batch`,
+    /// replacing the earlier.
+    pub(crate) fn login(
+        &mut self,
+        mail: &Mail,
+        batch: &mut Batch,
+        (config, state, store): (&Config, &State, &Store),
+    ) -> Option<XfccLogin> {
+        let to = login_recipient(mail, config)?;
+        let renew = mail.kind != MailKind::Start;
+        let x = config.xfcc.as_ref()?;
+        let user = state.registered_as(to).unwrap_or(to).to_lowercase();
+        let known = match self.issued.get(&user) {
+            Some(issued) if !renew && still_holds(store, &user, issued) => {
                 Some(issued.password.clone())
             }
             _ => None,
@@ -77,12 +99,12 @@ impl App {
                 let p = new_password(&mut rng);
                 let c = Credential::of(&p, &mut rng);
                 batch.put_xfcc_credential(&user, &c);
-                self.xfcc_issued.insert(
+                self.issued.insert(
                     user.clone(),
                     Issued {
                         password: p.clone(),
                         credential: c,
-                        generation: self.store.generation(),
+                        generation: store.generation(),
                     },
                 );
                 p
@@ -94,20 +116,21 @@ impl App {
             password,
         })
     }
+}
 
-    /// Whether a password this process issued is still the one the relay keeps: issued for the
-    /// batch being staged (its hash not yet written), or its hash the one in the store (another
-    /// fernzug command, or a renewal, may have replaced it since).
-    fn still_holds(&self, user: &str, issued: &Issued) -> bool {
-        issued.generation == self.store.generation()
-            || self
-                .store
-                .xfcc_credential::<Credential>(user)
-                .ok()
-                .flatten()
-                .is_some_and(|c| c == issued.credential)
-    }
+/// Whether a password this process issued is still the one the relay keeps: issued for the
+/// batch being staged (its hash not yet written), or its hash the one in the store (another
+/// fernzug command, or a renewal, may have replaced it since).
+fn still_holds(store: &Store, user: &str, issued: &Issued) -> bool {
+    issued.generation == store.generation()
+        || store
+            .xfcc_credential::<Credential>(user)
+            .ok()
+            .flatten()
+            .is_some_and(|c| c == issued.credential)
+}
 
+impl App {
     /// The address a login names when `password` is his XFCC password; `None` otherwise (an
     /// address the relay does not know, or one never given a password, fails alike).
     pub fn xfcc_check_login(
