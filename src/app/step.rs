@@ -78,7 +78,10 @@ pub(super) fn step_mail(
     letter.trace.oversized = oversized;
     if let Some(content) = call {
         letter.content = content;
+        // A call of a client logged in to the relay (XFCC): a refusal it shows itself, and
+        // the login vouches for its sender.
         letter.trace.direct = true;
+        letter.trace.relay_login = true;
     }
     if app.store.is_processed(&letter.message_id)? {
         if let Some((v, u)) = uid {

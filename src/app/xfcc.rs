@@ -285,16 +285,6 @@ impl App {
         if !message.is_empty() {
             b = b.raw_header(header("X-Fernzug-XFCC-Message", message.to_string()));
         }
-        if self.config.security.require_dmarc_pass
-            && let Some(authserv) = &self.config.security.trusted_authserv_id
-        {
-            // The relay checked the XFCC login: it vouches for the sender itself.
-            let domain = email.rsplit_once('@').map(|(_, d)| d).unwrap_or_default();
-            b = b.raw_header(header(
-                "Authentication-Results",
-                format!("{authserv}; dmarc=pass (fernzug: XFCC login) header.from={domain}"),
-            ));
-        }
         let m = b
             .singlepart(SinglePart::plain(text.to_string()))
             .map_err(|e| fail(&e.to_string()))?;

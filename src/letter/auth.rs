@@ -26,6 +26,12 @@ pub struct Trace {
     /// nothing and sends no query (`crate::core::door::reply::query`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub direct: bool,
+    /// Set by the shell, not the reader: the sender logged in to the relay itself (an XFCC
+    /// call, its user and password checked): the relay vouches for the From address as the
+    /// operator's server does with `dmarc=pass` ([`dmarc_verdict`]). No header of a mail sets
+    /// it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub relay_login: bool,
 }
 
 impl Trace {
@@ -35,6 +41,7 @@ impl Trace {
             && self.auth_results.is_empty()
             && self.oversized.is_none()
             && !self.direct
+            && !self.relay_login
     }
 
     /// Whether the mail carries the `X-Loop` of `relay` (lower-cased address): it is our own.
@@ -183,6 +190,9 @@ pub fn parse_auth_results(value: &str) -> Option<AuthResults> {
 /// id from outside; a sender's forged header always sits below the server's own). A `header.from`
 /// property that names another domain than the From address makes it not a pass.
 pub fn dmarc_verdict(trace: &Trace, authserv_id: &str, from: &str) -> DmarcVerdict {
+    if trace.relay_login {
+        return DmarcVerdict::Pass;
+    }
     let Some(ar) = trace
         .auth_results
         .iter()
