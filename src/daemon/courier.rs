@@ -33,7 +33,7 @@ use chrono::{DateTime, Utc};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 
-use super::{Outgoing, PARALLEL_SENDS};
+use super::seam::Outgoing;
 use crate::crash;
 use crate::smtp::SendError;
 use crate::store::{OutboxEntry, Store};
@@ -186,6 +186,9 @@ impl Drop for Courier {
         self.marker.abort();
     }
 }
+
+/// How many mails are handed to the SMTP server at the same time, each over its own connection.
+pub const PARALLEL_SENDS: usize = 4;
 
 /// The fingerprint of an outbox entry's id: 64 bits of SipHash.
 fn fingerprint(id: &str) -> u64 {
