@@ -1,6 +1,6 @@
 //! What a pass of `run` does beyond `once`'s ([`Tending`]): once the mailbox is read, the XFCC
 //! calls waiting are answered and a backup asked for is taken; after the chores, the vitals are
-//! fed, the operator's alerts sent and the watchdog pinged.
+//! fed, the operator's alerts sent and the watchdog pinged ([`Tending::tend`]).
 
 use std::time::Duration;
 
@@ -12,7 +12,8 @@ use super::report::PassReport;
 use super::seam::{Clock, Outgoing};
 use super::systemd::Notifier;
 use crate::app::{App, AppError};
-use crate::vitals::Vitals;
+use crate::core::OperatorAlert;
+use crate::vitals::{Alarm, Vitals};
 use crate::xfcc::server::Calls;
 
 /// What `run` keeps from one pass to the next for what it does beyond `once`.
@@ -62,7 +63,9 @@ impl Tending {
         take_backup(app, &mut self.backup);
     }
 
-    /// After the chores: the vitals and the operator's alerts ([`tend`]), and the watchdog.
+    /// After the chores: what the pass did and what the store holds go to the vitals
+    /// (`/healthz`, `/metrics`); each outage that began to count or ended is told to the operator
+    /// ([`tell_operator`]); the watchdog is pinged.
     pub(super) async fn tend<S>(
         &mut self,
         app: &mut App,
@@ -73,55 +76,68 @@ impl Tending {
     where
         S: Outgoing + Clone + Send + Sync + 'static,
     {
-        tend(app, sender, &self.vitals, report, now, &mut self.counted).await?;
+        let back = self.feed(app, report, now)?;
+        let alarms = self.vitals.alarms(now);
+        if !alarms.is_empty() || back {
+            tell_operator(app, sender, &self.vitals, alarms, now).await?;
+        }
         self.notifier.alive();
         Ok(())
+    }
+
+    /// What the pass did and what the store holds go to the vitals (`crate::vitals`); the games
+    /// are counted by state at most every [`GAMES_EVERY`]. Whether SMTP works again: then what
+    /// waited for it is due now, not at each mail's next retry.
+    fn feed(
+        &mut self,
+        app: &mut App,
+        report: &PassReport,
+        now: DateTime<Utc>,
+    ) -> Result<bool, AppError> {
+        let vitals = &self.vitals;
+        vitals.count(report.processed as u64, report.sent as u64);
+        let mut back = false;
+        match &report.smtp {
+            Some(Ok(())) => back = vitals.smtp_ok(now),
+            Some(Err(e)) => vitals.smtp_failed(now, e),
+            None => {}
+        }
+        if back {
+            // SMTP works again: what waited for it goes now, not at each mail's next retry.
+            let n = app.store.outbox_due_now(now)?;
+            info!("SMTP works again: {n} mails waiting for a retry go now");
+        }
+        let f = app.store.figures()?;
+        vitals.figures(crate::vitals::Figures {
+            outbox: f.outbox,
+            oldest: f.oldest,
+            quarantine: f.quarantine,
+        });
+        if self.counted.is_none_or(|at| at.elapsed() >= GAMES_EVERY) {
+            self.counted = Some(std::time::Instant::now());
+            vitals.games(app.store.games_by_state()?.into_iter().collect());
+        }
+        Ok(back)
     }
 }
 
 /// How often the games are counted by state for `/metrics` at most (one read of every game).
 const GAMES_EVERY: Duration = Duration::from_secs(60);
 
-/// After each pass: what it did and what the store holds go to the vitals (`/healthz`,
-/// `/metrics`), and each outage that began to count or ended is told to `[relay] operator` by
-/// an `alert`, sent at once (`crate::vitals`).
-async fn tend<S>(
+/// Tells `[relay] operator` of each outage that began to count or ended (`alarms`) by an
+/// `alert`, sent at once together with what else is due (after an SMTP outage: what waited for
+/// it); an SMTP outage's alert waits in the outbox until SMTP works again. Without an operator
+/// the alarms are logged.
+async fn tell_operator<S>(
     app: &mut App,
     sender: &S,
-    vitals: &crate::vitals::Vitals,
-    report: &PassReport,
+    vitals: &Vitals,
+    alarms: Vec<Alarm>,
     now: DateTime<Utc>,
-    counted: &mut Option<std::time::Instant>,
 ) -> Result<(), AppError>
 where
     S: Outgoing + Clone + Send + Sync + 'static,
 {
-    vitals.count(report.processed as u64, report.sent as u64);
-    let mut back = false;
-    match &report.smtp {
-        Some(Ok(())) => back = vitals.smtp_ok(now),
-        Some(Err(e)) => vitals.smtp_failed(now, e),
-        None => {}
-    }
-    if back {
-        // SMTP works again: what waited for it goes now, not at each mail's next retry.
-        let n = app.store.outbox_due_now(now)?;
-        info!("SMTP works again: {n} mails waiting for a retry go now");
-    }
-    let f = app.store.figures()?;
-    vitals.figures(crate::vitals::Figures {
-        outbox: f.outbox,
-        oldest: f.oldest,
-        quarantine: f.quarantine,
-    });
-    if counted.is_none_or(|at| at.elapsed() >= GAMES_EVERY) {
-        *counted = Some(std::time::Instant::now());
-        vitals.games(app.store.games_by_state()?.into_iter().collect());
-    }
-    let alarms = vitals.alarms(now);
-    if alarms.is_empty() && !back {
-        return Ok(());
-    }
     let Some(operator) = app.config.relay.operator.clone() else {
         for a in &alarms {
             warn!("{a:?} (no [relay] operator to tell)");
@@ -129,31 +145,7 @@ where
         return Ok(());
     };
     for a in alarms {
-        let alert = match a {
-            crate::vitals::Alarm::Raised {
-                concern,
-                since,
-                detail,
-            } => crate::core::OperatorAlert {
-                operator: operator.clone(),
-                concern: concern.name().into(),
-                since,
-                until: None,
-                detail,
-            },
-            crate::vitals::Alarm::Cleared {
-                concern,
-                since,
-                until,
-            } => crate::core::OperatorAlert {
-                operator: operator.clone(),
-                concern: concern.name().into(),
-                since,
-                until: Some(until),
-                detail: String::new(),
-            },
-        };
-        for line in app.alert(&alert, now)? {
+        for line in app.alert(&alert_of(&operator, a), now)? {
             warn!("{line}");
         }
     }
@@ -163,6 +155,34 @@ where
     finish(app, courier, now, &mut sent).await?;
     vitals.count(0, sent.sent as u64);
     Ok(())
+}
+
+/// The alert that tells `operator` of `alarm`: an outage that began to count, or its end.
+fn alert_of(operator: &str, alarm: Alarm) -> OperatorAlert {
+    match alarm {
+        Alarm::Raised {
+            concern,
+            since,
+            detail,
+        } => OperatorAlert {
+            operator: operator.to_string(),
+            concern: concern.name().into(),
+            since,
+            until: None,
+            detail,
+        },
+        Alarm::Cleared {
+            concern,
+            since,
+            until,
+        } => OperatorAlert {
+            operator: operator.to_string(),
+            concern: concern.name().into(),
+            since,
+            until: Some(until),
+            detail: String::new(),
+        },
+    }
 }
 
 /// Answers every XFCC call waiting (docs/xfcc.md): a login is checked against the store, a
