@@ -33,7 +33,7 @@ use chrono::{DateTime, Utc};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 
-use super::{Outgoing, PARALLEL_SENDS};
+use super::seam::Outgoing;
 use crate::crash;
 use crate::smtp::SendError;
 use crate::store::{OutboxEntry, Store};
@@ -187,6 +187,9 @@ impl Drop for Courier {
     }
 }
 
+/// How many mails are handed to the SMTP server at the same time, each over its own connection.
+pub const PARALLEL_SENDS: usize = 4;
+
 /// The fingerprint of an outbox entry's id: 64 bits of SipHash.
 fn fingerprint(id: &str) -> u64 {
     use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
@@ -287,78 +290,197 @@ fn release(held: &AtomicUsize, queue: Option<VecDeque<Queued>>) {
     }
 }
 
-/// The courier's task.
+/// The courier's lines: per recipient his mails in order, whose turn it is, and what the
+/// answers of the server so far allow.
+struct Lines {
+    /// Per recipient, his mails in order.
+    queues: HashMap<String, VecDeque<Queued>>,
+    /// The recipients whose turn may come, in the order of their oldest mail.
+    ready: VecDeque<String>,
+    /// The recipients who get nothing more this pass.
+    on_hold: HashSet<String>,
+    /// The recipients with a mail in flight (at most one each).
+    flying: HashSet<String>,
+    /// The server accepted a mail this pass: up to [`PARALLEL_SENDS`] may be in flight, not one.
+    accepted: bool,
+    /// Nothing more is tried this pass (the relay stops, or the server is not there).
+    stopped: bool,
+    /// Where a mail handed over by its id alone is read when its turn comes.
+    store: Store,
+    /// The bytes of the mails handed over with their entries and not yet taken (the handle's).
+    held: Arc<AtomicUsize>,
+    /// The pass's instant: a mail older than `max_age` then is given up when it fails.
+    now: DateTime<Utc>,
+    max_age: chrono::Duration,
+}
+
+impl Lines {
+    /// No mail yet.
+    fn new(
+        store: Store,
+        held: Arc<AtomicUsize>,
+        (now, max_age): (DateTime<Utc>, chrono::Duration),
+    ) -> Lines {
+        Lines {
+            queues: HashMap::new(),
+            ready: VecDeque::new(),
+            on_hold: HashSet::new(),
+            flying: HashSet::new(),
+            accepted: false,
+            stopped: false,
+            store,
+            held,
+            now,
+            max_age,
+        }
+    }
+
+    /// How many mails may be in flight at once: one until the server accepted a first mail,
+    /// none once stopped.
+    fn width(&self) -> usize {
+        match (self.stopped, self.accepted) {
+            (true, _) => 0,
+            (false, true) => PARALLEL_SENDS,
+            (false, false) => 1,
+        }
+    }
+
+    /// The next mail whose turn it is, with its mail (read from the store now, not when it was
+    /// handed over: the courier holds ids alone beyond [`HELD_BYTES`], and a start pass hands it
+    /// 20,000 at once); `None` while no recipient may be sent to.
+    fn next(&mut self) -> Option<(OutboxEntry, Vec<u8>)> {
+        loop {
+            let recipient = self.ready.pop_front()?;
+            if self.flying.contains(&recipient) {
+                continue;
+            }
+            let Some((id, with_mail)) = self
+                .queues
+                .get_mut(&recipient)
+                .and_then(VecDeque::pop_front)
+            else {
+                continue;
+            };
+            let read = match with_mail {
+                Some(mut entry) => {
+                    unhold(&self.held, &entry);
+                    let raw = std::mem::take(&mut entry.raw);
+                    Ok(Some((*entry, raw)))
+                }
+                None => self.store.outbox_to_send(&id),
+            };
+            match read {
+                Ok(Some(both)) => {
+                    self.flying.insert(recipient);
+                    return Some(both);
+                }
+                // Gone (sent by a pass before this one): nothing to send.
+                Ok(None) => {
+                    if self.queues.get(&recipient).is_some_and(|q| !q.is_empty()) {
+                        self.ready.push_front(recipient);
+                    }
+                }
+                // It stays in the outbox for the next pass; the recipient's later mails wait.
+                Err(e) => {
+                    tracing::warn!("cannot read outbox entry {id}: {e}");
+                    self.close(recipient);
+                }
+            }
+        }
+    }
+
+    /// Takes an order of the pass.
+    fn take(&mut self, order: Order) {
+        match order {
+            // His mails handed over before stay in line (they are older than the one
+            // waiting); later ones wait for the next pass.
+            Order::Hold(r) => {
+                self.on_hold.insert(r);
+            }
+            Order::Send {
+                id,
+                recipient,
+                ready: with_mail,
+            } => {
+                if self.stopped || self.on_hold.contains(&recipient) {
+                    if let Some(e) = with_mail {
+                        unhold(&self.held, &e);
+                    }
+                    return;
+                }
+                let queue = self.queues.entry(recipient.clone()).or_default();
+                // A recipient with a mail in flight is put back in line when it comes back.
+                if queue.is_empty() && !self.flying.contains(&recipient) {
+                    self.ready.push_back(recipient);
+                }
+                queue.push_back((id, with_mail));
+            }
+        }
+    }
+
+    /// An attempt came back: the recipient's next mail may go, or nothing more goes to him this
+    /// pass (and after a failure the server's whole answer may stop the courier).
+    fn came_back(&mut self, attempt: &Attempt) {
+        let recipient = attempt.entry.recipient.clone();
+        self.flying.remove(&recipient);
+        let go_on = match &attempt.sent {
+            Ok(()) => {
+                self.accepted = true;
+                true
+            }
+            // The relay stops: nothing more is tried.
+            Err(e) if e.needs_operator() => {
+                self.stopped = true;
+                false
+            }
+            // Fax 2.2: refused for good, reported; the next mail may go.
+            Err(e) if e.is_permanent() => true,
+            Err(e) => {
+                if e.code().is_none() {
+                    // The server itself is not there: the others wait for the next pass.
+                    self.stopped = true;
+                }
+                // Given up (too old): the recipient's next mail may go.
+                self.now - attempt.entry.created >= self.max_age
+            }
+        };
+        if go_on && !self.stopped {
+            if self.queues.get(&recipient).is_some_and(|q| !q.is_empty()) {
+                self.ready.push_front(recipient);
+            }
+        } else {
+            self.close(recipient);
+        }
+    }
+
+    /// Nothing more for `recipient` this pass: the mails held in his line are held no more.
+    fn close(&mut self, recipient: String) {
+        release(&self.held, self.queues.remove(&recipient));
+        self.on_hold.insert(recipient);
+    }
+}
+
+/// The courier's task: takes the pass's orders into its [`Lines`], keeps up to their width of
+/// mails in flight, and reports each attempt as it comes back — an accepted one through the
+/// marker (`accepted_mails`), which marks it sent first.
 async fn work<S: Outgoing>(
     sender: S,
     (store, held, in_the_air): (Store, Arc<AtomicUsize>, Arc<AtomicUsize>),
     mut orders: mpsc::UnboundedReceiver<Order>,
     report: mpsc::UnboundedSender<Attempt>,
     accepted_mails: mpsc::UnboundedSender<Attempt>,
-    (now, max_age): (DateTime<Utc>, chrono::Duration),
+    pass: (DateTime<Utc>, chrono::Duration),
 ) {
-    // Per recipient, his mails in order; the recipients in the order of their oldest mail.
-    let mut queues: HashMap<String, VecDeque<Queued>> = HashMap::new();
-    let mut ready: VecDeque<String> = VecDeque::new();
-    let mut on_hold: HashSet<String> = HashSet::new();
-    // The recipients with a mail in flight (at most one each).
-    let mut flying: HashSet<String> = HashSet::new();
+    let mut lines = Lines::new(store, held, pass);
     let mut in_flight = futures::stream::FuturesUnordered::new();
     let mut open = true;
-    let mut accepted = false;
-    let mut stopped = false;
     loop {
-        let width = if accepted { PARALLEL_SENDS } else { 1 };
-        while !stopped && in_flight.len() < width {
-            let Some(recipient) = ready.pop_front() else {
+        while in_flight.len() < lines.width() {
+            let Some((entry, raw)) = lines.next() else {
                 break;
             };
-            if flying.contains(&recipient) {
-                continue;
-            }
-            let Some((id, with_mail)) = queues.get_mut(&recipient).and_then(VecDeque::pop_front)
-            else {
-                continue;
-            };
-            let read = match with_mail {
-                Some(mut entry) => {
-                    unhold(&held, &entry);
-                    let raw = std::mem::take(&mut entry.raw);
-                    Ok(Some((*entry, raw)))
-                }
-                // Read from the store now, not when it was handed over: the courier holds
-                // ids alone beyond HELD_BYTES (a start pass hands it 20,000 at once).
-                None => store.outbox_to_send(&id),
-            };
-            let (entry, raw) = match read {
-                Ok(Some(both)) => both,
-                // Gone (sent by a pass before this one): nothing to send.
-                Ok(None) => {
-                    if queues.get(&recipient).is_some_and(|q| !q.is_empty()) {
-                        ready.push_front(recipient);
-                    }
-                    continue;
-                }
-                // It stays in the outbox for the next pass; the recipient's later mails wait.
-                Err(e) => {
-                    tracing::warn!("cannot read outbox entry {id}: {e}");
-                    release(&held, queues.remove(&recipient));
-                    on_hold.insert(recipient);
-                    continue;
-                }
-            };
-            flying.insert(recipient);
-            let sender = &sender;
             in_the_air.fetch_add(1, Ordering::SeqCst);
-            in_flight.push(async move {
-                let sent = sender
-                    .send(&entry.envelope_from, &entry.recipient, &raw)
-                    .await;
-                Attempt {
-                    entry,
-                    sent,
-                    marked: false,
-                }
-            });
+            in_flight.push(attempt(&sender, entry, raw));
         }
         if !open && in_flight.is_empty() {
             return;
@@ -366,59 +488,11 @@ async fn work<S: Outgoing>(
         tokio::select! {
             order = orders.recv(), if open => match order {
                 None => open = false,
-                // His mails handed over before stay in line (they are older than the one
-                // waiting); later ones wait for the next pass.
-                Some(Order::Hold(r)) => {
-                    on_hold.insert(r);
-                }
-                Some(Order::Send { id, recipient, ready: with_mail }) => {
-                    if stopped || on_hold.contains(&recipient) {
-                        if let Some(e) = with_mail {
-                            unhold(&held, &e);
-                        }
-                        continue;
-                    }
-                    let queue = queues.entry(recipient.clone()).or_default();
-                    // A recipient with a mail in flight is put back in line when it comes back.
-                    if queue.is_empty() && !flying.contains(&recipient) {
-                        ready.push_back(recipient);
-                    }
-                    queue.push_back((id, with_mail));
-                }
+                Some(order) => lines.take(order),
             },
             Some(attempt) = in_flight.next(), if !in_flight.is_empty() => {
                 in_the_air.fetch_sub(1, Ordering::SeqCst);
-                let recipient = attempt.entry.recipient.clone();
-                flying.remove(&recipient);
-                let go_on = match &attempt.sent {
-                    Ok(()) => {
-                        accepted = true;
-                        true
-                    }
-                    // The relay stops: nothing more is tried.
-                    Err(e) if e.needs_operator() => {
-                        stopped = true;
-                        false
-                    }
-                    // Fax 2.2: refused for good, reported; the next mail may go.
-                    Err(e) if e.is_permanent() => true,
-                    Err(e) => {
-                        if e.code().is_none() {
-                            // The server itself is not there: the others wait for the next pass.
-                            stopped = true;
-                        }
-                        // Given up (too old): the recipient's next mail may go.
-                        now - attempt.entry.created >= max_age
-                    }
-                };
-                if go_on && !stopped {
-                    if queues.get(&recipient).is_some_and(|q| !q.is_empty()) {
-                        ready.push_front(recipient);
-                    }
-                } else {
-                    release(&held, queues.remove(&recipient));
-                    on_hold.insert(recipient);
-                }
+                lines.came_back(&attempt);
                 // An accepted mail goes to the marker, which reports it once marked sent.
                 let to = if attempt.sent.is_ok() {
                     crash::point(crash::AFTER_SMTP_ACCEPT);
@@ -431,5 +505,17 @@ async fn work<S: Outgoing>(
                 }
             }
         }
+    }
+}
+
+/// One attempt to hand `entry` with its mail `raw` to the server.
+async fn attempt<S: Outgoing>(sender: &S, entry: OutboxEntry, raw: Vec<u8>) -> Attempt {
+    let sent = sender
+        .send(&entry.envelope_from, &entry.recipient, &raw)
+        .await;
+    Attempt {
+        entry,
+        sent,
+        marked: false,
     }
 }
