@@ -308,7 +308,9 @@ impl App {
         Ok(self.working.due.earliest(&self.store)?)
     }
 
-    /// [`App::now`] with the wall clock read by the caller (the daemon's clock).
+    /// The instant to act at: `--now` if given (refused if earlier than what the relay already
+    /// acted on), else `wall` (the clock the caller read: the system's, the daemon's), never
+    /// earlier than the relay's latest action.
     pub fn now_at(
         &self,
         given: Option<DateTime<Utc>>,

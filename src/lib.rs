@@ -13,8 +13,11 @@
 //!   tick. No IO, no clock, no randomness inside. Built in layers (`core/mod.rs`, docs/design.md,
 //!   checked by `scripts/layers`): `clock` and `model` (the vocabulary), `view`/`pgn`, the
 //!   `door` (screening, rate limit, shared replies), one room per rule area (`play`, `time`,
-//!   `director`, `unreachable`, `records`, `register`), and `route` on top. The rulebook, § by §,
-//!   with the code and tests of each: docs/rules.md.
+//!   `director`, `unreachable`, `records`, `register`), `route` above them (what a letter is, as a
+//!   value, [`core::Route`], and the match that sends it to its room: a reply to a decision goes
+//!   to the director from `route.rs` through `director/desk.rs`), and `needs` on top
+//!   ([`core::needs::needs`]: what an input needs at hand, which the shell loads). The rulebook,
+//!   § by §, with the code and tests of each: docs/rules.md.
 //! - [`letter`] — reading one incoming mail (raw bytes → [`letter::Letter`]): headers, the author's
 //!   own text without quotes and signatures, and what it says (moves, dates, offers, commands). Pure.
 //! - [`notation`] — reading and writing chess moves in every notation the rulebook allows
@@ -28,8 +31,12 @@
 //!   [`tls`] — whom they trust (the system store plus `ca_file`) and the one line an operator reads
 //!   when a certificate is refused; [`secret`] — passwords from the environment, a file or a
 //!   command, never shown; [`check`] — `fernzug check`, the operator's first contact with the host.
-//! - [`app`] — the shell's steps: load, process one mail in one transaction (under one guard: a
-//!   mail whose step fails or panics is quarantined, docs/security.md), tick, register.
+//! - [`app`] — the shell's steps, `App`'s entry points: open (`app/open.rs`), process one mail
+//!   in one transaction (`app/step.rs`, under one guard: a mail whose step fails or panics is
+//!   quarantined, docs/security.md; `app/stage.rs` puts what the core decided into it), tick,
+//!   register. `app/working/` is the working set: it loads the games, keys and records an input
+//!   needs — as `core::needs` names them, nothing else decides what to load — and drops them
+//!   again.
 //! - [`daemon`] — `once` and `run` over IMAP and SMTP, reached through a seam (mailbox, sender,
 //!   clock) so the in-process tests run them on paused time; [`cli`] — the command line; [`mbox`] — a
 //!   game's archive as mboxrd (TO §11).

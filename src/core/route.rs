@@ -178,11 +178,12 @@ fn single_game(state: &State, letter: &Letter, now: DateTime<Utc>) -> Option<Gam
 mod tests;
 
 /// What a letter is, as the router reads it: the first of these that holds, in this order
-/// ([`classify`]). [`answer_letter`] matches over it, and [`reach`] (what the letter needs at
+/// ([`classify`]). `answer_letter` matches over it, and [`reach`] (what the letter needs at
 /// hand, `crate::core::needs`) reads the same value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
-    /// From an address no tournament knows ([`stranger`]).
+    /// From an address no tournament knows (`stranger`: answered only where the operator's
+    /// server vouches for it, no backscatter).
     Stranger,
     /// TO §23: the answer to a director's question, through the question's own reply key: it
     /// goes to the director, whatever it says. The tournament and the question's index.

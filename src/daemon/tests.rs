@@ -1005,7 +1005,7 @@ fn without_boundaries(raw: &[u8]) -> String {
 }
 
 /// Issue 33: the daemon and `once` do not read a rotated tournament's record at opening
-/// (`app/awake.rs`, `Away`); an input that names it or one of its people reads it first, so that
+/// (`app/working/away.rs`, `Away`); an input that names it or one of its people reads it first, so that
 /// what they decide is what a relay with every tournament read decides: the same answer, the
 /// same mails, byte for byte. A letter about nothing of it leaves it unread.
 #[tokio::test(start_paused = true)]
