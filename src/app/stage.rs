@@ -22,13 +22,61 @@ pub(super) fn settle(
     done
 }
 
+/// What staging needs of the store, read before it (`gather`): the mails with what they
+/// enclose filled in, and whether the pass's courier watches the entries enqueued. Staging
+/// itself reads no store: it only renders and persists.
+struct Gathered<'o> {
+    mails: Vec<std::borrow::Cow<'o, crate::core::model::Mail>>,
+    watched: bool,
+}
+
 /// Puts what the core decided into `batch`: changed state, events, rendered mails (outbox and
-/// archive), the counters (`Meta`, with the relay's clock the core moved on).
+/// archive), the counters (`Meta`, with the relay's clock the core moved on). What it needs of
+/// the store is read first ([`gather`]); then it renders and persists.
 pub(super) fn stage(
     app: &mut App,
     batch: &mut Batch,
     out: &Output,
     now: DateTime<Utc>,
+) -> Result<(), AppError> {
+    let gathered = gather(app, out)?;
+    put(app, batch, out, now, gathered)
+}
+
+/// The store's part of staging `out`: what a decision may have ended read in (`Input::Decided`:
+/// a tournament's last open game), the people of the XFCC logins the mails show (the login is
+/// given to the address he is known by), the passwords issued that no longer hold forgotten,
+/// and what the director asked of the records (TO §11, §29) filled in.
+fn gather<'o>(app: &mut App, out: &'o Output) -> Result<Gathered<'o>, AppError> {
+    let decided = crate::core::needs::Input::Decided(out);
+    app.working.satisfy(&mut app.state, &app.store, decided)?;
+    let mut mails = Vec::with_capacity(out.mails.len());
+    for mail in &out.mails {
+        if let Some(to) = xfcc::login_recipient(mail, &app.config) {
+            let person = crate::core::needs::Input::Person(to);
+            if let Err(e) = app.working.satisfy(&mut app.state, &app.store, person) {
+                tracing::warn!("XFCC login of {to}: its rotated tournaments not read: {e}");
+            }
+            let user = app.state.registered_as(to).unwrap_or(to).to_lowercase();
+            app.xfcc_issued.keep_if_held(&user, &app.store);
+        }
+        mails.push(if mail.enclose.is_empty() {
+            std::borrow::Cow::Borrowed(mail)
+        } else {
+            std::borrow::Cow::Owned(app.records().enclosed(mail)?)
+        });
+    }
+    let watched = app.store.watching_enqueued();
+    Ok(Gathered { mails, watched })
+}
+
+/// Renders and persists what the core decided, with what [`gather`] read: no store read.
+fn put(
+    app: &mut App,
+    batch: &mut Batch,
+    out: &Output,
+    now: DateTime<Utc>,
+    gathered: Gathered<'_>,
 ) -> Result<(), AppError> {
     for id in &out.tournaments {
         if let Some(t) = app.state.tournaments.get(id) {
@@ -48,24 +96,11 @@ pub(super) fn stage(
     for e in &out.events {
         batch.append_event(&e.game.to_string(), e.seq, &e.stored());
     }
-    for mail in &out.mails {
-        // What the director asked of the records (TO §11, §29), from the store.
-        let filled;
-        let mail = if mail.enclose.is_empty() {
-            mail
-        } else {
-            filled = app.records().enclosed(mail)?;
-            &filled
-        };
-        // The login is given to the address he is known by: his tournaments first.
-        if let Some(to) = xfcc::login_recipient(mail, &app.config) {
-            let person = crate::core::needs::Input::Person(to);
-            if let Err(e) = app.working.satisfy(&mut app.state, &app.store, person) {
-                tracing::warn!("XFCC login of {to}: its rotated tournaments not read: {e}");
-            }
-        }
-        let parts = (&app.config, &app.state, &app.store);
-        let login = app.xfcc_issued.login(mail, batch, parts);
+    let generation = app.store.generation();
+    for mail in gathered.mails.iter().map(|m| m.as_ref()) {
+        let login = app
+            .xfcc_issued
+            .login(mail, batch, (&app.config, &app.state, generation));
         let raw = render::render_with(mail, &app.templates, &app.settings, now, login.as_ref())?;
         // The archive keeps the mail without the password (docs/xfcc.md); a mail without
         // one is stored once, the outbox naming the archived mail.
@@ -95,7 +130,7 @@ pub(super) fn stage(
                 recipient: recipient.clone(),
                 // Beside the entry when not archived; else only for a pass's courier,
                 // which sends it as it is (a tournament's start pass holds no copies).
-                raw: if !once || app.store.watching_enqueued() {
+                raw: if !once || gathered.watched {
                     raw.clone()
                 } else {
                     Vec::new()
@@ -115,8 +150,6 @@ pub(super) fn stage(
             }
         }
     }
-    let decided = crate::core::needs::Input::Decided(out);
-    app.working.satisfy(&mut app.state, &app.store, decided)?;
     batch.put_meta_state(&app.state.meta);
     app.working.due.update(&app.state, &app.settings, out);
     app.working.due.persist(batch);

@@ -71,24 +71,34 @@ impl Issuer {
         self.issued.clear();
     }
 
+    /// Forgets the password this process issued to `user` unless it still holds ([`still_holds`]:
+    /// issued for the batch being staged, or its hash the one in the store — another fernzug
+    /// command, or a renewal, may have replaced it since). Read before staging, so that
+    /// [`Issuer::login`] reads no store.
+    pub(crate) fn keep_if_held(&mut self, user: &str, store: &Store) {
+        if let Some(issued) = self.issued.get(user)
+            && !still_holds(store, user, issued)
+        {
+            self.issued.remove(user);
+        }
+    }
+
     /// The login `mail` shows ([`login_recipient`]). A start mail carries the password this
     /// process issued to its recipient already (one registration, one password), else a new
     /// one; the status mail always a new one. The hash of a new one goes into `batch`,
-    /// replacing the earlier.
+    /// replacing the earlier; `generation` is the store's, which the batch will follow.
     pub(crate) fn login(
         &mut self,
         mail: &Mail,
         batch: &mut Batch,
-        (config, state, store): (&Config, &State, &Store),
+        (config, state, generation): (&Config, &State, u64),
     ) -> Option<XfccLogin> {
         let to = login_recipient(mail, config)?;
         let renew = mail.kind != MailKind::Start;
         let x = config.xfcc.as_ref()?;
         let user = state.registered_as(to).unwrap_or(to).to_lowercase();
         let known = match self.issued.get(&user) {
-            Some(issued) if !renew && still_holds(store, &user, issued) => {
-                Some(issued.password.clone())
-            }
+            Some(issued) if !renew => Some(issued.password.clone()),
             _ => None,
         };
         let password = match known {
@@ -104,7 +114,7 @@ impl Issuer {
                     Issued {
                         password: p.clone(),
                         credential: c,
-                        generation: store.generation(),
+                        generation,
                     },
                 );
                 p
