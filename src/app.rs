@@ -439,7 +439,14 @@ impl App {
         postmark: DateTime<Utc>,
         uid: Option<(u32, u32)>,
     ) -> Result<Processed, AppError> {
-        step::process_mail(self, raw, postmark, uid, None, None)
+        let arrival = step::Arrival {
+            raw,
+            postmark,
+            uid,
+            oversized: None,
+            call: None,
+        };
+        step::process_mail(self, arrival)
     }
 
     /// Processes the letter `raw` a client's call stands for (XFCC's `MakeAMove`, `app/xfcc.rs`)
@@ -452,7 +459,14 @@ impl App {
         postmark: DateTime<Utc>,
         content: crate::letter::Content,
     ) -> Result<Processed, AppError> {
-        step::process_mail(self, raw, postmark, None, None, Some(content))
+        let arrival = step::Arrival {
+            raw,
+            postmark,
+            uid: None,
+            oversized: None,
+            call: Some(content),
+        };
+        step::process_mail(self, arrival)
     }
 
     /// Processes a mail larger than `[limits] max_mail_bytes` of which only `header` was fetched:
@@ -464,7 +478,14 @@ impl App {
         postmark: DateTime<Utc>,
         uid: Option<(u32, u32)>,
     ) -> Result<Processed, AppError> {
-        step::process_mail(self, header, postmark, uid, Some(size), None)
+        let arrival = step::Arrival {
+            raw: header,
+            postmark,
+            uid,
+            oversized: Some(size),
+            call: None,
+        };
+        step::process_mail(self, arrival)
     }
 
     /// Counts, durably, the death of an earlier process in the step of the message the step

@@ -8,18 +8,28 @@ use chrono::{DateTime, Utc};
 
 use super::*;
 
+/// One mail as it arrives at [`process_mail`].
+pub(super) struct Arrival<'r> {
+    /// The mail's bytes (only its header for one too large to fetch).
+    pub(super) raw: &'r [u8],
+    /// When the relay received it (IMAP INTERNALDATE, or `--now`).
+    pub(super) postmark: DateTime<Utc>,
+    /// Its UIDVALIDITY and UID in the mailbox; `None` for a call (XFCC).
+    pub(super) uid: Option<(u32, u32)>,
+    /// Its size, when only its header was fetched.
+    pub(super) oversized: Option<u64>,
+    /// What a call (XFCC's `MakeAMove`) says, instead of what the reader would find.
+    pub(super) call: Option<crate::letter::Content>,
+}
+
 /// [`App::process`] and its kin, each under one guard: a panic anywhere in the mail's step —
 /// reading, bringing in its games, deciding, rendering, registering — undoes the step (the
 /// state is read back from the store, which the step did not change) and quarantines the
 /// mail with the reason. No mail stops the relay (docs/security.md).
-pub(super) fn process_mail(
-    app: &mut App,
-    raw: &[u8],
-    postmark: DateTime<Utc>,
-    uid: Option<(u32, u32)>,
-    oversized: Option<u64>,
-    call: Option<crate::letter::Content>,
-) -> Result<Processed, AppError> {
+pub(super) fn process_mail(app: &mut App, arrival: Arrival<'_>) -> Result<Processed, AppError> {
+    let Arrival {
+        raw, postmark, uid, ..
+    } = arrival;
     // Should the process die in this step (an abort, a kill), the next one learns which
     // message it was (`crate::store::step`).
     if let Some((v, u)) = uid {
@@ -27,7 +37,7 @@ pub(super) fn process_mail(
     }
     let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         crate::crash::point_for(crate::crash::IN_STEP, raw);
-        step_mail(app, raw, postmark, uid, oversized, call)
+        step_mail(app, arrival)
     }));
     let done = match step {
         Ok(done) => done,
@@ -46,14 +56,15 @@ pub(super) fn process_mail(
     done
 }
 
-pub(super) fn step_mail(
-    app: &mut App,
-    raw: &[u8],
-    postmark: DateTime<Utc>,
-    uid: Option<(u32, u32)>,
-    oversized: Option<u64>,
-    call: Option<crate::letter::Content>,
-) -> Result<Processed, AppError> {
+/// The step of one mail inside its guard ([`process_mail`]).
+fn step_mail(app: &mut App, arrival: Arrival<'_>) -> Result<Processed, AppError> {
+    let Arrival {
+        raw,
+        postmark,
+        uid,
+        oversized,
+        call,
+    } = arrival;
     let limits = Limits {
         max_text_bytes: app.config.limits.max_mail_bytes as usize,
         ..Limits::default()

@@ -156,16 +156,19 @@ impl Working {
         input: Input<'_>,
     ) -> Result<(), AppError> {
         let mut done = Done::default();
-        while self.satisfy_next(state, store, &needs(state, input), &mut done)? {}
-        Ok(())
+        loop {
+            let n = needs(state, input);
+            if !self.satisfy_next((state, store), &n, &mut done)? {
+                return Ok(());
+            }
+        }
     }
 
     /// Brings in the first part of `n` not brought in yet ([`Needs`]'s order); `false` when
     /// there is none.
     fn satisfy_next(
         &mut self,
-        state: &mut State,
-        store: &Store,
+        (state, store): (&mut State, &Store),
         n: &Needs<'_>,
         done: &mut Done,
     ) -> Result<bool, AppError> {
@@ -180,7 +183,7 @@ impl Working {
             }
             return Ok(true);
         }
-        if self.bring_records(state, store, n, done)? {
+        if self.bring_records((state, store), n, done)? {
             return Ok(true);
         }
         let games = fresh(&n.games, &mut done.games);
@@ -215,8 +218,7 @@ impl Working {
     /// their people, or all); `false` when none was asked for that was not asked for before.
     fn bring_records(
         &mut self,
-        state: &mut State,
-        store: &Store,
+        (state, store): (&mut State, &Store),
         n: &Needs<'_>,
         done: &mut Done,
     ) -> Result<bool, AppError> {
