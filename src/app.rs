@@ -332,8 +332,8 @@ impl App {
             }
             (_, Load::All) => {
                 let mut state = load_state(&store, true)?;
-                store.migrate_ends(&mut state)?;
-                store.migrate_shelf(&mut state, &shelf::rows_of)?;
+                store.upgrade().ends(&mut state)?;
+                store.upgrade().shelf(&mut state, &shelf::rows_of)?;
                 (state, None, None)
             }
             (_, Load::Lazy | Load::Working) => {
@@ -603,7 +603,7 @@ impl App {
         // Should the process die in this step (an abort, a kill), the next one learns which
         // message it was (`crate::store::step`).
         if let Some((v, u)) = uid {
-            self.store.step_begins(v, u)?;
+            self.store.step().begins(v, u)?;
         }
         let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             crate::crash::point_for(crate::crash::IN_STEP, raw);
@@ -621,7 +621,7 @@ impl App {
             }
         };
         if uid.is_some() {
-            self.store.step_ends()?;
+            self.store.step().ends()?;
         }
         done
     }
@@ -630,7 +630,7 @@ impl App {
     /// record names (`crate::store::step`), unless that message was done after all; then clears
     /// the record. A message the relay died in twice is quarantined unread by the daemon.
     pub fn count_interrupted_step(&mut self) -> Result<(), AppError> {
-        let Some((v, u)) = self.store.interrupted_step()? else {
+        let Some((v, u)) = self.store.step().interrupted()? else {
             return Ok(());
         };
         if !self.store.is_uid_done(v, u)? {
@@ -644,7 +644,7 @@ impl App {
                 crate::daemon::POISON_AFTER
             );
         }
-        self.store.step_ends()?;
+        self.store.step().ends()?;
         Ok(())
     }
 
@@ -917,7 +917,7 @@ impl App {
         let mut log = Vec::new();
         for (id, games) in &out.rotate {
             let games = games.iter().map(GameRef::to_string).collect();
-            let n = match self.store.rotate_archive(&games) {
+            let n = match self.store.archive().rotate(&games) {
                 Ok(n) => n,
                 Err(e) => {
                     self.reload()?;
@@ -1043,7 +1043,7 @@ impl App {
                     recipient: recipient.clone(),
                     // Beside the entry when not archived; else only for a pass's courier,
                     // which sends it as it is (a tournament's start pass holds no copies).
-                    raw: if !once || self.store.watching_enqueued() {
+                    raw: if !once || self.store.outbox().watching_enqueued() {
                         raw.clone()
                     } else {
                         Vec::new()
@@ -1146,7 +1146,7 @@ fn lazy_state(
     settings: &Settings,
     working: bool,
 ) -> Result<(State, DueIndex, Option<awake::Away>), AppError> {
-    if store.upgrades_done()? {
+    if store.upgrade().done()? {
         let due = DueIndex::load(store)?;
         if working {
             let (state, away) = working_state(store)?;
@@ -1155,10 +1155,12 @@ fn lazy_state(
         return Ok((load_state(store, false)?, due, None));
     }
     let mut state = load_state(store, true)?;
-    store.migrate_ends(&mut state)?;
-    store.migrate_shelf(&mut state, &shelf::rows_of)?;
+    store.upgrade().ends(&mut state)?;
+    store.upgrade().shelf(&mut state, &shelf::rows_of)?;
     let mut due = DueIndex::build(&state, settings);
-    store.migrate_indexes(&state, |batch| due.persist_all(batch))?;
+    store
+        .upgrade()
+        .indexes(&state, |batch| due.persist_all(batch))?;
     state.games.clear();
     state.keys = Default::default();
     // Every tournament is in memory now: none is away.

@@ -379,7 +379,8 @@ impl App {
     ) {
         let mut stored = Vec::new();
         self.store
-            .for_each_due(|e, at| stored.push((e, at)))
+            .due()
+            .for_each(|e, at| stored.push((e, at)))
             .expect("the stored index");
         stored.sort();
         let all = super::load_state(&self.store, true).expect("every game");

@@ -77,9 +77,10 @@ impl DueIndex {
     pub(crate) fn load(store: &Store) -> Result<DueIndex, StoreError> {
         let mut index = DueIndex::default();
         for (entry, at) in store
-            .due_of_kind("d/")?
+            .due()
+            .of_kind("d/")?
             .into_iter()
-            .chain(store.due_of_kind("r/")?)
+            .chain(store.due().of_kind("r/")?)
         {
             match entry {
                 DueEntry::Digest(t) => {
@@ -133,7 +134,7 @@ impl DueIndex {
         let game = if self.in_memory {
             self.order.first().map(|(at, _)| *at)
         } else {
-            store.first_due(b'g')?
+            store.due().first(b'g')?
         };
         let digest = self.digests.values().min().copied();
         Ok(game.into_iter().chain(digest).min())
@@ -154,7 +155,8 @@ impl DueIndex {
                 .collect()
         } else {
             store
-                .due_until(b'g', now)?
+                .due()
+                .until(b'g', now)?
                 .into_iter()
                 .filter_map(|(e, _)| match e {
                     DueEntry::Game(g) => Some(g.tournament),

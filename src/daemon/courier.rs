@@ -239,7 +239,7 @@ async fn mark(
         let started = std::time::Instant::now();
         let marked = tokio::task::spawn_blocking(move || {
             crash::point(crash::BEFORE_OUTBOX_DELETE);
-            store.outbox_sent(&ids)
+            store.outbox().sent(&ids)
         })
         .await;
         writing += started.elapsed();
@@ -327,7 +327,7 @@ async fn work<S: Outgoing>(
                 }
                 // Read from the store now, not when it was handed over: the courier holds
                 // ids alone beyond HELD_BYTES (a start pass hands it 20,000 at once).
-                None => store.outbox_to_send(&id),
+                None => store.outbox().to_send(&id),
             };
             let (entry, raw) = match read {
                 Ok(Some(both)) => both,

@@ -345,8 +345,8 @@ where
     S: Outgoing + Clone + Send + Sync + 'static,
 {
     let mut courier = Courier::start(sender, app.store.clone(), now, outbox_max_age(app));
-    app.store.watch_enqueued(true);
-    for entry in app.store.outbox_heads()? {
+    app.store.outbox().watch_enqueued(true);
+    for entry in app.store.outbox().heads()? {
         if entry.next_attempt > now {
             courier.hold(&entry.recipient);
         } else {
@@ -365,7 +365,7 @@ fn outbox_max_age(app: &App) -> chrono::Duration {
 /// durable: after [`App::sync`] (group commit) or a committed step.
 fn hand_fresh(app: &App, courier: &mut Courier) {
     // Each with its mail: the courier need not read back what the pass has just written.
-    for entry in app.store.take_enqueued() {
+    for entry in app.store.outbox().take_enqueued() {
         courier.send(entry);
     }
 }
@@ -436,7 +436,7 @@ fn apply(
                 let wait = backoff(entry.attempts + 1, jitter);
                 let next =
                     now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::minutes(1));
-                app.store.outbox_retry(&entry.id, next, &e.to_string())?;
+                app.store.outbox().retry(&entry.id, next, &e.to_string())?;
                 report.deferred += 1;
                 warn!(
                     "{} to {}: {e}; retry at {next}",
@@ -446,7 +446,7 @@ fn apply(
         }
     }
     // Only those the courier could not mark (the store refused): this reports the store's error.
-    app.store.outbox_sent(&accepted)?;
+    app.store.outbox().sent(&accepted)?;
     match stop {
         Some(e) => Err(AppError::Send(e)),
         None => Ok(()),
@@ -489,7 +489,7 @@ async fn drain(
             Err(e) => return Err(e),
         }
     }
-    app.store.watch_enqueued(false);
+    app.store.outbox().watch_enqueued(false);
     match stop {
         Some(e) => Err(e),
         None => Ok(report.failed > refused),
@@ -715,7 +715,8 @@ where
                 // Looked at again soon: the outage is told once it counts (`crate::vitals`).
                 let until = app
                     .store
-                    .next_outbox_head_attempt()?
+                    .outbox()
+                    .next_head_attempt()?
                     .map(|at| (at - clock.now()).to_std().unwrap_or(Duration::ZERO))
                     .unwrap_or(wait)
                     .min(
@@ -958,7 +959,7 @@ where
     }
     if back {
         // SMTP works again: what waited for it goes now, not at each mail's next retry.
-        let n = app.store.outbox_due_now(now)?;
+        let n = app.store.outbox().due_now(now)?;
         info!("SMTP works again: {n} mails waiting for a retry go now");
     }
     let f = app.store.figures()?;
@@ -1162,10 +1163,11 @@ fn take_backup(app: &App, slot: &mut Option<std::thread::JoinHandle<()>>) {
 
 /// The next moment something is due: a deadline of the core or an outbox head's retry.
 fn next_wake(app: &App) -> Result<Option<DateTime<Utc>>, AppError> {
-    Ok(
-        [app.next_deadline()?, app.store.next_outbox_head_attempt()?]
-            .into_iter()
-            .flatten()
-            .min(),
-    )
+    Ok([
+        app.next_deadline()?,
+        app.store.outbox().next_head_attempt()?,
+    ]
+    .into_iter()
+    .flatten()
+    .min())
 }

@@ -579,7 +579,7 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
     let end = at("2026-12-02T10:00:00+01:00");
     app.process(resign.as_bytes(), end, Some((7, 20))).unwrap();
     assert_eq!(app.state.games[&g].result.map(|r| r.as_str()), Some("0-1"));
-    let archived = app.store.archive_for_game(&g.to_string()).unwrap().len();
+    let archived = app.store.archive().for_game(&g.to_string()).unwrap().len();
     assert!(archived >= 3, "{archived}");
     for now in [
         end,
@@ -591,7 +591,7 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
             "rotated at {now}"
         );
         assert_eq!(
-            app.store.archive_for_game(&g.to_string()).unwrap().len(),
+            app.store.archive().for_game(&g.to_string()).unwrap().len(),
             archived
         );
     }
@@ -600,17 +600,19 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
     // in the archive, `Store::rotate_archive`).
     let queued: Vec<String> = app
         .store
-        .outbox_heads()
+        .outbox()
+        .heads()
         .unwrap()
         .into_iter()
         .map(|e| e.id)
         .collect();
-    app.store.outbox_sent(&queued).unwrap();
+    app.store.outbox().sent(&queued).unwrap();
     let log = app.rotate_archive(end + Days::days(28)).unwrap();
     assert_eq!(log.len(), 1, "{log:?}");
     assert!(
         app.store
-            .archive_for_game(&g.to_string())
+            .archive()
+            .for_game(&g.to_string())
             .unwrap()
             .is_empty()
     );
