@@ -116,7 +116,7 @@ fn copy(store: &Store, dir: &Path) -> Result<usize, StoreError> {
 mod tests {
     use super::*;
     use crate::store::tests::TempDir;
-    use crate::store::{Batch, SCHEMA_VERSION};
+    use crate::store::{Batch, LAYOUT_VERSION};
 
     #[test]
     fn a_store_kept_in_sled_is_copied_over_and_its_files_moved_aside() {
@@ -158,7 +158,7 @@ mod tests {
         );
         assert_eq!(
             s.db.get::<u32>(Tree::Meta, SCHEMA_KEY).unwrap(),
-            Some(SCHEMA_VERSION)
+            Some(LAYOUT_VERSION)
         );
         assert!(!dir.join("db").exists() && !dir.join("conf").exists());
         assert!(dir.join(ASIDE).join("db").exists());

@@ -1,12 +1,34 @@
-//! Upgrades of a store an earlier fernzug wrote, each done once and marked ([`Upgrade`]). The
-//! take-over of a store kept in sled is `legacy.rs`; here the move of layout version 1's games
-//! and their parts, kept in five trees, into [`Tree::ByGame`] ([`Store::gather_by_game`], at every opening of
-//! such a store, before anything reads it), the ends of games and the rotated
-//! tournaments ([`Store::migrate_ends`]), the shelf ([`Store::migrate_shelf`]) and the indexes of
-//! deadlines, of the reply keys by game and of the rotated tournaments ([`Store::migrate_indexes`]). The shell runs them, in
-//! that order, when it first opens such a store with every game in memory (`crate::app`,
-//! `lazy_state`), and gives what only it computes: the rows kept beside a shelf file and the
-//! entries of its index of deadlines.
+//! The store's version and the ordered steps that bring a store an earlier fernzug wrote to it.
+//!
+//! The version is one number in `Meta` (`schema_version`). Step N takes a store at version N-1
+//! to version N and records N in its own last transaction (a step of several transactions that
+//! stops half way is taken up again at the next opening: each is written so that doing it again
+//! does no harm). A new store is made at [`SCHEMA_VERSION`]; a store of a later version is
+//! refused. The steps, in order ([`Step`]):
+//!
+//! 2. **by_game** — layout 1 kept a game's records in five trees: they move into
+//!    [`Tree::ByGame`] ([`gather_by_game`]), after a store from before [`Tree::DueOrder`] got its
+//!    order of deadlines ([`order_due`]); the file is compacted after.
+//! 3. **ends** — games learn when they ended, tournaments that their archive was rotated
+//!    ([`Upgrade::ends`]).
+//! 4. **shelf** — the games of the tournaments rotated before the shelf go to shelf files
+//!    ([`Upgrade::shelf`]).
+//! 5. **indexes** — the index of deadlines, of the reply keys by game and of the rotated
+//!    tournaments and their people, written whole ([`Upgrade::indexes`]).
+//!
+//! [`Store::open`] does the steps that need only the store (2) before anything reads it; the
+//! later ones need every game in memory and what only the shell computes (the rows kept beside a
+//! shelf file, the entries of its index of deadlines): the shell does them, in order, when it
+//! first opens such a store (`crate::app`, `lazy_state`; opened with every game, it does 3 and
+//! 4). Version 1 is where every store kept in sled stands (`legacy.rs` copies it over first).
+//!
+//! Versions before the steps were numbered counted 3 to 5 by five marks in `Meta` ([`Mark`]),
+//! and wrote 2 whatever their marks said. Such a store (version 2) stands at 2 and the steps its
+//! marks say were done, in order, as far as none is missing ([`version`]); the marks are read,
+//! never written. A mark set after a missing step keeps the work of its step from being done
+//! again, as the earlier versions kept it: the shelf's mark (step 4), where the ends' is missing.
+//! The indexes (step 5) are written whenever a step before them was missing, as those versions
+//! wrote them whenever any mark was missing.
 
 use std::collections::BTreeSet;
 
@@ -34,18 +56,142 @@ pub(super) const GATHER_CHUNK: usize = 20_000;
 /// memory of a small server.
 pub(super) const GATHER_BYTES: usize = 4 << 20;
 
-/// The layout version this program reads and writes. Version 1 (the parts of a game's records
-/// in three trees) is still read: the first opening moves it to this one.
-pub const SCHEMA_VERSION: u32 = 2;
+/// The version of the store this program writes: every [`Step`] done. A new store is made at
+/// it; a store of a later one is refused.
+pub const SCHEMA_VERSION: u32 = Step::Indexes as u32;
 
-/// The upgrades of a [`Store`] the shell runs with every game in memory (`store.upgrade()`).
+/// The version [`Store::open`] brings a store to by itself (layout 2: a game's records side by
+/// side in [`Tree::ByGame`]); the steps after it need the shell ([`Upgrade`]).
+pub const LAYOUT_VERSION: u32 = Step::ByGame as u32;
+
+/// The steps of the store's version, each named by the version it brings a store to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Step {
+    /// A game's records moved from the five trees of layout 1 into `by_game`.
+    ByGame = 2,
+    /// Games' ends and rotated tournaments read from what earlier versions kept.
+    Ends = 3,
+    /// The games of tournaments rotated before the shelf moved to shelf files.
+    Shelf = 4,
+    /// The indexes of deadlines, of reply keys by game and of the rotated tournaments written.
+    Indexes = 5,
+}
+
+impl Step {
+    /// Every step, in order.
+    const ALL: [Step; 4] = [Step::ByGame, Step::Ends, Step::Shelf, Step::Indexes];
+
+    /// The version it brings a store to.
+    fn version(self) -> u32 {
+        self as u32
+    }
+
+    /// Whether it needs only the store ([`Store::open`] does it), not the shell's state.
+    fn own(self) -> bool {
+        self == Step::ByGame
+    }
+
+    /// The marks by which a store of version 2 said the step was done (see the module
+    /// documentation): every one of them.
+    fn marks(self) -> &'static [Mark] {
+        match self {
+            Step::ByGame => &[],
+            Step::Ends => &[Mark::EndsMigrated],
+            Step::Shelf => &[Mark::Shelf],
+            Step::Indexes => &[Mark::DueIndex, Mark::KeysByGame, Mark::RotatedIndex],
+        }
+    }
+}
+
+/// The store's version (`None`: none recorded, a new store): as recorded, or, recorded 2 by a
+/// version that counted the later steps by marks, 2 and every step after it whose marks are all
+/// set, in order, up to the first that is not.
+pub(super) fn version(store: &Store) -> Result<Option<u32>, StoreError> {
+    let Some(recorded) = store.db.get::<u32>(Tree::Meta, SCHEMA_KEY)? else {
+        return Ok(None);
+    };
+    if recorded != LAYOUT_VERSION {
+        return Ok(Some(recorded));
+    }
+    let mut version = recorded;
+    for step in Step::ALL.into_iter().filter(|s| s.version() > recorded) {
+        for &mark in step.marks() {
+            if !marked(store, mark)? {
+                return Ok(Some(version));
+            }
+        }
+        version = step.version();
+    }
+    Ok(Some(version))
+}
+
+/// Whether a version that counted the steps by marks set mark `m`.
+fn marked(store: &Store, m: Mark) -> Result<bool, StoreError> {
+    Ok(store.db.get::<bool>(Tree::Meta, m.key())? == Some(true))
+}
+
+/// Checks the store's version and does the steps that need only the store (at opening, before
+/// anything reads it): a store of this version or an earlier one is opened, one of a later one
+/// refused; a new store (no version, every tree empty) is made at [`SCHEMA_VERSION`], a store
+/// without a version that holds anything refused.
+pub(super) fn open(store: &mut Store) -> Result<(), StoreError> {
+    let version = match version(store)? {
+        Some(v) if (1..=SCHEMA_VERSION).contains(&v) => v,
+        Some(found) => {
+            return Err(StoreError::Schema {
+                path: store.db.path.clone(),
+                found,
+                expected: SCHEMA_VERSION,
+            });
+        }
+        None => {
+            for t in Tree::ALL {
+                let len = store
+                    .db
+                    .read(t)?
+                    .len()
+                    .map_err(store.db.db_err(format!("reading {t}")))?;
+                if len > 0 {
+                    return Err(StoreError::NoSchema {
+                        path: store.db.path.clone(),
+                    });
+                }
+            }
+            let mut batch = Batch::new();
+            batch.put(Tree::Meta, SCHEMA_KEY, &SCHEMA_VERSION);
+            return store.commit(batch);
+        }
+    };
+    for step in Step::ALL.into_iter().filter(|s| s.version() > version) {
+        if !step.own() {
+            break;
+        }
+        match step {
+            Step::ByGame => {
+                order_due(store)?;
+                gather_by_game(store)?;
+                // The trees the move emptied leave their pages free inside the file: given
+                // back. The store is whole without it: a failure is said, not fatal (it is not
+                // tried again).
+                if let Err(e) = compact(store) {
+                    tracing::warn!("{e}; the store works on, its file larger than it needs to be");
+                }
+            }
+            Step::Ends | Step::Shelf | Step::Indexes => {}
+        }
+    }
+    Ok(())
+}
+
+/// The steps of a [`Store`]'s version that need the shell (`store.upgrade()`): done, in order,
+/// with every game in memory, when the shell first opens a store of an earlier version.
 pub struct Upgrade<'a> {
     store: &'a Store,
     db: &'a Db,
 }
 
 impl Store {
-    /// The upgrades of an earlier version's store that need the shell's state.
+    /// The steps of the store's version that need the shell's state.
     pub fn upgrade(&self) -> Upgrade<'_> {
         Upgrade {
             store: self,
@@ -55,14 +201,39 @@ impl Store {
 }
 
 impl Upgrade<'_> {
-    /// Stores written before games knew when they ended (`Game::ended_at`) and tournaments that
-    /// their archive was rotated (`Tournament::rotated`): both are read once from what those
-    /// versions kept — the `ended` event of the game's log and the `rotated:ID` meta key — and
-    /// written back (into `state`, which holds every game, and the store), so the core decides
-    /// rotation (Fax 2.8) from its own state. Done once per store: [`Mark::EndsMigrated`]
-    /// marks it.
+    /// Whether the store is at this program's version (every step done): then the relay opens
+    /// it without reading every game.
+    pub fn done(&self) -> Result<bool, StoreError> {
+        Ok(version(self.store)? == Some(SCHEMA_VERSION))
+    }
+
+    /// Whether `step` is to be done now: `false` when the store is at its version or later; an
+    /// error when a step before it is missing (the shell does them in order).
+    fn next(&self, step: Step) -> Result<bool, StoreError> {
+        let at = version(self.store)?.unwrap_or(0);
+        if at >= step.version() {
+            return Ok(false);
+        }
+        if at + 1 < step.version() {
+            return Err(StoreError::Aborted {
+                path: self.db.path.clone(),
+                reason: format!(
+                    "the store is at version {at}: step {} of its version comes before step {}",
+                    at + 1,
+                    step.version()
+                ),
+            });
+        }
+        Ok(true)
+    }
+
+    /// Step 3. Stores written before games knew when they ended (`Game::ended_at`) and
+    /// tournaments that their archive was rotated (`Tournament::rotated`): both are read once
+    /// from what those versions kept — the `ended` event of the game's log and the `rotated:ID`
+    /// meta key — and written back (into `state`, which holds every game, and the store), so the
+    /// core decides rotation (Fax 2.8) from its own state. One transaction, with the version.
     pub fn ends(&self, state: &mut State) -> Result<(), StoreError> {
-        if self.marked(Mark::EndsMigrated)? {
+        if !self.next(Step::Ends)? {
             return Ok(());
         }
         let mut batch = Batch::default();
@@ -88,80 +259,68 @@ impl Upgrade<'_> {
                 batch.put_tournament(t);
             }
         }
-        batch.mark(Mark::EndsMigrated);
+        batch.put(Tree::Meta, SCHEMA_KEY, &Step::Ends.version());
         self.store.commit(batch)
     }
 
-    /// Whether every upgrade was done on this store ([`Mark::ALL`]): then the relay opens it
-    /// without reading every game.
-    pub fn done(&self) -> Result<bool, StoreError> {
-        for u in Mark::ALL {
-            if !self.marked(u)? {
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    }
-
-    /// Stores from before the shelf: the games of tournaments already rotated go to the shelf,
-    /// once (a transaction per tournament: a store of many years is not moved in one), and leave
-    /// `state`. `rows_of` gives the rows kept beside each shelf file. [`Mark::Shelf`] marks it.
+    /// Step 4. Stores from before the shelf: the games of tournaments already rotated go to the
+    /// shelf (a transaction per tournament: a store of many years is not moved in one), and
+    /// leave `state`; the version after. `rows_of` gives the rows kept beside each shelf file. A
+    /// store whose mark says the shelf was made (see the module documentation) only records the
+    /// version.
     pub fn shelf<R: Serialize>(
         &self,
         state: &mut State,
         rows_of: &impl Fn(&Tournament, &[Game]) -> Vec<R>,
     ) -> Result<(), StoreError> {
-        if self.marked(Mark::Shelf)? {
+        if !self.next(Step::Shelf)? {
             return Ok(());
         }
-        let rotated: Vec<String> = state
-            .tournaments
-            .values()
-            .filter(|t| t.rotated)
-            .map(|t| t.id.clone())
-            .collect();
-        for id in rotated {
-            let mut batch = Batch::default();
-            let (games, keys) = shelve(
-                self.store,
-                state,
-                &BTreeSet::from([id]),
-                &mut batch,
-                rows_of,
-            )?;
-            self.store.commit(batch)?;
-            forget(state, &games, &keys);
+        if !marked(self.store, Mark::Shelf)? {
+            let rotated: Vec<String> = state
+                .tournaments
+                .values()
+                .filter(|t| t.rotated)
+                .map(|t| t.id.clone())
+                .collect();
+            for id in rotated {
+                let mut batch = Batch::default();
+                let (games, keys) = shelve(
+                    self.store,
+                    state,
+                    &BTreeSet::from([id]),
+                    &mut batch,
+                    rows_of,
+                )?;
+                self.store.commit(batch)?;
+                forget(state, &games, &keys);
+            }
         }
         let mut batch = Batch::default();
-        batch.mark(Mark::Shelf);
+        batch.put(Tree::Meta, SCHEMA_KEY, &Step::Shelf.version());
         self.store.commit(batch)
     }
 
-    /// Stores from before the index of deadlines and the index of the reply keys by game: both
-    /// are written whole in one transaction, from `state` (every game and key in memory) and
-    /// the entries `due` adds to the batch (the shell's index, built from the core's
-    /// deadlines) — and the indexes of the rotated tournaments and their people, from the
-    /// rotated tournaments of `state`. Writing them again is harmless. [`Mark::DueIndex`],
-    /// [`Mark::KeysByGame`] and [`Mark::RotatedIndex`] mark it.
+    /// Step 5. Stores from before the index of deadlines and the index of the reply keys by
+    /// game: both are written whole in one transaction, with the version, from `state` (every
+    /// game and key in memory) and the entries `due` adds to the batch (the shell's index, built
+    /// from the core's deadlines) — and the indexes of the rotated tournaments and their people,
+    /// from the rotated tournaments of `state`. Writing them again is harmless.
     pub fn indexes(&self, state: &State, due: impl FnOnce(&mut Batch)) -> Result<(), StoreError> {
+        if !self.next(Step::Indexes)? {
+            return Ok(());
+        }
         let mut batch = Batch::default();
         self.store.due().clear(&mut batch)?;
         due(&mut batch);
-        batch.mark(Mark::DueIndex);
         for (k, b) in state.keys.iter() {
             batch.bind_key(k, &b.game.to_string(), b);
         }
-        batch.mark(Mark::KeysByGame);
         for t in state.tournaments.values().filter(|t| t.rotated) {
             batch.put_tournament(t);
         }
-        batch.mark(Mark::RotatedIndex);
+        batch.put(Tree::Meta, SCHEMA_KEY, &Step::Indexes.version());
         self.store.commit(batch)
-    }
-
-    /// Whether the upgrade `u` of an earlier version's store was done.
-    fn marked(&self, u: Mark) -> Result<bool, StoreError> {
-        Ok(self.db.get::<bool>(Tree::Meta, u.key())? == Some(true))
     }
 
     /// Whether a version before `Tournament::rotated` marked tournament `id`'s archive rotated.
@@ -170,41 +329,12 @@ impl Upgrade<'_> {
     }
 }
 
-/// Checks the store's layout version: this one, or 1 (the caller moves it), or none in a
-/// new store (then this one is written). Returns the version found.
-pub(super) fn check_schema(store: &Store) -> Result<u32, StoreError> {
-    let found: Option<u32> = store.db.get(Tree::Meta, SCHEMA_KEY)?;
-    match found {
-        Some(v) if v == SCHEMA_VERSION || v == 1 => Ok(v),
-        Some(found) => Err(StoreError::Schema {
-            path: store.db.path.clone(),
-            found,
-            expected: SCHEMA_VERSION,
-        }),
-        None => {
-            for t in Tree::ALL {
-                let len = store
-                    .db
-                    .read(t)?
-                    .len()
-                    .map_err(store.db.db_err(format!("reading {t}")))?;
-                if len > 0 {
-                    return Err(StoreError::NoSchema {
-                        path: store.db.path.clone(),
-                    });
-                }
-            }
-            let mut batch = Batch::new();
-            batch.put(Tree::Meta, SCHEMA_KEY, &SCHEMA_VERSION);
-            store.commit(batch)?;
-            Ok(SCHEMA_VERSION)
-        }
-    }
-}
-
 /// A store from before [`Tree::DueOrder`]: its entries are written from [`Tree::Due`] in one
-/// transaction (at opening; a store whose `DueOrder` holds entries, or whose `Due` holds
-/// none, is left as it is).
+/// transaction (a store whose `DueOrder` holds entries, or whose `Due` holds none, is left as it
+/// is). Part of step 2: `DueOrder` came a version before layout 2, and since then every write of
+/// `Due` writes its place in `DueOrder` in the same transaction (`Batch::put_due`), and the
+/// opening that moved a store to layout 2 ordered it first: a store of version 2 or later has
+/// its order.
 pub(super) fn order_due(store: &Store) -> Result<(), StoreError> {
     if store.db.count(Tree::DueOrder)? > 0 || store.db.count(Tree::Due)? == 0 {
         return Ok(());
@@ -225,7 +355,7 @@ pub(super) fn order_due(store: &Store) -> Result<(), StoreError> {
 /// [`GATHER_CHUNK`] entries and about [`GATHER_BYTES`]), each
 /// entry written there and removed from where it was in the same one (a move stopped half
 /// way goes on at the next opening; nothing is in both places or in neither). The emptied
-/// trees are deleted, and the store marked version 2 after. Nothing reads the store before
+/// trees are deleted, and the store recorded at version 2 after. Nothing reads the store before
 /// (`Store::open`).
 pub(super) fn gather_by_game(store: &Store) -> Result<(), StoreError> {
     let mut moved = 0usize;
@@ -245,12 +375,11 @@ pub(super) fn gather_by_game(store: &Store) -> Result<(), StoreError> {
     })?
     .0;
     let mut batch = Batch::default();
-    batch.put(Tree::Meta, SCHEMA_KEY, &SCHEMA_VERSION);
+    batch.put(Tree::Meta, SCHEMA_KEY, &LAYOUT_VERSION);
     store.commit(batch)?;
     tracing::info!(
-        "the store's layout moved to version {}: {moved} entries of games' logs, archive \
-         indexes, reply keys and deadlines now kept by game, with the games",
-        SCHEMA_VERSION
+        "the store's layout moved to version {LAYOUT_VERSION}: {moved} entries of games' logs, \
+         archive indexes, reply keys and deadlines now kept by game, with the games"
     );
     Ok(())
 }
@@ -439,11 +568,4 @@ pub(super) fn move_into_by_game(
         }
         Ok(done)
     })
-}
-
-impl Batch {
-    /// Marks the upgrade `u` of an earlier version's store as done.
-    pub(super) fn mark(&mut self, u: Mark) -> &mut Batch {
-        self.put(Tree::Meta, u.key(), &true)
-    }
 }

@@ -74,7 +74,7 @@ pub use due::Due;
 pub use error::StoreError;
 pub use handle::Store;
 pub use mails::{ArchiveEntry, Direction, OutboxEntry, QuarantineEntry, raw_bytes};
-pub use migrate::{SCHEMA_VERSION, Upgrade};
+pub use migrate::{LAYOUT_VERSION, SCHEMA_VERSION, Upgrade};
 pub use outbox::Outbox;
 pub use records::{Figures, PendingStarts};
 pub use schema::{DueEntry, Tree};

@@ -12,8 +12,9 @@ use super::schema::{GENERATION_KEY, Tree};
 use super::{legacy, migrate, private, sent};
 
 impl Store {
-    /// Open (or create) the database in `dir` and check its schema version. A store an earlier
-    /// fernzug kept in sled is copied over first (`legacy.rs`).
+    /// Open (or create) the database in `dir`, check its version and do the steps of its
+    /// version that need only the store (`migrate.rs`). A store an earlier fernzug kept in sled
+    /// is copied over first (`legacy.rs`).
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         let path = dir.to_path_buf();
         let fresh = !dir.join(FILE).exists();
@@ -54,18 +55,7 @@ impl Store {
         };
         store.db.create_tables()?;
         legacy::take_over(&store)?;
-        let version = migrate::check_schema(&store)?;
-        // Before the move of version 1: a store from before `DueOrder` has its games' deadlines
-        // in `Due` still.
-        migrate::order_due(&store)?;
-        if version == 1 {
-            migrate::gather_by_game(&store)?;
-            // The trees the move emptied leave their pages free inside the file: given back. The
-            // store is whole without it: a failure is said, not fatal (it is not tried again).
-            if let Err(e) = migrate::compact(&mut store) {
-                tracing::warn!("{e}; the store works on, its file larger than it needs to be");
-            }
-        }
+        migrate::open(&mut store)?;
         if !sent_before.is_empty() {
             // Mails the server accepted before a crash whose removal from the outbox may not
             // have reached the disk: removed now, durably, and the ledger emptied.

@@ -446,7 +446,8 @@ impl Batch {
 /// Hooks for the shell's tests that play an older store or a forger.
 #[cfg(test)]
 impl Store {
-    /// Forgets the index of reply keys by game and its mark: a store from before the index.
+    /// Forgets the index of reply keys by game and the step of the store's version that wrote it
+    /// (the store goes back to the version before): a store from before the index.
     pub(crate) fn forget_keys_by_game(&self) -> Result<(), StoreError> {
         let mut batch = Batch::default();
         for k in self.db.keys_with_prefix(Tree::ByGame, &[])? {
@@ -454,7 +455,11 @@ impl Store {
                 batch.delete(Tree::ByGame, k);
             }
         }
-        batch.delete(Tree::Meta, super::schema::Mark::KeysByGame.key());
+        batch.put(
+            Tree::Meta,
+            super::schema::SCHEMA_KEY,
+            &(super::SCHEMA_VERSION - 1),
+        );
         self.commit(batch)
     }
 

@@ -314,7 +314,8 @@ pub(super) fn legacy_rotated_key(id: &str) -> String {
     format!("rotated:{id}")
 }
 
-/// The upgrades of an earlier version's store, each marked in `Meta` once done.
+/// The marks in `Meta` by which versions before the steps of the store's version were numbered
+/// said which of the steps after layout 2 were done (`migrate.rs`): read, never written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Mark {
     /// Every reply key indexed by its game (now among its records, [`Tree::ByGame`]).
@@ -331,15 +332,6 @@ pub(super) enum Mark {
 }
 
 impl Mark {
-    /// Every upgrade.
-    pub(super) const ALL: [Mark; 5] = [
-        Mark::KeysByGame,
-        Mark::DueIndex,
-        Mark::EndsMigrated,
-        Mark::Shelf,
-        Mark::RotatedIndex,
-    ];
-
     /// Its mark in `Meta`.
     pub(super) fn key(self) -> &'static str {
         match self {

@@ -1137,7 +1137,7 @@ fn a_version_1_store_has_its_games_parts_moved_into_by_game_at_opening() {
     let s = Store::open(&dir.0).unwrap();
     assert_eq!(
         s.db.get::<u32>(Tree::Meta, SCHEMA_KEY).unwrap(),
-        Some(SCHEMA_VERSION)
+        Some(LAYOUT_VERSION)
     );
     assert_eq!(
         s.events::<String>("T-1/1").unwrap(),
@@ -1344,4 +1344,71 @@ fn the_step_record_names_the_message_a_process_died_in_until_it_is_cleared() {
     b.uid_done(7, 42);
     s.commit(b).unwrap();
     assert_eq!(s.begun(7, 42).unwrap(), 0);
+}
+
+/// Writes the marks `marks` (and no other) of a version that counted the steps after layout 2 by
+/// marks, and version 2, as that version left a store.
+fn write_marks(s: &Store, marks: &[schema::Mark]) {
+    use schema::Mark::{DueIndex, EndsMigrated, KeysByGame, RotatedIndex, Shelf};
+    let mut b = Batch::new();
+    for m in [EndsMigrated, Shelf, DueIndex, KeysByGame, RotatedIndex] {
+        b.delete(Tree::Meta, m.key());
+    }
+    b.put(Tree::Meta, SCHEMA_KEY, &LAYOUT_VERSION);
+    for m in marks {
+        b.put(Tree::Meta, m.key(), &true);
+    }
+    s.commit(b).unwrap();
+}
+
+#[test]
+fn a_store_of_version_2_stands_where_its_marks_say_in_order_and_no_step_is_done_twice() {
+    use schema::Mark::{DueIndex, EndsMigrated, KeysByGame, RotatedIndex, Shelf};
+    let dir = TempDir::new("marks");
+    let s = Store::open(&dir.0.join("store")).unwrap();
+    let cases: &[(&[schema::Mark], u32)] = &[
+        (&[], 2),
+        (&[EndsMigrated], 3),
+        (&[EndsMigrated, Shelf], 4),
+        (&[EndsMigrated, Shelf, DueIndex, KeysByGame], 4),
+        (
+            &[EndsMigrated, Shelf, DueIndex, KeysByGame, RotatedIndex],
+            5,
+        ),
+        // A step missing before a mark: the version stops there.
+        (&[Shelf], 2),
+        (&[DueIndex, KeysByGame, RotatedIndex], 2),
+        (&[EndsMigrated, DueIndex, KeysByGame, RotatedIndex], 3),
+    ];
+    for (marks, version) in cases {
+        write_marks(&s, marks);
+        assert_eq!(migrate::version(&s).unwrap(), Some(*version), "{marks:?}");
+        assert_eq!(s.upgrade().done().unwrap(), *version == SCHEMA_VERSION);
+    }
+    // The shelf marked done, the ends not: step 3 is done, step 4 only recorded — the games of a
+    // rotated tournament stay where they are, as the earlier versions left them.
+    write_marks(&s, &[Shelf]);
+    let mut state =
+        crate::core::testkit::registered(&crate::core::testkit::duel(crate::rules::RuleSet::Fax));
+    for t in state.tournaments.values_mut() {
+        t.rotated = true;
+    }
+    let before = state.clone();
+    s.upgrade().ends(&mut state).unwrap();
+    assert_eq!(migrate::version(&s).unwrap(), Some(3));
+    let rows =
+        |_: &crate::core::model::Tournament, _: &[crate::core::model::Game]| Vec::<u8>::new();
+    s.upgrade().shelf(&mut state, &rows).unwrap();
+    assert_eq!(migrate::version(&s).unwrap(), Some(4));
+    assert_eq!(state.games, before.games, "nothing shelved");
+    assert!(!dir.0.join("shelf").exists());
+    // Step 5 is due, and only it; one asked out of order is refused.
+    assert!(!s.upgrade().done().unwrap());
+    write_marks(&s, &[Shelf]);
+    assert!(s.upgrade().indexes(&state, |_| {}).is_err());
+    let mut b = Batch::new();
+    b.put(Tree::Meta, SCHEMA_KEY, &(SCHEMA_VERSION - 1));
+    s.commit(b).unwrap();
+    s.upgrade().indexes(&state, |_| {}).unwrap();
+    assert!(s.upgrade().done().unwrap());
 }
