@@ -7,8 +7,8 @@
 //! partner, another game or the past; is the sentence a question or hedged; is the request
 //! complete. What is not certain is asked, never guessed (TO §2, §8).
 
+use super::reading::{Reading, Request, Why};
 use super::tokens::{Sentence, Tok, days_at, is_negation, negated};
-use super::{Reading, Request, Why};
 use crate::letter::types::{Ask, DateSpan, DirectorCommand, Missing, RequestKind, StatedDate};
 
 /// Every reading of one sentence. `before` is the sentence before it (`Agreed. Draw.`), `after`
@@ -69,7 +69,7 @@ pub fn read_sentence(s: &Sentence, before: Option<&Sentence>, after: &[Sentence]
 fn ask(kind: RequestKind, s: &Sentence, missing: Missing) -> Reading {
     Reading::Asks(Ask {
         kind,
-        sentence: super::sentence_text(s),
+        sentence: super::tokens::sentence_text(s),
         missing,
     })
 }

@@ -379,6 +379,22 @@ pub fn sentences(paragraph: &str) -> Vec<Sentence> {
     out
 }
 
+/// The sentence as quoted back to the writer: without a leading greeting cut off by a comma
+/// (`Lieber Bert, wollen wir …` → `wollen wir …`) when the rest is the request.
+pub(super) fn sentence_text(s: &Sentence) -> String {
+    const GREETINGS: &[&str] = &[
+        "lieber", "liebe", "hallo", "hi", "hello", "dear", "sehr", "guten", "moin", "servus",
+    ];
+    let text = s.text.trim();
+    if let Some((head, rest)) = text.split_once(',') {
+        let first = fold(head.split_whitespace().next().unwrap_or(""));
+        if GREETINGS.contains(&first.as_str()) && head.split_whitespace().count() <= 4 {
+            return rest.trim().to_string();
+        }
+    }
+    text.to_string()
+}
+
 // ---------------------------------------------------------------------------------------
 // What the grammars of the requests (`grammar.rs`) and of time (`time.rs`) both read of a
 // sentence: negation and spans of days.
