@@ -25,7 +25,7 @@ pub(crate) struct DueIndex {
     /// Each game's earliest deadline, when the index was built from the games in memory
     /// ([`DueIndex::build`]). Loaded from the store ([`DueIndex::load`]), the games' entries are
     /// not held: the earliest and those due by now are read from the store's index in time order
-    /// (`Store::first_due`, `Store::due_until`), so that opening a store of 10,000 games reads
+    /// (`Due::first`, `Due::until`), so that opening a store of 10,000 games reads
     /// its tournaments' entries, not 10,000 (issue 33).
     in_memory: bool,
     by_game: HashMap<GameRef, DateTime<Utc>>,

@@ -8,11 +8,11 @@
 //!
 //! The courier holds ids, and the mails themselves only up to [`HELD_BYTES`]: the mails a pass
 //! has just written come with the entry (`Store::take_enqueued`) and go as they are; any other
-//! it reads from the store when it sends it (`Store::outbox_to_send`), so that a pass starting a
+//! it reads from the store when it sends it (`Outbox::to_send`), so that a pass starting a
 //! large tournament does not hold every start mail at once.
 //!
 //! A mail the server accepted is marked sent at once: the courier hands it to its marker, which
-//! marks it durably (`Store::outbox_sent`: the ledger of sent mails, one `fdatasync` for the
+//! marks it durably (`Outbox::sent`: the ledger of sent mails, one `fdatasync` for the
 //! accepted mails that came back together) and only then reports it to the pass. A crash can so
 //! send again only a mail whose 250 had come and whose mark had not yet been written — the mails
 //! in flight at that moment — never one the server accepted while the pass was busy with other

@@ -104,7 +104,7 @@ async fn fetch_new(
     // one fsync, and only then flagged on the server.
     app.group(true)?;
     let mut unflagged: Vec<u32> = Vec::new();
-    // A mail whose step the process died in (the step record, `Store::interrupted_step`) has
+    // A mail whose step the process died in (the step record, `Step::interrupted`) has
     // that death counted against it, durably, before anything else is read.
     app.count_interrupted_step()?;
     let mut todo = Vec::new();

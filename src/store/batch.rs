@@ -26,9 +26,10 @@ pub(super) enum Op {
     /// A new outbox entry (its `raw` empty): its `seq` is allocated inside the transaction.
     /// `body`: its mail compressed (`packed.rs`), or `None` when its mail is the one archived
     /// last in this transaction (the entry then names it). `raw`: the mail of such an entry, not
-    /// written — what a watcher of the outbox
-    /// ([`Outbox::take_enqueued`](super::outbox::Outbox::take_enqueued)) is given; empty for an entry with
-    /// a body of its own (read back when wanted).
+    /// written — what a watcher of the outbox ([`Outbox::take_enqueued`]) is given; empty for an
+    /// entry with a body of its own (read back when wanted).
+    ///
+    /// [`Outbox::take_enqueued`]: super::outbox::Outbox::take_enqueued
     Enqueue {
         entry: Box<OutboxEntry>,
         body: Option<Vec<u8>>,
@@ -149,8 +150,10 @@ impl Batch {
         self
     }
 
-    /// Removes `key` even from the archive: only for [`Archive::rotate`](super::archive::Archive::rotate), which removes a
+    /// Removes `key` even from the archive: only for [`Archive::rotate`], which removes a
     /// tournament's mails no earlier than 4 weeks after its end (Fax 2.8).
+    ///
+    /// [`Archive::rotate`]: super::archive::Archive::rotate
     pub(super) fn delete_unguarded(&mut self, tree: Tree, key: impl AsRef<[u8]>) -> &mut Batch {
         self.ops.push(Op::Delete {
             tree,
@@ -232,7 +235,9 @@ impl Batch {
     /// Put a mail into the outbox whose bytes are exactly those of the mail archived last
     /// before it in this batch ([`Batch::archive`]): the entry names that archived mail instead
     /// of keeping a copy (`packed.rs`). `entry.raw` is not stored; given (it may be empty), a
-    /// watcher of the outbox is handed it ([`Outbox::take_enqueued`](super::outbox::Outbox::take_enqueued)).
+    /// watcher of the outbox is handed it ([`Outbox::take_enqueued`]).
+    ///
+    /// [`Outbox::take_enqueued`]: super::outbox::Outbox::take_enqueued
     pub fn enqueue_archived(&mut self, entry: &OutboxEntry) -> &mut Batch {
         if !self.ops.iter().any(|o| matches!(o, Op::Archive { .. })) {
             self.fail(StoreError::InvalidKey {

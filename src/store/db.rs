@@ -21,14 +21,15 @@ pub const FILE: &str = "fernzug.redb";
 /// 13 MiB more than 4 MiB, and bought nothing measurable.
 pub(super) const CACHE_CAPACITY: usize = 4 * 1024 * 1024;
 
-/// The open database, shared by every clone of a [`Store`](super::Store); closed (and whatever was applied
-/// made durable, by redb itself) when the last clone goes.
+/// The open database, shared by every clone of a [`Store`](super::Store); closed (and whatever
+/// was applied made durable, by redb itself) when the last clone goes.
 pub(super) struct Db {
     /// The store's directory.
     pub(super) path: PathBuf,
     pub(super) db: redb::Database,
-    /// Whether a transaction was applied without waiting for the disk ([`Store::apply`](super::Store::apply)) and
-    /// not made durable yet ([`Store::sync`](super::Store::sync)).
+    /// Whether a transaction was applied without waiting for the disk
+    /// ([`Store::apply`](super::Store::apply)) and not made durable yet
+    /// ([`Store::sync`](super::Store::sync)).
     pub(super) pending: std::sync::atomic::AtomicBool,
     /// Held by every write transaction of the relay's loop (applied, made durable, sent mails
     /// marked) and by the courier's reads of what it sends (`Outbox::to_send`): the
@@ -281,7 +282,8 @@ impl Db {
     }
 }
 
-/// The tables of one write transaction ([`Store::apply`](super::Store::apply)), each opened when first written.
+/// The tables of one write transaction ([`Store::apply`](super::Store::apply)), each opened when
+/// first written.
 pub(super) struct Tables<'tx> {
     db: &'tx Db,
     tx: &'tx redb::WriteTransaction,

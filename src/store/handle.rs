@@ -27,8 +27,8 @@ pub struct Store {
     pub(super) db: std::sync::Arc<Db>,
     /// The generation after this handle's last transaction (or as read at opening).
     pub(super) generation: std::sync::Arc<std::sync::atomic::AtomicU64>,
-    /// While watched ([`Outbox::watch_enqueued`](super::outbox::Outbox::watch_enqueued)): the outbox entries enqueued since they were
-    /// last taken, each with its mail.
+    /// While watched ([`Outbox::watch_enqueued`](super::outbox::Outbox::watch_enqueued)): the
+    /// outbox entries enqueued since they were last taken, each with its mail.
     pub(super) enqueued: std::sync::Arc<std::sync::Mutex<Option<Vec<OutboxEntry>>>>,
     /// The ledger of sent mails (`sent.rs`): taken before the gate, by the marks of sent mails
     /// and by [`Store::sync`].

@@ -56,8 +56,8 @@ pub(super) const GATHER_CHUNK: usize = 20_000;
 /// memory of a small server.
 pub(super) const GATHER_BYTES: usize = 4 << 20;
 
-/// The version of the store this program writes: every [`Step`] done. A new store is made at
-/// it; a store of a later one is refused.
+/// The version of the store this program writes: every step of its version done. A new store
+/// is made at it; a store of a later one is refused.
 pub const SCHEMA_VERSION: u32 = Step::Indexes as u32;
 
 /// The version [`Store::open`] brings a store to by itself (layout 2: a game's records side by

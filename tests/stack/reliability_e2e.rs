@@ -597,7 +597,7 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
     }
     let key = app.state.games[&g].keys.white.clone();
     // Four weeks on, the relay has long sent what it queued (a mail still waiting keeps its bytes
-    // in the archive, `Store::rotate_archive`).
+    // in the archive, `Archive::rotate`).
     let queued: Vec<String> = app
         .store
         .outbox()
