@@ -25,6 +25,7 @@ pub mod shelf;
 mod stage;
 pub mod status_row;
 mod step;
+pub use step::POISON_AFTER;
 pub mod verify;
 mod working;
 pub mod xfcc;
@@ -295,7 +296,8 @@ impl App {
     ) {
         let mut stored = Vec::new();
         self.store
-            .for_each_due(|e, at| stored.push((e, at)))
+            .due()
+            .for_each(|e, at| stored.push((e, at)))
             .expect("the stored index");
         stored.sort();
         let all = working::load_state(&self.store, true).expect("every game");
@@ -492,7 +494,7 @@ impl App {
     /// record names (`crate::store::step`), unless that message was done after all; then clears
     /// the record. A message the relay died in twice is quarantined unread by the daemon.
     pub fn count_interrupted_step(&mut self) -> Result<(), AppError> {
-        let Some((v, u)) = self.store.interrupted_step()? else {
+        let Some((v, u)) = self.store.step().interrupted()? else {
             return Ok(());
         };
         if !self.store.is_uid_done(v, u)? {
@@ -503,10 +505,10 @@ impl App {
             tracing::warn!(
                 "the relay stopped while it processed uid {u} (UIDVALIDITY {v}): {times} time(s) \
                  so far; at {} it is quarantined unread",
-                crate::daemon::POISON_AFTER
+                step::POISON_AFTER
             );
         }
-        self.store.step_ends()?;
+        self.store.step().ends()?;
         Ok(())
     }
 
@@ -577,7 +579,7 @@ impl App {
         let mut log = Vec::new();
         for (id, games) in &out.rotate {
             let games = games.iter().map(GameRef::to_string).collect();
-            let n = match self.store.rotate_archive(&games) {
+            let n = match self.store.archive().rotate(&games) {
                 Ok(n) => n,
                 Err(e) => {
                     self.reload()?;

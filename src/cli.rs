@@ -325,7 +325,8 @@ fn execute(cli: Cli) -> Result<(), Failure> {
             }
             let entries = app
                 .store
-                .archive_for_game(&id.to_string())
+                .archive()
+                .for_game(&id.to_string())
                 .map_err(runtime)?;
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();

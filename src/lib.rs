@@ -26,7 +26,9 @@
 //!   frames) and `render::words` (every sentence the core decides as a value).
 //! - [`config`], [`tournament_file`] — the two files an operator writes.
 //! - [`store`] — the one module that touches the database (redb): state, event log, outbox, archive,
-//!   IMAP UIDs.
+//!   IMAP UIDs; a handle ([`store::Store`]) and a face for each part (`store.outbox()`,
+//!   `store.archive()`, `store.due()`, `store.step()`, `store.upgrade()`), its version upgraded by
+//!   ordered steps.
 //! - [`imap`], [`smtp`] — the network: fetching with `BODY.PEEK[]` and IDLE; sending raw mail;
 //!   [`tls`] — whom they trust (the system store plus `ca_file`) and the one line an operator reads
 //!   when a certificate is refused; [`secret`] — passwords from the environment, a file or a

@@ -8,7 +8,6 @@
 //! and treat the address as refusing mail ([`SendError::Permanent`], 5xx).
 
 use std::fmt;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -16,119 +15,15 @@ use lettre::address::Address;
 use tokio_rustls::TlsConnector;
 
 mod client;
+mod error;
+mod settings;
 
 use client::{Connection, Failure};
+pub use error::{SendError, SmtpError};
+pub use settings::SmtpSettings;
 
-use crate::secret::{Auth, Secret, SecretError};
 use crate::tls::Trust;
 pub use crate::tls::{DEFAULT_TIMEOUT, Security};
-
-/// Where and how to send mail.
-#[derive(Clone, PartialEq, Eq)]
-pub struct SmtpSettings {
-    pub host: String,
-    pub port: u16,
-    pub security: Security,
-    /// Login name; `None` sends without AUTH.
-    pub user: Option<String>,
-    pub password: Option<Secret>,
-    /// AUTH PLAIN/LOGIN with the password, or XOAUTH2 with it as the token.
-    pub auth: Auth,
-    /// PEM certificates trusted besides the system's store.
-    pub ca_file: Option<PathBuf>,
-    /// Time limit of one network operation (default 60 s).
-    pub timeout: Duration,
-}
-
-impl From<&crate::config::SmtpConfig> for SmtpSettings {
-    /// The settings of `[smtp]`, with the default time limit of a network call.
-    fn from(c: &crate::config::SmtpConfig) -> SmtpSettings {
-        SmtpSettings {
-            host: c.host.clone(),
-            port: c.port,
-            security: c.security,
-            user: c.user.clone(),
-            password: c.password.clone(),
-            auth: c.auth,
-            ca_file: c.ca_file.clone(),
-            timeout: DEFAULT_TIMEOUT,
-        }
-    }
-}
-
-impl fmt::Debug for SmtpSettings {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SmtpSettings")
-            .field("host", &self.host)
-            .field("port", &self.port)
-            .field("security", &self.security)
-            .field("user", &self.user)
-            .field("password", &self.password)
-            .field("ca_file", &self.ca_file)
-            .field("timeout", &self.timeout)
-            .finish()
-    }
-}
-
-/// Why a [`Sender`] cannot be built.
-#[derive(Debug, thiserror::Error)]
-pub enum SmtpError {
-    /// TLS parameters for the host could not be made (e.g. `ca_file` unreadable).
-    #[error("SMTP {host}:{port}: cannot set up TLS: {reason}")]
-    Tls {
-        host: String,
-        port: u16,
-        reason: String,
-    },
-    /// `password_command` gave no password.
-    #[error("SMTP: {0}; fix [smtp] password_command")]
-    Secret(#[from] SecretError),
-    /// A user without password or a password without user.
-    #[error("SMTP login needs both a user and a password; only the {given} is set")]
-    Credentials { given: &'static str },
-    /// `Sender::new` was called outside a Tokio runtime (the pool's timers need one).
-    #[error("the SMTP sender must be created inside a Tokio runtime")]
-    NoRuntime,
-}
-
-/// Why one mail to one recipient was not accepted.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SendError {
-    /// Try again later: 4xx replies, refused or broken connections, timeouts, TLS.
-    #[error("temporary SMTP failure{}: {message}", code.map(|c| format!(" ({c})")).unwrap_or_default())]
-    Transient { code: Option<u16>, message: String },
-    /// The server refused for good (5xx): the address does not take mail. An address
-    /// that is not even syntactically valid is refused here with code 553 without
-    /// contacting the server.
-    #[error("permanent SMTP failure ({code}): {message}")]
-    Permanent { code: u16, message: String },
-    /// Not the mail's fault and no use retrying it: the server's certificate is not trusted,
-    /// STARTTLS is missing, or the login was refused. The mail stays queued, uncounted, and
-    /// the relay stops with this line until the operator fixes the configuration.
-    #[error("{message}")]
-    NeedsOperator { message: String },
-}
-
-impl SendError {
-    /// Whether retrying is pointless.
-    pub fn is_permanent(&self) -> bool {
-        matches!(self, SendError::Permanent { .. })
-    }
-
-    /// Whether the operator must act (see [`SendError::NeedsOperator`]).
-    pub fn needs_operator(&self) -> bool {
-        matches!(self, SendError::NeedsOperator { .. })
-    }
-
-    /// The SMTP reply code, if the server gave one.
-    pub fn code(&self) -> Option<u16> {
-        match self {
-            SendError::Transient { code, .. } => *code,
-            SendError::Permanent { code, .. } => Some(*code),
-            SendError::NeedsOperator { .. } => None,
-        }
-    }
-}
 
 /// How long a connection may wait unused in the pool before it is closed instead of reused
 /// (servers drop idle clients after a minute or more; RFC 5321 asks them to wait 5 minutes).
@@ -370,6 +265,7 @@ pub fn backoff(attempts: u32, jitter_unit: f64) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::secret::Auth;
 
     fn secs(d: Duration) -> f64 {
         d.as_secs_f64()

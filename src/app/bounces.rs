@@ -21,7 +21,7 @@ impl App {
     ) -> Result<Output, AppError> {
         // The courier reports entries without their mails: the mail is read from the store.
         let raw = if entry.raw.is_empty() {
-            self.store.outbox_raw(&entry.id)?.unwrap_or_default()
+            self.store.outbox().raw(&entry.id)?.unwrap_or_default()
         } else {
             entry.raw.clone()
         };
@@ -58,7 +58,7 @@ impl Records<'_> {
         let (Some(game), Some(original)) = (d.game.as_ref(), d.original_id.as_deref()) else {
             return;
         };
-        let Ok(entries) = self.store.archive_for_game(&game.to_string()) else {
+        let Ok(entries) = self.store.archive().for_game(&game.to_string()) else {
             return;
         };
         if let Some(sent) = entries

@@ -15,7 +15,7 @@ impl Records<'_> {
         for e in std::mem::take(&mut mail.enclose) {
             match e {
                 Enclosure::Mbox(g) => {
-                    let entries = self.store.archive_for_game(&g.to_string())?;
+                    let entries = self.store.archive().for_game(&g.to_string())?;
                     let mbox = crate::mbox::mbox(&entries, &self.settings.relay_address);
                     mail.attachments.push(Attachment::mbox(&g, mbox));
                 }

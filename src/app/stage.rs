@@ -66,7 +66,7 @@ fn gather<'o>(app: &mut App, out: &'o Output) -> Result<Gathered<'o>, AppError> 
             std::borrow::Cow::Owned(app.records().enclosed(mail)?)
         });
     }
-    let watched = app.store.watching_enqueued();
+    let watched = app.store.outbox().watching_enqueued();
     Ok(Gathered { mails, watched })
 }
 

@@ -8,6 +8,11 @@ use chrono::{DateTime, Utc};
 
 use super::*;
 
+/// A message the relay died in the step of this many times is quarantined unread, not begun
+/// again (docs/security.md, "No mail stops the relay"; the daemon's reading of the mailbox
+/// looks at the count the step record keeps).
+pub const POISON_AFTER: u32 = 2;
+
 /// One mail as it arrives at [`process_mail`].
 pub(super) struct Arrival<'r> {
     /// The mail's bytes (only its header for one too large to fetch).
@@ -33,7 +38,7 @@ pub(super) fn process_mail(app: &mut App, arrival: Arrival<'_>) -> Result<Proces
     // Should the process die in this step (an abort, a kill), the next one learns which
     // message it was (`crate::store::step`).
     if let Some((v, u)) = uid {
-        app.store.step_begins(v, u)?;
+        app.store.step().begins(v, u)?;
     }
     let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         crate::crash::point_for(crate::crash::IN_STEP, raw);
@@ -51,7 +56,7 @@ pub(super) fn process_mail(app: &mut App, arrival: Arrival<'_>) -> Result<Proces
         }
     };
     if uid.is_some() {
-        app.store.step_ends()?;
+        app.store.step().ends()?;
     }
     done
 }

@@ -126,7 +126,7 @@ impl Records<'_> {
         log.extend(self.store.events::<Value>(&key)?);
         // Each incoming mail of the game hashed once: Message-ID → the SHA-256 of each copy.
         let mut archived: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for entry in self.store.archive_for_game(&key)? {
+        for entry in self.store.archive().for_game(&key)? {
             if entry.direction == Direction::In {
                 let seal = MailSeal::of(&entry.message_id, &entry.raw);
                 archived

@@ -242,7 +242,7 @@ async fn mark(
         let started = std::time::Instant::now();
         let marked = tokio::task::spawn_blocking(move || {
             crash::point(crash::BEFORE_OUTBOX_DELETE);
-            store.outbox_sent(&ids)
+            store.outbox().sent(&ids)
         })
         .await;
         writing += started.elapsed();
@@ -367,7 +367,7 @@ impl Lines {
                     let raw = std::mem::take(&mut entry.raw);
                     Ok(Some((*entry, raw)))
                 }
-                None => self.store.outbox_to_send(&id),
+                None => self.store.outbox().to_send(&id),
             };
             match read {
                 Ok(Some(both)) => {

@@ -24,8 +24,8 @@ where
     S: Outgoing + Clone + Send + Sync + 'static,
 {
     let mut courier = Courier::start(sender, app.store.clone(), now, outbox_max_age(app));
-    app.store.watch_enqueued(true);
-    for entry in app.store.outbox_heads()? {
+    app.store.outbox().watch_enqueued(true);
+    for entry in app.store.outbox().heads()? {
         if entry.next_attempt > now {
             courier.hold(&entry.recipient);
         } else {
@@ -44,7 +44,7 @@ fn outbox_max_age(app: &App) -> chrono::Duration {
 /// durable: after [`App::sync`] (group commit) or a committed step.
 pub(super) fn hand_fresh(app: &App, courier: &mut Courier) {
     // Each with its mail: the courier need not read back what the pass has just written.
-    for entry in app.store.take_enqueued() {
+    for entry in app.store.outbox().take_enqueued() {
         courier.send(entry);
     }
 }
@@ -115,7 +115,7 @@ pub(super) fn apply(
                 let wait = backoff(entry.attempts + 1, jitter);
                 let next =
                     now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::minutes(1));
-                app.store.outbox_retry(&entry.id, next, &e.to_string())?;
+                app.store.outbox().retry(&entry.id, next, &e.to_string())?;
                 report.deferred += 1;
                 warn!(
                     "{} to {}: {e}; retry at {next}",
@@ -125,7 +125,7 @@ pub(super) fn apply(
         }
     }
     // Only those the courier could not mark (the store refused): this reports the store's error.
-    app.store.outbox_sent(&accepted)?;
+    app.store.outbox().sent(&accepted)?;
     match stop {
         Some(e) => Err(AppError::Send(e)),
         None => Ok(()),
@@ -168,7 +168,7 @@ pub(super) async fn drain(
             Err(e) => return Err(e),
         }
     }
-    app.store.watch_enqueued(false);
+    app.store.outbox().watch_enqueued(false);
     match stop {
         Some(e) => Err(e),
         None => Ok(report.failed > refused),

@@ -231,9 +231,9 @@ async fn hand_over(
     apply(app, done, courier.now(), report)
 }
 
-/// A message the relay died in the step of this many times is quarantined unread, not begun
-/// again (docs/security.md, "No mail stops the relay").
-pub const POISON_AFTER: u32 = 2;
+/// A message the relay died in the step of this many times is quarantined unread (the app's
+/// step record counts them, `crate::app::POISON_AFTER`).
+pub use crate::app::POISON_AFTER;
 
 /// How many mails at most share one fsync (group commit).
 pub const GROUP: usize = 64;

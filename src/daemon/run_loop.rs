@@ -327,7 +327,7 @@ pub(super) fn next_wake(
         Waiting::Imap(rest) => (rest, false),
     };
     let deadline = if reading { app.next_deadline()? } else { None };
-    let retry = app.store.next_outbox_head_attempt()?;
+    let retry = app.store.outbox().next_head_attempt()?;
     let alarm = if reading {
         tending.vitals.next_alarm_at()
     } else {

@@ -104,7 +104,7 @@ impl Tending {
         }
         if back {
             // SMTP works again: what waited for it goes now, not at each mail's next retry.
-            let n = app.store.outbox_due_now(now)?;
+            let n = app.store.outbox().due_now(now)?;
             info!("SMTP works again: {n} mails waiting for a retry go now");
         }
         let f = app.store.figures()?;

@@ -398,7 +398,7 @@ async fn once_reads_decides_stores_then_flags_and_sends() {
     assert_eq!(script.seen(), vec![true], "flagged after the commit");
     assert!(app.store.is_uid_done(7, 1).unwrap());
     assert!(
-        app.store.outbox_all().unwrap().is_empty(),
+        app.store.outbox().all().unwrap().is_empty(),
         "every mail left the outbox"
     );
     // TO §14: the postmark is the mailbox's receipt time, not the pass's clock.
@@ -574,7 +574,7 @@ async fn a_refused_send_is_retried_with_backoff_and_sent_once() {
     assert_eq!(sender.of("move", BERT).len(), 1, "sent once");
     assert_eq!(sender.of("receipt", ANNA).len(), 1, "sent once");
     let app = App::open(config).unwrap();
-    assert!(app.store.outbox_all().unwrap().is_empty());
+    assert!(app.store.outbox().all().unwrap().is_empty());
 }
 
 #[tokio::test(start_paused = true)]
@@ -731,7 +731,7 @@ async fn a_burst_is_handed_to_smtp_while_it_is_still_read() {
         "the first group's mails leave before the last group is read: {trail:?}"
     );
     // Every mail still leaves the outbox exactly once.
-    assert_eq!(app.store.outbox_all().unwrap().len(), 0);
+    assert_eq!(app.store.outbox().all().unwrap().len(), 0);
     assert_eq!(
         report.sent,
         trail.iter().filter(|t| t.starts_with("send ")).count()
@@ -1136,7 +1136,8 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
             }
             let out: Vec<_> = app
                 .store
-                .outbox_all()
+                .outbox()
+                .all()
                 .unwrap()
                 .into_iter()
                 .map(|e| (e.kind, e.recipient, without_boundaries(&e.raw)))
@@ -1339,7 +1340,7 @@ async fn xfcc_a_game_played_by_xfcc_against_mail_to_the_end() {
     }
     let mut app = App::open(config.clone()).unwrap();
     // The store and the archive hold no password: the archived start mail withholds it.
-    let archived = app.store.archive_for_game("T-1/1").unwrap();
+    let archived = app.store.archive().for_game("T-1/1").unwrap();
     let kept = archived
         .iter()
         .find(|e| String::from_utf8_lossy(&e.raw).contains("X-Fernzug-Kind: start"))
@@ -1417,7 +1418,8 @@ async fn xfcc_a_game_played_by_xfcc_against_mail_to_the_end() {
     // TO §11: the XFCC moves are in the game's archive as the letters they stand for.
     let letters: Vec<String> = app
         .store
-        .archive_for_game("T-1/1")
+        .archive()
+        .for_game("T-1/1")
         .unwrap()
         .into_iter()
         .filter(|e| e.message_id.starts_with("xfcc."))
@@ -1463,7 +1465,7 @@ async fn xfcc_a_new_password_by_mail_replaces_the_old() {
         app.xfcc_check_login(ANNA, &new).unwrap(),
         Some(ANNA.to_string())
     );
-    assert!(app.store.outbox_all().unwrap().is_empty());
+    assert!(app.store.outbox().all().unwrap().is_empty());
     // A later tournament's start mail shows the password that holds.
     let mut second = duel(RuleSet::Post);
     second.id = "T-2".into();
@@ -1751,7 +1753,7 @@ async fn desk_a_tournament_registered_by_mail_starts_and_its_records_come_by_mai
         .contents()
         .to_vec();
     let id: GameRef = "POKAL-27/1".parse().unwrap();
-    let entries = app.store.archive_for_game(&id.to_string()).unwrap();
+    let entries = app.store.archive().for_game(&id.to_string()).unwrap();
     assert_eq!(attached, crate::mbox::mbox(&entries, RELAY));
     let separators = attached
         .split(|b| *b == b'\n')

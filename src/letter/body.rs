@@ -8,8 +8,8 @@ use std::sync::LazyLock;
 use mail_parser::{Message, MimeHeaders, PartType};
 use regex::Regex;
 
-use super::Limits;
 use super::html::html_to_text;
+use super::types::Limits;
 
 /// The author's own text of `message` (see the module documentation).
 pub fn author_text(message: &Message<'_>, limits: &Limits) -> String {

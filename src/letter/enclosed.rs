@@ -16,8 +16,8 @@ use std::sync::LazyLock;
 use mail_parser::{Address, Message, MimeHeaders, PartType};
 use regex::Regex;
 
-use super::Limits;
 use super::body::{choose_text, reachable_parts, strip_quotes};
+use super::types::Limits;
 
 /// The text of the first enclosure of `message` from `sender` that holds moves, if any.
 pub fn enclosed_text(message: &Message<'_>, sender: &str, limits: &Limits) -> Option<String> {

@@ -388,3 +388,24 @@ mod color_serde {
         }
     }
 }
+
+/// Bounds on how much of a mail is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// At most this many bytes of body text are read (default 256 KiB); the rest is ignored.
+    pub max_text_bytes: usize,
+    /// At most this many MIME parts are looked at (default 100).
+    pub max_parts: usize,
+    /// Parts nested deeper than this many multipart levels are ignored (default 10).
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_text_bytes: 256 * 1024,
+            max_parts: 100,
+            max_depth: 10,
+        }
+    }
+}

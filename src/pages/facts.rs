@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use shakmaty::{Color, Position, Role};
 
-use super::{Page, PagesConfig};
+use super::page::{Page, PagesConfig};
 use crate::core::model::{Game, GameStatus};
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;

@@ -24,9 +24,10 @@
 //!   templates (`templates_dir/web/…`).
 
 mod facts;
+mod page;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -36,6 +37,8 @@ use tokio::sync::Semaphore;
 use crate::http::{Request, Response, Service};
 use crate::lang::Lang;
 use crate::store::Store;
+pub use page::PagesConfig;
+use page::{Page, page_of};
 
 /// The web templates built in: (language, name, text).
 const BUILTIN: &[(&str, &str, &str)] = &[
@@ -110,18 +113,6 @@ impl Drop for TakenBack {
     fn drop(&mut self) {
         self.0.set(None);
     }
-}
-
-/// What the pages need of the relay's configuration.
-#[derive(Clone)]
-pub struct PagesConfig {
-    pub relay_name: String,
-    pub tz: chrono_tz::Tz,
-    pub default_lang: Lang,
-    /// `[http] delay_moves`.
-    pub delay_moves: u32,
-    /// `[relay] templates_dir`: an operator's `web/de/…`, `web/en/…` override the built-in.
-    pub templates_dir: Option<PathBuf>,
 }
 
 /// At most this many pages are built at once.
@@ -298,33 +289,6 @@ fn lang_of(request: &Request, default: Lang) -> Lang {
             _ => None,
         })
         .unwrap_or(default)
-}
-
-/// What a path asks for.
-enum Page {
-    Index,
-    Style,
-    Tournament(String),
-    Pgn(String),
-    Game(crate::game_ref::GameRef),
-}
-
-fn page_of(path: &str) -> Option<Page> {
-    match path {
-        "/" => return Some(Page::Index),
-        "/style.css" => return Some(Page::Style),
-        _ => {}
-    }
-    if let Some(id) = path.strip_prefix("/t/") {
-        return match id.strip_suffix(".pgn") {
-            Some(id) if crate::game_ref::valid_tournament_id(id) => Some(Page::Pgn(id.into())),
-            None if crate::game_ref::valid_tournament_id(id) => Some(Page::Tournament(id.into())),
-            _ => None,
-        };
-    }
-    path.strip_prefix("/g/")
-        .and_then(|g| g.parse().ok())
-        .map(Page::Game)
 }
 
 impl Service for Pages {

@@ -15,9 +15,10 @@ use std::path::{Path, PathBuf};
 
 use redb::ReadableDatabase;
 
+use super::db::{CACHE_CAPACITY, FILE, sync_path};
 use super::error::StoreError;
+use super::handle::Store;
 use super::schema::{Tree, table};
-use super::{FILE, Store, sync_path};
 
 /// Bytes of keys and values written into one transaction of the copy at most: the copy of a
 /// large archive does not hold it all in memory at once. The last transaction is durable and
@@ -84,10 +85,10 @@ impl Store {
             .db
             .db
             .begin_read()
-            .map_err(self.db_err("taking the snapshot for the backup"))?;
+            .map_err(self.db.db_err("taking the snapshot for the backup"))?;
         // The copy's cache as small as the store's: its pages are written once, never read back.
         let target = redb::Database::builder()
-            .set_cache_size(super::CACHE_CAPACITY)
+            .set_cache_size(CACHE_CAPACITY)
             .create(store_dir.join(FILE))
             .map_err(|source| StoreError::Open {
                 path: store_dir.clone(),
@@ -109,7 +110,7 @@ impl Store {
         for tree in Tree::ALL {
             let source = snapshot
                 .open_table(table(tree))
-                .map_err(self.db_err(format!("reading {tree} for the backup")))?;
+                .map_err(self.db.db_err(format!("reading {tree} for the backup")))?;
             let mut last: Option<Vec<u8>> = None;
             loop {
                 // One chunk: from after the last key copied, up to CHUNK_BYTES.
@@ -120,14 +121,14 @@ impl Store {
                     )),
                     None => source.range::<&[u8]>(..),
                 }
-                .map_err(self.db_err(format!("reading {tree} for the backup")))?;
+                .map_err(self.db.db_err(format!("reading {tree} for the backup")))?;
                 let mut table = tx
                     .open_table(table(tree))
                     .map_err(|e| err("writing the copy")(e.into()))?;
                 let mut full = false;
                 for item in range {
                     let (k, v) =
-                        item.map_err(self.db_err(format!("reading {tree} for the backup")))?;
+                        item.map_err(self.db.db_err(format!("reading {tree} for the backup")))?;
                     let (k, v) = (k.value(), v.value());
                     table
                         .insert(k, v)

@@ -1,14 +1,10 @@
 //! Writes gathered by a caller and applied as one transaction ([`Batch`]).
 
-use std::fmt;
-
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::QuarantineEntry;
-use super::archive::ArchiveEntry;
 use super::error::StoreError;
-use super::outbox::OutboxEntry;
+use super::mails::{ArchiveEntry, OutboxEntry, QuarantineEntry};
 use super::schema::{Part, Tree, bad_game, key_of_game, part_key, show_key, uid_key};
 
 /// One write inside a [`Batch`], already serialized.
@@ -30,9 +26,10 @@ pub(super) enum Op {
     /// A new outbox entry (its `raw` empty): its `seq` is allocated inside the transaction.
     /// `body`: its mail compressed (`packed.rs`), or `None` when its mail is the one archived
     /// last in this transaction (the entry then names it). `raw`: the mail of such an entry, not
-    /// written — what a watcher of the outbox
-    /// ([`Store::take_enqueued`](super::Store::take_enqueued)) is given; empty for an entry with
-    /// a body of its own (read back when wanted).
+    /// written — what a watcher of the outbox ([`Outbox::take_enqueued`]) is given; empty for an
+    /// entry with a body of its own (read back when wanted).
+    ///
+    /// [`Outbox::take_enqueued`]: super::outbox::Outbox::take_enqueued
     Enqueue {
         entry: Box<OutboxEntry>,
         body: Option<Vec<u8>>,
@@ -153,8 +150,10 @@ impl Batch {
         self
     }
 
-    /// Removes `key` even from the archive: only for [`super::Store::rotate_archive`], which removes a
+    /// Removes `key` even from the archive: only for [`Archive::rotate`], which removes a
     /// tournament's mails no earlier than 4 weeks after its end (Fax 2.8).
+    ///
+    /// [`Archive::rotate`]: super::archive::Archive::rotate
     pub(super) fn delete_unguarded(&mut self, tree: Tree, key: impl AsRef<[u8]>) -> &mut Batch {
         self.ops.push(Op::Delete {
             tree,
@@ -236,7 +235,9 @@ impl Batch {
     /// Put a mail into the outbox whose bytes are exactly those of the mail archived last
     /// before it in this batch ([`Batch::archive`]): the entry names that archived mail instead
     /// of keeping a copy (`packed.rs`). `entry.raw` is not stored; given (it may be empty), a
-    /// watcher of the outbox is handed it ([`Store::take_enqueued`](super::Store::take_enqueued)).
+    /// watcher of the outbox is handed it ([`Outbox::take_enqueued`]).
+    ///
+    /// [`Outbox::take_enqueued`]: super::outbox::Outbox::take_enqueued
     pub fn enqueue_archived(&mut self, entry: &OutboxEntry) -> &mut Batch {
         if !self.ops.iter().any(|o| matches!(o, Op::Archive { .. })) {
             self.fail(StoreError::InvalidKey {
@@ -316,7 +317,7 @@ impl Batch {
     }
 
     /// Record that a process died in the step of IMAP message (`uidvalidity`, `uid`) `times`
-    /// times so far ([`super::Store::begun`], the step record `step.rs`).
+    /// times so far ([`Store::begun`](super::Store::begun), the step record `step.rs`).
     pub fn begin_uid(&mut self, uidvalidity: u32, uid: u32, times: u32) -> &mut Batch {
         self.put(Tree::Begun, uid_key(uidvalidity, uid), &times)
     }
@@ -383,28 +384,5 @@ impl Batch {
     pub(super) fn fail_here(&mut self) -> &mut Batch {
         self.ops.push(Op::Fail);
         self
-    }
-}
-
-/// Why the transaction closure aborted.
-#[derive(Debug)]
-pub(super) enum Abort {
-    /// The archive counter in `Meta` is unreadable.
-    Counter(String),
-    /// The test hook.
-    #[cfg(test)]
-    Injected,
-}
-
-impl fmt::Display for Abort {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Abort::Counter(why) => write!(
-                f,
-                "a counter in meta is unreadable, or an entry cannot be written: {why}"
-            ),
-            #[cfg(test)]
-            Abort::Injected => f.write_str("injected failure (test)"),
-        }
     }
 }

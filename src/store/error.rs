@@ -1,5 +1,6 @@
 //! What can go wrong with the store.
 
+use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
@@ -137,5 +138,28 @@ impl StoreError {
             StoreError::Open { source, .. }
                 if matches!(**source, redb::DatabaseError::DatabaseAlreadyOpen)
         )
+    }
+}
+
+/// Why the transaction closure aborted.
+#[derive(Debug)]
+pub(super) enum Abort {
+    /// The archive counter in `Meta` is unreadable.
+    Counter(String),
+    /// The test hook.
+    #[cfg(test)]
+    Injected,
+}
+
+impl fmt::Display for Abort {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Abort::Counter(why) => write!(
+                f,
+                "a counter in meta is unreadable, or an entry cannot be written: {why}"
+            ),
+            #[cfg(test)]
+            Abort::Injected => f.write_str("injected failure (test)"),
+        }
     }
 }

@@ -7,8 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::schema::{GAMES_BEFORE, PARTS_BEFORE, table_named};
-use super::{SCHEMA_KEY, Store, StoreError, Tree, sync_path};
+use super::db::{FILE, sync_path};
+use super::error::StoreError;
+use super::handle::Store;
+use super::schema::{GAMES_BEFORE, PARTS_BEFORE, SCHEMA_KEY, Tree, table_named};
 
 /// Where sled's files go, to be copied from.
 pub const ASIDE: &str = "sled-before-redb";
@@ -34,14 +36,14 @@ pub(super) fn take_over(store: &Store) -> Result<(), StoreError> {
         sync_path(&aside)?;
         sync_path(&dir)?;
     }
-    if !aside.is_dir() || store.get_raw(Tree::Meta, SCHEMA_KEY)?.is_some() {
+    if !aside.is_dir() || store.db.get_raw(Tree::Meta, SCHEMA_KEY)?.is_some() {
         return Ok(());
     }
     let copied = copy(store, &aside)?;
     tracing::warn!(
         "the store of an earlier fernzug (sled) was taken over into {} ({copied} entries \
          copied); its files are in {} and may be deleted",
-        dir.join(super::FILE).display(),
+        dir.join(FILE).display(),
         aside.display()
     );
     Ok(())
@@ -84,7 +86,7 @@ fn copy(store: &Store, dir: &Path) -> Result<usize, StoreError> {
         .db
         .db
         .begin_write()
-        .map_err(store.db_err("copying the earlier store"))?;
+        .map_err(store.db.db_err("copying the earlier store"))?;
     let mut copied = 0;
     // sled's trees by their names; the games and a game's parts under their names of layout
     // version 1, moved into `by_game` after (`migrate.rs`).
@@ -97,16 +99,16 @@ fn copy(store: &Store, dir: &Path) -> Result<usize, StoreError> {
         let from = old.open_tree(t).map_err(legacy)?;
         let mut to = tx
             .open_table(table_named(t))
-            .map_err(store.db_err(format!("copying tree {t}")))?;
+            .map_err(store.db.db_err(format!("copying tree {t}")))?;
         for item in from.iter() {
             let (k, v) = item.map_err(legacy)?;
             to.insert(&*k, &*v)
-                .map_err(store.db_err(format!("copying tree {t}")))?;
+                .map_err(store.db.db_err(format!("copying tree {t}")))?;
             copied += 1;
         }
     }
     tx.commit()
-        .map_err(store.db_err("copying the earlier store"))?;
+        .map_err(store.db.db_err("copying the earlier store"))?;
     Ok(copied)
 }
 
@@ -114,7 +116,7 @@ fn copy(store: &Store, dir: &Path) -> Result<usize, StoreError> {
 mod tests {
     use super::*;
     use crate::store::tests::TempDir;
-    use crate::store::{Batch, SCHEMA_VERSION};
+    use crate::store::{Batch, LAYOUT_VERSION};
 
     #[test]
     fn a_store_kept_in_sled_is_copied_over_and_its_files_moved_aside() {
@@ -137,12 +139,12 @@ mod tests {
         assert!(Store::kept_by_sled(&dir));
         let s = Store::open(&dir).unwrap();
         assert!(!Store::kept_by_sled(&dir));
-        let games: Vec<(Vec<u8>, String)> = s
-            .scan(Tree::ByGame)
-            .unwrap()
-            .into_iter()
-            .filter(|(k, _): &(Vec<u8>, String)| super::super::schema::is_game_record(k))
-            .collect();
+        let games: Vec<(Vec<u8>, String)> =
+            s.db.scan(Tree::ByGame)
+                .unwrap()
+                .into_iter()
+                .filter(|(k, _): &(Vec<u8>, String)| super::super::schema::is_game_record(k))
+                .collect();
         assert_eq!(
             games,
             vec![
@@ -155,8 +157,8 @@ mod tests {
             vec![(1, "moved".to_string())]
         );
         assert_eq!(
-            s.get::<u32>(Tree::Meta, SCHEMA_KEY).unwrap(),
-            Some(SCHEMA_VERSION)
+            s.db.get::<u32>(Tree::Meta, SCHEMA_KEY).unwrap(),
+            Some(LAYOUT_VERSION)
         );
         assert!(!dir.join("db").exists() && !dir.join("conf").exists());
         assert!(dir.join(ASIDE).join("db").exists());
@@ -166,6 +168,6 @@ mod tests {
         s.commit(b).unwrap();
         drop(s);
         let s = Store::open(&dir).unwrap();
-        assert_eq!(s.scan::<String>(Tree::ByGame).unwrap().len(), 4);
+        assert_eq!(s.db.scan::<String>(Tree::ByGame).unwrap().len(), 4);
     }
 }

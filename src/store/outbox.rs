@@ -1,96 +1,39 @@
 //! The outbox: one entry per mail and envelope recipient, kept until the SMTP server accepted it.
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 
-use super::Store;
 use super::batch::Batch;
+use super::db::Db;
 use super::error::StoreError;
+use super::handle::Store;
+use super::mails::{self, OutboxEntry, Stored, Where};
 use super::packed;
-use super::raw_bytes;
 use super::schema::{Tree, show_key, table};
 
-/// An outbox entry as it is stored (`packed.rs`): the entry without its mail, and, when the mail
-/// is the one archived beside it, that mail's archive id.
-#[derive(Serialize)]
-pub(super) struct Stored<'a> {
-    #[serde(flatten)]
-    pub entry: &'a OutboxEntry,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub archived: Option<u64>,
-}
-
-/// Where a stored entry's mail is, read from its head.
-#[derive(Deserialize)]
-struct Where {
-    #[serde(default)]
-    archived: Option<u64>,
-}
-
-/// One mail to one envelope recipient waiting in the outbox.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OutboxEntry {
-    /// The mail's Message-ID + `|` + envelope recipient: stable, the outbox key.
-    pub id: String,
-    /// The Message-ID the rendered mail carries.
-    pub message_id: String,
-    /// SMTP `MAIL FROM`.
-    pub envelope_from: String,
-    /// SMTP `RCPT TO`: one recipient per entry, so one refused address never blocks others.
-    pub recipient: String,
-    /// The fully rendered RFC 5322 mail.
-    #[serde(with = "raw_bytes")]
-    pub raw: Vec<u8>,
-    /// What kind of mail this is (caller's vocabulary).
-    pub kind: String,
-    /// The game the mail belongs to, if any.
-    pub game: Option<String>,
-    /// When the entry was enqueued.
-    pub created: DateTime<Utc>,
-    /// How many delivery attempts failed so far.
-    pub attempts: u32,
-    /// Not to be tried before this time.
-    pub next_attempt: DateTime<Utc>,
-    /// The last delivery error, if any.
-    pub last_error: Option<String>,
-    /// The order of enqueueing, allocated by the store (a counter in `Meta`) when the entry is
-    /// first enqueued; 0 until then. Among entries of the same `created`, lower goes first.
-    #[serde(default)]
-    pub seq: u64,
-}
-
-impl OutboxEntry {
-    /// The entry without its mail (`raw` empty): what the courier holds until it sends it.
-    pub fn head(&self) -> OutboxEntry {
-        OutboxEntry {
-            id: self.id.clone(),
-            message_id: self.message_id.clone(),
-            envelope_from: self.envelope_from.clone(),
-            recipient: self.recipient.clone(),
-            raw: Vec::new(),
-            kind: self.kind.clone(),
-            game: self.game.clone(),
-            created: self.created,
-            attempts: self.attempts,
-            next_attempt: self.next_attempt,
-            last_error: self.last_error.clone(),
-            seq: self.seq,
-        }
-    }
-
-    /// The outbox key for a mail and one envelope recipient: `message_id|recipient`.
-    pub fn make_id(message_id: &str, recipient: &str) -> String {
-        format!("{message_id}|{recipient}")
-    }
+/// The outbox of a [`Store`] (`store.outbox()`): what waits to be sent, what was sent, what is
+/// tried again.
+pub struct Outbox<'a> {
+    store: &'a Store,
+    db: &'a Db,
 }
 
 impl Store {
+    /// The outbox: one entry per mail and envelope recipient.
+    pub fn outbox(&self) -> Outbox<'_> {
+        Outbox {
+            store: self,
+            db: &self.db,
+        }
+    }
+}
+
+impl Outbox<'_> {
     /// Every outbox entry with its mail, oldest first.
-    pub fn outbox_all(&self) -> Result<Vec<OutboxEntry>, StoreError> {
+    pub fn all(&self) -> Result<Vec<OutboxEntry>, StoreError> {
         let mut all = Vec::new();
-        self.each_raw(Tree::Outbox, &[], |k, v| {
-            let mut entry: OutboxEntry = self.decode(Tree::Outbox, k, v)?;
-            entry.raw = self.outbox_mail(k, v)?;
+        self.db.each_raw(Tree::Outbox, &[], |k, v| {
+            let mut entry: OutboxEntry = self.db.decode(Tree::Outbox, k, v)?;
+            entry.raw = self.mail(k, v)?;
             all.push(entry);
             Ok(())
         })?;
@@ -99,10 +42,11 @@ impl Store {
     }
 
     /// Every outbox entry without its mail (`raw` empty), oldest first: what a pass hands its
-    /// courier, which reads each mail ([`Store::outbox_to_send`]) only when it sends it — a pass that
+    /// courier, which reads each mail ([`Outbox::to_send`]) only when it sends it — a pass that
     /// starts a tournament of 10,000 games holds 20,000 heads, not 20,000 mails.
-    pub fn outbox_heads(&self) -> Result<Vec<OutboxEntry>, StoreError> {
+    pub fn heads(&self) -> Result<Vec<OutboxEntry>, StoreError> {
         let mut all: Vec<OutboxEntry> = self
+            .db
             .scan::<OutboxEntry>(Tree::Outbox)?
             .into_iter()
             .map(|(_, e)| e)
@@ -113,33 +57,33 @@ impl Store {
 
     /// Outbox entry `id` and its mail, if it is (still) queued: what the courier reads when it
     /// sends it, never while a transaction is being written (the store's gate).
-    pub fn outbox_to_send(&self, id: &str) -> Result<Option<(OutboxEntry, Vec<u8>)>, StoreError> {
+    pub fn to_send(&self, id: &str) -> Result<Option<(OutboxEntry, Vec<u8>)>, StoreError> {
         let _gate = self.db.gate();
         let key = id.as_bytes();
-        let Some(value) = self.get_raw(Tree::Outbox, key)? else {
+        let Some(value) = self.db.get_raw(Tree::Outbox, key)? else {
             return Ok(None);
         };
-        let entry: OutboxEntry = self.decode(Tree::Outbox, key, &value)?;
-        let raw = self.outbox_mail(key, &value)?;
+        let entry: OutboxEntry = self.db.decode(Tree::Outbox, key, &value)?;
+        let raw = self.mail(key, &value)?;
         Ok(Some((entry, raw)))
     }
 
     /// The mail of outbox entry `id`, if it is (still) queued.
-    pub fn outbox_raw(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    pub fn raw(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let key = id.as_bytes();
-        match self.get_raw(Tree::Outbox, key)? {
-            Some(v) => self.outbox_mail(key, &v).map(Some),
+        match self.db.get_raw(Tree::Outbox, key)? {
+            Some(v) => self.mail(key, &v).map(Some),
             None => Ok(None),
         }
     }
 
     /// The archived mails the outbox entries name as their own (waiting to be sent).
-    pub(super) fn outbox_archived(&self) -> Result<std::collections::BTreeSet<u64>, StoreError> {
+    pub(super) fn archived(&self) -> Result<std::collections::BTreeSet<u64>, StoreError> {
         let mut out = std::collections::BTreeSet::new();
-        self.each_raw(Tree::Outbox, &[], |k, v| {
+        self.db.each_raw(Tree::Outbox, &[], |k, v| {
             if let Some(p) = packed::unpack(v)
                 && p.body.is_empty()
-                && let Some(id) = self.decode::<Where>(Tree::Outbox, k, p.head)?.archived
+                && let Some(id) = self.db.decode::<Where>(Tree::Outbox, k, p.head)?.archived
             {
                 out.insert(id);
             }
@@ -150,21 +94,21 @@ impl Store {
 
     /// The mail of the stored outbox entry `value`: its own (compressed), the archived one it
     /// names, or (an earlier version's entry) the one inside its JSON.
-    fn outbox_mail(&self, key: &[u8], value: &[u8]) -> Result<Vec<u8>, StoreError> {
+    fn mail(&self, key: &[u8], value: &[u8]) -> Result<Vec<u8>, StoreError> {
         let Some(p) = packed::unpack(value) else {
-            return Ok(self.decode::<OutboxEntry>(Tree::Outbox, key, value)?.raw);
+            return Ok(self.db.decode::<OutboxEntry>(Tree::Outbox, key, value)?.raw);
         };
         if !p.body.is_empty() {
-            return self.inflate(Tree::Outbox, key, &p);
+            return self.db.inflate(Tree::Outbox, key, &p);
         }
-        let named: Where = self.decode(Tree::Outbox, key, p.head)?;
+        let named: Where = self.db.decode(Tree::Outbox, key, p.head)?;
         let Some(id) = named.archived else {
             return Ok(Vec::new());
         };
-        match self.archived_entry(id)? {
+        match mails::archived(self.db, id)? {
             Some(entry) => Ok(entry.raw),
             None => Err(StoreError::Missing {
-                path: self.path.clone(),
+                path: self.db.path.clone(),
                 tree: Tree::Archive,
                 key: format!("{id} (the mail of outbox entry {})", show_key(key)),
             }),
@@ -173,10 +117,10 @@ impl Store {
 
     /// The earliest `next_attempt` among the heads of the outbox: the oldest entry of each
     /// recipient (later mails to a recipient wait for earlier ones, so they never overtake).
-    pub fn next_outbox_head_attempt(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
+    pub fn next_head_attempt(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
         let mut seen = std::collections::BTreeSet::new();
         Ok(self
-            .outbox_heads()?
+            .heads()?
             .into_iter()
             .filter(|e| seen.insert(e.recipient.clone()))
             .map(|e| e.next_attempt)
@@ -190,13 +134,13 @@ impl Store {
     /// every batch of mails the server accepted together, from a task beside the pass. Not
     /// counted as a transaction ([`Store::generation`]): what a process keeps while the store is
     /// closed (the state, the index of deadlines) does not change by it.
-    pub fn outbox_sent<S: AsRef<str>>(&self, ids: &[S]) -> Result<(), StoreError> {
+    pub fn sent<S: AsRef<str>>(&self, ids: &[S]) -> Result<(), StoreError> {
         if ids.is_empty() {
             return Ok(());
         }
         // Held until the removal is applied: a sync in between empties no mark it has not
         // taken along.
-        let mut ledger = self.ledger();
+        let mut ledger = self.store.ledger();
         ledger.append(ids).map_err(|source| StoreError::Files {
             path: ledger.path(),
             what: "write to the ledger of sent mails",
@@ -224,36 +168,45 @@ impl Store {
                 .store(true, std::sync::atomic::Ordering::SeqCst);
             Ok(())
         };
-        delete().map_err(self.db_err(format!("deleting sent entries from {}", Tree::Outbox)))
+        delete().map_err(
+            self.db
+                .db_err(format!("deleting sent entries from {}", Tree::Outbox)),
+        )
     }
 
-    /// One outbox entry without its mail (`raw` empty, [`Store::outbox_raw`]), if it is
+    /// One outbox entry without its mail (`raw` empty, [`Outbox::raw`]), if it is
     /// (still) queued.
-    pub fn outbox_entry(&self, id: &str) -> Result<Option<OutboxEntry>, StoreError> {
-        self.get(Tree::Outbox, id.as_bytes())
+    pub fn entry(&self, id: &str) -> Result<Option<OutboxEntry>, StoreError> {
+        self.db.get(Tree::Outbox, id.as_bytes())
     }
 
     /// Watch (`true`) or stop watching the outbox entries enqueued from now on by this handle:
-    /// while watched, [`Store::take_enqueued`] says which were enqueued since it was last asked
+    /// while watched, [`Outbox::take_enqueued`] says which were enqueued since it was last asked
     /// (the daemon hands them to SMTP as soon as they are durable).
     pub fn watch_enqueued(&self, on: bool) {
-        *self.enqueued.lock().unwrap_or_else(|p| p.into_inner()) = on.then(Vec::new);
+        *self
+            .store
+            .enqueued
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = on.then(Vec::new);
     }
 
-    /// Whether the entries enqueued are watched ([`Store::watch_enqueued`]): a mail archived
+    /// Whether the entries enqueued are watched ([`Outbox::watch_enqueued`]): a mail archived
     /// beside its entry is then worth handing to the batch too, for the watcher.
     pub fn watching_enqueued(&self) -> bool {
-        self.enqueued
+        self.store
+            .enqueued
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .is_some()
     }
 
     /// The outbox entries enqueued (applied, not necessarily synced) since the last call, in
-    /// the order of their transactions, each as [`Store::outbox_to_send`] would read it back
+    /// the order of their transactions, each as [`Outbox::to_send`] would read it back
     /// (its mail in `raw`); empty when not watched.
     pub fn take_enqueued(&self) -> Vec<OutboxEntry> {
-        self.enqueued
+        self.store
+            .enqueued
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .as_mut()
@@ -263,16 +216,16 @@ impl Store {
 
     /// A delivery attempt of entry `id` failed with `error`: count it and schedule the
     /// next attempt.
-    pub fn outbox_retry(
+    pub fn retry(
         &self,
         id: &str,
         next_attempt: DateTime<Utc>,
         error: &str,
     ) -> Result<(), StoreError> {
         let key = id.as_bytes();
-        let Some(value) = self.get_raw(Tree::Outbox, key)? else {
+        let Some(value) = self.db.get_raw(Tree::Outbox, key)? else {
             return Err(StoreError::Missing {
-                path: self.path.clone(),
+                path: self.db.path.clone(),
                 tree: Tree::Outbox,
                 key: show_key(key),
             });
@@ -283,16 +236,16 @@ impl Store {
             entry.next_attempt = next_attempt;
             entry.last_error = Some(error.to_string());
         })?;
-        self.commit(batch)
+        self.store.commit(batch)
     }
 
     /// Every entry waiting for a later attempt is due at `now` (the SMTP server works again after
     /// an outage: what waited for it goes at once, not at each one's backoff). One transaction.
-    pub fn outbox_due_now(&self, now: DateTime<Utc>) -> Result<usize, StoreError> {
+    pub fn due_now(&self, now: DateTime<Utc>) -> Result<usize, StoreError> {
         let mut batch = Batch::new();
         let mut n = 0;
-        self.each_raw(Tree::Outbox, &[], |k, v| {
-            let entry: OutboxEntry = self.decode(Tree::Outbox, k, v)?;
+        self.db.each_raw(Tree::Outbox, &[], |k, v| {
+            let entry: OutboxEntry = self.db.decode(Tree::Outbox, k, v)?;
             if entry.next_attempt > now {
                 self.rewrite_head(&mut batch, k, v, |e| e.next_attempt = now)?;
                 n += 1;
@@ -300,7 +253,7 @@ impl Store {
             Ok(())
         })?;
         if n > 0 {
-            self.commit(batch)?;
+            self.store.commit(batch)?;
         }
         Ok(n)
     }
@@ -314,16 +267,16 @@ impl Store {
         value: &[u8],
         change: impl FnOnce(&mut OutboxEntry),
     ) -> Result<(), StoreError> {
-        let mut entry: OutboxEntry = self.decode(Tree::Outbox, key, value)?;
+        let mut entry: OutboxEntry = self.db.decode(Tree::Outbox, key, value)?;
         let (archived, body) = match packed::unpack(value) {
             Some(p) => {
-                let named: Where = self.decode(Tree::Outbox, key, p.head)?;
+                let named: Where = self.db.decode(Tree::Outbox, key, p.head)?;
                 // `join` writes the current dictionary's number: a body of another is
                 // compressed again.
                 let body = if p.body.is_empty() || p.dictionary == packed::CURRENT {
                     p.body.to_vec()
                 } else {
-                    let raw = self.inflate(Tree::Outbox, key, &p)?;
+                    let raw = self.db.inflate(Tree::Outbox, key, &p)?;
                     packed::compress(&raw).map_err(|source| StoreError::Compress {
                         tree: Tree::Outbox,
                         key: show_key(key),

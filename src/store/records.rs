@@ -9,12 +9,13 @@ use chrono::{DateTime, Utc};
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
 
-use super::Store;
 use super::batch::Batch;
 use super::error::StoreError;
+use super::handle::Store;
+use super::mails::QuarantineEntry;
 use super::schema::{
-    META_INSTANCE, META_STATE, PENDING_STARTS, Part, REGISTERING, Tree, Upgrade, credential_key,
-    due_key, due_place, is_game_record, legacy_rotated_key, parse_due_key, parse_due_order_key,
+    META_INSTANCE, META_STATE, PENDING_STARTS, Part, REGISTERING, Tree, credential_key,
+    is_game_record, part_prefix, show_key, suffix_u64, uid_key,
 };
 use crate::core::model::{Game, KeyBinding, Meta, Tournament};
 use crate::game_ref::GameRef;
@@ -27,26 +28,15 @@ pub struct PendingStarts {
     pub next: usize,
 }
 
-/// An entry of the shell's index of pending deadlines (`crate::app::due`).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum DueEntry {
-    /// A game's earliest deadline.
-    Game(GameRef),
-    /// A tournament's next weekly digest.
-    Digest(String),
-    /// From when a tournament's archive may be rotated (Fax 2.8).
-    Rotation(String),
-}
-
 impl Store {
     /// Tournament `id`.
     pub fn tournament(&self, id: &str) -> Result<Option<Tournament>, StoreError> {
-        self.get(Tree::Tournaments, id.as_bytes())
+        self.db.get(Tree::Tournaments, id.as_bytes())
     }
 
     /// Hands every tournament to `each`, in the order of their ids.
     pub fn for_each_tournament(&self, mut each: impl FnMut(Tournament)) -> Result<(), StoreError> {
-        self.for_each(Tree::Tournaments, |_, t| each(t))
+        self.db.for_each(Tree::Tournaments, |_, t| each(t))
     }
 
     /// Hands every tournament but the rotated ones to `each`, in the order of their ids, and
@@ -58,13 +48,13 @@ impl Store {
         mut each: impl FnMut(Tournament),
     ) -> Result<BTreeSet<String>, StoreError> {
         let mut rotated = BTreeSet::new();
-        self.each_raw(Tree::Rotated, &[], |k, _| {
+        self.db.each_raw(Tree::Rotated, &[], |k, _| {
             rotated.insert(String::from_utf8_lossy(k).into_owned());
             Ok(())
         })?;
-        self.each_raw(Tree::Tournaments, &[], |k, v| {
+        self.db.each_raw(Tree::Tournaments, &[], |k, v| {
             if !rotated.contains(&*String::from_utf8_lossy(k)) {
-                each(self.decode(Tree::Tournaments, k, v)?);
+                each(self.db.decode(Tree::Tournaments, k, v)?);
             }
             Ok(())
         })?;
@@ -77,7 +67,7 @@ impl Store {
     pub fn rotated_tournaments_of(&self, address: &str) -> Result<Vec<String>, StoreError> {
         let prefix = super::schema::person_key(address, "");
         let mut ids = Vec::new();
-        self.each_raw(Tree::RotatedPeople, &prefix, |k, _| {
+        self.db.each_raw(Tree::RotatedPeople, &prefix, |k, _| {
             ids.push(String::from_utf8_lossy(&k[prefix.len()..]).into_owned());
             Ok(())
         })?;
@@ -87,13 +77,14 @@ impl Store {
     /// How many tournaments are registered.
     pub fn tournament_count(&self) -> Result<usize, StoreError> {
         let mut n = 0;
-        self.for_each(Tree::Tournaments, |_, _: IgnoredAny| n += 1)?;
+        self.db
+            .for_each(Tree::Tournaments, |_, _: IgnoredAny| n += 1)?;
         Ok(n)
     }
 
     /// Running game `id` (not a shelved one: [`Store::shelved_game`]).
     pub fn game(&self, id: &GameRef) -> Result<Option<Game>, StoreError> {
-        self.get(Tree::ByGame, id.to_string().as_bytes())
+        self.db.get(Tree::ByGame, id.to_string().as_bytes())
     }
 
     /// Hands every running game to `each`, in the order of their names.
@@ -109,7 +100,7 @@ impl Store {
     /// Hands the running games whose names start with `prefix` to `each`, in name order.
     fn games_named(&self, prefix: &[u8], mut each: impl FnMut(Game)) -> Result<(), StoreError> {
         self.each_game_raw(prefix, |k, v| {
-            each(self.decode(Tree::ByGame, k, v)?);
+            each(self.db.decode(Tree::ByGame, k, v)?);
             Ok(true)
         })
     }
@@ -126,8 +117,8 @@ impl Store {
     ) -> Result<(), StoreError> {
         /// Parts passed over one by one before the scan searches past the game's others.
         const WALK: usize = 16;
-        let scanning = || self.db_err(format!("scanning {}", Tree::ByGame));
-        let t = self.read(Tree::ByGame)?;
+        let scanning = || self.db.db_err(format!("scanning {}", Tree::ByGame));
+        let t = self.db.read(Tree::ByGame)?;
         let mut from = prefix.to_vec();
         'search: loop {
             let mut walked = 0;
@@ -179,7 +170,7 @@ impl Store {
             if besides.contains(String::from_utf8_lossy(key).as_ref()) {
                 return Ok(true);
             }
-            let head: Head = self.decode(Tree::ByGame, key, value)?;
+            let head: Head = self.db.decode(Tree::ByGame, key, value)?;
             open = head.status != crate::core::model::GameStatus::Finished;
             Ok(!open)
         })?;
@@ -189,23 +180,24 @@ impl Store {
     /// The copy of shelved game `id` the store keeps (the core changed it after it was shelved,
     /// or a version before the shelf files shelved it); the others are in the shelf files.
     pub fn shelved_game(&self, id: &GameRef) -> Result<Option<Game>, StoreError> {
-        self.get(Tree::ShelvedGames, id.to_string().as_bytes())
+        self.db.get(Tree::ShelvedGames, id.to_string().as_bytes())
     }
 
     /// Hands every shelved game the store keeps to `each`.
     pub fn for_each_shelved_game(&self, mut each: impl FnMut(Game)) -> Result<(), StoreError> {
-        self.for_each(Tree::ShelvedGames, |_, g| each(g))
+        self.db.for_each(Tree::ShelvedGames, |_, g| each(g))
     }
 
     /// Hands the shelved games the store keeps of tournament `id` to `each`.
     pub fn shelved_games_of(&self, id: &str, mut each: impl FnMut(Game)) -> Result<(), StoreError> {
         let prefix = format!("{id}/");
-        self.each_prefix(Tree::ShelvedGames, prefix.as_bytes(), |_, g| each(g))
+        self.db
+            .each_prefix(Tree::ShelvedGames, prefix.as_bytes(), |_, g| each(g))
     }
 
     /// Hands every reply key of a running game and its binding to `each`.
     pub fn for_each_key(&self, mut each: impl FnMut(String, KeyBinding)) -> Result<(), StoreError> {
-        self.for_each(Tree::Keys, |k, b| {
+        self.db.for_each(Tree::Keys, |k, b| {
             each(String::from_utf8_lossy(k).into_owned(), b)
         })
     }
@@ -215,32 +207,33 @@ impl Store {
         &self,
         mut each: impl FnMut(String, KeyBinding),
     ) -> Result<(), StoreError> {
-        self.for_each(Tree::ShelvedKeys, |k, b| {
+        self.db.for_each(Tree::ShelvedKeys, |k, b| {
             each(String::from_utf8_lossy(k).into_owned(), b)
         })
     }
 
     /// The binding of reply key `key`, of a running game or else of a shelved one.
     pub fn key_binding(&self, key: &str) -> Result<Option<KeyBinding>, StoreError> {
-        match self.get(Tree::Keys, key.as_bytes())? {
+        match self.db.get(Tree::Keys, key.as_bytes())? {
             Some(b) => Ok(Some(b)),
-            None => self.get(Tree::ShelvedKeys, key.as_bytes()),
+            None => self.db.get(Tree::ShelvedKeys, key.as_bytes()),
         }
     }
 
     /// The core's counters and the relay's clock (`State::meta`).
     pub fn meta_state(&self) -> Result<Option<Meta>, StoreError> {
-        self.get(Tree::Meta, META_STATE)
+        self.db.get(Tree::Meta, META_STATE)
     }
 
     /// The installation's random id (in every Message-ID), if one was made.
     pub fn instance(&self) -> Result<Option<String>, StoreError> {
-        self.get(Tree::Meta, META_INSTANCE)
+        self.db.get(Tree::Meta, META_INSTANCE)
     }
 
     /// The tournaments whose start mails are not all queued yet, with how far they got.
     pub fn pending_starts(&self) -> Result<Vec<(String, PendingStarts)>, StoreError> {
         Ok(self
+            .db
             .scan_prefix::<PendingStarts>(Tree::Meta, PENDING_STARTS)?
             .into_iter()
             .map(|(k, p)| {
@@ -255,33 +248,7 @@ impl Store {
         &self,
         email: &str,
     ) -> Result<Option<T>, StoreError> {
-        self.get(Tree::Meta, credential_key(email))
-    }
-
-    /// Whether the upgrade `u` of an earlier version's store was done.
-    pub fn upgraded(&self, u: Upgrade) -> Result<bool, StoreError> {
-        Ok(self.get::<bool>(Tree::Meta, u.key())? == Some(true))
-    }
-
-    /// Whether a version before `Tournament::rotated` marked tournament `id`'s archive rotated.
-    pub fn legacy_rotated(&self, id: &str) -> Result<bool, StoreError> {
-        Ok(self.get::<bool>(Tree::Meta, legacy_rotated_key(id))? == Some(true))
-    }
-
-    /// Hands every entry of the index of deadlines to `each`, by kind in time order (entries
-    /// of a layout this version does not know are passed over).
-    pub fn for_each_due(
-        &self,
-        mut each: impl FnMut(DueEntry, DateTime<Utc>),
-    ) -> Result<(), StoreError> {
-        self.each_raw(Tree::DueOrder, &[], |k, _| {
-            if let Some((at, key)) = parse_due_order_key(k)
-                && let Some(e) = parse_due_key(key)
-            {
-                each(e, at);
-            }
-            Ok(())
-        })
+        self.db.get(Tree::Meta, credential_key(email))
     }
 
     /// Removes the parts of every registration that did not reach its last part (the games,
@@ -289,19 +256,19 @@ impl Store {
     /// each tournament's in one transaction. Returns the tournaments whose parts were removed.
     pub fn abandon_registrations(&self) -> Result<Vec<String>, StoreError> {
         let mut abandoned = Vec::new();
-        for (marker, _) in self.scan_prefix::<IgnoredAny>(Tree::Meta, REGISTERING)? {
+        for (marker, _) in self.db.scan_prefix::<IgnoredAny>(Tree::Meta, REGISTERING)? {
             let id = String::from_utf8_lossy(&marker[REGISTERING.len()..]).into_owned();
             let games = format!("{id}/");
             let mut batch = Batch::default();
             // The games and their events (their keys follow, with `Keys`; a registration
             // archives nothing, and writes no deadline).
-            for k in self.keys_with_prefix(Tree::ByGame, games.as_bytes())? {
+            for k in self.db.keys_with_prefix(Tree::ByGame, games.as_bytes())? {
                 if is_game_record(&k) || Part::of(&k) == Some(Part::Event) {
                     batch.delete(Tree::ByGame, k);
                 }
             }
             let mut keys = Vec::new();
-            self.for_each::<KeyBinding>(Tree::Keys, |k, b| {
+            self.db.for_each::<KeyBinding>(Tree::Keys, |k, b| {
                 if b.game.tournament == id {
                     keys.push((String::from_utf8_lossy(k).into_owned(), b.game.to_string()));
                 }
@@ -316,104 +283,78 @@ impl Store {
         Ok(abandoned)
     }
 
-    /// Empties the index of deadlines in `batch` (it is written anew): `Due`, `DueOrder` and
-    /// the games' entries the latter names.
-    pub fn clear_due(&self, batch: &mut Batch) -> Result<(), StoreError> {
-        for key in self.keys_with_prefix(Tree::DueOrder, &[])? {
-            if let Some((_, entry)) = parse_due_order_key(&key) {
-                let (tree, place) = due_place(entry);
-                if tree == Tree::ByGame {
-                    batch.delete(tree, place);
-                }
-            }
-            batch.delete(Tree::DueOrder, key);
-        }
-        for key in self.keys_with_prefix(Tree::Due, &[])? {
-            batch.delete(Tree::Due, key);
-        }
-        Ok(())
+    /// Whether the mail with `message_id` has been handled.
+    pub fn is_processed(&self, message_id: &str) -> Result<bool, StoreError> {
+        self.db.contains(Tree::Processed, message_id.as_bytes())
     }
-
-    /// The entries of the index of deadlines of one kind (`g/`, `d/`, `r/`: [`DueEntry`]'s
-    /// key layout), with their instants, in time order.
-    pub fn due_of_kind(&self, prefix: &str) -> Result<Vec<(DueEntry, DateTime<Utc>)>, StoreError> {
+    /// How many times a process died in the step of IMAP message (`uidvalidity`, `uid`)
+    /// (`Batch::begin_uid`, `step.rs`; 0 for one it never died in, or done).
+    pub fn begun(&self, uidvalidity: u32, uid: u32) -> Result<u32, StoreError> {
+        Ok(self
+            .db
+            .get::<u32>(Tree::Begun, uid_key(uidvalidity, uid))?
+            .unwrap_or(0))
+    }
+    /// Whether IMAP message (`uidvalidity`, `uid`) has been handled.
+    pub fn is_uid_done(&self, uidvalidity: u32, uid: u32) -> Result<bool, StoreError> {
+        self.db.contains(Tree::Uids, uid_key(uidvalidity, uid))
+    }
+    /// The event log of `game`, ordered by sequence number.
+    pub fn events<T: DeserializeOwned>(&self, game: &str) -> Result<Vec<(u64, T)>, StoreError> {
+        let prefix = part_prefix(game, Part::Event);
         let mut out = Vec::new();
-        let kind = prefix.as_bytes().first().copied().unwrap_or_default();
-        self.each_raw(Tree::DueOrder, &[kind], |k, _| {
-            if let Some((at, key)) = parse_due_order_key(k)
-                && key.starts_with(prefix)
-                && let Some(e) = parse_due_key(key)
-            {
-                out.push((e, at));
+        for (key, value) in self.db.scan_prefix::<T>(Tree::ByGame, &prefix)? {
+            // A longer key belongs to another game whose name starts with `game\0`
+            // (impossible through `Batch`, which refuses NUL in game names).
+            if let Some(seq) = suffix_u64(&key, prefix.len()) {
+                out.push((seq, value));
             }
+        }
+        Ok(out)
+    }
+    /// The reply keys of `game` and their bindings: the keys from the game's records
+    /// ([`Tree::ByGame`]), each binding from [`Tree::Keys`] (an entry of an earlier version
+    /// carries the binding itself).
+    pub fn keys_of_game<T: DeserializeOwned>(
+        &self,
+        game: &str,
+    ) -> Result<Vec<(String, T)>, StoreError> {
+        let prefix = part_prefix(game, Part::Key);
+        let mut out = Vec::new();
+        self.db.each_raw(Tree::ByGame, &prefix, |k, v| {
+            let Some(key) = k
+                .get(prefix.len()..)
+                .and_then(|k| std::str::from_utf8(k).ok())
+            else {
+                return Ok(());
+            };
+            let binding = if v.is_empty() {
+                match self.db.get::<T>(Tree::Keys, key.as_bytes())? {
+                    Some(b) => b,
+                    None => {
+                        return Err(StoreError::Missing {
+                            path: self.db.path.clone(),
+                            tree: Tree::Keys,
+                            key: format!("{key} (named by the index entry {})", show_key(k)),
+                        });
+                    }
+                }
+            } else {
+                self.db.decode::<T>(Tree::ByGame, k, v)?
+            };
+            out.push((key.to_string(), binding));
             Ok(())
         })?;
         Ok(out)
     }
-
-    /// The earliest instant in the index of deadlines among the entries of one kind (`b'g'`,
-    /// `b'd'`, `b'r'`: [`DueEntry`]'s key layout) — one read, the index ordered by kind and time.
-    pub fn first_due(&self, kind: u8) -> Result<Option<DateTime<Utc>>, StoreError> {
-        let scanning = || self.db_err(format!("scanning {}", Tree::DueOrder));
-        let t = self.read(Tree::DueOrder)?;
-        let start = [kind];
-        let end = [kind.saturating_add(1)];
-        let mut range = t.range::<&[u8]>(&start[..]..&end[..]).map_err(scanning())?;
-        match range.next() {
-            Some(item) => {
-                let (k, _) = item.map_err(scanning())?;
-                Ok(parse_due_order_key(k.value()).map(|(at, _)| at))
-            }
-            None => Ok(None),
-        }
-    }
-
-    /// Every entry of one kind (see [`Store::first_due`]) of the index of deadlines due by
-    /// `now`, earliest first.
-    pub fn due_until(
-        &self,
-        kind: u8,
-        now: DateTime<Utc>,
-    ) -> Result<Vec<(DueEntry, DateTime<Utc>)>, StoreError> {
-        let scanning = || self.db_err(format!("scanning {}", Tree::DueOrder));
-        let t = self.read(Tree::DueOrder)?;
-        let start = [kind];
-        let mut end = vec![kind];
-        end.extend_from_slice(&super::schema::instant_bytes(
-            now + chrono::Duration::microseconds(1),
-        ));
-        let mut out = Vec::new();
-        for item in t
-            .range::<&[u8]>(&start[..]..end.as_slice())
-            .map_err(scanning())?
-        {
-            let (k, _) = item.map_err(scanning())?;
-            if let Some((at, key)) = parse_due_order_key(k.value())
-                && let Some(e) = parse_due_key(key)
-            {
-                out.push((e, at));
-            }
-        }
-        Ok(out)
-    }
-
-    /// A store from before [`Tree::DueOrder`]: its entries are written from [`Tree::Due`] in one
-    /// transaction (at opening; a store whose `DueOrder` holds entries, or whose `Due` holds
-    /// none, is left as it is).
-    pub(super) fn order_due(&self) -> Result<(), StoreError> {
-        if self.count(Tree::DueOrder)? > 0 || self.count(Tree::Due)? == 0 {
-            return Ok(());
-        }
-        let mut batch = Batch::default();
-        self.for_each(Tree::Due, |key, at: DateTime<Utc>| {
-            let key = String::from_utf8_lossy(key);
-            batch.put_bytes(
-                Tree::DueOrder,
-                &super::schema::due_order_key(at, &key),
-                Vec::new(),
-            );
-        })?;
-        self.commit(batch)
+    /// Every quarantined mail, in key order (UIDVALIDITY, UID).
+    pub fn quarantined(&self) -> Result<Vec<QuarantineEntry>, StoreError> {
+        Ok(self
+            .db
+            .scan::<QuarantineEntry>(Tree::Quarantine)?
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect())
     }
 }
 
@@ -495,20 +436,6 @@ impl Batch {
         self.put(Tree::Meta, credential_key(email), c)
     }
 
-    /// Marks the upgrade `u` of an earlier version's store as done.
-    pub fn upgraded(&mut self, u: Upgrade) -> &mut Batch {
-        self.put(Tree::Meta, u.key(), &true)
-    }
-
-    /// Writes entry `e` of the index of deadlines (`None`: removes it).
-    pub fn put_due(&mut self, e: &DueEntry, at: Option<DateTime<Utc>>) -> &mut Batch {
-        self.ops.push(super::batch::Op::Due {
-            key: due_key(e),
-            at,
-        });
-        self
-    }
-
     /// Removes outbox entry `id` together with what else the batch writes (the mail was given up
     /// or refused for good, and its report to the director enters the outbox).
     pub fn unqueue(&mut self, id: &str) -> &mut Batch {
@@ -519,24 +446,32 @@ impl Batch {
 /// Hooks for the shell's tests that play an older store or a forger.
 #[cfg(test)]
 impl Store {
-    /// Forgets the index of reply keys by game and its mark: a store from before the index.
+    /// Forgets the index of reply keys by game and the step of the store's version that wrote it
+    /// (the store goes back to the version before): a store from before the index.
     pub(crate) fn forget_keys_by_game(&self) -> Result<(), StoreError> {
         let mut batch = Batch::default();
-        for k in self.keys_with_prefix(Tree::ByGame, &[])? {
+        for k in self.db.keys_with_prefix(Tree::ByGame, &[])? {
             if Part::of(&k) == Some(Part::Key) {
                 batch.delete(Tree::ByGame, k);
             }
         }
-        batch.delete(Tree::Meta, Upgrade::KeysByGame.key());
+        batch.put(
+            Tree::Meta,
+            super::schema::SCHEMA_KEY,
+            &(super::SCHEMA_VERSION - 1),
+        );
         self.commit(batch)
     }
 
     /// Every archived mail with its archive id, in archive order.
     pub(crate) fn archived(&self) -> Result<Vec<(u64, crate::store::ArchiveEntry)>, StoreError> {
         let mut out = Vec::new();
-        self.each_raw(Tree::Archive, &[], |k, v| {
+        self.db.each_raw(Tree::Archive, &[], |k, v| {
             if let Ok(id) = <[u8; 8]>::try_from(k) {
-                out.push((u64::from_be_bytes(id), self.archive_entry(k, v)?));
+                out.push((
+                    u64::from_be_bytes(id),
+                    super::mails::archive_entry(&self.db, k, v)?,
+                ));
             }
             Ok(())
         })?;
@@ -578,14 +513,14 @@ impl Store {
             created: DateTime<Utc>,
         }
         let mut f = Figures::default();
-        for (_, e) in self.scan::<Head>(Tree::Outbox)? {
+        for (_, e) in self.db.scan::<Head>(Tree::Outbox)? {
             f.outbox += 1;
             // An alert that waits is not an outage of its own (never a loop).
             if e.kind != "alert" && f.oldest.is_none_or(|o| e.created < o) {
                 f.oldest = Some(e.created);
             }
         }
-        f.quarantine = self.count(Tree::Quarantine)?;
+        f.quarantine = self.db.count(Tree::Quarantine)?;
         Ok(f)
     }
 
@@ -600,12 +535,13 @@ impl Store {
         }
         let mut by = std::collections::BTreeMap::new();
         self.each_game_raw(b"", |k, v| {
-            let g: Status = self.decode(Tree::ByGame, k, v)?;
+            let g: Status = self.db.decode(Tree::ByGame, k, v)?;
             *by.entry(g.status.name().to_string()).or_insert(0) += 1;
             Ok(true)
         })?;
         let mut shelved = 0;
-        self.for_each(Tree::Rotated, |_, games: u64| shelved += games)?;
+        self.db
+            .for_each(Tree::Rotated, |_, games: u64| shelved += games)?;
         if shelved > 0 {
             *by.entry(crate::core::model::GameStatus::Finished.name().to_string())
                 .or_insert(0) += shelved;

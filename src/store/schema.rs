@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::records::DueEntry;
+use crate::game_ref::GameRef;
 
 /// The named trees of the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -314,9 +314,10 @@ pub(super) fn legacy_rotated_key(id: &str) -> String {
     format!("rotated:{id}")
 }
 
-/// The upgrades of an earlier version's store, each marked in `Meta` once done.
+/// The marks in `Meta` by which versions before the steps of the store's version were numbered
+/// said which of the steps after layout 2 were done (`migrate.rs`): read, never written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Upgrade {
+pub(super) enum Mark {
     /// Every reply key indexed by its game (now among its records, [`Tree::ByGame`]).
     KeysByGame,
     /// The index of deadlines written to [`Tree::Due`].
@@ -330,26 +331,28 @@ pub enum Upgrade {
     RotatedIndex,
 }
 
-impl Upgrade {
-    /// Every upgrade.
-    pub const ALL: [Upgrade; 5] = [
-        Upgrade::KeysByGame,
-        Upgrade::DueIndex,
-        Upgrade::EndsMigrated,
-        Upgrade::Shelf,
-        Upgrade::RotatedIndex,
-    ];
-
+impl Mark {
     /// Its mark in `Meta`.
     pub(super) fn key(self) -> &'static str {
         match self {
-            Upgrade::KeysByGame => "keys-by-game",
-            Upgrade::DueIndex => "due-index",
-            Upgrade::EndsMigrated => "migrated-ended-at",
-            Upgrade::Shelf => "migrated-shelf",
-            Upgrade::RotatedIndex => "rotated-index",
+            Mark::KeysByGame => "keys-by-game",
+            Mark::DueIndex => "due-index",
+            Mark::EndsMigrated => "migrated-ended-at",
+            Mark::Shelf => "migrated-shelf",
+            Mark::RotatedIndex => "rotated-index",
         }
     }
+}
+
+/// An entry of the shell's index of pending deadlines (`crate::app::due`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DueEntry {
+    /// A game's earliest deadline.
+    Game(GameRef),
+    /// A tournament's next weekly digest.
+    Digest(String),
+    /// From when a tournament's archive may be rotated (Fax 2.8).
+    Rotation(String),
 }
 
 /// The key of an entry of the index of deadlines: `g/GAME`, `d/TOURNAMENT`, `r/TOURNAMENT` (in

@@ -20,9 +20,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::Store;
 use super::batch::Batch;
 use super::error::StoreError;
+use super::handle::Store;
 use crate::core::State;
 use crate::core::model::{Game, Tournament};
 use crate::game_ref::GameRef;

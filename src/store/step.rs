@@ -17,11 +17,17 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use super::Store;
 use super::error::StoreError;
 
 /// The record's file, in the store's folder.
 pub const FILE: &str = "fernzug.step";
+
+/// The step record of a store (`store.step()`): written as a message's step begins and ends,
+/// read by the next process.
+pub struct Step<'a> {
+    dir: &'a Path,
+    record: &'a std::sync::Mutex<StepRecord>,
+}
 
 /// The open record (opened when first written).
 #[derive(Debug, Default)]
@@ -46,52 +52,53 @@ impl StepRecord {
     }
 }
 
-impl Store {
-    fn step_path(&self) -> PathBuf {
-        self.path.join(FILE)
+impl<'a> Step<'a> {
+    /// The step record's face for the store in `dir`.
+    pub(super) fn new(dir: &'a Path, record: &'a std::sync::Mutex<StepRecord>) -> Step<'a> {
+        Step { dir, record }
     }
 
-    fn step_record(&self) -> std::sync::MutexGuard<'_, StepRecord> {
-        self.step.lock().unwrap_or_else(|p| p.into_inner())
+    fn path(&self) -> PathBuf {
+        self.dir.join(FILE)
     }
 
-    fn step_err(&self) -> impl FnOnce(io::Error) -> StoreError + '_ {
+    fn record(&self) -> std::sync::MutexGuard<'_, StepRecord> {
+        self.record.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn err(&self) -> impl FnOnce(io::Error) -> StoreError + '_ {
         move |source| StoreError::Files {
-            path: self.step_path(),
+            path: self.path(),
             what: "write the step record",
             source,
         }
     }
 
     /// The step of IMAP message (`uidvalidity`, `uid`) begins.
-    pub fn step_begins(&self, uidvalidity: u32, uid: u32) -> Result<(), StoreError> {
+    pub fn begins(&self, uidvalidity: u32, uid: u32) -> Result<(), StoreError> {
         let mut bytes = [0u8; 8];
         bytes[..4].copy_from_slice(&uidvalidity.to_be_bytes());
         bytes[4..].copy_from_slice(&uid.to_be_bytes());
-        self.step_record()
-            .write(&self.path, bytes)
-            .map_err(self.step_err())
+        self.record().write(self.dir, bytes).map_err(self.err())
     }
 
     /// The step begun last has ended (its transaction applied, or it failed without the process
     /// dying).
-    pub fn step_ends(&self) -> Result<(), StoreError> {
-        self.step_record()
-            .write(&self.path, [0; 8])
-            .map_err(self.step_err())
+    pub fn ends(&self) -> Result<(), StoreError> {
+        self.record().write(self.dir, [0; 8]).map_err(self.err())
     }
 
     /// The message (UIDVALIDITY, UID) in whose step an earlier process died, if the record names
-    /// one (it is not cleared here: [`Store::step_ends`]).
-    pub fn interrupted_step(&self) -> Result<Option<(u32, u32)>, StoreError> {
+    /// one (it is not cleared here: [`Step::ends`]).
+    pub fn interrupted(&self) -> Result<Option<(u32, u32)>, StoreError> {
         let mut bytes = [0u8; 8];
-        match File::open(self.step_path()) {
+        match File::open(self.path()) {
             Ok(f) => match f.read_exact_at(&mut bytes, 0) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
                 Err(source) => {
                     return Err(StoreError::Files {
-                        path: self.step_path(),
+                        path: self.path(),
                         what: "read the step record",
                         source,
                     });
@@ -100,7 +107,7 @@ impl Store {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(source) => {
                 return Err(StoreError::Files {
-                    path: self.step_path(),
+                    path: self.path(),
                     what: "read the step record",
                     source,
                 });

@@ -1,5 +1,13 @@
 //! The store's tests.
 
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use redb::ReadableDatabase;
+use serde::Serialize;
+
+use super::db::sync_path;
+use super::schema::{self, ARCHIVE_NEXT_KEY, SCHEMA_KEY, table, uid_key};
 use super::*;
 use chrono::TimeZone;
 
@@ -73,7 +81,7 @@ fn new_db_gets_schema_version_and_reopen_keeps_everything() {
     {
         let s = Store::open(&dir.0).unwrap();
         assert_eq!(
-            s.get::<u32>(Tree::Meta, SCHEMA_KEY).unwrap(),
+            s.db.get::<u32>(Tree::Meta, SCHEMA_KEY).unwrap(),
             Some(SCHEMA_VERSION)
         );
         let mut b = Batch::new();
@@ -87,7 +95,9 @@ fn new_db_gets_schema_version_and_reopen_keeps_everything() {
     }
     let s = open_again(&dir.0).unwrap();
     assert_eq!(
-        s.get::<String>(Tree::ByGame, "T-1/1").unwrap().as_deref(),
+        s.db.get::<String>(Tree::ByGame, "T-1/1")
+            .unwrap()
+            .as_deref(),
         Some("game one")
     );
     assert_eq!(
@@ -99,9 +109,9 @@ fn new_db_gets_schema_version_and_reopen_keeps_everything() {
     assert!(s.is_uid_done(7, 42).unwrap());
     assert!(!s.is_uid_done(8, 42).unwrap());
     assert!(!s.is_uid_done(7, 43).unwrap());
-    assert_eq!(s.outbox_all().unwrap().len(), 1);
+    assert_eq!(s.outbox().all().unwrap().len(), 1);
     assert_eq!(
-        s.archive_for_game("T-1/1").unwrap(),
+        s.archive().for_game("T-1/1").unwrap(),
         vec![archive(&["T-1/1"], "<a@x>")]
     );
 }
@@ -191,7 +201,7 @@ fn commit_with_failing_serialize_writes_nothing() {
         "{err:?}"
     );
     assert!(err.to_string().contains("by_game/g2"), "{err}");
-    assert!(s.scan::<String>(Tree::ByGame).unwrap().is_empty());
+    assert!(s.db.scan::<String>(Tree::ByGame).unwrap().is_empty());
     assert!(!s.is_processed("<x@y>").unwrap());
 }
 
@@ -208,17 +218,20 @@ fn commit_aborted_midway_writes_nothing() {
         .put(Tree::ByGame, "g2", &"two");
     let err = s.commit(b).unwrap_err();
     assert!(matches!(err, StoreError::Aborted { .. }), "{err:?}");
-    assert!(s.scan::<String>(Tree::ByGame).unwrap().is_empty());
-    assert!(s.outbox_all().unwrap().is_empty());
-    assert!(s.archive_for_game("T-1/1").unwrap().is_empty());
+    assert!(s.db.scan::<String>(Tree::ByGame).unwrap().is_empty());
+    assert!(s.outbox().all().unwrap().is_empty());
+    assert!(s.archive().for_game("T-1/1").unwrap().is_empty());
     assert!(!s.is_uid_done(1, 1).unwrap());
-    assert_eq!(s.get::<String>(Tree::Meta, ARCHIVE_NEXT_KEY).unwrap(), None);
+    assert_eq!(
+        s.db.get::<String>(Tree::Meta, ARCHIVE_NEXT_KEY).unwrap(),
+        None
+    );
     // The archive counter did not move: the next archive gets id 0.
     let mut b = Batch::new();
     b.archive(&archive(&["T-1/1"], "<a@x>"));
     s.commit(b).unwrap();
     assert!(
-        s.get::<ArchiveEntry>(Tree::Archive, 0u64.to_be_bytes())
+        s.db.get::<ArchiveEntry>(Tree::Archive, 0u64.to_be_bytes())
             .unwrap()
             .is_some()
     );
@@ -238,7 +251,7 @@ fn invalid_game_name_refuses_the_whole_batch() {
             ..
         })
     ));
-    assert!(s.scan::<String>(Tree::ByGame).unwrap().is_empty());
+    assert!(s.db.scan::<String>(Tree::ByGame).unwrap().is_empty());
 }
 
 #[test]
@@ -250,26 +263,26 @@ fn applied_batches_are_read_at_once_and_kept_by_closing_the_store() {
     b.put(Tree::ByGame, "g", &"x");
     s.apply(b).unwrap();
     assert_eq!(
-        s.get::<String>(Tree::ByGame, "g").unwrap().as_deref(),
+        s.db.get::<String>(Tree::ByGame, "g").unwrap().as_deref(),
         Some("x")
     );
     let mut b = Batch::new();
     b.enqueue(&outbox("<m@x>", t(9, 0), t(9, 0)));
     s.commit(b).unwrap();
-    let id = s.outbox_all().unwrap()[0].id.clone();
+    let id = s.outbox().all().unwrap()[0].id.clone();
     // Deleting sent outbox entries changes nothing a closed process keeps: no transaction.
     let generation = s.generation();
-    s.outbox_sent(&[id.as_str(), "none"]).unwrap();
+    s.outbox().sent(&[id.as_str(), "none"]).unwrap();
     assert_eq!(s.generation(), generation);
-    assert!(s.outbox_all().unwrap().is_empty());
+    assert!(s.outbox().all().unwrap().is_empty());
     drop(s);
     // Closing made both the applied batch and the deletion durable.
     let s = open_again(&dir.0).unwrap();
     assert_eq!(
-        s.get::<String>(Tree::ByGame, "g").unwrap().as_deref(),
+        s.db.get::<String>(Tree::ByGame, "g").unwrap().as_deref(),
         Some("x")
     );
-    assert!(s.outbox_all().unwrap().is_empty());
+    assert!(s.outbox().all().unwrap().is_empty());
     assert_eq!(s.generation(), generation);
     let err = sync_path(&dir.0.join("no-such-dir")).unwrap_err();
     assert!(matches!(err, StoreError::Sync { .. }));
@@ -306,14 +319,19 @@ fn event_keys_are_ordered_numerically_per_game() {
 
 /// The outbox entries due at `now`, oldest first (what `daemon` sends in a pass).
 fn due_at(s: &Store, now: DateTime<Utc>) -> Result<Vec<OutboxEntry>, StoreError> {
-    let mut due = s.outbox_all()?;
+    let mut due = s.outbox().all()?;
     due.retain(|e| e.next_attempt <= now);
     Ok(due)
 }
 
 /// The earliest `next_attempt` in the outbox.
 fn next_attempt(s: &Store) -> Option<DateTime<Utc>> {
-    s.outbox_all().unwrap().iter().map(|e| e.next_attempt).min()
+    s.outbox()
+        .all()
+        .unwrap()
+        .iter()
+        .map(|e| e.next_attempt)
+        .min()
 }
 
 /// Deletes entry `id` without sending it.
@@ -341,11 +359,11 @@ fn outbox_due_is_oldest_first_and_retry_reschedules() {
     assert_eq!(next_attempt(&s), Some(t(9, 10)));
 
     let id_a = OutboxEntry::make_id("<a@x>", "a@x.test");
-    s.outbox_retry(&id_a, t(12, 0), "421 try later").unwrap();
-    let a = s
-        .get::<OutboxEntry>(Tree::Outbox, id_a.as_bytes())
-        .unwrap()
-        .unwrap();
+    s.outbox().retry(&id_a, t(12, 0), "421 try later").unwrap();
+    let a =
+        s.db.get::<OutboxEntry>(Tree::Outbox, id_a.as_bytes())
+            .unwrap()
+            .unwrap();
     assert_eq!(a.attempts, 1);
     assert_eq!(a.next_attempt, t(12, 0));
     assert_eq!(a.last_error.as_deref(), Some("421 try later"));
@@ -357,11 +375,13 @@ fn outbox_due_is_oldest_first_and_retry_reschedules() {
     assert_eq!(due, vec!["<c@x>"]);
     assert_eq!(next_attempt(&s), Some(t(9, 30)));
 
-    s.outbox_sent(&[OutboxEntry::make_id("<c@x>", "a@x.test")])
+    s.outbox()
+        .sent(&[OutboxEntry::make_id("<c@x>", "a@x.test")])
         .unwrap();
     remove(&s, &OutboxEntry::make_id("<b@x>", "a@x.test")).unwrap();
     let all: Vec<String> = s
-        .outbox_all()
+        .outbox()
+        .all()
         .unwrap()
         .into_iter()
         .map(|e| e.message_id)
@@ -369,10 +389,10 @@ fn outbox_due_is_oldest_first_and_retry_reschedules() {
     assert_eq!(all, vec!["<a@x>"]);
     assert_eq!(next_attempt(&s), Some(t(12, 0)));
     assert!(matches!(
-        s.outbox_retry("nope", t(12, 0), "x"),
+        s.outbox().retry("nope", t(12, 0), "x"),
         Err(StoreError::Missing { .. })
     ));
-    s.outbox_sent(&[&id_a]).unwrap();
+    s.outbox().sent(&[&id_a]).unwrap();
     assert_eq!(next_attempt(&s), None);
 }
 
@@ -389,7 +409,8 @@ fn archive_is_indexed_per_game_in_order() {
         .archive(&archive(&[], "<4@x>"));
     s.commit(b).unwrap();
     let ids = |g: &str| -> Vec<String> {
-        s.archive_for_game(g)
+        s.archive()
+            .for_game(g)
             .unwrap()
             .into_iter()
             .map(|e| e.message_id)
@@ -398,12 +419,12 @@ fn archive_is_indexed_per_game_in_order() {
     assert_eq!(ids("T-1/1"), vec!["<1@x>", "<3@x>"]);
     assert_eq!(ids("T-1/2"), vec!["<1@x>", "<2@x>"]);
     assert!(ids("T-1/3").is_empty());
-    let keys: Vec<Vec<u8>> = s
-        .scan::<ArchiveEntry>(Tree::Archive)
-        .unwrap()
-        .into_iter()
-        .map(|(k, _)| k)
-        .collect();
+    let keys: Vec<Vec<u8>> =
+        s.db.scan::<ArchiveEntry>(Tree::Archive)
+            .unwrap()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
     let want: Vec<Vec<u8>> = (0u64..4).map(|n| n.to_be_bytes().to_vec()).collect();
     assert_eq!(keys, want);
 }
@@ -421,19 +442,19 @@ fn fax_2_8_rotation_removes_only_mails_all_of_whose_games_go() {
     s.commit(b).unwrap();
     let games: std::collections::BTreeSet<String> =
         ["A-1/1".to_string(), "A-1/2".to_string()].into();
-    assert_eq!(s.rotate_archive(&games).unwrap(), 2);
-    assert!(s.archive_for_game("A-1/2").unwrap().is_empty());
-    let left: Vec<String> = s
-        .scan::<ArchiveEntry>(Tree::Archive)
-        .unwrap()
-        .into_iter()
-        .map(|(_, e)| e.message_id)
-        .collect();
+    assert_eq!(s.archive().rotate(&games).unwrap(), 2);
+    assert!(s.archive().for_game("A-1/2").unwrap().is_empty());
+    let left: Vec<String> =
+        s.db.scan::<ArchiveEntry>(Tree::Archive)
+            .unwrap()
+            .into_iter()
+            .map(|(_, e)| e.message_id)
+            .collect();
     assert_eq!(left, vec!["<3@x>", "<4@x>", "<5@x>"]);
     // The mail that also belongs to B-1/1 stays, reachable from both games.
-    assert_eq!(s.archive_for_game("A-1/1").unwrap().len(), 1);
-    assert_eq!(s.archive_for_game("B-1/1").unwrap().len(), 2);
-    assert_eq!(s.rotate_archive(&games).unwrap(), 0);
+    assert_eq!(s.archive().for_game("A-1/1").unwrap().len(), 1);
+    assert_eq!(s.archive().for_game("B-1/1").unwrap().len(), 2);
+    assert_eq!(s.archive().rotate(&games).unwrap(), 0);
 }
 
 #[test]
@@ -449,7 +470,8 @@ fn outbox_keeps_the_order_of_enqueueing_within_one_instant() {
     b.enqueue(&outbox("<1@x>", t(9, 0), t(9, 0)));
     s.commit(b).unwrap();
     let order = |s: &Store| -> Vec<String> {
-        s.outbox_all()
+        s.outbox()
+            .all()
             .unwrap()
             .into_iter()
             .map(|e| e.message_id)
@@ -457,10 +479,11 @@ fn outbox_keeps_the_order_of_enqueueing_within_one_instant() {
     };
     assert_eq!(order(&s), vec!["<9@x>", "<10@x>", "<11@x>", "<1@x>"]);
     // A retry keeps the place.
-    s.outbox_retry(&OutboxEntry::make_id("<9@x>", "a@x.test"), t(9, 5), "421")
+    s.outbox()
+        .retry(&OutboxEntry::make_id("<9@x>", "a@x.test"), t(9, 5), "421")
         .unwrap();
     assert_eq!(order(&s), vec!["<9@x>", "<10@x>", "<11@x>", "<1@x>"]);
-    assert_eq!(s.next_outbox_head_attempt().unwrap(), Some(t(9, 5)));
+    assert_eq!(s.outbox().next_head_attempt().unwrap(), Some(t(9, 5)));
     assert_eq!(next_attempt(&s), Some(t(9, 0)));
 }
 
@@ -472,9 +495,12 @@ fn watched_enqueues_are_named_once_and_only_from_transactions_that_held() {
     let mut b = Batch::new();
     b.enqueue(&outbox("<0@x>", t(9, 0), t(9, 0)));
     s.commit(b).unwrap();
-    assert!(s.take_enqueued().is_empty(), "not watched: nothing noted");
-    s.watch_enqueued(true);
-    assert!(s.watching_enqueued());
+    assert!(
+        s.outbox().take_enqueued().is_empty(),
+        "not watched: nothing noted"
+    );
+    s.outbox().watch_enqueued(true);
+    assert!(s.outbox().watching_enqueued());
     // One entry with its mail beside it, one naming the mail archived before it.
     let mut b = Batch::new();
     b.enqueue(&outbox("<1@x>", t(9, 0), t(9, 0)));
@@ -488,8 +514,8 @@ fn watched_enqueues_are_named_once_and_only_from_transactions_that_held() {
     b.enqueue(&outbox("<3@x>", t(9, 0), t(9, 0))).fail_here();
     assert!(s.commit(b).is_err());
     // A retry rewrites an entry: not a new one.
-    s.outbox_retry(&id("<0@x>"), t(9, 5), "421").unwrap();
-    let fresh = s.take_enqueued();
+    s.outbox().retry(&id("<0@x>"), t(9, 5), "421").unwrap();
+    let fresh = s.outbox().take_enqueued();
     assert_eq!(
         fresh.iter().map(|e| e.id.clone()).collect::<Vec<_>>(),
         vec![id("<1@x>"), id("<2@x>")]
@@ -497,7 +523,7 @@ fn watched_enqueues_are_named_once_and_only_from_transactions_that_held() {
     // Each as the courier would read it back: the head as stored; the mail too where it was
     // archived beside it (one with a body of its own is read back when wanted).
     for (e, with_mail) in fresh.iter().zip([false, true]) {
-        let (head, raw) = s.outbox_to_send(&e.id).unwrap().unwrap();
+        let (head, raw) = s.outbox().to_send(&e.id).unwrap().unwrap();
         assert!(!raw.is_empty());
         assert_eq!(e.raw.is_empty(), !with_mail, "{}", e.id);
         if with_mail {
@@ -513,21 +539,22 @@ fn watched_enqueues_are_named_once_and_only_from_transactions_that_held() {
             e.id
         );
     }
-    assert!(s.take_enqueued().is_empty(), "each named once");
+    assert!(s.outbox().take_enqueued().is_empty(), "each named once");
     assert_eq!(
-        s.outbox_entry(&id("<2@x>")).unwrap().map(|e| e.seq),
+        s.outbox().entry(&id("<2@x>")).unwrap().map(|e| e.seq),
         Some(3),
         "read back with the order the store gave it"
     );
-    s.outbox_sent(&[id("<1@x>"), id("<2@x>"), id("<absent@x>")])
+    s.outbox()
+        .sent(&[id("<1@x>"), id("<2@x>"), id("<absent@x>")])
         .unwrap();
-    assert_eq!(s.outbox_all().unwrap().len(), 1);
-    s.watch_enqueued(false);
-    assert!(!s.watching_enqueued());
+    assert_eq!(s.outbox().all().unwrap().len(), 1);
+    s.outbox().watch_enqueued(false);
+    assert!(!s.outbox().watching_enqueued());
     let mut b = Batch::new();
     b.enqueue(&outbox("<4@x>", t(9, 0), t(9, 0)));
     s.commit(b).unwrap();
-    assert!(s.take_enqueued().is_empty());
+    assert!(s.outbox().take_enqueued().is_empty());
 }
 
 #[test]
@@ -545,7 +572,7 @@ fn quarantine_and_raw_bytes_round_trip() {
     let mut b = Batch::new();
     b.quarantine(&q);
     s.commit(b).unwrap();
-    let all = s.scan::<QuarantineEntry>(Tree::Quarantine).unwrap();
+    let all = s.db.scan::<QuarantineEntry>(Tree::Quarantine).unwrap();
     assert_eq!(all, vec![(uid_key(3, 9).to_vec(), q)]);
     // UTF-8 mails are stored as a JSON string, not as a number array.
     let e = outbox("<u@x>", t(1, 0), t(1, 0));
@@ -563,7 +590,7 @@ fn corrupt_value_names_tree_and_key() {
     let mut b = Batch::new();
     b.put(Tree::ByGame, "g", &"text");
     s.commit(b).unwrap();
-    let err = s.get::<u64>(Tree::ByGame, "g").unwrap_err();
+    let err = s.db.get::<u64>(Tree::ByGame, "g").unwrap_err();
     assert!(err.to_string().contains("by_game/g"), "{err}");
 }
 
@@ -596,7 +623,7 @@ fn s11_the_archive_is_never_deleted() {
         b.put(tree, &key, &1);
         assert!(store.commit(b).is_err(), "{tree} overwrite refused");
     }
-    let kept = store.archive_for_game("T-1/1").unwrap();
+    let kept = store.archive().for_game("T-1/1").unwrap();
     assert_eq!(kept.len(), 1);
     assert_eq!(kept[0].raw, b"Subject: kept\r\n\r\nx\r\n".to_vec());
     drop(store);
@@ -658,7 +685,8 @@ fn a_backup_is_the_store_at_one_instant_while_it_is_written() {
     }
     // The late batches are in it whole or not at all.
     let late = |g: &str| {
-        copy.archive_for_game(g)
+        copy.archive()
+            .for_game(g)
             .unwrap()
             .into_iter()
             .map(|e| e.message_id.replace("b@x", "@x"))
@@ -668,7 +696,7 @@ fn a_backup_is_the_store_at_one_instant_while_it_is_written() {
     let mails = copied.iter().filter(|e| e.0 == Tree::Archive).count();
     assert_eq!(done.mails, mails as u64);
     // The source is unchanged by it and goes on.
-    assert_eq!(s.archive_for_game("T-1/2").unwrap().len(), 50);
+    assert_eq!(s.archive().for_game("T-1/2").unwrap().len(), 50);
 }
 
 #[test]
@@ -719,28 +747,34 @@ fn a_mail_is_stored_once_compressed_and_comes_back_byte_for_byte() {
         "{stored} bytes for a mail of {}",
         mail.len()
     );
-    assert_eq!(s.archive_for_game("T-1/1").unwrap()[0].raw, mail.as_bytes());
-    assert_eq!(s.outbox_raw(&to_anna.id).unwrap().unwrap(), mail.as_bytes());
-    assert_eq!(s.outbox_raw(&to_tl.id).unwrap().unwrap(), mail.as_bytes());
+    assert_eq!(
+        s.archive().for_game("T-1/1").unwrap()[0].raw,
+        mail.as_bytes()
+    );
+    assert_eq!(
+        s.outbox().raw(&to_anna.id).unwrap().unwrap(),
+        mail.as_bytes()
+    );
+    assert_eq!(s.outbox().raw(&to_tl.id).unwrap().unwrap(), mail.as_bytes());
     let own = OutboxEntry::make_id("<other@x>", "a@x.test");
     assert_eq!(
-        s.outbox_raw(&own).unwrap().unwrap(),
+        s.outbox().raw(&own).unwrap().unwrap(),
         outbox("<other@x>", t(9, 0), t(9, 0)).raw
     );
     // The heads come without their mails; every entry with its own through outbox_all.
-    assert!(s.outbox_heads().unwrap().iter().all(|e| e.raw.is_empty()));
-    assert!(s.outbox_all().unwrap().iter().all(|e| !e.raw.is_empty()));
+    assert!(s.outbox().heads().unwrap().iter().all(|e| e.raw.is_empty()));
+    assert!(s.outbox().all().unwrap().iter().all(|e| !e.raw.is_empty()));
     // A retry changes the head, never the mail.
-    s.outbox_retry(&to_tl.id, t(10, 0), "451 later").unwrap();
-    assert_eq!(s.outbox_raw(&to_tl.id).unwrap().unwrap(), mail.as_bytes());
-    assert_eq!(s.outbox_entry(&to_tl.id).unwrap().unwrap().attempts, 1);
-    assert_eq!(s.outbox_due_now(t(9, 30)).unwrap(), 1);
-    assert_eq!(s.outbox_raw(&to_tl.id).unwrap().unwrap(), mail.as_bytes());
+    s.outbox().retry(&to_tl.id, t(10, 0), "451 later").unwrap();
+    assert_eq!(s.outbox().raw(&to_tl.id).unwrap().unwrap(), mail.as_bytes());
+    assert_eq!(s.outbox().entry(&to_tl.id).unwrap().unwrap().attempts, 1);
+    assert_eq!(s.outbox().due_now(t(9, 30)).unwrap(), 1);
+    assert_eq!(s.outbox().raw(&to_tl.id).unwrap().unwrap(), mail.as_bytes());
     // An outbox entry naming no archived mail before it is refused, nothing written.
     let mut b = Batch::new();
     b.enqueue_archived(&outbox("<lone@x>", t(9, 0), t(9, 0)));
     assert!(s.commit(b).is_err());
-    assert_eq!(s.outbox_heads().unwrap().len(), 3);
+    assert_eq!(s.outbox().heads().unwrap().len(), 3);
 }
 
 #[test]
@@ -753,12 +787,12 @@ fn an_earlier_versions_mails_in_json_are_read_as_they_are() {
     b.put(Tree::Outbox, old.id.as_bytes(), &old);
     b.forge_archived(7, &archive(&["T-1/1"], "<a@x>"));
     s.commit(b).unwrap();
-    assert_eq!(s.outbox_raw(&old.id).unwrap().unwrap(), old.raw);
-    assert_eq!(s.outbox_all().unwrap()[0].raw, old.raw);
+    assert_eq!(s.outbox().raw(&old.id).unwrap().unwrap(), old.raw);
+    assert_eq!(s.outbox().all().unwrap()[0].raw, old.raw);
     assert_eq!(s.archived().unwrap()[0].1.raw, b"raw \xff bytes".to_vec());
     // Retried, it is packed and still the same mail.
-    s.outbox_retry(&old.id, t(10, 0), "451 later").unwrap();
-    assert_eq!(s.outbox_raw(&old.id).unwrap().unwrap(), old.raw);
+    s.outbox().retry(&old.id, t(10, 0), "451 later").unwrap();
+    assert_eq!(s.outbox().raw(&old.id).unwrap().unwrap(), old.raw);
 }
 
 #[test]
@@ -801,17 +835,17 @@ fn many_sent_entries_leave_in_one_transaction() {
                     // As the courier reads: behind the gate, never beside a write (redb's
                     // own checks find a page freed under a reader beside a durable commit
                     // that follows non-durable ones).
-                    let _ = s.outbox_to_send(id).unwrap();
+                    let _ = s.outbox().to_send(id).unwrap();
                 }
             }
         });
         for part in ids.chunks(8) {
-            s.outbox_sent(part).unwrap();
+            s.outbox().sent(part).unwrap();
         }
         reader.join().unwrap();
         writer.join().unwrap();
     });
-    assert_eq!(s.outbox_heads().unwrap().len(), more.len());
+    assert_eq!(s.outbox().heads().unwrap().len(), more.len());
 }
 
 #[test]
@@ -825,11 +859,12 @@ fn the_index_of_deadlines_is_read_in_time_order() {
         .put_due(&DueEntry::Rotation("T-1".into()), Some(t(8, 0)))
         .put_due(&DueEntry::Digest("T-1".into()), Some(t(10, 0)));
     s.commit(b).unwrap();
-    assert_eq!(s.first_due(b'g').unwrap(), Some(t(9, 0)));
-    assert_eq!(s.first_due(b'r').unwrap(), Some(t(8, 0)));
-    assert_eq!(s.first_due(b'd').unwrap(), Some(t(10, 0)));
+    assert_eq!(s.due().first(b'g').unwrap(), Some(t(9, 0)));
+    assert_eq!(s.due().first(b'r').unwrap(), Some(t(8, 0)));
+    assert_eq!(s.due().first(b'd').unwrap(), Some(t(10, 0)));
     let until = |now| -> Vec<DueEntry> {
-        s.due_until(b'g', now)
+        s.due()
+            .until(b'g', now)
             .unwrap()
             .into_iter()
             .map(|(e, _)| e)
@@ -841,38 +876,38 @@ fn the_index_of_deadlines_is_read_in_time_order() {
     let mut b = Batch::new();
     b.put_due(&g(2), Some(t(13, 0))).put_due(&g(1), None);
     s.commit(b).unwrap();
-    assert_eq!(s.first_due(b'g').unwrap(), Some(t(13, 0)));
+    assert_eq!(s.due().first(b'g').unwrap(), Some(t(13, 0)));
     assert!(until(t(12, 30)).is_empty(), "{:?}", until(t(12, 30)));
-    assert_eq!(s.due_of_kind("g/").unwrap(), vec![(g(2), t(13, 0))]);
+    assert_eq!(s.due().of_kind("g/").unwrap(), vec![(g(2), t(13, 0))]);
     // A game's instant is kept among its records, a tournament's in `Due`.
-    assert_eq!(s.count(Tree::Due).unwrap(), 2);
+    assert_eq!(s.db.count(Tree::Due).unwrap(), 2);
     // A store from before the order (layout version 1): every entry in `Due` alone, a game's
     // too; ordered at the next opening, and the game's moved among its records.
     let mut b = Batch::new();
-    for key in s.keys_with_prefix(Tree::DueOrder, &[]).unwrap() {
+    for key in s.db.keys_with_prefix(Tree::DueOrder, &[]).unwrap() {
         b.delete(Tree::DueOrder, key);
     }
-    for key in s.keys_with_prefix(Tree::ByGame, &[]).unwrap() {
+    for key in s.db.keys_with_prefix(Tree::ByGame, &[]).unwrap() {
         b.delete(Tree::ByGame, key);
     }
     b.put(Tree::Due, "g/T-1/2", &t(13, 0))
         .put(Tree::Meta, SCHEMA_KEY, &1u32);
     s.commit(b).unwrap();
-    assert_eq!(s.first_due(b'g').unwrap(), None);
+    assert_eq!(s.due().first(b'g').unwrap(), None);
     drop(s);
     let s = open_again(&dir.0).unwrap();
-    assert_eq!(s.first_due(b'g').unwrap(), Some(t(13, 0)));
-    assert_eq!(s.count(Tree::DueOrder).unwrap(), 3);
-    assert_eq!(s.count(Tree::Due).unwrap(), 2);
-    assert_eq!(s.due_of_kind("g/").unwrap(), vec![(g(2), t(13, 0))]);
+    assert_eq!(s.due().first(b'g').unwrap(), Some(t(13, 0)));
+    assert_eq!(s.db.count(Tree::DueOrder).unwrap(), 3);
+    assert_eq!(s.db.count(Tree::Due).unwrap(), 2);
+    assert_eq!(s.due().of_kind("g/").unwrap(), vec![(g(2), t(13, 0))]);
     // Moved again, its old place in the order goes.
     let mut b = Batch::new();
     b.put_due(&g(2), Some(t(14, 0)));
     s.commit(b).unwrap();
-    assert_eq!(s.first_due(b'g').unwrap(), Some(t(14, 0)));
-    assert_eq!(s.count(Tree::DueOrder).unwrap(), 3);
+    assert_eq!(s.due().first(b'g').unwrap(), Some(t(14, 0)));
+    assert_eq!(s.db.count(Tree::DueOrder).unwrap(), 3);
     let mut all = Vec::new();
-    s.for_each_due(|e, at| all.push((e, at))).unwrap();
+    s.due().for_each(|e, at| all.push((e, at))).unwrap();
     assert_eq!(
         all,
         vec![
@@ -883,11 +918,11 @@ fn the_index_of_deadlines_is_read_in_time_order() {
     );
     // Emptied whole (an index written anew): the game's entry too.
     let mut b = Batch::new();
-    s.clear_due(&mut b).unwrap();
+    s.due().clear(&mut b).unwrap();
     s.commit(b).unwrap();
-    assert_eq!(s.count(Tree::DueOrder).unwrap(), 0);
-    assert_eq!(s.count(Tree::Due).unwrap(), 0);
-    assert_eq!(s.count(Tree::ByGame).unwrap(), 0);
+    assert_eq!(s.db.count(Tree::DueOrder).unwrap(), 0);
+    assert_eq!(s.db.count(Tree::Due).unwrap(), 0);
+    assert_eq!(s.db.count(Tree::ByGame).unwrap(), 0);
 }
 
 #[test]
@@ -906,15 +941,15 @@ fn fax_2_8_rotation_keeps_a_mail_the_outbox_still_names() {
     b.enqueue_archived(&e);
     s.commit(b).unwrap();
     let games = std::collections::BTreeSet::from(["T-1/1".to_string()]);
-    assert_eq!(s.rotate_archive(&games).unwrap(), 1);
+    assert_eq!(s.archive().rotate(&games).unwrap(), 1);
     assert_eq!(
-        s.outbox_raw(&e.id).unwrap().unwrap(),
+        s.outbox().raw(&e.id).unwrap().unwrap(),
         b"waiting\r\n".to_vec()
     );
     // Once sent, the next rotation takes it.
-    s.outbox_sent(&[e.id.as_str()]).unwrap();
-    assert_eq!(s.rotate_archive(&games).unwrap(), 1);
-    assert!(s.archive_for_game("T-1/1").unwrap().is_empty());
+    s.outbox().sent(&[e.id.as_str()]).unwrap();
+    assert_eq!(s.archive().rotate(&games).unwrap(), 1);
+    assert!(s.archive().for_game("T-1/1").unwrap().is_empty());
 }
 
 /// Issue 33: a rotated tournament is written with its entries in the indexes of the rotated
@@ -990,12 +1025,17 @@ fn a_mail_marked_sent_stays_sent_after_a_crash_by_the_ledger() {
     b.enqueue(&outbox("<b@x>", t(9, 0), t(9, 0)));
     s.commit(b).unwrap();
     let id_a = OutboxEntry::make_id("<a@x>", "a@x.test");
-    s.outbox_sent(&[id_a.as_str()]).unwrap();
-    assert_eq!(s.outbox_all().unwrap().len(), 1);
+    s.outbox().sent(&[id_a.as_str()]).unwrap();
+    assert_eq!(s.outbox().all().unwrap().len(), 1);
     // The removal waited for no disk: a crash now keeps the entry in the database…
     let without = as_left_by_a_crash(&dir.0, "ledger-crash-without", false);
     assert_eq!(
-        Store::open(&without.0).unwrap().outbox_all().unwrap().len(),
+        Store::open(&without.0)
+            .unwrap()
+            .outbox()
+            .all()
+            .unwrap()
+            .len(),
         2,
         "the removal alone is not durable (else this test proves nothing)"
     );
@@ -1003,20 +1043,21 @@ fn a_mail_marked_sent_stays_sent_after_a_crash_by_the_ledger() {
     let with = as_left_by_a_crash(&dir.0, "ledger-crash-with", true);
     let opened = Store::open(&with.0).unwrap();
     let left: Vec<String> = opened
-        .outbox_all()
+        .outbox()
+        .all()
         .unwrap()
         .into_iter()
         .map(|e| e.id)
         .collect();
     assert_eq!(left, [OutboxEntry::make_id("<b@x>", "a@x.test")]);
     drop(opened);
-    assert!(Store::open(&with.0).unwrap().outbox_all().unwrap().len() == 1);
+    assert!(Store::open(&with.0).unwrap().outbox().all().unwrap().len() == 1);
     // A durable commit takes the removal along and empties the ledger.
     s.sync().unwrap();
     assert_eq!(std::fs::metadata(dir.0.join(sent::FILE)).unwrap().len(), 0);
     let after = as_left_by_a_crash(&dir.0, "ledger-crash-after", false);
     assert_eq!(
-        Store::open(&after.0).unwrap().outbox_all().unwrap().len(),
+        Store::open(&after.0).unwrap().outbox().all().unwrap().len(),
         1
     );
 }
@@ -1095,8 +1136,8 @@ fn a_version_1_store_has_its_games_parts_moved_into_by_game_at_opening() {
     }
     let s = Store::open(&dir.0).unwrap();
     assert_eq!(
-        s.get::<u32>(Tree::Meta, SCHEMA_KEY).unwrap(),
-        Some(SCHEMA_VERSION)
+        s.db.get::<u32>(Tree::Meta, SCHEMA_KEY).unwrap(),
+        Some(LAYOUT_VERSION)
     );
     assert_eq!(
         s.events::<String>("T-1/1").unwrap(),
@@ -1110,7 +1151,7 @@ fn a_version_1_store_has_its_games_parts_moved_into_by_game_at_opening() {
         s.events::<String>("T-1/2").unwrap(),
         vec![(1, "other".to_string())]
     );
-    let mails = s.archive_for_game("T-1/1").unwrap();
+    let mails = s.archive().for_game("T-1/1").unwrap();
     assert_eq!(mails.len(), 1);
     assert_eq!(mails[0].message_id, "<old@x>");
     assert_eq!(
@@ -1122,12 +1163,14 @@ fn a_version_1_store_has_its_games_parts_moved_into_by_game_at_opening() {
         vec![("jjj".to_string(), "binding of jjj".to_string())]
     );
     assert_eq!(
-        s.get::<String>(Tree::ByGame, "T-1/1").unwrap().as_deref(),
+        s.db.get::<String>(Tree::ByGame, "T-1/1")
+            .unwrap()
+            .as_deref(),
         Some("a game")
     );
-    assert_eq!(s.count(Tree::Due).unwrap(), 0);
+    assert_eq!(s.db.count(Tree::Due).unwrap(), 0);
     assert_eq!(
-        s.get::<DateTime<Utc>>(Tree::ByGame, schema::due_place("g/T-1/1").1)
+        s.db.get::<DateTime<Utc>>(Tree::ByGame, schema::due_place("g/T-1/1").1)
             .unwrap(),
         Some(t(12, 0))
     );
@@ -1135,7 +1178,7 @@ fn a_version_1_store_has_its_games_parts_moved_into_by_game_at_opening() {
     b.put_due(&DueEntry::Game("T-1/1".parse().unwrap()), Some(t(13, 0)));
     s.commit(b).unwrap();
     assert_eq!(
-        s.due_of_kind("g/").unwrap(),
+        s.due().of_kind("g/").unwrap(),
         vec![(DueEntry::Game("T-1/1".parse().unwrap()), t(13, 0))]
     );
     // The old trees are gone; the archive's index is guarded as before.
@@ -1213,10 +1256,10 @@ fn the_move_into_by_game_takes_large_records_a_few_megabytes_at_a_time() {
         .collect();
     write_version_1(&s, "games", &games);
     write_version_1(&s, "events", &events);
-    let (moved, transactions) = s.move_games_in_order().unwrap();
+    let (moved, transactions) = migrate::move_games_in_order(&s).unwrap();
     assert_eq!((moved, transactions), (3 * n as usize, 3));
     assert_eq!(
-        s.keys_with_prefix(Tree::ByGame, &[]).unwrap().len(),
+        s.db.keys_with_prefix(Tree::ByGame, &[]).unwrap().len(),
         3 * n as usize
     );
     let mut got = 0;
@@ -1284,14 +1327,14 @@ fn a_scan_of_games_passes_over_their_parts_few_or_many() {
 fn the_step_record_names_the_message_a_process_died_in_until_it_is_cleared() {
     let dir = TempDir::new("step-record");
     let s = Store::open(&dir.0).unwrap();
-    assert_eq!(s.interrupted_step().unwrap(), None);
-    s.step_begins(7, 42).unwrap();
+    assert_eq!(s.step().interrupted().unwrap(), None);
+    s.step().begins(7, 42).unwrap();
     // Another handle (the next process) reads what this one wrote, without a sync.
     drop(s);
     let s = Store::open(&dir.0).unwrap();
-    assert_eq!(s.interrupted_step().unwrap(), Some((7, 42)));
-    s.step_ends().unwrap();
-    assert_eq!(s.interrupted_step().unwrap(), None);
+    assert_eq!(s.step().interrupted().unwrap(), Some((7, 42)));
+    s.step().ends().unwrap();
+    assert_eq!(s.step().interrupted().unwrap(), None);
     // The count of deaths is durable and ends with the message's own step.
     let mut b = Batch::new();
     b.begin_uid(7, 42, 2);
@@ -1301,4 +1344,71 @@ fn the_step_record_names_the_message_a_process_died_in_until_it_is_cleared() {
     b.uid_done(7, 42);
     s.commit(b).unwrap();
     assert_eq!(s.begun(7, 42).unwrap(), 0);
+}
+
+/// Writes the marks `marks` (and no other) of a version that counted the steps after layout 2 by
+/// marks, and version 2, as that version left a store.
+fn write_marks(s: &Store, marks: &[schema::Mark]) {
+    use schema::Mark::{DueIndex, EndsMigrated, KeysByGame, RotatedIndex, Shelf};
+    let mut b = Batch::new();
+    for m in [EndsMigrated, Shelf, DueIndex, KeysByGame, RotatedIndex] {
+        b.delete(Tree::Meta, m.key());
+    }
+    b.put(Tree::Meta, SCHEMA_KEY, &LAYOUT_VERSION);
+    for m in marks {
+        b.put(Tree::Meta, m.key(), &true);
+    }
+    s.commit(b).unwrap();
+}
+
+#[test]
+fn a_store_of_version_2_stands_where_its_marks_say_in_order_and_no_step_is_done_twice() {
+    use schema::Mark::{DueIndex, EndsMigrated, KeysByGame, RotatedIndex, Shelf};
+    let dir = TempDir::new("marks");
+    let s = Store::open(&dir.0.join("store")).unwrap();
+    let cases: &[(&[schema::Mark], u32)] = &[
+        (&[], 2),
+        (&[EndsMigrated], 3),
+        (&[EndsMigrated, Shelf], 4),
+        (&[EndsMigrated, Shelf, DueIndex, KeysByGame], 4),
+        (
+            &[EndsMigrated, Shelf, DueIndex, KeysByGame, RotatedIndex],
+            5,
+        ),
+        // A step missing before a mark: the version stops there.
+        (&[Shelf], 2),
+        (&[DueIndex, KeysByGame, RotatedIndex], 2),
+        (&[EndsMigrated, DueIndex, KeysByGame, RotatedIndex], 3),
+    ];
+    for (marks, version) in cases {
+        write_marks(&s, marks);
+        assert_eq!(migrate::version(&s).unwrap(), Some(*version), "{marks:?}");
+        assert_eq!(s.upgrade().done().unwrap(), *version == SCHEMA_VERSION);
+    }
+    // The shelf marked done, the ends not: step 3 is done, step 4 only recorded — the games of a
+    // rotated tournament stay where they are, as the earlier versions left them.
+    write_marks(&s, &[Shelf]);
+    let mut state =
+        crate::core::testkit::registered(&crate::core::testkit::duel(crate::rules::RuleSet::Fax));
+    for t in state.tournaments.values_mut() {
+        t.rotated = true;
+    }
+    let before = state.clone();
+    s.upgrade().ends(&mut state).unwrap();
+    assert_eq!(migrate::version(&s).unwrap(), Some(3));
+    let rows =
+        |_: &crate::core::model::Tournament, _: &[crate::core::model::Game]| Vec::<u8>::new();
+    s.upgrade().shelf(&mut state, &rows).unwrap();
+    assert_eq!(migrate::version(&s).unwrap(), Some(4));
+    assert_eq!(state.games, before.games, "nothing shelved");
+    assert!(!dir.0.join("shelf").exists());
+    // Step 5 is due, and only it; one asked out of order is refused.
+    assert!(!s.upgrade().done().unwrap());
+    write_marks(&s, &[Shelf]);
+    assert!(s.upgrade().indexes(&state, |_| {}).is_err());
+    let mut b = Batch::new();
+    b.put(Tree::Meta, SCHEMA_KEY, &(SCHEMA_VERSION - 1));
+    s.commit(b).unwrap();
+    s.upgrade().indexes(&state, |_| {}).unwrap();
+    assert!(s.upgrade().done().unwrap());
 }

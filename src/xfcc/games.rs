@@ -7,7 +7,7 @@ use chrono_tz::Tz;
 use shakmaty::{Chess, Color};
 
 use super::soap::MoveCall;
-use super::{Code, XfccResult};
+use super::values::{Code, XfccGame, XfccResult};
 use crate::core::clock;
 use crate::core::model::{EndReason, Game, GameResult, GameStatus, Refusal, State, Tournament};
 use crate::game_ref::GameRef;
@@ -22,38 +22,6 @@ pub const FINISHED_SHOWN_DAYS: i64 = 28;
 /// game's number. Stable (tournaments only ever join the end of that order), an xs:int, without
 /// `-` (Scid splits `server-id` on it), and readable: game 7 of the second tournament is 200007.
 const ID_STRIDE: u64 = 100_000;
-
-/// One game as `GetMyGames` lists it (the elements of `XfccGame`, docs/xfcc.md).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct XfccGame {
-    pub id: u32,
-    pub white: String,
-    pub black: String,
-    pub event: String,
-    pub site: String,
-    pub my_turn: bool,
-    pub has_white: bool,
-    /// The caller's time left: days, hours, minutes.
-    pub player: (i64, i64, i64),
-    /// The opponent's time left.
-    pub opponent: (i64, i64, i64),
-    /// PGN movetext without result (`1.e4 e5 2.Nf3`).
-    pub moves: String,
-    /// The opponent offered a draw to the caller (TO §2).
-    pub draw_offered: bool,
-    pub result: XfccResult,
-    pub message: String,
-    pub server_info: String,
-    /// The tournament's start, `YYYY.MM.DD`.
-    pub event_date: String,
-    /// Always false: every game starts from the initial position.
-    pub setup: bool,
-    /// The position now (the caller's board: `setup` is false, so clients do not take it for a
-    /// start position).
-    pub fen: String,
-    /// `moves/seconds`: 10 moves in the rule set's days (TO §12).
-    pub time_control: String,
-}
 
 fn tournaments_in_order(state: &State) -> Vec<&Tournament> {
     let mut all: Vec<&Tournament> = state.tournaments.values().collect();

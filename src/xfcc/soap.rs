@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 use quick_xml::events::Event;
 use quick_xml::reader::Reader;
 
-use super::{Code, XfccGame};
+use super::values::{Code, XfccGame};
 
 /// The namespace of XfccBasic.
 pub const NS: &str = "http://www.bennedik.com/webservices/XfccBasic";
@@ -262,6 +262,47 @@ pub fn fault(client: bool, faultstring: &str) -> String {
          </soap:Fault>{TAIL}",
         escape(faultstring)
     )
+}
+
+impl XfccGame {
+    /// Writes `<XfccGame>…</XfccGame>`, the elements in the WSDL's order.
+    pub fn write_xml(&self, out: &mut String) {
+        let e = escape;
+        let b = |v: bool| if v { "true" } else { "false" };
+        let _ = write!(
+            out,
+            "<XfccGame><id>{}</id><white>{}</white><black>{}</black><event>{}</event>\
+             <site>{}</site><myTurn>{}</myTurn><hasWhite>{}</hasWhite>\
+             <daysPlayer>{}</daysPlayer><hoursPlayer>{}</hoursPlayer>\
+             <minutesPlayer>{}</minutesPlayer><daysOpponent>{}</daysOpponent>\
+             <hoursOpponent>{}</hoursOpponent><minutesOpponent>{}</minutesOpponent>\
+             <moves>{}</moves><drawOffered>{}</drawOffered><result>{}</result>\
+             <message>{}</message><serverInfo>{}</serverInfo><eventDate>{}</eventDate>\
+             <setup>{}</setup><fen>{}</fen><timeControl>{}</timeControl></XfccGame>",
+            self.id,
+            e(&self.white),
+            e(&self.black),
+            e(&self.event),
+            e(&self.site),
+            b(self.my_turn),
+            b(self.has_white),
+            self.player.0,
+            self.player.1,
+            self.player.2,
+            self.opponent.0,
+            self.opponent.1,
+            self.opponent.2,
+            e(&self.moves),
+            b(self.draw_offered),
+            self.result.name(),
+            e(&self.message),
+            e(&self.server_info),
+            e(&self.event_date),
+            b(self.setup),
+            e(&self.fen),
+            e(&self.time_control),
+        );
+    }
 }
 
 #[cfg(test)]

@@ -579,7 +579,7 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
     let end = at("2026-12-02T10:00:00+01:00");
     app.process(resign.as_bytes(), end, Some((7, 20))).unwrap();
     assert_eq!(app.state.games[&g].result.map(|r| r.as_str()), Some("0-1"));
-    let archived = app.store.archive_for_game(&g.to_string()).unwrap().len();
+    let archived = app.store.archive().for_game(&g.to_string()).unwrap().len();
     assert!(archived >= 3, "{archived}");
     for now in [
         end,
@@ -591,26 +591,28 @@ fn uidvalidity_change_rescans_and_message_id_dedup_keeps_every_move_once_and_arc
             "rotated at {now}"
         );
         assert_eq!(
-            app.store.archive_for_game(&g.to_string()).unwrap().len(),
+            app.store.archive().for_game(&g.to_string()).unwrap().len(),
             archived
         );
     }
     let key = app.state.games[&g].keys.white.clone();
     // Four weeks on, the relay has long sent what it queued (a mail still waiting keeps its bytes
-    // in the archive, `Store::rotate_archive`).
+    // in the archive, `Archive::rotate`).
     let queued: Vec<String> = app
         .store
-        .outbox_heads()
+        .outbox()
+        .heads()
         .unwrap()
         .into_iter()
         .map(|e| e.id)
         .collect();
-    app.store.outbox_sent(&queued).unwrap();
+    app.store.outbox().sent(&queued).unwrap();
     let log = app.rotate_archive(end + Days::days(28)).unwrap();
     assert_eq!(log.len(), 1, "{log:?}");
     assert!(
         app.store
-            .archive_for_game(&g.to_string())
+            .archive()
+            .for_game(&g.to_string())
             .unwrap()
             .is_empty()
     );

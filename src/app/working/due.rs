@@ -25,7 +25,7 @@ pub(crate) struct DueIndex {
     /// Each game's earliest deadline, when the index was built from the games in memory
     /// ([`DueIndex::build`]). Loaded from the store ([`DueIndex::load`]), the games' entries are
     /// not held: the earliest and those due by now are read from the store's index in time order
-    /// (`Store::first_due`, `Store::due_until`), so that opening a store of 10,000 games reads
+    /// (`Due::first`, `Due::until`), so that opening a store of 10,000 games reads
     /// its tournaments' entries, not 10,000 (issue 33).
     in_memory: bool,
     by_game: HashMap<GameRef, DateTime<Utc>>,
@@ -77,9 +77,10 @@ impl DueIndex {
     pub(crate) fn load(store: &Store) -> Result<DueIndex, StoreError> {
         let mut index = DueIndex::default();
         for (entry, at) in store
-            .due_of_kind("d/")?
+            .due()
+            .of_kind("d/")?
             .into_iter()
-            .chain(store.due_of_kind("r/")?)
+            .chain(store.due().of_kind("r/")?)
         {
             match entry {
                 DueEntry::Digest(t) => {
@@ -133,7 +134,7 @@ impl DueIndex {
         let game = if self.in_memory {
             self.order.first().map(|(at, _)| *at)
         } else {
-            store.first_due(b'g')?
+            store.due().first(b'g')?
         };
         let digest = self.digests.values().min().copied();
         Ok(game.into_iter().chain(digest).min())
@@ -154,7 +155,8 @@ impl DueIndex {
                 .collect()
         } else {
             store
-                .due_until(b'g', now)?
+                .due()
+                .until(b'g', now)?
                 .into_iter()
                 .filter_map(|(e, _)| match e {
                     DueEntry::Game(g) => Some(g.tournament),

@@ -111,8 +111,10 @@ impl Working {
         let (state, due, away) = match load {
             Load::All => {
                 let mut state = load_state(store, true)?;
-                store.migrate_ends(&mut state)?;
-                store.migrate_shelf(&mut state, &crate::app::shelf::rows_of)?;
+                store.upgrade().ends(&mut state)?;
+                store
+                    .upgrade()
+                    .shelf(&mut state, &crate::app::shelf::rows_of)?;
                 (state, None, None)
             }
             Load::Lazy | Load::Working => {
@@ -428,7 +430,7 @@ fn lazy_state(
     settings: &Settings,
     working: bool,
 ) -> Result<(State, DueIndex, Option<Away>), AppError> {
-    if store.upgrades_done()? {
+    if store.upgrade().done()? {
         let due = DueIndex::load(store)?;
         if working {
             let (state, away) = working_state(store)?;
@@ -437,10 +439,14 @@ fn lazy_state(
         return Ok((load_state(store, false)?, due, None));
     }
     let mut state = load_state(store, true)?;
-    store.migrate_ends(&mut state)?;
-    store.migrate_shelf(&mut state, &crate::app::shelf::rows_of)?;
+    store.upgrade().ends(&mut state)?;
+    store
+        .upgrade()
+        .shelf(&mut state, &crate::app::shelf::rows_of)?;
     let mut due = DueIndex::build(&state, settings);
-    store.migrate_indexes(&state, |batch| due.persist_all(batch))?;
+    store
+        .upgrade()
+        .indexes(&state, |batch| due.persist_all(batch))?;
     state.games.clear();
     state.keys = Default::default();
     // Every tournament is in memory now: none is away.

@@ -7,8 +7,8 @@
 //! partner, another game or the past; is the sentence a question or hedged; is the request
 //! complete. What is not certain is asked, never guessed (TO §2, §8).
 
-use super::tokens::{Sentence, Tok};
-use super::{Reading, Request, Why};
+use super::reading::{Reading, Request, Why};
+use super::tokens::{Sentence, Tok, days_at, is_negation, negated};
 use crate::letter::types::{Ask, DateSpan, DirectorCommand, Missing, RequestKind, StatedDate};
 
 /// Every reading of one sentence. `before` is the sentence before it (`Agreed. Draw.`), `after`
@@ -69,7 +69,7 @@ pub fn read_sentence(s: &Sentence, before: Option<&Sentence>, after: &[Sentence]
 fn ask(kind: RequestKind, s: &Sentence, missing: Missing) -> Reading {
     Reading::Asks(Ask {
         kind,
-        sentence: super::sentence_text(s),
+        sentence: super::tokens::sentence_text(s),
         missing,
     })
 }
@@ -79,14 +79,8 @@ fn declines(kind: RequestKind, why: Why) -> Reading {
 }
 
 // ---------------------------------------------------------------------------------------
-// The words that turn a request around.
+// The words that turn a request around (negation: `super::tokens`).
 
-/// Negation (TO §2: `kein Remis`, `ich gebe nicht auf`, `I will not resign`).
-const NEGATIONS: &[&str] = &[
-    "nicht", "nichts", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie", "niemals",
-    "nimmer", "never", "not", "no", "nope", "nothing", "dont", "wont", "cant", "isnt", "doesnt",
-    "didnt", "wouldnt", "shouldnt", "cannot", "nein",
-];
 /// Declining an offer: it is no acceptance and no offer.
 const REJECTIONS: &[&str] = &[
     "ablehnen",
@@ -103,26 +97,6 @@ const REJECTIONS: &[&str] = &[
     "refused",
     "verzichte",
 ];
-
-fn is_negation(w: &str) -> bool {
-    NEGATIONS.contains(&w) || w.ends_with("n't")
-}
-
-/// Whether the clause around token `i` is negated. A negation that belongs to an absence
-/// (`nicht erreichbar`, `not available`) does not count.
-pub(super) fn negated(s: &Sentence, i: usize) -> bool {
-    let (a, b) = s.clause_of(i);
-    let words: Vec<&str> = s.toks[a..b].iter().filter_map(Tok::word).collect();
-    words.iter().enumerate().any(|(j, w)| {
-        is_negation(w)
-            && !words.get(j + 1).is_some_and(|n| {
-                matches!(
-                    *n,
-                    "erreichbar" | "available" | "reachable" | "da" | "zuhause"
-                )
-            })
-    })
-}
 
 const FIRST_PERSON: &[&str] = &[
     "ich", "i", "mein", "meine", "meinen", "meinem", "meiner", "mir", "mich", "my", "me", "i'm",
@@ -1258,39 +1232,7 @@ fn resign(s: &Sentence) -> Option<Reading> {
 }
 
 // ---------------------------------------------------------------------------------------
-// TO §13: the announcement of more than 10 days for one move.
-
-fn number_at(s: &Sentence, j: usize) -> Option<u32> {
-    match s.toks.get(j)? {
-        Tok::Num(n) | Tok::Ordinal(n) => Some(*n),
-        Tok::Word { folded, .. } => Some(match folded.as_str() {
-            "ein" | "eine" | "einer" | "one" | "a" => 1,
-            "zwei" | "two" => 2,
-            "drei" | "three" => 3,
-            "vier" | "four" => 4,
-            "zehn" | "ten" => 10,
-            "elf" | "eleven" => 11,
-            "zwoelf" | "twelve" => 12,
-            "vierzehn" | "fourteen" => 14,
-            "fuenfzehn" | "fifteen" => 15,
-            "zwanzig" | "twenty" => 20,
-            "dreissig" | "thirty" => 30,
-            _ => return None,
-        }),
-        _ => None,
-    }
-}
-
-/// Days a span of the sentence names: `zehn Tage` = 10, `drei Wochen` = 21, at token `j`.
-pub(super) fn days_at(s: &Sentence, j: usize) -> Option<u32> {
-    let n = number_at(s, j)?;
-    let unit = s.toks.get(j + 1).and_then(Tok::word)?;
-    match unit {
-        "tage" | "tagen" | "tag" | "days" | "day" => Some(n),
-        "wochen" | "woche" | "weeks" | "week" => Some(n * 7),
-        _ => None,
-    }
-}
+// TO §13: the announcement of more than 10 days for one move (its days: `super::tokens::days_at`).
 
 fn announce(s: &Sentence) -> Option<Reading> {
     const MORE: &[&str] = &[

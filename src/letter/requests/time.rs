@@ -121,7 +121,7 @@ fn person(text: &str) -> Option<String> {
 
 /// The days a sentence names (`4 Tage`, `vier Tage`, `two days`, `eine Woche`).
 fn days(s: &Sentence) -> Option<u32> {
-    (0..s.toks.len()).find_map(|j| super::grammar::days_at(s, j))
+    (0..s.toks.len()).find_map(|j| super::tokens::days_at(s, j))
 }
 
 /// Which way the sentence turns the time — `-1` credits, `1` charges, `0` both or either (not
@@ -201,7 +201,7 @@ fn main_clause(s: &Sentence, i: usize) -> impl Iterator<Item = &str> {
 pub(super) fn adjust(s: &Sentence) -> Option<DirectorCommand> {
     let time = s.has(TIME) || s.find_by(|w| w.starts_with("bedenkzeit")).is_some();
     let (dir, verb) = direction(s)?;
-    if super::grammar::negated(s, verb) || main_clause(s, verb).any(|w| REPORTED.contains(&w)) {
+    if super::tokens::negated(s, verb) || main_clause(s, verb).any(|w| REPORTED.contains(&w)) {
         return None;
     }
     let emails = s.emails();

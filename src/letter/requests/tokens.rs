@@ -379,6 +379,86 @@ pub fn sentences(paragraph: &str) -> Vec<Sentence> {
     out
 }
 
+/// The sentence as quoted back to the writer: without a leading greeting cut off by a comma
+/// (`Lieber Bert, wollen wir …` → `wollen wir …`) when the rest is the request.
+pub(super) fn sentence_text(s: &Sentence) -> String {
+    const GREETINGS: &[&str] = &[
+        "lieber", "liebe", "hallo", "hi", "hello", "dear", "sehr", "guten", "moin", "servus",
+    ];
+    let text = s.text.trim();
+    if let Some((head, rest)) = text.split_once(',') {
+        let first = fold(head.split_whitespace().next().unwrap_or(""));
+        if GREETINGS.contains(&first.as_str()) && head.split_whitespace().count() <= 4 {
+            return rest.trim().to_string();
+        }
+    }
+    text.to_string()
+}
+
+// ---------------------------------------------------------------------------------------
+// What the grammars of the requests (`grammar.rs`) and of time (`time.rs`) both read of a
+// sentence: negation and spans of days.
+
+/// Negation (TO §2: `kein Remis`, `ich gebe nicht auf`, `I will not resign`).
+const NEGATIONS: &[&str] = &[
+    "nicht", "nichts", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie", "niemals",
+    "nimmer", "never", "not", "no", "nope", "nothing", "dont", "wont", "cant", "isnt", "doesnt",
+    "didnt", "wouldnt", "shouldnt", "cannot", "nein",
+];
+
+pub(super) fn is_negation(w: &str) -> bool {
+    NEGATIONS.contains(&w) || w.ends_with("n't")
+}
+
+/// Whether the clause around token `i` is negated. A negation that belongs to an absence
+/// (`nicht erreichbar`, `not available`) does not count.
+pub(super) fn negated(s: &Sentence, i: usize) -> bool {
+    let (a, b) = s.clause_of(i);
+    let words: Vec<&str> = s.toks[a..b].iter().filter_map(Tok::word).collect();
+    words.iter().enumerate().any(|(j, w)| {
+        is_negation(w)
+            && !words.get(j + 1).is_some_and(|n| {
+                matches!(
+                    *n,
+                    "erreichbar" | "available" | "reachable" | "da" | "zuhause"
+                )
+            })
+    })
+}
+
+/// The number token `j` stands for (`10`, `10.`, `zehn`, `ten`), if it is one.
+fn number_at(s: &Sentence, j: usize) -> Option<u32> {
+    match s.toks.get(j)? {
+        Tok::Num(n) | Tok::Ordinal(n) => Some(*n),
+        Tok::Word { folded, .. } => Some(match folded.as_str() {
+            "ein" | "eine" | "einer" | "one" | "a" => 1,
+            "zwei" | "two" => 2,
+            "drei" | "three" => 3,
+            "vier" | "four" => 4,
+            "zehn" | "ten" => 10,
+            "elf" | "eleven" => 11,
+            "zwoelf" | "twelve" => 12,
+            "vierzehn" | "fourteen" => 14,
+            "fuenfzehn" | "fifteen" => 15,
+            "zwanzig" | "twenty" => 20,
+            "dreissig" | "thirty" => 30,
+            _ => return None,
+        }),
+        _ => None,
+    }
+}
+
+/// Days a span of the sentence names: `zehn Tage` = 10, `drei Wochen` = 21, at token `j`.
+pub(super) fn days_at(s: &Sentence, j: usize) -> Option<u32> {
+    let n = number_at(s, j)?;
+    let unit = s.toks.get(j + 1).and_then(Tok::word)?;
+    match unit {
+        "tage" | "tagen" | "tag" | "days" | "day" => Some(n),
+        "wochen" | "woche" | "weeks" | "week" => Some(n * 7),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
