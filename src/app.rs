@@ -8,7 +8,7 @@ use rand::Rng;
 
 use crate::config::Config;
 use crate::core::NewTournament;
-use crate::core::{Output, Settings, State};
+use crate::core::{Output, Settings};
 use crate::game_ref::GameRef;
 use crate::letter::{self, Letter, Limits};
 use crate::render::{self, Templates};
@@ -26,148 +26,18 @@ mod stage;
 pub mod status_row;
 mod step;
 pub use step::POISON_AFTER;
+mod error;
+mod handle;
+mod passwords;
 pub mod verify;
 mod working;
 pub mod xfcc;
 pub use enrol::REGISTER_CHUNK;
+pub use error::{AppError, TimeBackwards};
+pub use handle::{App, Held, LOCK_WAIT, Processed, Records, START_CHUNK, new_key, store_request};
+use handle::{SPARE_KEYS, fresh_keys};
 pub use working::KEEP_GAMES;
 use working::{Load, Working};
-
-/// A runtime failure of the shell: printed as one line, exit status 1.
-#[derive(Debug, thiserror::Error)]
-pub enum AppError {
-    #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
-    #[error(transparent)]
-    Render(#[from] render::RenderError),
-    /// The IMAP server could not be reached, or failed a command.
-    #[error(transparent)]
-    Imap(#[from] crate::imap::ImapError),
-    /// A mail was fetched and committed, but the server did not take its `\Seen` flag.
-    #[error("uid {uid}: could not flag as done: {source}")]
-    Flag {
-        uid: u32,
-        #[source]
-        source: crate::imap::ImapError,
-    },
-    /// The SMTP sender could not be set up.
-    #[error(transparent)]
-    Smtp(#[from] crate::smtp::SmtpError),
-    /// The SMTP server cannot be used as configured (its certificate, STARTTLS, the login):
-    /// the mails wait in the outbox, uncounted, until the operator fixes it.
-    #[error(transparent)]
-    Send(crate::smtp::SendError),
-    /// The tournament cannot be registered.
-    #[error(transparent)]
-    Register(#[from] crate::core::RegisterError),
-    /// `--now` earlier than what the relay already acted on.
-    #[error(transparent)]
-    TimeBackwards(#[from] TimeBackwards),
-    /// The XFCC endpoint could not be started, or a move by XFCC not written as a letter.
-    #[error("XFCC: {0}")]
-    Xfcc(String),
-    /// An HTTP listener (`[http] listen`, `[xfcc] listen`) could not be started: the address is
-    /// in use or not this host's.
-    #[error("{0}")]
-    Listen(String),
-    /// A step that is no mail's (the deadlines due) failed in the core or in rendering: nothing
-    /// of it was written, and the relay goes on with its other work.
-    #[error("{0}")]
-    Step(String),
-}
-
-/// Why a `--now` cannot be used.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "--now {given} is earlier than {acted}, the latest time the relay has already acted on; the relay's time never runs backwards"
-)]
-pub struct TimeBackwards {
-    pub given: DateTime<Utc>,
-    pub acted: DateTime<Utc>,
-}
-
-/// What a processed incoming mail led to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Processed {
-    /// Acted on (or deliberately not answered); the log lines say what, and `refused` holds the
-    /// refusals it drew: those made at once (a call's, `Output::refused`), then those of the
-    /// queries to its sender (an XFCC move is answered with the code of the first,
-    /// `crate::xfcc::games::code_of`).
-    Done {
-        log: Vec<String>,
-        refused: Vec<crate::core::model::Refusal>,
-    },
-    /// The same Message-ID was processed before: nothing happened again.
-    Duplicate,
-    /// It could not be processed; kept in quarantine with the reason.
-    Quarantined(String),
-}
-
-/// The records as the shell reads them for showing or enclosing (`App::records`): the state in
-/// memory and, for what is not there, the store, its archive and the shelf (`desk.rs`,
-/// `verify.rs`, `shelf.rs`, `bounces.rs`). It only reads.
-pub struct Records<'a> {
-    pub(crate) state: &'a State,
-    pub(crate) store: &'a Store,
-    pub(crate) settings: &'a Settings,
-}
-
-/// What [`App::close`] keeps of a closed relay for [`App::reopen`].
-pub struct Held {
-    generation: u64,
-    state: State,
-    working: Working,
-    /// The templates as read at the daemon's start (read once: a changed template is used after
-    /// a restart).
-    templates: Templates,
-}
-
-/// The loaded relay.
-pub struct App {
-    pub config: Config,
-    pub settings: Settings,
-    pub store: Store,
-    pub state: State,
-    pub templates: Templates,
-    /// Group commit ([`App::group`]): the mails' transactions are applied and made durable
-    /// together by [`App::sync`], before any of them is acknowledged.
-    grouped: bool,
-    /// What of the store is in memory beside the state, and how the rest gets there
-    /// (`working/`): the index of deadlines, the rotated tournaments not read.
-    working: Working,
-    /// The XFCC passwords this process issued (`xfcc.rs`).
-    xfcc_issued: xfcc::Issuer,
-}
-
-/// Start mails queued per transaction: games of a tournament whose start mails are rendered and
-/// queued together (two mails each).
-pub const START_CHUNK: usize = 100;
-
-/// How long a command waits for the store while another fernzug process holds it.
-pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
-
-/// The file by which a command asks the running daemon, which keeps the store open while it
-/// waits for mail, to let go of it (`crate::daemon` looks for it several times a second). It is
-/// there while a command waits for the store, and removed once it has it.
-pub fn store_request(data_dir: &std::path::Path) -> std::path::PathBuf {
-    data_dir.join("store.wanted")
-}
-
-/// Fresh keys the shell hands the core beside what an input asks for (`State::spare_keys`): the
-/// two players' keys of replies to decisions of a game registered before there were any, twice.
-const SPARE_KEYS: usize = 4;
-
-/// `n` fresh random reply keys ([`new_key`]).
-fn fresh_keys(n: usize) -> Vec<String> {
-    (0..n).map(|_| new_key()).collect()
-}
-
-/// A fresh random reply key: 128 bits from the operating system's random source
-/// (`getrandom`), hex (docs/contract.md: private to the game and recipient; docs/security.md).
-pub fn new_key() -> String {
-    let bytes: [u8; 16] = rand::rngs::OsRng.r#gen();
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 impl App {
     /// Opens the store under the configured data directory and loads everything (every game
@@ -419,7 +289,7 @@ impl App {
         let failure = match step {
             Ok(Err(AppError::Render(e))) => e.to_string(),
             Ok(done) => return done,
-            Err(panic) => panic_text(&panic),
+            Err(panic) => step::panic_text(&panic),
         };
         self.reload()?;
         Err(AppError::Step(format!(
@@ -621,48 +491,4 @@ impl App {
         }
         Ok(log)
     }
-}
-
-/// Adds to `batch` what becomes of the letter `raw` the core decided `out` on: its IMAP message
-/// marked done; the letter spent and archived under the games it concerns — or, screened out
-/// (e.g. no DMARC pass), kept in quarantine with its Message-ID not spent, so an authentic copy
-/// arriving later is still read; or neither, a letter refused at once that changed nothing (its
-/// client was told, `process_call`).
-pub(crate) fn letter_done(
-    batch: &mut Batch,
-    (letter, raw): (&Letter, &[u8]),
-    (postmark, now): (DateTime<Utc>, DateTime<Utc>),
-    uid: Option<(u32, u32)>,
-    out: &Output,
-) {
-    if let Some((v, u)) = uid {
-        batch.uid_done(v, u);
-    }
-    if let Some(reason) = &out.quarantine {
-        batch.quarantine(&QuarantineEntry {
-            at: postmark,
-            uidvalidity: uid.map(|(v, _)| v).unwrap_or(0),
-            uid: uid.map(|(_, u)| u).unwrap_or(0),
-            message_id: Some(letter.message_id.clone()),
-            reason: reason.clone(),
-            raw: raw.to_vec(),
-        });
-    } else if out.refused.is_empty() || !out.events.is_empty() || !out.mails.is_empty() {
-        batch.processed(&letter.message_id, now);
-        batch.archive(&ArchiveEntry {
-            direction: Direction::In,
-            at: postmark,
-            games: out.letter_games.iter().map(|g| g.to_string()).collect(),
-            message_id: letter.message_id.clone(),
-            raw: raw.to_vec(),
-        });
-    }
-}
-
-/// The message of a panic payload.
-fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic".to_string())
 }

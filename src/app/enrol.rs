@@ -122,7 +122,7 @@ impl App {
             .handle_registration(letter, checked, now, &self.settings, &mut key);
         // The letter goes with what it decided; filed under no game (it made all of them).
         let mut marks = Batch::default();
-        super::letter_done(&mut marks, (letter, raw), (postmark, now), uid, &out);
+        super::step::letter_done(&mut marks, (letter, raw), (postmark, now), uid, &out);
         let registered = out
             .tournaments
             .iter()

@@ -33,11 +33,7 @@ pub use crate::store::shelf::{ShelfFile, dir, read, write};
 pub(crate) use crate::store::shelf::{forget, shelve, shelved_games};
 use crate::store::shelf::{read_rows, shelved_ids};
 
-/// The status rows kept beside the shelf file of tournament `t`: those of its finished `games`
-/// (see [`StatusRow::kept`]).
-pub(crate) fn rows_of(t: &Tournament, games: &[Game]) -> Vec<StatusRow> {
-    games.iter().filter_map(|g| StatusRow::kept(g, t)).collect()
-}
+pub(crate) use super::status_row::rows_of;
 
 /// Writes the status rows of tournament `t`'s finished `games` durably beside its shelf file
 /// (`DATA/shelf/rows/ID.json`): what `fernzug status` lists of them without reading the shelf

@@ -52,7 +52,7 @@ fn gather<'o>(app: &mut App, out: &'o Output) -> Result<Gathered<'o>, AppError> 
     app.working.satisfy(&mut app.state, &app.store, decided)?;
     let mut mails = Vec::with_capacity(out.mails.len());
     for mail in &out.mails {
-        if let Some(to) = xfcc::login_recipient(mail, &app.config) {
+        if let Some(to) = super::passwords::login_recipient(mail, &app.config) {
             let person = crate::core::needs::Input::Person(to);
             if let Err(e) = app.working.satisfy(&mut app.state, &app.store, person) {
                 tracing::warn!("XFCC login of {to}: its rotated tournaments not read: {e}");

@@ -232,6 +232,12 @@ impl StatusRow {
     }
 }
 
+/// The status rows kept beside the shelf file of tournament `t`: those of its finished `games`
+/// (see [`StatusRow::kept`]).
+pub(crate) fn rows_of(t: &Tournament, games: &[Game]) -> Vec<StatusRow> {
+    games.iter().filter_map(|g| StatusRow::kept(g, t)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

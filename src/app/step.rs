@@ -279,3 +279,47 @@ pub(super) fn fire_due(app: &mut App, now: DateTime<Utc>) -> Result<Output, AppE
         .refresh(&app.state, &app.settings, woken.iter());
     Ok(out)
 }
+
+/// Adds to `batch` what becomes of the letter `raw` the core decided `out` on: its IMAP message
+/// marked done; the letter spent and archived under the games it concerns — or, screened out
+/// (e.g. no DMARC pass), kept in quarantine with its Message-ID not spent, so an authentic copy
+/// arriving later is still read; or neither, a letter refused at once that changed nothing (its
+/// client was told, `process_call`).
+pub(super) fn letter_done(
+    batch: &mut Batch,
+    (letter, raw): (&Letter, &[u8]),
+    (postmark, now): (DateTime<Utc>, DateTime<Utc>),
+    uid: Option<(u32, u32)>,
+    out: &Output,
+) {
+    if let Some((v, u)) = uid {
+        batch.uid_done(v, u);
+    }
+    if let Some(reason) = &out.quarantine {
+        batch.quarantine(&QuarantineEntry {
+            at: postmark,
+            uidvalidity: uid.map(|(v, _)| v).unwrap_or(0),
+            uid: uid.map(|(_, u)| u).unwrap_or(0),
+            message_id: Some(letter.message_id.clone()),
+            reason: reason.clone(),
+            raw: raw.to_vec(),
+        });
+    } else if out.refused.is_empty() || !out.events.is_empty() || !out.mails.is_empty() {
+        batch.processed(&letter.message_id, now);
+        batch.archive(&ArchiveEntry {
+            direction: Direction::In,
+            at: postmark,
+            games: out.letter_games.iter().map(|g| g.to_string()).collect(),
+            message_id: letter.message_id.clone(),
+            raw: raw.to_vec(),
+        });
+    }
+}
+
+/// The message of a panic payload.
+pub(super) fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".to_string())
+}

@@ -114,7 +114,7 @@ impl Working {
                 store.upgrade().ends(&mut state)?;
                 store
                     .upgrade()
-                    .shelf(&mut state, &crate::app::shelf::rows_of)?;
+                    .shelf(&mut state, &crate::app::status_row::rows_of)?;
                 (state, None, None)
             }
             Load::Lazy | Load::Working => {
@@ -442,7 +442,7 @@ fn lazy_state(
     store.upgrade().ends(&mut state)?;
     store
         .upgrade()
-        .shelf(&mut state, &crate::app::shelf::rows_of)?;
+        .shelf(&mut state, &crate::app::status_row::rows_of)?;
     let mut due = DueIndex::build(&state, settings);
     store
         .upgrade()
