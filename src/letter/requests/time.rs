@@ -197,7 +197,7 @@ fn main_clause(s: &Sentence, i: usize) -> impl Iterator<Item = &str> {
 
 /// The time adjustment of a director's sentence (see the module documentation), or `None`
 /// when the sentence adjusts no time. Asked of a sentence that is neither a question, nor hoped,
-/// nor negated, nor a report (`crate::letter::requests::grammar`).
+/// nor negated, nor a report (`crate::letter::requests::grammar::director`).
 pub(super) fn adjust(s: &Sentence) -> Option<DirectorCommand> {
     let time = s.has(TIME) || s.find_by(|w| w.starts_with("bedenkzeit")).is_some();
     let (dir, verb) = direction(s)?;

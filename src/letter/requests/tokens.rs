@@ -396,7 +396,7 @@ pub(super) fn sentence_text(s: &Sentence) -> String {
 }
 
 // ---------------------------------------------------------------------------------------
-// What the grammars of the requests (`grammar.rs`) and of time (`time.rs`) both read of a
+// What the grammars of the requests (`grammar/`) and of time (`time.rs`) both read of a
 // sentence: negation and spans of days.
 
 /// Negation (TO §2: `kein Remis`, `ich gebe nicht auf`, `I will not resign`).

@@ -25,7 +25,7 @@ const WARN: &[&str] = &[
 ];
 
 /// The warning of a director's sentence, if it is one. Asked of a sentence that is neither a
-/// question, nor hoped, nor negated, nor a report (`crate::letter::requests::grammar`).
+/// question, nor hoped, nor negated, nor a report (`crate::letter::requests::grammar::director`).
 pub(super) fn warning(s: &Sentence) -> Option<DirectorCommand> {
     s.find(WARN)?;
     let emails = s.emails();
