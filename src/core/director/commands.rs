@@ -4,11 +4,11 @@
 
 use shakmaty::Color;
 
-use super::{Desk, Notice, Scope};
+use super::common::{Scope, director_event, name_of, player_and_partners, player_tournament};
+use super::notice::{Desk, Notice};
 use crate::core::clock::{self, Rest};
 use crate::core::director::leave::add_leave;
 use crate::core::director::leave::{check_leave, complete_span};
-use crate::core::director::{director_event, name_of, player_and_partners, player_tournament};
 use crate::core::door::owners::taken;
 use crate::core::door::reply::{finish, finish_as, open_games_in};
 use crate::core::model::GameStatus;

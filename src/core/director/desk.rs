@@ -29,8 +29,8 @@
 
 use shakmaty::Color;
 
-use super::{Desk, Notice, Scope};
-use crate::core::director::{director_event, name_of, player_tournament};
+use super::common::{Scope, director_event, name_of, player_tournament};
+use super::notice::{Desk, Notice};
 use crate::core::door::reply::{APPEAL_DAYS, director_key, finish_as, open_games_in};
 use crate::core::model::{Command, DirectorRefusal, Enclosure, Told};
 use crate::core::model::{DirectorFacts, Event, Mail, Sentence, ToDirectorBody, ToDirectorFacts};
@@ -391,7 +391,7 @@ pub(crate) fn answer_question(
             player_key: Some(q.key.clone()),
         },
     };
-    super::director_mails(state, out, letter, &notice, Step { now, s });
+    super::notice::director_mails(state, out, letter, &notice, Step { now, s });
 }
 
 /// The game (and the writer's colour in it) a letter answers a decision about, when it came

@@ -28,68 +28,27 @@
 //!   report that fell due while the game was stopped is not sent late.
 
 mod commands;
+mod common;
 pub(crate) mod desk;
 pub mod leave;
+mod notice;
 
 #[cfg(test)]
 mod tests;
 
-use chrono::{DateTime, Utc};
-
-use crate::core::door::reply::{
-    appeal_sentence, decided, director_key, lang_for, letter_context, query,
-};
-use crate::core::model::DirectorFacts;
-use crate::core::model::Event;
+use crate::core::door::reply::{lang_for, letter_context, query};
 use crate::core::model::Refusal;
 use crate::core::model::Step;
-use crate::core::model::{
-    Command, Decided, DirectorRefusal, Enclosure, Mail, Recipient, SerdeColor, Told,
-};
+use crate::core::model::{Command, DirectorRefusal};
 use crate::core::model::{Output, State};
-use crate::core::view;
 use crate::game_ref::GameRef;
-use crate::lang::Lang;
 use crate::letter::{DirectorCommand, Letter};
 use commands::{
     Order, address, adjust_time, confirm_forfeit, director_leave, game_order, resume, set_result,
 };
+use common::Scope;
 use desk::{Records, ask, records, warn, withdraw};
-
-/// What a director's letter is about: the game it names, the tournament, and the tournaments
-/// its sender directs.
-#[derive(Clone, Copy)]
-struct Scope<'a> {
-    game: Option<&'a GameRef>,
-    tid: Option<&'a str>,
-    directs: &'a [String],
-}
-
-/// What a carried-out command tells the director and the players it touches.
-struct Notice {
-    game: Option<GameRef>,
-    tournament: String,
-    /// What was done; the render layer writes its title and text.
-    told: Told,
-    reason: Option<String>,
-    /// Players told with a `director` mail (those of a game that ended get `game-end` instead).
-    players: Vec<String>,
-    /// What the director's desk adds (TO §11, §23, §29): the kind of notice, what the shell
-    /// encloses, the players' reply key.
-    desk: Desk,
-}
-
-/// The desk's part of a [`Notice`]; the default is a command carried out.
-#[derive(Default)]
-struct Desk {
-    /// `DirectorFacts::form` of the players' copies (`None`: `decision`); the director's copy
-    /// says `decision` for a question, else the same.
-    form: Option<&'static str>,
-    /// Enclosed in the director's copy.
-    enclose: Vec<Enclosure>,
-    /// The reply key of the players' copies, instead of their game's.
-    player_key: Option<String>,
-}
+use notice::{Notice, director_mails};
 
 /// Whether a letter goes to the director's hand: it holds a command, or it comes from a
 /// director who plays in no tournament.
@@ -200,7 +159,7 @@ pub(crate) fn handle_director(state: &mut State, out: &mut Output, letter: &Lett
     }
 }
 
-/// Carries out one command: each has a function of its own below.
+/// Carries out one command: each has a function of its own (`commands.rs`, `desk.rs`).
 fn director_command(
     state: &mut State,
     out: &mut Output,
@@ -264,217 +223,5 @@ fn director_command(
         DirectorCommand::Malformed(line) => Err(DirectorRefusal::Malformed {
             lines: vec![line.clone()],
         }),
-    }
-}
-
-/// The tournament a command about a player (leave, address) is about: the named one, else
-/// the only one the director directs in which the player plays.
-fn player_tournament(
-    state: &State,
-    tid: Option<&str>,
-    directs: &[String],
-    player: &str,
-    command: Command,
-) -> Result<String, DirectorRefusal> {
-    let plays = |t: &str| {
-        state
-            .tournaments
-            .get(t)
-            .is_some_and(|t| t.player(player).is_some())
-    };
-    if let Some(t) = tid {
-        return if plays(t) {
-            Ok(t.to_string())
-        } else {
-            Err(DirectorRefusal::NotAPlayer {
-                player: player.to_string(),
-                scope: t.to_string(),
-            })
-        };
-    }
-    let candidates: Vec<&String> = directs.iter().filter(|t| plays(t)).collect();
-    match candidates.as_slice() {
-        [one] => Ok((*one).clone()),
-        [] => Err(DirectorRefusal::NotAPlayer {
-            player: player.to_string(),
-            scope: directs.join(", "),
-        }),
-        _ => Err(DirectorRefusal::NoTournament { command }),
-    }
-}
-
-/// `player` and his partner in each of `games`: whom a command about him is announced to.
-fn player_and_partners(state: &State, player: &str, games: &[GameRef]) -> Vec<String> {
-    let mut players = vec![player.to_string()];
-    for g in games {
-        if let Some(gm) = state.games.get(g)
-            && let Some(c) = gm.color_of(player)
-        {
-            players.push(gm.players.get(!c).clone());
-        }
-    }
-    players
-}
-
-fn name_of(state: &State, tid: &str, email: &str) -> String {
-    state
-        .tournaments
-        .get(tid)
-        .map(|t| t.recipient(email).name)
-        .unwrap_or_else(|| email.to_string())
-}
-
-/// Logs a carried-out command in the games it concerns.
-fn director_event(
-    state: &mut State,
-    out: &mut Output,
-    games: &[GameRef],
-    letter: &Letter,
-    command: String,
-    now: DateTime<Utc>,
-) {
-    for g in games {
-        state.log_event(
-            out,
-            g,
-            Event::Director {
-                at: now,
-                by: letter.from.clone(),
-                command: command.clone(),
-                message_id: letter.message_id.clone(),
-            },
-        );
-    }
-    out.log.push(format!(
-        "director {}: {command} ({})",
-        letter.from,
-        games
-            .iter()
-            .map(GameRef::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
-    ));
-}
-
-/// What a notice decided about its game that the players may dispute or appeal (TO §29), if
-/// anything, and against whom (their copies say how to appeal it): a charge against the player
-/// charged, a credit against his partner, an order about the game against both.
-fn decision_of(state: &State, n: &Notice) -> Option<(Decided, Vec<String>)> {
-    let game = n.game.as_ref().and_then(|g| state.games.get(g));
-    let color = |email: &str| game.and_then(|g| g.color_of(email)).map(SerdeColor::from);
-    let both = || {
-        game.map(|g| vec![g.players.white.clone(), g.players.black.clone()])
-            .unwrap_or_default()
-    };
-    let partner = |email: &str| {
-        game.and_then(|g| g.color_of(email).map(|c| g.players.get(!c).clone()))
-            .into_iter()
-            .collect()
-    };
-    match &n.told {
-        Told::MovesOnly { on, .. } => Some((
-            Decided::MovesOnly { on: *on },
-            if *on { both() } else { vec![] },
-        )),
-        Told::ThroughDirector { on, .. } => Some((
-            Decided::ThroughDirector { on: *on },
-            if *on { both() } else { vec![] },
-        )),
-        Told::TimeAdjusted { player, days, .. } => Some((
-            Decided::Time {
-                color: color(player)?,
-                days: *days,
-            },
-            if *days > 0 {
-                vec![player.clone()]
-            } else {
-                partner(player)
-            },
-        )),
-        Told::Warned { player, .. } => {
-            color(player).map(|c| (Decided::Warning { color: c }, vec![player.clone()]))
-        }
-        Told::Resumed { .. } => Some((Decided::Resumed, vec![])),
-        _ => None,
-    }
-}
-
-/// The confirmation to the director and the announcement to each player a command touches.
-fn director_mails(state: &mut State, out: &mut Output, letter: &Letter, n: &Notice, at: Step<'_>) {
-    let records = n.desk.form == Some("records");
-    let (now, s) = (at.now, at.s);
-    // A decision about the game: the players' replies to it go to the director (TO §18, §29).
-    let decision = decision_of(state, n);
-    if let (Some((what, _)), Some(g)) = (&decision, &n.game) {
-        decided(state, out, g, what.clone(), now);
-    }
-    // TO §29: a decision against a player tells him how to appeal it — a warning too when it
-    // names no game.
-    let against: Vec<String> = match (&decision, &n.told) {
-        (Some((_, against)), _) => against.clone(),
-        (None, Told::Warned { player, .. }) => vec![player.clone()],
-        _ => Vec::new(),
-    };
-    let Some(t) = state.tournaments.get(&n.tournament) else {
-        return;
-    };
-    let mut mails: Vec<(Recipient, Option<String>, Lang, bool)> = Vec::new();
-    let tl_key = n.game.as_ref().and_then(|g| director_key(state, g));
-    mails.push((t.director_recipient(), tl_key, s.default_lang, true));
-    let mut seen = Vec::new();
-    for p in &n.players {
-        if seen.contains(p) {
-            continue;
-        }
-        seen.push(p.clone());
-        let key = n.desk.player_key.clone().or_else(|| {
-            n.game
-                .as_ref()
-                .and_then(|g| state.games.get(g))
-                .and_then(|g| g.color_of(p).map(|c| g.keys.get(c).clone()))
-        });
-        mails.push((t.recipient(p), key, t.lang_of(p, s.default_lang), false));
-    }
-    for (to, reply_key, lang, for_director) in mails {
-        let to_email = to.email.clone();
-        let form = match n.desk.form {
-            Some("question") if for_director => "decision",
-            Some(form) => form,
-            None => "decision",
-        };
-        let data = DirectorFacts {
-            recipient: to.name.clone(),
-            director: t.director.name.clone(),
-            tournament_id: t.id.clone(),
-            tournament: t.name.clone(),
-            game: n.game.as_ref().map(GameRef::to_string),
-            reason: n.reason.clone(),
-            for_director,
-            now: view::when(now, s.tz),
-            form,
-            verified: None,
-        };
-        let message_id = state.meta.next_message_id(s, "director");
-        let mut mail = Mail {
-            // The records asked for are not filed under the game (TO §11: an mbox in the
-            // game's own mbox would double it with every request).
-            game: n.game.clone().filter(|_| !records),
-            reply_key,
-            in_reply_to: Some(letter.message_id.clone()),
-            enclose: if for_director {
-                n.desk.enclose.clone()
-            } else {
-                Vec::new()
-            },
-            // A player's reply to a notice about his game goes to the director, never to his
-            // partner (TO §18, §29).
-            to_director: true,
-            ..Mail::notice(n.told.clone(), vec![to], lang, message_id, data)
-        };
-        if !for_director && form == "decision" && against.contains(&to_email) {
-            mail.sentences
-                .push(appeal_sentence(&t.director.name, now, s));
-        }
-        out.mails.push(mail);
     }
 }

@@ -7,7 +7,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use crate::core::clock::PlayerClock;
 use crate::core::model::{
-    ConditionalLine, EndReason, Event, GameResult, LoggedEvent, MailSeal, Seal,
+    ConditionalLine, EndReason, Event, GameResult, LoggedEvent, MailSeal, Seal, SerdeColor,
 };
 use crate::game_ref::GameRef;
 use crate::notation::Form;
@@ -260,40 +260,6 @@ impl std::fmt::Debug for Replayed {
 
 /// TO §30: the most `message` mails of one player in one game forwarded within a day.
 pub const MESSAGES_PER_DAY: usize = 5;
-
-/// A colour that serialises as `white` / `black`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SerdeColor {
-    White,
-    Black,
-}
-
-impl From<Color> for SerdeColor {
-    fn from(c: Color) -> SerdeColor {
-        match c {
-            Color::White => SerdeColor::White,
-            Color::Black => SerdeColor::Black,
-        }
-    }
-}
-
-impl From<SerdeColor> for Color {
-    fn from(c: SerdeColor) -> Color {
-        match c {
-            SerdeColor::White => Color::White,
-            SerdeColor::Black => Color::Black,
-        }
-    }
-}
-
-/// `white` / `black`.
-pub fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
 
 impl Game {
     /// Appends `event` to the game's log: numbered after the last, sealed after it (TO §29) with

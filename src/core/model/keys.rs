@@ -1,11 +1,23 @@
-//! [`Keys`]: the reply keys of every game — which key belongs to whom — looked up both ways.
+//! [`Keys`]: the reply keys of every game — which key belongs to whom — looked up both ways;
+//! [`KeyBinding`]: what one key stands for.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::model::KeyBinding;
 use crate::game_ref::GameRef;
+
+/// What a reply key stands for: a game and the player it was given to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyBinding {
+    pub game: GameRef,
+    pub email: String,
+    /// The key of the player's replies to decisions about the game (TO §18, §29): what comes
+    /// through it goes to the director, never to the partner (`crate::core::director::desk`).
+    /// The mails that carry a decision carry it instead of his key of the game.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub to_director: bool,
+}
 
 /// Every reply key and whom it binds (a player or the director, in one game), with the reverse
 /// index: the key of a person in a game is found without looking at the others (the relay holds

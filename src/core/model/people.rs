@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::core::model::state::Tournament;
+use crate::core::model::Tournament;
 
 /// Every address of the tournaments — a director's, a player's own, a player's other ones
 /// (`Player::also`) — with the ids of the tournaments it appears in, in id order (the order in

@@ -36,7 +36,7 @@ use crate::game_ref::GameRef;
 use crate::letter::{Content, MoveToken};
 use crate::notation::{self, Form};
 
-use super::{Resolved, read_in_usual_form};
+use super::resolved::{Resolved, read_in_usual_form};
 
 /// The 0-based ply a numbered move stands for: `1.` is 0, `1...` is 1, `13...` is 25.
 pub(crate) fn ply_of(t: &MoveToken) -> Option<usize> {

@@ -35,7 +35,7 @@ use crate::game_ref::GameRef;
 use crate::letter::{Content, Letter};
 use crate::mail_kind::MailKind;
 
-use super::Resolved;
+use super::resolved::Resolved;
 use crate::core::door::reply::{finish, lang_for, query};
 
 /// TO §31: 50 moves without capture or pawn move.

@@ -5,6 +5,7 @@
 pub mod conditional;
 pub mod endings;
 pub mod message;
+mod resolved;
 
 #[cfg(test)]
 mod endings_tests;
@@ -32,19 +33,8 @@ use crate::letter::{Content, Doubt, Letter, MoveToken, StatedDate};
 use crate::mail_kind::MailKind;
 use crate::notation::{self, Form};
 use endings::Ending;
-
-/// The own move of a valid mail, with what was read.
-pub(crate) struct Resolved {
-    pub(crate) mv: Move,
-    pub(crate) form: Form,
-    /// TO §7: the moves after the own move when the mail accepts the partner's conditional line
-    /// (alternating: the partner's conditional reply, the own next move, …).
-    pub(crate) more: Vec<Move>,
-    /// TO §6: the conditional lines proposed with the move, as UCI moves.
-    pub(crate) lines: Vec<Vec<String>>,
-    /// FIDE 9.2: a threefold repetition claimed (and found to hold) with the move.
-    pub(crate) claim: bool,
-}
+pub(crate) use resolved::Resolved;
+use resolved::read_in_usual_form;
 
 /// One ply to play.
 struct Ply {
@@ -879,26 +869,6 @@ impl Parts<'_> {
                 ..Mail::new(kind, vec![t.recipient(&email)], lang, message_id, data)
             });
         }
-    }
-}
-
-/// Reads a move as the player usually writes (TO §3). Interpretation (TO §2, §3, §8): a text that
-/// reads as two different legal moves is doubtful and is queried; `B` is always the English
-/// bishop (German notation gives pawns no letter), so `Bc4` never means a pawn.
-pub(super) fn read_in_usual_form(
-    text: &str,
-    pos: &Chess,
-    usual: Form,
-) -> Result<notation::Reading, notation::NotationError> {
-    match usual {
-        Form::SanEnglish | Form::LongEnglish => notation::read_move_in(text, pos, usual),
-        _ => notation::read_move(text, pos).map(|mut r| {
-            // `e4` fits German and English alike: it is no switch of form (TO §3).
-            if notation::fits_form(text, pos, usual) {
-                r.form = usual;
-            }
-            r
-        }),
     }
 }
 
