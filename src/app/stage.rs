@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::*;
 
-/// Stages `out` into `batch` ([`App::stage`]) and commits it durably; on any failure the
+/// Stages `out` into `batch` ([`stage`]) and commits it durably; on any failure the
 /// state is read back from the store (which the step did not change) and the error returned.
 pub(super) fn settle(
     app: &mut App,

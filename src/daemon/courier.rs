@@ -8,7 +8,7 @@
 //!
 //! The courier holds ids, and the mails themselves only up to [`HELD_BYTES`]: the mails a pass
 //! has just written come with the entry (`Store::take_enqueued`) and go as they are; any other
-//! it reads from the store when it sends it (`Store::outbox_to_send`), so that a pass starting a
+//! it reads from the store when it sends it (`Outbox::to_send`), so that a pass starting a
 //! large tournament does not hold every start mail at once.
 //!
 //! A mail the server accepted is marked sent at once: the courier hands it to its marker, which

@@ -55,7 +55,7 @@ pub enum Tree {
     /// The ids of the rotated tournaments (Fax 2.8), each with its number of games (what
     /// `/metrics` counts of them without reading their records): the relay at work reads a
     /// rotated tournament's record only when an input names it or one of its people
-    /// (`crate::app::awake`), not at every opening. Written with the record
+    /// (`crate::core::needs`, satisfied by the app's working set), not at every opening. Written with the record
     /// (`Batch::put_tournament`).
     Rotated,
     /// Every address of a rotated tournament — its director's, each player's own and other
