@@ -68,8 +68,11 @@ pub struct Needs<'a> {
     /// The records of the tournaments these addresses appear in (as a director, a player, an
     /// address of his).
     pub people: BTreeSet<String>,
-    /// Texts whose words may name a tournament, in any case ([`crate::core::id_words`], as the
-    /// core reads a letter): the records of the tournaments they name.
+    /// A letter's texts (subject and text): the records of the tournaments their words name, in
+    /// any case ([`crate::core::id_words`], as the core reads a letter), and of those the
+    /// addresses in them appear in (`crate::letter::content::addresses_in`: a director's command
+    /// may name a player's new address, which must not be anyone's, `crate::core::door::owners`).
+    /// Texts, not words: the holder reads them once, however often it asks again.
     pub named_in: Vec<&'a str>,
     /// Tournaments read whole: every game of each, with its reply keys.
     pub tournaments: BTreeSet<String>,
@@ -128,16 +131,11 @@ fn of_letter<'a>(state: &State, letter: &'a Letter, now: DateTime<Utc>, n: &mut 
     let bound = letter.reply_keys.iter().filter_map(|k| state.keys.get(k));
     n.records
         .extend(bound.clone().map(|b| b.game.tournament.clone()));
-    // The sender, the players his reply keys were given to, and every address the letter names
-    // (a director's command may name a player's new address, which must not be anyone's:
-    // `crate::core::door::owners`); a player writing from another address of his is read as
-    // the address he is known by.
+    // The sender and the players his reply keys were given to (the addresses the letter names
+    // come with `named_in`); a player writing from another address of his is read as the
+    // address he is known by.
     n.people.insert(letter.from.clone());
     n.people.extend(bound.map(|b| b.email.clone()));
-    n.people
-        .extend(crate::letter::content::addresses_in(&letter.subject));
-    n.people
-        .extend(crate::letter::content::addresses_in(&letter.text));
     if let Some(d) = &letter.dsn {
         n.records
             .extend(d.game.iter().map(|g| g.tournament.clone()));

@@ -217,12 +217,14 @@ fn lazy_as_the_relay_holds_it(
             ids.extend(away.iter().cloned());
         }
         ids.extend(n.records.iter().cloned());
+        let mut people: Vec<String> = n.people.iter().cloned().collect();
         for text in &n.named_in {
             for w in fernzug::core::id_words(text) {
                 ids.extend(away.iter().filter(|a| a.eq_ignore_ascii_case(w)).cloned());
             }
+            people.extend(fernzug::letter::content::addresses_in(text));
         }
-        for p in &n.people {
+        for p in &people {
             ids.extend(
                 state
                     .tournaments_with(p)

@@ -41,6 +41,7 @@ use crate::app::AppError;
 use crate::core::needs::{Input, Needs, needs};
 use crate::core::{KeyBinding, Settings, State};
 use crate::game_ref::GameRef;
+use crate::letter::content::addresses_in;
 use crate::store::Store;
 
 mod away;
@@ -235,11 +236,15 @@ impl Working {
             return Ok(true);
         }
         let mut ids = fresh(&n.records, &mut done.records);
+        let mut named = BTreeSet::new();
         if !done.named_in && !n.named_in.is_empty() {
+            // A letter's texts, read once: the ids their words name, the addresses in them.
             done.named_in = true;
             ids.extend(n.named_in.iter().flat_map(|text| away.named_in(text)));
+            named.extend(n.named_in.iter().flat_map(|t| addresses_in(t)));
         }
-        let people = fresh(&n.people, &mut done.people);
+        let mut people = fresh(&n.people, &mut done.people);
+        people.extend(fresh(&named, &mut done.people));
         for id in &ids {
             self.bring(state, store, id)?;
         }
