@@ -3,9 +3,10 @@
 //! XOAUTH2; `TCP_NODELAY`, PIPELINING where offered, open connections reused from a pool).
 //!
 //! The relay renders every mail itself (with its own Message-ID) and sends the raw bytes
-//! unchanged to one envelope recipient at a time. Failures are classified so the caller
-//! knows whether to retry later ([`SendError::Transient`], with [`backoff`]) or give up
-//! and treat the address as refusing mail ([`SendError::Permanent`], 5xx).
+//! unchanged to one envelope recipient at a time. A failure says what the server answered and at
+//! which stage ([`SendError::Refused`]), or that it could not be reached
+//! ([`SendError::Unreachable`]); whom it concerns — that recipient or the relay's own sending — is
+//! the core's to judge (`crate::core::unreachable::verdict`).
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -22,6 +23,7 @@ use client::{Connection, Failure};
 pub use error::{SendError, SmtpError};
 pub use settings::SmtpSettings;
 
+use crate::core::unreachable::verdict::SmtpStage;
 use crate::tls::Trust;
 pub use crate::tls::{DEFAULT_TIMEOUT, Security};
 
@@ -37,7 +39,6 @@ const POOL_MAX: usize = 8;
 pub struct Sender {
     settings: SmtpSettings,
     tls: Option<TlsConnector>,
-    password: Option<String>,
     pool: Arc<Mutex<Vec<Connection>>>,
 }
 
@@ -69,16 +70,14 @@ impl Sender {
             }
             Security::None => None,
         };
-        let password = match (&settings.user, &settings.password) {
-            (Some(_), Some(password)) => Some(password.reveal()?),
+        match (&settings.user, &settings.password) {
             (Some(_), None) => return Err(SmtpError::Credentials { given: "user" }),
             (None, Some(_)) => return Err(SmtpError::Credentials { given: "password" }),
-            (None, None) => None,
-        };
+            _ => {}
+        }
         Ok(Sender {
             settings,
             tls,
-            password,
             pool: Arc::new(Mutex::new(Vec::new())),
         })
     }
@@ -90,8 +89,7 @@ impl Sender {
 
     /// The server did not finish within `whole`: worth another try.
     fn too_slow(&self, whole: Duration) -> SendError {
-        SendError::Transient {
-            code: None,
+        SendError::Unreachable {
             message: format!(
                 "the SMTP server {}:{} did not finish within {} s",
                 self.settings.host,
@@ -101,8 +99,18 @@ impl Sender {
         }
     }
 
+    /// A new connection. The password is read for each (`[smtp] password_command` run again):
+    /// one the operator mended is used at the next try, without a restart.
     async fn open(&self) -> Result<Connection, SendError> {
-        Connection::open(&self.settings, self.tls.as_ref(), self.password.as_deref())
+        let password = match (&self.settings.user, &self.settings.password) {
+            (Some(_), Some(secret)) => {
+                Some(secret.reveal().map_err(|e| SendError::NeedsOperator {
+                    message: format!("{}: {}", self.server(), SmtpError::Secret(e)),
+                })?)
+            }
+            _ => None,
+        };
+        Connection::open(&self.settings, self.tls.as_ref(), password.as_deref())
             .await
             .map_err(|f| client::classify(f, &self.server()))
     }
@@ -120,8 +128,7 @@ impl Sender {
             if alive {
                 Ok(())
             } else {
-                Err(SendError::Transient {
-                    code: None,
+                Err(SendError::Unreachable {
                     message: format!(
                         "the SMTP server {}:{} did not answer NOOP",
                         self.settings.host, self.settings.port
@@ -143,18 +150,29 @@ impl Sender {
         recipient: &str,
         raw: &[u8],
     ) -> Result<(), SendError> {
-        let invalid = |what: &str, addr: &str, e: &dyn fmt::Display| SendError::Permanent {
-            code: 553,
-            message: format!("{what} address `{addr}` is not a valid mail address ({e}); not sent"),
+        // RFC 3463: X.1.7 the sender's address is bad, X.1.3 the recipient's.
+        let invalid = |(stage, code): (SmtpStage, &str), addr: &str, e: &dyn fmt::Display| {
+            let what = if stage == SmtpStage::Mail {
+                "sender"
+            } else {
+                "recipient"
+            };
+            SendError::Refused {
+                stage,
+                code: 553,
+                lines: vec![format!(
+                    "{code} {what} address `{addr}` is not a valid mail address ({e}); not sent"
+                )],
+            }
         };
         let from = envelope_from.trim();
         if !from.is_empty() {
             from.parse::<Address>()
-                .map_err(|e| invalid("sender", envelope_from, &e))?;
+                .map_err(|e| invalid((SmtpStage::Mail, "5.1.7"), envelope_from, &e))?;
         }
         let to = recipient.trim();
         to.parse::<Address>()
-            .map_err(|e| invalid("recipient", recipient, &e))?;
+            .map_err(|e| invalid((SmtpStage::Rcpt, "5.1.3"), recipient, &e))?;
         let utf8 = !from.is_ascii() || !to.is_ascii();
         let data = client::data_block(raw);
         // Every single read and write is limited; this bounds the whole exchange.
@@ -188,7 +206,7 @@ impl Sender {
                 // anything: the mail goes over a fresh one.
                 Err(Failure::Io(_)) if !c.data_sent => {}
                 Err(f) => {
-                    if matches!(f, Failure::Reply(_)) {
+                    if matches!(f, Failure::Reply(..)) {
                         self.give_back(c);
                     }
                     return Err(client::classify(f, &self.server()));
@@ -202,7 +220,7 @@ impl Sender {
                 Ok(())
             }
             Err(f) => {
-                if matches!(f, Failure::Reply(_)) {
+                if matches!(f, Failure::Reply(..)) {
                     self.give_back(c);
                 }
                 Err(client::classify(f, &self.server()))
@@ -295,24 +313,22 @@ mod tests {
     }
 
     #[test]
-    fn send_error_reports_permanence_and_code() {
-        let p = SendError::Permanent {
+    fn send_error_says_the_stage_and_the_code() {
+        let r = SendError::Refused {
+            stage: SmtpStage::Rcpt,
             code: 550,
-            message: "no such user".into(),
+            lines: vec!["5.1.1 no such user".into()],
         };
-        let t = SendError::Transient {
-            code: Some(421),
-            message: "busy".into(),
-        };
-        let c = SendError::Transient {
-            code: None,
+        let c = SendError::Unreachable {
             message: "connection refused".into(),
         };
-        assert!(p.is_permanent() && !t.is_permanent() && !c.is_permanent());
-        assert_eq!((p.code(), t.code(), c.code()), (Some(550), Some(421), None));
-        assert_eq!(p.to_string(), "permanent SMTP failure (550): no such user");
-        assert_eq!(t.to_string(), "temporary SMTP failure (421): busy");
-        assert_eq!(c.to_string(), "temporary SMTP failure: connection refused");
+        assert_eq!((r.code(), c.code()), (Some(550), None));
+        assert_eq!(
+            r.to_string(),
+            "SMTP refused at RCPT TO (550): 5.1.1 no such user"
+        );
+        assert_eq!(c.to_string(), "connection refused");
+        assert_eq!(c.refusal().stage, SmtpStage::Connect);
     }
 
     fn settings(port: u16) -> SmtpSettings {
@@ -348,21 +364,25 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn invalid_recipient_is_permanent_without_contacting_a_server() {
+    async fn an_invalid_recipient_is_refused_at_rcpt_without_contacting_a_server() {
         let sender = Sender::new(settings(1)).unwrap();
         let err = sender
             .send("relay@x.test", "not an address", b"x")
             .await
             .unwrap_err();
         assert!(
-            matches!(err, SendError::Permanent { code: 553, .. }),
+            matches!(
+                &err,
+                SendError::Refused { stage: SmtpStage::Rcpt, code: 553, lines }
+                    if lines[0].starts_with("5.1.3 ")
+            ),
             "{err:?}"
         );
         assert!(err.to_string().contains("not an address"), "{err}");
     }
 
     #[tokio::test]
-    async fn closed_port_is_transient() {
+    async fn a_closed_port_is_unreachable() {
         let port = {
             let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
             l.local_addr().unwrap().port()
@@ -372,28 +392,60 @@ mod tests {
             .send("relay@x.test", "a@x.test", b"Subject: x\r\n\r\nx\r\n")
             .await
             .unwrap_err();
-        assert!(
-            matches!(err, SendError::Transient { code: None, .. }),
-            "{err:?}"
-        );
+        assert!(matches!(err, SendError::Unreachable { .. }), "{err:?}");
     }
 
-    /// A one-shot fake SMTP server answering RCPT with `rcpt_reply`.
-    async fn fake_server(rcpt_reply: &'static str) -> (u16, tokio::task::JoinHandle<()>) {
+    /// A one-shot fake SMTP server: `replies` gives the reply (any number of lines, each with its
+    /// code) to the commands starting with its word (`EHLO`, `AUTH`, `MAIL`, `RCPT`, `DATA`, `.`
+    /// for the end of the data, `220` for the greeting); the others are answered as a server
+    /// that takes everything would. `pipelining`: whether EHLO offers PIPELINING.
+    async fn fake_server(
+        replies: &'static [(&'static str, &'static str)],
+        pipelining: bool,
+    ) -> (u16, tokio::task::JoinHandle<()>) {
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
+        let answer = move |word: &str, default: &str| {
+            replies
+                .iter()
+                .find(|(w, _)| *w == word)
+                .map(|(_, r)| format!("{}\r\n", r.replace('\n', "\r\n")))
+                .unwrap_or_else(|| default.to_string())
+        };
         let task = tokio::spawn(async move {
             let (sock, _) = listener.accept().await.unwrap();
             let (r, mut w) = sock.into_split();
             let mut lines = BufReader::new(r).lines();
-            w.write_all(b"220 fake ESMTP\r\n").await.unwrap();
+            w.write_all(answer("220", "220 fake ESMTP\r\n").as_bytes())
+                .await
+                .unwrap();
+            let mut in_data = false;
             while let Ok(Some(line)) = lines.next_line().await {
                 let cmd = line.to_ascii_uppercase();
-                let reply = if cmd.starts_with("EHLO") {
-                    "250 fake\r\n".to_string()
+                let reply = if in_data {
+                    if line != "." {
+                        continue;
+                    }
+                    in_data = false;
+                    answer(".", "250 queued\r\n")
+                } else if cmd.starts_with("EHLO") {
+                    let offers = if pipelining {
+                        "250-fake\r\n250-PIPELINING\r\n250 AUTH PLAIN\r\n"
+                    } else {
+                        "250-fake\r\n250 AUTH PLAIN\r\n"
+                    };
+                    answer("EHLO", offers)
+                } else if cmd.starts_with("AUTH") {
+                    answer("AUTH", "235 ok\r\n")
+                } else if cmd.starts_with("MAIL") {
+                    answer("MAIL", "250 ok\r\n")
                 } else if cmd.starts_with("RCPT") {
-                    format!("{rcpt_reply}\r\n")
+                    answer("RCPT", "250 ok\r\n")
+                } else if cmd.starts_with("DATA") {
+                    let r = answer("DATA", "354 go\r\n");
+                    in_data = r.starts_with("354");
+                    r
                 } else if cmd.starts_with("QUIT") {
                     let _ = w.write_all(b"221 bye\r\n").await;
                     break;
@@ -408,39 +460,163 @@ mod tests {
         (port, task)
     }
 
-    #[tokio::test]
-    async fn rcpt_4xx_is_transient_with_code() {
-        let (port, task) = fake_server("451 4.3.0 try again later").await;
-        let sender = Sender::new(settings(port)).unwrap();
+    /// What sending one mail through a fake server with `replies` ends in.
+    async fn refusal(
+        replies: &'static [(&'static str, &'static str)],
+        pipelining: bool,
+        login: bool,
+    ) -> SendError {
+        let (port, task) = fake_server(replies, pipelining).await;
+        let mut s = settings(port);
+        if login {
+            s.user = Some("relay".into());
+            s.password = Some(crate::secret::Secret::Fixed("secret".into()));
+        }
+        let sender = Sender::new(s).unwrap();
         let err = sender
             .send("relay@x.test", "a@x.test", b"Subject: x\r\n\r\nx\r\n")
             .await
             .unwrap_err();
-        assert_eq!(
-            err,
-            SendError::Transient {
-                code: Some(451),
-                message: "4.3.0 try again later".into()
-            }
-        );
         task.abort();
+        err
+    }
+
+    fn refused(stage: SmtpStage, code: u16, lines: &[&str]) -> SendError {
+        SendError::Refused {
+            stage,
+            code,
+            lines: lines.iter().map(|l| l.to_string()).collect(),
+        }
     }
 
     #[tokio::test]
-    async fn rcpt_5xx_is_permanent_with_code() {
-        let (port, task) = fake_server("550 5.1.1 no such mailbox").await;
-        let sender = Sender::new(settings(port)).unwrap();
-        let err = sender
-            .send("", "gone@x.test", b"Subject: x\r\n\r\nx\r\n")
-            .await
-            .unwrap_err();
+    async fn a_rcpt_refusal_names_rcpt_with_its_code_and_text() {
+        for pipelining in [false, true] {
+            let err = refusal(&[("RCPT", "451 4.3.0 try again later")], pipelining, false).await;
+            assert_eq!(
+                err,
+                refused(SmtpStage::Rcpt, 451, &["4.3.0 try again later"])
+            );
+            let err = refusal(&[("RCPT", "550 5.1.1 no such mailbox")], pipelining, false).await;
+            assert_eq!(
+                err,
+                refused(SmtpStage::Rcpt, 550, &["5.1.1 no such mailbox"])
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_refusal_at_data_names_the_data_stage_and_keeps_every_line() {
+        const G9: &str = "550-5.4.5 Daily user sending limit exceeded. For more information on Gmail\n550-5.4.5 sending limits go to\n550 5.4.5  https://support.google.com/a/answer/166852 x - gsmtp";
+        for pipelining in [false, true] {
+            let err = refusal(&[("DATA", G9)], pipelining, false).await;
+            assert_eq!(
+                err,
+                refused(
+                    SmtpStage::Data,
+                    550,
+                    &[
+                        "5.4.5 Daily user sending limit exceeded. For more information on Gmail",
+                        "5.4.5 sending limits go to",
+                        "5.4.5  https://support.google.com/a/answer/166852 x - gsmtp",
+                    ]
+                )
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_refusal_after_the_data_names_the_end_of_data() {
+        let err = refusal(&[(".", "554 5.2.2 mailbox full")], true, false).await;
         assert_eq!(
             err,
-            SendError::Permanent {
-                code: 550,
-                message: "5.1.1 no such mailbox".into()
-            }
+            refused(SmtpStage::EndOfData, 554, &["5.2.2 mailbox full"])
         );
-        task.abort();
+    }
+
+    #[tokio::test]
+    async fn a_refused_sender_names_mail_from() {
+        let err = refusal(
+            &[(
+                "MAIL",
+                "553 5.7.1 <relay@x.test>: Sender address rejected: not owned by user",
+            )],
+            true,
+            false,
+        )
+        .await;
+        assert!(
+            matches!(
+                err,
+                SendError::Refused {
+                    stage: SmtpStage::Mail,
+                    code: 553,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_454_or_535_at_auth_is_a_reply_to_judge_not_an_operator_failure() {
+        let err = refusal(
+            &[(
+                "AUTH",
+                "454 4.7.0 Too many login attempts, please try again later.",
+            )],
+            false,
+            true,
+        )
+        .await;
+        assert_eq!(
+            err,
+            refused(
+                SmtpStage::Auth,
+                454,
+                &["4.7.0 Too many login attempts, please try again later."]
+            )
+        );
+        let err = refusal(
+            &[("AUTH", "535 5.7.8 Error: authentication failed")],
+            false,
+            true,
+        )
+        .await;
+        assert!(
+            matches!(
+                err,
+                SendError::Refused {
+                    stage: SmtpStage::Auth,
+                    code: 535,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_greeting_554_names_the_connection() {
+        let err = refusal(
+            &[(
+                "220",
+                "554-gmx.net Nemesis ESMTP Service not available\n554 IP address is block listed.",
+            )],
+            false,
+            false,
+        )
+        .await;
+        assert_eq!(
+            err,
+            refused(
+                SmtpStage::Connect,
+                554,
+                &[
+                    "gmx.net Nemesis ESMTP Service not available",
+                    "IP address is block listed."
+                ]
+            )
+        );
     }
 }

@@ -142,6 +142,7 @@ fn put(
                 next_attempt: now,
                 last_error: None,
                 seq: 0,
+                full_since: None,
             };
             if once {
                 batch.enqueue_archived(&entry);

@@ -18,6 +18,11 @@
 //! in flight at that moment — never one the server accepted while the pass was busy with other
 //! things.
 //!
+//! What follows from a refusal is the core's verdict (`core::unreachable::verdict`): a refusal
+//! of the relay itself (the connection, the login, the sender, a quota) stops the courier after
+//! that one try — every mail waits, nobody is blamed — and a recipient's own refusal or deferral
+//! concerns his line alone.
+//!
 //! Order (Fax 2.3): oldest first, and a later mail to a recipient never overtakes an earlier
 //! one that is still waiting: at most one mail per recipient is in flight, a recipient whose
 //! mail failed for the moment (or who has a mail waiting for its retry, [`Courier::hold`]) gets
@@ -34,6 +39,7 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 
 use super::seam::Outgoing;
+use crate::core::unreachable::verdict::{self, Verdict};
 use crate::crash;
 use crate::smtp::SendError;
 use crate::store::{OutboxEntry, Store};
@@ -55,6 +61,9 @@ enum Order {
 pub(crate) struct Attempt {
     pub entry: OutboxEntry,
     pub sent: Result<(), SendError>,
+    /// For a refusal: whom it concerns (`core::unreachable::verdict`), judged once, when it came
+    /// back; a full mailbox that has been full for three days is [`Verdict::Unreachable`].
+    pub verdict: Option<Verdict>,
     /// For an accepted mail: whether its outbox entry was removed durably (marked sent). `false`
     /// when the store refused the mark: the pass removes it itself and reports the store's error.
     pub marked: bool,
@@ -82,12 +91,14 @@ pub(crate) struct Courier {
 impl Courier {
     /// Starts a courier sending through `sender`. A mail whose temporary failure comes when it is
     /// older than `max_age` at `now` is given up by the pass, and the recipient's next mail may
-    /// go (so the courier needs to know). An accepted mail is marked sent in `store`.
+    /// go (so the courier needs to know). An accepted mail is marked sent in `store`. `held`: the
+    /// relay's sending is held (the server refused the relay itself, [`Verdict::Hold`], and the
+    /// pause before the next try is not over): nothing is sent this pass.
     pub(crate) fn start<S>(
         sender: &S,
         store: Store,
-        now: DateTime<Utc>,
-        max_age: chrono::Duration,
+        (now, max_age): (DateTime<Utc>, chrono::Duration),
+        stopped: bool,
     ) -> Courier
     where
         S: Outgoing + Clone + Send + Sync + 'static,
@@ -108,7 +119,7 @@ impl Courier {
             inbox,
             report,
             accepted,
-            (now, max_age),
+            (now, max_age, stopped),
         ));
         Courier {
             orders: Some(orders),
@@ -303,7 +314,8 @@ struct Lines {
     flying: HashSet<String>,
     /// The server accepted a mail this pass: up to [`PARALLEL_SENDS`] may be in flight, not one.
     accepted: bool,
-    /// Nothing more is tried this pass (the relay stops, or the server is not there).
+    /// Nothing more is tried this pass: the server refused the relay itself (or is not there),
+    /// or the relay's sending is held.
     stopped: bool,
     /// Where a mail handed over by its id alone is read when its turn comes.
     store: Store,
@@ -319,7 +331,7 @@ impl Lines {
     fn new(
         store: Store,
         held: Arc<AtomicUsize>,
-        (now, max_age): (DateTime<Utc>, chrono::Duration),
+        (now, max_age, stopped): (DateTime<Utc>, chrono::Duration, bool),
     ) -> Lines {
         Lines {
             queues: HashMap::new(),
@@ -327,7 +339,7 @@ impl Lines {
             on_hold: HashSet::new(),
             flying: HashSet::new(),
             accepted: false,
-            stopped: false,
+            stopped,
             store,
             held,
             now,
@@ -419,30 +431,26 @@ impl Lines {
     }
 
     /// An attempt came back: the recipient's next mail may go, or nothing more goes to him this
-    /// pass (and after a failure the server's whole answer may stop the courier).
+    /// pass (and a refusal of the relay itself stops the courier).
     fn came_back(&mut self, attempt: &Attempt) {
         let recipient = attempt.entry.recipient.clone();
         self.flying.remove(&recipient);
-        let go_on = match &attempt.sent {
-            Ok(()) => {
+        let go_on = match attempt.verdict {
+            None => {
                 self.accepted = true;
                 true
             }
-            // The relay stops: nothing more is tried.
-            Err(e) if e.needs_operator() => {
+            // The relay's own sending is refused (or the server is not there): one try, not one
+            // per mail; the others wait for the end of the hold.
+            Some(Verdict::Hold(_)) => {
                 self.stopped = true;
                 false
             }
-            // Fax 2.2: refused for good, reported; the next mail may go.
-            Err(e) if e.is_permanent() => true,
-            Err(e) => {
-                if e.code().is_none() {
-                    // The server itself is not there: the others wait for the next pass.
-                    self.stopped = true;
-                }
-                // Given up (too old): the recipient's next mail may go.
-                self.now - attempt.entry.created >= self.max_age
-            }
+            // Fax 2.2: reported; the next mail may go.
+            Some(Verdict::Unreachable) => true,
+            Some(Verdict::MailboxFull) => false,
+            // Given up (too old): the recipient's next mail may go.
+            Some(Verdict::Retry) => self.now - attempt.entry.created >= self.max_age,
         };
         if go_on && !self.stopped {
             if self.queues.get(&recipient).is_some_and(|q| !q.is_empty()) {
@@ -469,7 +477,7 @@ async fn work<S: Outgoing>(
     mut orders: mpsc::UnboundedReceiver<Order>,
     report: mpsc::UnboundedSender<Attempt>,
     accepted_mails: mpsc::UnboundedSender<Attempt>,
-    pass: (DateTime<Utc>, chrono::Duration),
+    pass: (DateTime<Utc>, chrono::Duration, bool),
 ) {
     let mut lines = Lines::new(store, held, pass);
     let mut in_flight = futures::stream::FuturesUnordered::new();
@@ -490,8 +498,9 @@ async fn work<S: Outgoing>(
                 None => open = false,
                 Some(order) => lines.take(order),
             },
-            Some(attempt) = in_flight.next(), if !in_flight.is_empty() => {
+            Some(mut attempt) = in_flight.next(), if !in_flight.is_empty() => {
                 in_the_air.fetch_sub(1, Ordering::SeqCst);
+                attempt.verdict = judged(&attempt, lines.now);
                 lines.came_back(&attempt);
                 // An accepted mail goes to the marker, which reports it once marked sent.
                 let to = if attempt.sent.is_ok() {
@@ -516,6 +525,17 @@ async fn attempt<S: Outgoing>(sender: &S, entry: OutboxEntry, raw: Vec<u8>) -> A
     Attempt {
         entry,
         sent,
+        verdict: None,
         marked: false,
     }
+}
+
+/// Whom the refusal of `attempt` concerns at `now` (`None` when it was accepted): the core's
+/// verdict, and a mailbox full since three days or more is unreachable (Fax 2.3).
+fn judged(attempt: &Attempt, now: DateTime<Utc>) -> Option<Verdict> {
+    let refusal = attempt.sent.as_ref().err()?.refusal();
+    Some(match verdict::judge(&refusal) {
+        Verdict::MailboxFull => verdict::full_mailbox(attempt.entry.full_since.unwrap_or(now), now),
+        v => v,
+    })
 }

@@ -8,13 +8,16 @@ use tracing::{info, warn};
 
 use super::courier::{Attempt, Courier};
 use super::report::PassReport;
-use super::seam::Outgoing;
+use super::seam::{Outgoing, login_backoff};
 use crate::app::{App, AppError};
-use crate::smtp::backoff;
+use crate::core::unreachable::verdict::{Cause, Verdict};
+use crate::smtp::{SendError, backoff};
+use crate::store::{OutboxEntry, SendHold};
 
 /// Starts the pass's [`Courier`] with the outbox's entries due by `now`, oldest first (the
 /// recipients of those waiting for a later retry are held), and has the store tell which entries
-/// the pass enqueues from now on ([`hand_fresh`]).
+/// the pass enqueues from now on ([`hand_fresh`]). While the relay's sending is held
+/// ([`SendHold`]) and its pause is not over, the courier sends nothing.
 pub(super) fn start_courier<S>(
     app: &App,
     sender: &S,
@@ -23,7 +26,9 @@ pub(super) fn start_courier<S>(
 where
     S: Outgoing + Clone + Send + Sync + 'static,
 {
-    let mut courier = Courier::start(sender, app.store.clone(), now, outbox_max_age(app));
+    let held = app.store.outbox().hold()?.is_some_and(|h| h.until > now);
+    let window = (now, outbox_max_age(app));
+    let mut courier = Courier::start(sender, app.store.clone(), window, held);
     app.store.outbox().watch_enqueued(true);
     for entry in app.store.outbox().heads()? {
         if entry.next_attempt > now {
@@ -49,11 +54,14 @@ pub(super) fn hand_fresh(app: &App, courier: &mut Courier) {
     }
 }
 
-/// Applies what the courier did: an accepted mail has left the outbox already (the courier
-/// marks it sent durably at once; should that have failed, it is removed here); a refused one is reported to the director (Fax 2.2); a temporary failure is retried
-/// with backoff ([`backoff`]) while the mail is younger than `[limits] outbox_max_age_days`, then
-/// given up and reported ([`App::give_up`], Fax 2.3). A failure the operator must mend
-/// (`needs_operator`) stops the relay, after the others are applied.
+/// Applies what the courier did, by the core's verdict on each refusal
+/// (`core::unreachable::verdict`): an accepted mail has left the outbox already (the courier
+/// marks it sent durably at once; should that have failed, it is removed here); a recipient
+/// whose address takes no mail — or whose mailbox has been full for three days — is reported to
+/// the director (Fax 2.2); his deferral is retried with backoff ([`backoff`]) while the mail is
+/// younger than `[limits] outbox_max_age_days`, then given up and reported ([`App::give_up`],
+/// Fax 2.3); a refusal of the relay itself (the connection, the login, the sender, a quota, a
+/// policy) holds every mail ([`hold`]) and is never given up. Nothing here stops the relay.
 pub(super) fn apply(
     app: &mut App,
     attempts: Vec<Attempt>,
@@ -61,20 +69,17 @@ pub(super) fn apply(
     report: &mut PassReport,
 ) -> Result<(), AppError> {
     let max_age = outbox_max_age(app);
-    let mut stop = None;
     let mut accepted: Vec<String> = Vec::new();
+    let mut held = None;
+    let sent_before = report.sent;
     for Attempt {
         entry,
         sent,
+        verdict,
         marked,
     } in attempts
     {
-        report.smtp = Some(match &sent {
-            Err(e @ crate::smtp::SendError::NeedsOperator { .. }) => Err(e.to_string()),
-            Err(e @ crate::smtp::SendError::Transient { code: None, .. }) => Err(e.to_string()),
-            _ => Ok(()),
-        });
-        match sent {
+        let e = match sent {
             Ok(()) => {
                 info!(
                     "sent {} ({}) to {}",
@@ -84,38 +89,46 @@ pub(super) fn apply(
                     accepted.push(entry.id);
                 }
                 report.sent += 1;
+                report.smtp = Some(Ok(()));
+                continue;
             }
-            Err(e) if e.needs_operator() => {
-                // Not this mail's fault: it stays queued as it was, and the relay stops.
-                stop.get_or_insert(e);
+            Err(e) => e,
+        };
+        // The courier judges every refusal; a server that gave none is not there.
+        let verdict = verdict.unwrap_or(Verdict::Hold(Cause::Server));
+        // A server that refuses the relay's own mail does not work (`crate::vitals`).
+        report.smtp = Some(match verdict {
+            Verdict::Hold(_) => Err(e.to_string()),
+            _ => Ok(()),
+        });
+        match verdict {
+            Verdict::Unreachable => refused(app, entry, &e, now, report)?,
+            Verdict::Hold(cause) => {
+                // Due again at the end of the hold, in its place in line.
+                app.store.outbox().retry(&entry.id, now, &e.to_string())?;
+                report.deferred += 1;
+                held = Some((cause, e));
             }
-            Err(e) if e.is_permanent() => {
-                // Fax 2.2: the address refuses mail. The entry leaves the queue (nothing is retried
-                // forever, the whole mail stays in the archive) and the core reports it to TL.
-                let reported = app.refused(&entry, &e.to_string(), now)?;
-                report.failed += 1;
-                warn!(
-                    "{} ({}) to {} refused permanently: {e}",
-                    entry.message_id, entry.kind, entry.recipient
-                );
-                for line in reported.log {
-                    info!("{line}");
+            Verdict::MailboxFull | Verdict::Retry => {
+                if verdict == Verdict::Retry && now - entry.created >= max_age {
+                    let mut entry = entry;
+                    entry.last_error = Some(e.to_string());
+                    for line in app.give_up(&entry, now)? {
+                        warn!("{line}");
+                    }
+                    report.given_up += 1;
+                    continue;
                 }
-            }
-            Err(e) if now - entry.created >= max_age => {
-                let mut entry = entry;
-                entry.last_error = Some(e.to_string());
-                for line in app.give_up(&entry, now)? {
-                    warn!("{line}");
-                }
-                report.given_up += 1;
-            }
-            Err(e) => {
                 let jitter: f64 = rand::random();
                 let wait = backoff(entry.attempts + 1, jitter);
                 let next =
                     now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::minutes(1));
-                app.store.outbox().retry(&entry.id, next, &e.to_string())?;
+                let outbox = app.store.outbox();
+                if verdict == Verdict::MailboxFull {
+                    outbox.retry_full(&entry.id, next, &e.to_string(), now)?;
+                } else {
+                    outbox.retry(&entry.id, next, &e.to_string())?;
+                }
                 report.deferred += 1;
                 warn!(
                     "{} to {}: {e}; retry at {next}",
@@ -126,10 +139,80 @@ pub(super) fn apply(
     }
     // Only those the courier could not mark (the store refused): this reports the store's error.
     app.store.outbox().sent(&accepted)?;
-    match stop {
-        Some(e) => Err(AppError::Send(e)),
-        None => Ok(()),
+    hold(app, held, report.sent > sent_before, now)
+}
+
+/// Fax 2.2: `entry`'s recipient takes no mail (`e`). The entry leaves the queue (nothing is
+/// retried forever, the whole mail stays in the archive) and the core reports it to TL.
+fn refused(
+    app: &mut App,
+    entry: OutboxEntry,
+    e: &SendError,
+    now: DateTime<Utc>,
+    report: &mut PassReport,
+) -> Result<(), AppError> {
+    let why = match entry.full_since {
+        Some(since) => format!("mailbox full since {since}: {e}"),
+        None => e.to_string(),
+    };
+    let reported = app.refused(&entry, &why, now)?;
+    report.failed += 1;
+    warn!(
+        "{} ({}) to {} refused: {why}",
+        entry.message_id, entry.kind, entry.recipient
+    );
+    for line in reported.log {
+        info!("{line}");
     }
+    Ok(())
+}
+
+/// The relay's sending held or let go ([`SendHold`], in the store): a refusal of the relay
+/// itself (`refused`) holds every mail until the pause of [`login_backoff`] after this try is
+/// over — one try per pause, at most 4 an hour after the first hour; the first mail accepted
+/// again (`accepted`) ends the hold. Attempts of the same pause that come back later (mails in
+/// flight at once) do not count as tries of their own.
+fn hold(
+    app: &App,
+    refused: Option<(Cause, SendError)>,
+    accepted: bool,
+    now: DateTime<Utc>,
+) -> Result<(), AppError> {
+    let outbox = app.store.outbox();
+    let before = outbox.hold()?;
+    let Some((cause, e)) = refused else {
+        if accepted && let Some(h) = before {
+            info!(
+                "SMTP takes the relay's mail again: every mail held since {} ({}) goes now",
+                h.since, h.cause
+            );
+            outbox.set_hold(None)?;
+        }
+        return Ok(());
+    };
+    if before.as_ref().is_some_and(|h| h.until > now) {
+        return Ok(());
+    }
+    let tries = before.as_ref().map_or(1, |h| h.tries.saturating_add(1));
+    let wait = login_backoff(tries, rand::random());
+    let until = now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::minutes(15));
+    let r = e.refusal();
+    let detail = format!("{} {}", r.code, r.last_line());
+    let tz = app.config.relay.time_zone;
+    warn!(
+        "SMTP holds every mail: {} ({detail}); next try at {}",
+        cause.name(),
+        until.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S %Z")
+    );
+    let hold = SendHold {
+        since: before.map_or(now, |h| h.since),
+        tries,
+        until,
+        cause: cause.name().to_string(),
+        detail,
+    };
+    outbox.set_hold(Some(&hold))?;
+    Ok(())
 }
 
 /// Hands the last entries over, waits until the courier has done everything and applies it.
@@ -154,23 +237,12 @@ pub(super) async fn drain(
 ) -> Result<bool, AppError> {
     courier.close();
     let refused = report.failed;
-    let mut stop = None;
     while let Some(attempt) = courier.next().await {
         // What else is done by now goes with it (one flush for the accepted ones).
         let mut done = vec![attempt];
         done.extend(courier.finished());
-        match apply(app, done, now, report) {
-            Ok(()) => {}
-            // Whatever is still in flight is applied before the relay stops.
-            Err(e @ AppError::Send(_)) => {
-                stop.get_or_insert(e);
-            }
-            Err(e) => return Err(e),
-        }
+        apply(app, done, now, report)?;
     }
     app.store.outbox().watch_enqueued(false);
-    match stop {
-        Some(e) => Err(e),
-        None => Ok(report.failed > refused),
-    }
+    Ok(report.failed > refused)
 }

@@ -45,7 +45,8 @@ mod tests;
 pub use courier::PARALLEL_SENDS;
 pub use fetch::{FETCH_BYTES, FETCH_CHUNK, GROUP, POISON_AFTER};
 pub use report::PassReport;
-pub use run_loop::reconnect_backoff;
+pub use run_loop::reconnect_pause;
+pub use seam::login_backoff;
 pub(crate) use seam::{Clock, Connect, Outgoing, SystemClock};
 
 // What the in-process tests (`use super::*`) name besides.
@@ -81,7 +82,7 @@ where
 /// The daemon: passes until `shutdown` turns true. Waits in IMAP IDLE (re-issued at least every
 /// `idle_minutes`; ending each IDLE needs the server's answer within the timeout, so a silent,
 /// dead connection is noticed then), wakes for the core's next deadline and the outbox's next
-/// retry, and reconnects to IMAP with [`reconnect_backoff`]. Deadlines and the outbox go on while
+/// retry, and reconnects to IMAP with [`reconnect_pause`]. Deadlines and the outbox go on while
 /// IMAP is away; SMTP failures never stop it. After an outage it catches up in order. The store
 /// stays open while the daemon waits, until another command asks for it (`store.wanted`, see
 /// [`crate::app::store_request`]): then it lets go until that command is done, so that

@@ -1,6 +1,6 @@
 //! The daemon's loop (`run`): passes over the mailbox it keeps connected, waiting in IMAP IDLE
 //! between them until the next wake-up ([`next_wake`]); while IMAP is away, passes without the
-//! mailbox during the pause before it reconnects ([`reconnect_backoff`]). What the loop keeps from
+//! mailbox during the pause before it reconnects ([`reconnect_pause`]). What the loop keeps from
 //! one pass to the next is a [`Daemon`].
 
 use std::time::Duration;
@@ -12,7 +12,7 @@ use tracing::{info, warn};
 use super::fetch::ReadTo;
 use super::lending::{close_published, open_store, publish, requested, watch_requests};
 use super::pass::{PassError, Reading, pass};
-use super::seam::{Clock, Connect, Mailbox, Outgoing};
+use super::seam::{Clock, Connect, Mailbox, Outgoing, login_backoff};
 use super::systemd::Notifier;
 use super::tending::Tending;
 use crate::app::{App, AppError, Held};
@@ -28,8 +28,11 @@ pub(super) struct Daemon {
     /// What its passes do beyond `once`'s: the vitals and alerts, XFCC's calls, backups asked
     /// for, systemd's watchdog.
     tending: Tending,
-    /// IMAP failures in a row: the pause before the next connection ([`reconnect_backoff`]).
+    /// IMAP failures in a row: the pause before the next connection ([`reconnect_pause`]).
     failures: u32,
+    /// Whether the first of them was a working connection that broke (tried again after a
+    /// second) rather than a refused or failed connection or login.
+    dropped: bool,
     /// Where the next listing begins: the mailbox's history is listed at the first pass after the
     /// store was opened, then only what came since.
     read_to: ReadTo,
@@ -49,7 +52,7 @@ pub(super) struct Daemon {
 
 /// Where the loop goes after it left the mailbox.
 pub(super) enum Then {
-    /// To IMAP again (after the pause of [`reconnect_backoff`]).
+    /// To IMAP again (after the pause of [`reconnect_pause`]).
     Reconnect,
     /// Nowhere: shutdown.
     Stop,
@@ -83,6 +86,7 @@ impl Daemon {
             config,
             tending: Tending::new(vitals, xfcc, notifier),
             failures: 0,
+            dropped: false,
             read_to: ReadTo::default(),
             kept: None,
             held: None,
@@ -121,8 +125,10 @@ impl Daemon {
         Ok(())
     }
 
-    /// Connects to IMAP. `None` after a failure that trying again may mend (counted, and the
-    /// loop pauses); an error when only the operator can mend it.
+    /// Connects to IMAP. `None` after a failure (counted, and the loop pauses, [`reconnect_pause`]):
+    /// `run` never gives up — a refused login, a certificate or a host that does not answer is
+    /// tried again, at most 4 times an hour after the first hour, and told to the operator
+    /// (`crate::vitals`) while the outbox and the alerts go on ([`Daemon::away`]).
     async fn connect<C: Connect>(
         &mut self,
         imap: &C,
@@ -130,11 +136,16 @@ impl Daemon {
     ) -> Result<Option<C::Mailbox>, AppError> {
         let inbox = match imap.connect().await {
             Ok(i) => i,
-            // A certificate, STARTTLS or the login: retrying cannot help; stop with the line.
-            Err(e) if e.needs_operator() => return Err(e.into()),
             Err(e) => {
+                if self.failures == 0 {
+                    self.dropped = false;
+                }
                 self.imap_failed(clock, &e.to_string());
-                warn!("IMAP: {e}");
+                if e.needs_operator() {
+                    warn!("IMAP: {e} (the operator must mend this; fernzug keeps trying)");
+                } else {
+                    warn!("IMAP: {e}");
+                }
                 return Ok(None);
             }
         };
@@ -175,6 +186,7 @@ impl Daemon {
                 Ok(_) => self.failures = 0,
                 Err(PassError::Mailbox { error, drained }) => {
                     drained?;
+                    self.dropped = true;
                     self.imap_failed(clock, &error.to_string());
                     warn!("{error}; reconnecting");
                     return Ok(Then::Reconnect);
@@ -249,6 +261,7 @@ impl Daemon {
             }
             Err(e) => {
                 self.held = Some(close_published(app, &self.pages));
+                self.dropped = true;
                 self.imap_failed(clock, &e.to_string());
                 warn!("IMAP: {e}; reconnecting");
                 Err(Then::Reconnect)
@@ -256,7 +269,7 @@ impl Daemon {
         }
     }
 
-    /// IMAP is away: the pause of [`reconnect_backoff`] before the next connection. The outbox
+    /// IMAP is away: the pause of [`reconnect_pause`] before the next connection. The outbox
     /// does not wait for IMAP, deadlines do (see `chores`): meanwhile passes go on without the
     /// mailbox, each with the store opened and let go again, looked at again soon (an outage is
     /// told once it counts, `crate::vitals`). `M`: the loop's kind of mailbox, which these passes
@@ -270,8 +283,14 @@ impl Daemon {
     where
         S: Outgoing + Clone + Send + Sync + 'static,
     {
-        let wait = reconnect_backoff(self.failures, rand::random());
-        warn!("IMAP: reconnecting in {:.1}s", wait.as_secs_f64());
+        let wait = reconnect_pause(self.failures, self.dropped, rand::random());
+        let next = clock.now() + chrono::Duration::from_std(wait).unwrap_or_default();
+        warn!(
+            "IMAP: next try in {:.0} s, at {}",
+            wait.as_secs_f64(),
+            next.with_timezone(&self.config.relay.time_zone)
+                .format("%Y-%m-%d %H:%M:%S %Z")
+        );
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             if let Some(app) = self.kept.take() {
@@ -345,18 +364,16 @@ pub(super) fn next_wake(
     Ok(wake)
 }
 
-/// The pause before reconnecting to IMAP after `failures` failures in a row: 1 s, 2 s, 4 s, …
-/// at most 5 minutes, ±20 % jitter.
-pub fn reconnect_backoff(failures: u32, jitter_unit: f64) -> Duration {
-    let base = Duration::from_secs(1)
-        .saturating_mul(1u32 << failures.saturating_sub(1).min(16))
-        .min(Duration::from_secs(300));
-    let unit = if jitter_unit.is_nan() {
-        0.5
-    } else {
-        jitter_unit.clamp(0.0, 1.0)
-    };
-    base.mul_f64(0.8 + 0.4 * unit)
+/// The pause before connecting to IMAP again after `failures` failures in a row: a working
+/// connection that broke (`dropped`: the server restarted, IDLE was cut) is tried again after a
+/// second; every failed connection or login after that waits [`login_backoff`] (30 s doubling
+/// to 15 minutes).
+pub fn reconnect_pause(failures: u32, dropped: bool, jitter_unit: f64) -> Duration {
+    match (failures, dropped) {
+        (0 | 1, true) => Duration::from_secs(1),
+        (n, true) => login_backoff(n - 1, jitter_unit),
+        (n, false) => login_backoff(n, jitter_unit),
+    }
 }
 
 /// Starts the HTTP listeners of `[xfcc] listen` and `[http] listen` — one server when both name

@@ -143,3 +143,20 @@ impl Outgoing for Sender {
         Sender::send(self, envelope_from, recipient, raw).await
     }
 }
+
+/// The pause before the next try after `failures` refused logins or connections in a row — of
+/// IMAP, or of SMTP refusing the relay itself (a quota, the sender, a policy): 30 s, 1, 2, 4, 8
+/// min, then every 15 min, so that after the first hour at most 4 tries an hour reach the host
+/// (a login loop locks accounts and gets addresses banned). Jitter only lengthens it (up to
+/// +20 %, `jitter_unit` in 0..1, clamped; NaN counts as 0.5).
+pub fn login_backoff(failures: u32, jitter_unit: f64) -> Duration {
+    let base = Duration::from_secs(30)
+        .saturating_mul(1u32 << failures.saturating_sub(1).min(16))
+        .min(Duration::from_secs(15 * 60));
+    let unit = if jitter_unit.is_nan() {
+        0.5
+    } else {
+        jitter_unit.clamp(0.0, 1.0)
+    };
+    base.mul_f64(1.0 + 0.2 * unit)
+}

@@ -201,8 +201,7 @@ impl Outgoing for Recorder {
             .unwrap()
             .push((recipient.to_string(), Instant::now()));
         if self.down.load(std::sync::atomic::Ordering::SeqCst) {
-            return Err(SendError::Transient {
-                code: None,
+            return Err(SendError::Unreachable {
                 message: "connection refused (scripted)".into(),
             });
         }
@@ -488,9 +487,15 @@ async fn the_courier_sends_an_entry_handed_twice_once() {
             next_attempt: at(1, 10, 0),
             last_error: None,
             seq: n.into(),
+            full_since: None,
         }
     };
-    let mut courier = Courier::start(&sender, store, at(1, 10, 0), chrono::Duration::days(5));
+    let mut courier = Courier::start(
+        &sender,
+        store,
+        (at(1, 10, 0), chrono::Duration::days(5)),
+        false,
+    );
     courier.send(entry(1));
     courier.send(entry(1));
     courier.send(entry(2));
@@ -518,14 +523,13 @@ async fn run_reconnects_to_imap_with_backoff() {
     let clock = PausedClock::at(at(1, 10, 1));
     let started = Instant::now();
     beside_run(config, &script, &sender, &clock, async {
-        sender.first("move", BERT, Duration::from_secs(60)).await;
+        sender.first("move", BERT, Duration::from_secs(600)).await;
     })
     .await;
-    // Three failures wait 1 s, 2 s, 4 s (±20 %) before the fourth attempt succeeds.
+    // Three failed connections wait 30 s, 60 s, 120 s (up to +20 %) before the fourth succeeds.
     let waited = sender.of("move", BERT)[0] - started;
     assert!(
-        waited >= Duration::from_secs_f64(7.0 * 0.8)
-            && waited <= Duration::from_secs_f64(7.0 * 1.2),
+        waited >= Duration::from_secs(210) && waited <= Duration::from_secs_f64(210.0 * 1.2),
         "{waited:?}"
     );
     assert_eq!(script.world.lock().unwrap().connects, 4);
@@ -541,9 +545,10 @@ async fn a_refused_send_is_retried_with_backoff_and_sent_once() {
         .fail
         .lock()
         .unwrap()
-        .push_back(Some(SendError::Transient {
-            code: Some(421),
-            message: "try again later".into(),
+        .push_back(Some(SendError::Refused {
+            stage: crate::core::unreachable::verdict::SmtpStage::Rcpt,
+            code: 421,
+            lines: vec!["4.3.0 try again later".into()],
         }));
     script.deliver(letter(ANNA, "1. e4", "m1"), at(1, 10, 0));
     let clock = PausedClock::at(at(1, 10, 1));
@@ -687,14 +692,48 @@ async fn a_reopened_relay_reads_no_game_and_its_stored_index_stays_exact() {
 }
 
 #[test]
-fn reconnect_backoff_starts_at_a_second_and_stops_at_five_minutes() {
-    let mid: Vec<u64> = (1..12)
-        .map(|n| reconnect_backoff(n, 0.5).as_secs())
-        .collect();
-    assert_eq!(mid, vec![1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300]);
-    assert_eq!(reconnect_backoff(0, 0.5).as_secs(), 1);
-    assert!((reconnect_backoff(3, 0.0).as_secs_f64() - 3.2).abs() < 1e-9);
-    assert!((reconnect_backoff(3, 1.0).as_secs_f64() - 4.8).abs() < 1e-9);
+fn a_broken_connection_is_tried_again_after_a_second_a_refused_one_after_30_s_doubling() {
+    let pauses = |dropped| -> Vec<u64> {
+        (1..10)
+            .map(|n| reconnect_pause(n, dropped, 0.0).as_secs())
+            .collect()
+    };
+    assert_eq!(
+        pauses(false),
+        vec![30, 60, 120, 240, 480, 900, 900, 900, 900]
+    );
+    assert_eq!(pauses(true), vec![1, 30, 60, 120, 240, 480, 900, 900, 900]);
+    // Jitter only lengthens the pause, by at most a fifth.
+    assert!((login_backoff(3, 1.0).as_secs_f64() - 144.0).abs() < 1e-9);
+    assert!((login_backoff(3, f64::NAN).as_secs_f64() - 132.0).abs() < 1e-9);
+}
+
+#[test]
+fn login_backoff_is_at_most_four_tries_an_hour_after_the_first_hour() {
+    for jitter in [0.0, 0.5, 1.0] {
+        // The instants of the tries: the first at 0, each after the pause of its failures.
+        let mut t = 0.0;
+        let mut tries = vec![0.0];
+        for n in 1..200 {
+            t += login_backoff(n, jitter).as_secs_f64();
+            tries.push(t);
+        }
+        let hour = 3600.0;
+        let mut start = hour;
+        while start + hour <= t {
+            let n = tries
+                .iter()
+                .filter(|&&x| x >= start && x < start + hour)
+                .count();
+            assert!(
+                n <= 4,
+                "{n} tries in the hour from {start} s (jitter {jitter})"
+            );
+            start += 60.0;
+        }
+        let first_hour = tries.iter().filter(|&&x| x < hour).count();
+        assert!(first_hour <= 9, "{first_hour} tries in the first hour");
+    }
 }
 
 #[tokio::test(start_paused = true)]

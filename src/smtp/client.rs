@@ -15,6 +15,7 @@ use tokio_rustls::client::TlsStream;
 use tokio_rustls::rustls::pki_types::ServerName;
 
 use super::{Security, SendError, SmtpSettings};
+use crate::core::unreachable::verdict::SmtpStage;
 use crate::secret::Auth;
 use crate::tls::Stream;
 
@@ -23,33 +24,39 @@ const MAX_LINE: usize = 64 * 1024;
 /// The most lines one reply may have.
 const MAX_LINES: usize = 1000;
 
-/// One reply of the server: its code and its text (the lines joined by a space).
+/// One reply of the server: its code and the text of each line (without the code).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Reply {
     pub code: u16,
-    pub text: String,
+    pub lines: Vec<String>,
 }
 
 impl Reply {
     fn ok(&self) -> bool {
         (200..400).contains(&self.code)
     }
+
+    /// The lines joined by a space.
+    fn text(&self) -> String {
+        self.lines.join(" ")
+    }
 }
 
 impl fmt::Display for Reply {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.code, self.text)
+        write!(f, "{} {}", self.code, self.text())
     }
 }
 
 /// What went wrong on a connection.
 #[derive(Debug)]
 pub(crate) enum Failure {
-    /// The server answered with an error code.
-    Reply(Reply),
+    /// The server answered the command of that stage with an error code.
+    Reply(SmtpStage, Reply),
     /// The network, TLS, a timeout, an unreadable reply: the connection is unusable.
     Io(io::Error),
-    /// The operator must act (STARTTLS missing, the login refused, an untrusted certificate).
+    /// The operator must act and there is no reply to judge (STARTTLS missing or refused, no
+    /// login mechanism fits, an untrusted certificate).
     Operator(String),
 }
 
@@ -163,7 +170,7 @@ impl Connection {
         };
         let greeting = c.reply().await?;
         if greeting.code != 220 {
-            return Err(Failure::Reply(greeting));
+            return Err(Failure::Reply(SmtpStage::Connect, greeting));
         }
         c.ehlo().await?;
         if s.security == Security::Starttls {
@@ -195,21 +202,18 @@ impl Connection {
     async fn ehlo(&mut self) -> Result<(), Failure> {
         let line = format!("EHLO {}\r\n", client_name());
         self.write(line.as_bytes()).await?;
-        let (reply, lines) = self.reply_lines().await?;
+        let reply = self.reply().await?;
         if reply.code != 250 {
-            return Err(Failure::Reply(reply));
+            return Err(Failure::Reply(SmtpStage::Ehlo, reply));
         }
-        self.offers = Offers::read(&lines);
+        self.offers = Offers::read(&reply.lines);
         Ok(())
     }
 
     async fn login(&mut self, user: &str, password: &str, auth: Auth) -> Result<(), Failure> {
         let offered = |m: &str| self.offers.auth.iter().any(|a| a == m);
-        let refused = |r: Reply| {
-            Failure::Operator(format!(
-                "the server refused the login ({r}); check [smtp] user and the password"
-            ))
-        };
+        // Whether a refusal is "try again" (454) or the password's, the core judges.
+        let refused = |r: Reply| Failure::Reply(SmtpStage::Auth, r);
         let reply = match auth {
             Auth::Xoauth2 => {
                 let token = base64(format!("user={user}\x01auth=Bearer {password}\x01\x01"));
@@ -271,11 +275,16 @@ impl Connection {
         }
         if utf8_addresses {
             if !self.offers.utf8 {
-                return Err(Failure::Reply(Reply {
-                    code: 553,
-                    text: "the address is not ASCII and the server does not offer SMTPUTF8"
-                        .to_string(),
-                }));
+                return Err(Failure::Reply(
+                    SmtpStage::Rcpt,
+                    Reply {
+                        code: 553,
+                        lines: vec![
+                            "5.1.3 the address is not ASCII and the server does not offer SMTPUTF8"
+                                .to_string(),
+                        ],
+                    },
+                ));
             }
             params.push_str(" SMTPUTF8");
         }
@@ -292,23 +301,28 @@ impl Connection {
         } else {
             let m = self.command(mail.trim_end()).await?;
             if !m.ok() {
-                return self.refused(m, false).await;
+                return self.refused(SmtpStage::Mail, m, false).await;
             }
             let r = self.command(rcpt.trim_end()).await?;
             if !r.ok() {
-                return self.refused(r, false).await;
+                return self.refused(SmtpStage::Rcpt, r, false).await;
             }
             let d = self.command("DATA").await?;
             [m, r, d]
         };
         let [m, r, d] = replies;
-        let first_error = [&m, &r].into_iter().find(|x| !x.ok()).cloned();
+        // The first refusal keeps its own stage: a refused RCPT is the recipient's, not DATA's.
+        let first_error = [(SmtpStage::Mail, &m), (SmtpStage::Rcpt, &r)]
+            .into_iter()
+            .find(|(_, x)| !x.ok())
+            .map(|(stage, x)| (stage, x.clone()));
         if d.code != 354 {
-            return self.refused(first_error.unwrap_or(d), false).await;
+            let (stage, reply) = first_error.unwrap_or((SmtpStage::Data, d));
+            return self.refused(stage, reply, false).await;
         }
-        if let Some(e) = first_error {
+        if let Some((stage, e)) = first_error {
             // RFC 2920: DATA was accepted although the envelope was not: end it empty.
-            return self.refused(e, true).await;
+            return self.refused(stage, e, true).await;
         }
         self.data_sent = true;
         self.write(data).await?;
@@ -319,19 +333,24 @@ impl Connection {
             crate::crash::point(crate::crash::AFTER_SMTP_250);
             Ok(())
         } else {
-            Err(Failure::Reply(done))
+            Err(Failure::Reply(SmtpStage::EndOfData, done))
         }
     }
 
-    /// After a refusal: end an opened DATA, reset the transaction, report the refusal.
-    async fn refused(&mut self, reply: Reply, in_data: bool) -> Result<(), Failure> {
+    /// After a refusal at `stage`: end an opened DATA, reset the transaction, report the refusal.
+    async fn refused(
+        &mut self,
+        stage: SmtpStage,
+        reply: Reply,
+        in_data: bool,
+    ) -> Result<(), Failure> {
         if in_data {
             self.write(b".\r\n").await?;
             self.reply().await?;
         }
         let _ = self.command("RSET").await?;
         self.idle_since = tokio::time::Instant::now();
-        Err(Failure::Reply(reply))
+        Err(Failure::Reply(stage, reply))
     }
 
     /// Whether a NOOP is answered (the `fernzug check` probe).
@@ -364,12 +383,8 @@ impl Connection {
         .await
     }
 
-    async fn reply(&mut self) -> Result<Reply, Failure> {
-        Ok(self.reply_lines().await?.0)
-    }
-
     /// Reads one (possibly multi-line) reply: `250-…` lines, then `250 …`.
-    async fn reply_lines(&mut self) -> Result<(Reply, Vec<String>), Failure> {
+    async fn reply(&mut self) -> Result<Reply, Failure> {
         let limit = self.timeout;
         let io = &mut self.io;
         let lines = timed(limit, "waiting for the server's reply", async {
@@ -409,18 +424,11 @@ impl Connection {
         .await?;
         let (code, lines) = lines;
         let code: u16 = code.parse().unwrap_or(0);
-        let text: Vec<&str> = lines
+        let lines = lines
             .iter()
-            .map(|l| l.get(4..).unwrap_or("").trim())
+            .map(|l| l.get(4..).unwrap_or("").trim().to_string())
             .collect();
-        let lines: Vec<String> = text.iter().map(|t| t.to_string()).collect();
-        Ok((
-            Reply {
-                code,
-                text: text.join(" "),
-            },
-            lines,
-        ))
+        Ok(Reply { code, lines })
     }
 }
 
@@ -501,29 +509,19 @@ fn base64(data: impl AsRef<[u8]>) -> String {
 }
 
 /// Turns a connection failure into the relay's [`SendError`]; `server` names it (`SMTP host:port`).
+/// No judgement here: the core decides whom a refusal concerns.
 pub(crate) fn classify(f: Failure, server: &str) -> SendError {
     match f {
         Failure::Operator(why) => SendError::NeedsOperator {
             message: format!("{server}: {why}"),
         },
-        Failure::Io(e) => SendError::Transient {
-            code: None,
+        Failure::Io(e) => SendError::Unreachable {
             message: format!("{server}: {e}"),
         },
-        // 530 authentication required, 534 mechanism too weak, 535 credentials invalid, 538
-        // encryption required (RFC 4954): the operator's to fix, not the mail's.
-        Failure::Reply(r) if matches!(r.code, 530 | 534 | 535 | 538) => SendError::NeedsOperator {
-            message: format!(
-                "{server}: the server refused the login ({r}); check [smtp] user and the password"
-            ),
-        },
-        Failure::Reply(r) if (500..600).contains(&r.code) => SendError::Permanent {
+        Failure::Reply(stage, r) => SendError::Refused {
+            stage,
             code: r.code,
-            message: r.text,
-        },
-        Failure::Reply(r) => SendError::Transient {
-            code: Some(r.code),
-            message: r.text,
+            lines: r.lines,
         },
     }
 }
@@ -625,17 +623,34 @@ mod tests {
     }
 
     #[test]
-    fn replies_are_classified() {
-        let r = |code, text: &str| {
-            Failure::Reply(Reply {
-                code,
-                text: text.to_string(),
-            })
-        };
-        assert!(classify(r(550, "no such user"), "SMTP h:1").is_permanent());
-        assert_eq!(classify(r(451, "later"), "SMTP h:1").code(), Some(451));
-        assert!(classify(r(535, "bad"), "SMTP h:1").needs_operator());
+    fn replies_keep_their_stage_and_lines() {
+        let r = Failure::Reply(
+            SmtpStage::Data,
+            Reply {
+                code: 550,
+                lines: vec![
+                    "5.4.5 Daily user sending limit exceeded.".into(),
+                    "5.4.5 more".into(),
+                ],
+            },
+        );
+        assert_eq!(
+            classify(r, "SMTP h:1"),
+            SendError::Refused {
+                stage: SmtpStage::Data,
+                code: 550,
+                lines: vec![
+                    "5.4.5 Daily user sending limit exceeded.".into(),
+                    "5.4.5 more".into()
+                ],
+            }
+        );
         let io = Failure::Io(io::Error::new(io::ErrorKind::TimedOut, "slow"));
-        assert_eq!(classify(io, "SMTP h:1").code(), None);
+        assert!(matches!(
+            classify(io, "SMTP h:1"),
+            SendError::Unreachable { .. }
+        ));
+        let op = Failure::Operator("no STARTTLS".into());
+        assert!(classify(op, "SMTP h:1").needs_operator());
     }
 }

@@ -1,6 +1,7 @@
 //! What goes wrong in sending: the sender not set up ([`SmtpError`]), one mail not accepted
 //! ([`SendError`]).
 
+use crate::core::unreachable::verdict::{SmtpRefusal, SmtpStage};
 use crate::secret::SecretError;
 
 /// Why a [`Sender`](super::Sender) cannot be built.
@@ -24,30 +25,32 @@ pub enum SmtpError {
     NoRuntime,
 }
 
-/// Why one mail to one recipient was not accepted.
+/// Why one mail to one recipient was not accepted. What follows is the core's to decide
+/// ([`crate::core::unreachable::verdict::judge`] of [`SendError::refusal`]): the shell only says
+/// what the server answered and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SendError {
-    /// Try again later: 4xx replies, refused or broken connections, timeouts, TLS.
-    #[error("temporary SMTP failure{}: {message}", code.map(|c| format!(" ({c})")).unwrap_or_default())]
-    Transient { code: Option<u16>, message: String },
-    /// The server refused for good (5xx): the address does not take mail. An address
-    /// that is not even syntactically valid is refused here with code 553 without
-    /// contacting the server.
-    #[error("permanent SMTP failure ({code}): {message}")]
-    Permanent { code: u16, message: String },
-    /// Not the mail's fault and no use retrying it: the server's certificate is not trusted,
-    /// STARTTLS is missing, or the login was refused. The mail stays queued, uncounted, and
-    /// the relay stops with this line until the operator fixes the configuration.
+    /// The server could not be reached or the connection broke: refused, reset, a timeout, an
+    /// unreadable reply.
+    #[error("{message}")]
+    Unreachable { message: String },
+    /// The server answered a command with an error code (4xx, 5xx). An address that is not
+    /// even syntactically valid is refused so without contacting the server (553 with
+    /// `5.1.3`, the sender's `5.1.7`).
+    #[error("SMTP refused at {} ({code}): {}", stage.name(), lines.join(" "))]
+    Refused {
+        stage: SmtpStage,
+        code: u16,
+        lines: Vec<String>,
+    },
+    /// No reply to judge, and not the mail's fault: the server's certificate is not trusted,
+    /// STARTTLS is missing or refused, no login mechanism fits. Every mail waits until the
+    /// operator mends it (the relay keeps trying and says why).
     #[error("{message}")]
     NeedsOperator { message: String },
 }
 
 impl SendError {
-    /// Whether retrying is pointless.
-    pub fn is_permanent(&self) -> bool {
-        matches!(self, SendError::Permanent { .. })
-    }
-
     /// Whether the operator must act (see [`SendError::NeedsOperator`]).
     pub fn needs_operator(&self) -> bool {
         matches!(self, SendError::NeedsOperator { .. })
@@ -56,9 +59,30 @@ impl SendError {
     /// The SMTP reply code, if the server gave one.
     pub fn code(&self) -> Option<u16> {
         match self {
-            SendError::Transient { code, .. } => *code,
-            SendError::Permanent { code, .. } => Some(*code),
-            SendError::NeedsOperator { .. } => None,
+            SendError::Refused { code, .. } => Some(*code),
+            SendError::Unreachable { .. } | SendError::NeedsOperator { .. } => None,
+        }
+    }
+
+    /// What the core judges: a server not reached is a refusal of the connection (421), a
+    /// failure only the operator can mend (TLS, the login mechanism) one of the login (530 5.7.0).
+    pub fn refusal(&self) -> SmtpRefusal {
+        match self {
+            SendError::Refused { stage, code, lines } => SmtpRefusal {
+                stage: *stage,
+                code: *code,
+                lines: lines.clone(),
+            },
+            SendError::Unreachable { message } => SmtpRefusal {
+                stage: SmtpStage::Connect,
+                code: 421,
+                lines: vec![message.clone()],
+            },
+            SendError::NeedsOperator { message } => SmtpRefusal {
+                stage: SmtpStage::Auth,
+                code: 530,
+                lines: vec![format!("5.7.0 {message}")],
+            },
         }
     }
 }

@@ -111,6 +111,23 @@ pub struct ArchiveEntry {
     pub raw: Vec<u8>,
 }
 
+/// Every mail of the relay waits: the SMTP server refused the relay itself — its connection,
+/// login, sender, quota or a policy (`core::unreachable::verdict::Verdict::Hold`). Kept in the
+/// store, so that neither a restart nor `fernzug once` tries sooner than the pause allows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SendHold {
+    /// The first refusal of this hold.
+    pub since: DateTime<Utc>,
+    /// How many tries were refused since.
+    pub tries: u32,
+    /// The next try, not before.
+    pub until: DateTime<Utc>,
+    /// Why (`quota`, `server`, `sender`, `policy`, `login`).
+    pub cause: String,
+    /// The server's last answer.
+    pub detail: String,
+}
+
 /// One mail to one envelope recipient waiting in the outbox.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutboxEntry {
@@ -141,6 +158,10 @@ pub struct OutboxEntry {
     /// first enqueued; 0 until then. Among entries of the same `created`, lower goes first.
     #[serde(default)]
     pub seq: u64,
+    /// When the recipient's host first said his mailbox is full (Fax 2.3: retried for
+    /// `core::unreachable::verdict::FULL_MAILBOX_DAYS`, then reported); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_since: Option<DateTime<Utc>>,
 }
 
 impl OutboxEntry {
@@ -158,6 +179,7 @@ impl OutboxEntry {
             attempts: self.attempts,
             next_attempt: self.next_attempt,
             last_error: self.last_error.clone(),
+            full_since: self.full_since,
             seq: self.seq,
         }
     }

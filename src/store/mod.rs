@@ -40,7 +40,7 @@
 //!   `0600`; `packed.rs` — how a mail is stored: compressed, once; `sent.rs` — the ledger of
 //!   sent mails; `step.rs` — the step record.
 //! - `db.rs` — the database file, its generic readers and the tables of one write transaction,
-//!   private to the store; `mails.rs` — the mails kept: [`ArchiveEntry`], [`OutboxEntry`],
+//!   private to the store; `mails.rs` — the mails kept: [`ArchiveEntry`], [`OutboxEntry`], [`SendHold`],
 //!   [`QuarantineEntry`], and an archived mail read back; `batch.rs` — a transaction's writes
 //!   ([`Batch`]).
 //! - `handle.rs` — [`Store`], its transactions and durability.
@@ -114,7 +114,7 @@ pub use db::FILE;
 pub use due::Due;
 pub use error::StoreError;
 pub use handle::Store;
-pub use mails::{ArchiveEntry, Direction, OutboxEntry, QuarantineEntry, raw_bytes};
+pub use mails::{ArchiveEntry, Direction, OutboxEntry, QuarantineEntry, SendHold, raw_bytes};
 pub use migrate::{LAYOUT_VERSION, SCHEMA_VERSION, Upgrade};
 pub use outbox::Outbox;
 pub use records::{Figures, PendingStarts};

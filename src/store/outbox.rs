@@ -6,9 +6,9 @@ use super::batch::Batch;
 use super::db::Db;
 use super::error::StoreError;
 use super::handle::Store;
-use super::mails::{self, OutboxEntry, Stored, Where};
+use super::mails::{self, OutboxEntry, SendHold, Stored, Where};
 use super::packed;
-use super::schema::{Tree, show_key, table};
+use super::schema::{SEND_HOLD_KEY, Tree, show_key, table};
 
 /// The outbox of a [`Store`] (`store.outbox()`): what waits to be sent, what was sent, what is
 /// tried again.
@@ -116,15 +116,35 @@ impl Outbox<'_> {
     }
 
     /// The earliest `next_attempt` among the heads of the outbox: the oldest entry of each
-    /// recipient (later mails to a recipient wait for earlier ones, so they never overtake).
+    /// recipient (later mails to a recipient wait for earlier ones, so they never overtake) —
+    /// and not before the end of a [`SendHold`].
     pub fn next_head_attempt(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
         let mut seen = std::collections::BTreeSet::new();
-        Ok(self
+        let next = self
             .heads()?
             .into_iter()
             .filter(|e| seen.insert(e.recipient.clone()))
             .map(|e| e.next_attempt)
-            .min())
+            .min();
+        Ok(match (next, self.hold()?) {
+            (Some(at), Some(hold)) => Some(at.max(hold.until)),
+            (next, _) => next,
+        })
+    }
+
+    /// The relay's sending held, if it is ([`SendHold`]).
+    pub fn hold(&self) -> Result<Option<SendHold>, StoreError> {
+        self.db.get(Tree::Meta, SEND_HOLD_KEY)
+    }
+
+    /// Holds the relay's sending as `hold` says, or (`None`) lets it go; one transaction.
+    pub fn set_hold(&self, hold: Option<&SendHold>) -> Result<(), StoreError> {
+        let mut batch = Batch::new();
+        match hold {
+            Some(h) => batch.put(Tree::Meta, SEND_HOLD_KEY, h),
+            None => batch.delete(Tree::Meta, SEND_HOLD_KEY),
+        };
+        self.store.commit(batch)
     }
 
     /// The SMTP server accepted the mails of the outbox entries `ids` (absent ones are
@@ -222,6 +242,27 @@ impl Outbox<'_> {
         next_attempt: DateTime<Utc>,
         error: &str,
     ) -> Result<(), StoreError> {
+        self.change(id, |entry| failed_once(entry, next_attempt, error))
+    }
+
+    /// [`Outbox::retry`] for a mail whose recipient's mailbox is full: the first such refusal's
+    /// time `now` is kept (`OutboxEntry::full_since`), so that the core can tell when the three
+    /// days of Fax 2.3 are over.
+    pub fn retry_full(
+        &self,
+        id: &str,
+        next_attempt: DateTime<Utc>,
+        error: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.change(id, |entry| {
+            failed_once(entry, next_attempt, error);
+            entry.full_since.get_or_insert(now);
+        })
+    }
+
+    /// The head of entry `id` changed by `change`, in one transaction.
+    fn change(&self, id: &str, change: impl FnOnce(&mut OutboxEntry)) -> Result<(), StoreError> {
         let key = id.as_bytes();
         let Some(value) = self.db.get_raw(Tree::Outbox, key)? else {
             return Err(StoreError::Missing {
@@ -231,11 +272,7 @@ impl Outbox<'_> {
             });
         };
         let mut batch = Batch::new();
-        self.rewrite_head(&mut batch, key, &value, |entry| {
-            entry.attempts = entry.attempts.saturating_add(1);
-            entry.next_attempt = next_attempt;
-            entry.last_error = Some(error.to_string());
-        })?;
+        self.rewrite_head(&mut batch, key, &value, change)?;
         self.store.commit(batch)
     }
 
@@ -320,4 +357,11 @@ fn sort(all: &mut [OutboxEntry]) {
             .then_with(|| a.seq.cmp(&b.seq))
             .then_with(|| a.id.cmp(&b.id))
     });
+}
+
+/// One more failed attempt of `entry`: the next at `next_attempt`, `error` kept.
+fn failed_once(entry: &mut OutboxEntry, next_attempt: DateTime<Utc>, error: &str) {
+    entry.attempts = entry.attempts.saturating_add(1);
+    entry.next_attempt = next_attempt;
+    entry.last_error = Some(error.to_string());
 }

@@ -292,6 +292,8 @@ pub(super) const ARCHIVE_NEXT_KEY: &[u8] = b"archive_next";
 
 /// Key of the next outbox sequence number in [`Tree::Meta`].
 pub(super) const OUTBOX_NEXT_KEY: &[u8] = b"outbox_next";
+/// The relay's sending held: the SMTP server refused the relay itself (`SendHold`, JSON).
+pub(super) const SEND_HOLD_KEY: &[u8] = b"send_hold";
 /// In `Meta`: how many transactions were ever applied (see [`super::Store::generation`]).
 pub(super) const GENERATION_KEY: &[u8] = b"generation";
 

@@ -53,6 +53,7 @@ fn outbox(id: &str, created: DateTime<Utc>, next: DateTime<Utc>) -> OutboxEntry 
         next_attempt: next,
         last_error: None,
         seq: 0,
+        full_since: None,
     }
 }
 

@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
+use fernzug::core::unreachable::verdict::{Cause, SmtpStage, Verdict, judge};
 use fernzug::imap::{ImapError, ImapSettings, Inbox, Security, Woke};
 use fernzug::secret::Secret;
 use fernzug::smtp::{SendError, Sender, SmtpSettings};
@@ -348,7 +349,11 @@ async fn smtp_tls_modes_against_a_plain_server_are_transient() {
             )
             .await
             .unwrap_err();
-        assert!(!err.is_permanent(), "{security}: {err:?}");
+        assert_ne!(
+            judge(&err.refusal()),
+            Verdict::Unreachable,
+            "{security}: {err:?}"
+        );
     }
 }
 
@@ -390,7 +395,7 @@ async fn smtp_sends_raw_bytes_unchanged() {
 }
 
 #[tokio::test]
-async fn smtp_dead_recipient_is_permanent_550_and_the_pool_goes_on() {
+async fn smtp_dead_recipient_is_refused_at_rcpt_550_judged_unreachable_and_the_pool_goes_on() {
     let from = crate::common::unique_addr("io-relay");
     let dead = crate::common::unique_addr("dead-player");
     let live = crate::common::unique_addr("io-live");
@@ -398,11 +403,18 @@ async fn smtp_dead_recipient_is_permanent_550_and_the_pool_goes_on() {
 
     let raw = tricky_mail(&from, &dead, "<dead@fernschach.test>");
     let err = sender.send(&from, &dead, &raw).await.unwrap_err();
-    assert!(err.is_permanent(), "{err:?}");
     assert!(
-        matches!(err, SendError::Permanent { code: 550, .. }),
+        matches!(
+            err,
+            SendError::Refused {
+                stage: SmtpStage::Rcpt,
+                code: 550,
+                ..
+            }
+        ),
         "{err:?}"
     );
+    assert_eq!(judge(&err.refusal()), Verdict::Unreachable, "{err:?}");
     assert!(err.to_string().contains("550"), "{err}");
 
     // The same sender (pooled connection) still delivers to a live address.
@@ -418,7 +430,7 @@ async fn smtp_dead_recipient_is_permanent_550_and_the_pool_goes_on() {
 }
 
 #[tokio::test]
-async fn smtp_closed_port_is_transient() {
+async fn smtp_closed_port_is_unreachable_and_holds_every_mail() {
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
@@ -432,9 +444,6 @@ async fn smtp_closed_port_is_transient() {
         )
         .await
         .unwrap_err();
-    assert!(!err.is_permanent(), "{err:?}");
-    assert!(
-        matches!(err, SendError::Transient { code: None, .. }),
-        "{err:?}"
-    );
+    assert!(matches!(err, SendError::Unreachable { .. }), "{err:?}");
+    assert_eq!(judge(&err.refusal()), Verdict::Hold(Cause::Server));
 }
