@@ -280,7 +280,11 @@ fn execute(cli: Cli) -> Result<(), Failure> {
                 report.failed,
                 report.given_up
             );
-            Ok(())
+            // Everything is applied and kept; the operator is told what to mend.
+            match report.needs_operator {
+                Some(line) => Err(runtime(line)),
+                None => Ok(()),
+            }
         }
         Command::Tournament(TournamentCommand::Add { file, now }) => {
             let now = app.now_at(now, chrono::Utc::now()).map_err(usage)?;

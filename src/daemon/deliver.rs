@@ -107,6 +107,9 @@ pub(super) fn apply(
                 // Due again at the end of the hold, in its place in line.
                 app.store.outbox().retry(&entry.id, now, &e.to_string())?;
                 report.deferred += 1;
+                if cause.needs_operator() {
+                    report.needs_operator = Some(to_mend(app, cause, &e));
+                }
                 held = Some((cause, e));
             }
             Verdict::MailboxFull | Verdict::Retry => {
@@ -140,6 +143,30 @@ pub(super) fn apply(
     // Only those the courier could not mark (the store refused): this reports the store's error.
     app.store.outbox().sent(&accepted)?;
     hold(app, held, report.sent > sent_before, now)
+}
+
+/// The line that tells the operator what to mend when the SMTP server refuses the relay itself
+/// for `cause` (`e`); the password is never in it.
+fn to_mend(app: &App, cause: Cause, e: &SendError) -> String {
+    let SendError::Refused { stage, code, lines } = e else {
+        // TLS, STARTTLS, no login mechanism: the line names the key already.
+        return e.to_string();
+    };
+    let server = format!("SMTP {}:{}", app.config.smtp.host, app.config.smtp.port);
+    let said = format!("{code} {}", lines.join(" "));
+    match cause {
+        Cause::Login => format!(
+            "{server}: the server refused the login ({said}); check [smtp] user and the password"
+        ),
+        Cause::Sender => format!(
+            "{server}: the server refuses the relay's sender at {} ({said}); check [relay] address (the account must be allowed to send as it) and the domain's SPF and DKIM",
+            stage.name()
+        ),
+        _ => format!(
+            "{server}: the server refuses the relay at {} ({said}); see docs/operating.md, \"Troubleshooting\"",
+            stage.name()
+        ),
+    }
 }
 
 /// Fax 2.2: `entry`'s recipient takes no mail (`e`). The entry leaves the queue (nothing is

@@ -15,6 +15,10 @@ pub struct PassReport {
     /// took the mail, or deferred or refused a recipient), the error when it could not be
     /// reached (`crate::vitals`); `None` when nothing was sent.
     pub smtp: Option<Result<(), String>>,
+    /// The SMTP server refuses the relay itself for a reason only the operator can mend (the
+    /// login, TLS, the sender address, a policy): the line that says what to mend. Every mail
+    /// waits; `once` exits 1 with it, `run` keeps trying and alerts.
+    pub needs_operator: Option<String>,
 }
 
 /// The operator's (and `scripts/load`'s) view of one pass, at debug level.
