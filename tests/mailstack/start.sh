@@ -18,6 +18,11 @@
 #   Dovecot  IMAP  127.0.0.1:1143  no TLS, plaintext login; every <anything>@fernschach.test is a
 #                                  mailbox, password "test"; IDLE works.
 #   Dovecot  LMTP  127.0.0.1:2424  recipient_delimiter "+": relay+KEY@ lands in relay@'s INBOX.
+#   Postfix  SMTP  127.0.0.1:2526  as 2525, but RCPT and DATA are first asked of a policy service
+#                                  on 127.0.0.1:2527 that a test process runs
+#                                  (tests/stack/common/policy.rs): it refuses as a real host does
+#                                  (a sending quota, a full mailbox) for the senders a test names;
+#                                  with nothing listening there, Postfix lets the mail through.
 #
 # With TLS, by a test CA made with openssl at the first start ($STACK_DIR/tls/ca.pem; the server
 # certificate names IP 127.0.0.1 and mail.fernschach.test, not "localhost"):
@@ -42,6 +47,8 @@ LMTP_PORT=2424
 IMAPS_PORT=1993
 SMTPS_PORT=2465
 SUBMISSION_PORT=2587
+POLICY_SMTP_PORT=2526
+POLICY_SERVICE_PORT=2527
 AUTH_PORT=2426
 PASSWORD="test"
 POSTFIX_DIR="$STACK_DIR/postfix"
@@ -80,6 +87,7 @@ tls_ok() {
         -verify_return_error -verify_ip "$HOST" </dev/null >/dev/null 2>&1
 }
 submission_ok() { [[ "$(greeting "$SUBMISSION_PORT" QUIT)" == "220 "*"$SMTP_BANNER_TAG"* ]]; }
+policy_ok() { [[ "$(greeting "$POLICY_SMTP_PORT" QUIT)" == "220 "*"$SMTP_BANNER_TAG"* ]]; }
 
 summary() {
     local dv
@@ -91,7 +99,7 @@ summary() {
 
 postfix_ok() { smtp_ok && submission_ok && tls_ok "$SMTPS_PORT"; }
 dovecot_ok() { imap_ok && lmtp_ok && tls_ok "$IMAPS_PORT"; }
-healthy() { postfix_ok && dovecot_ok; }
+healthy() { postfix_ok && policy_ok && dovecot_ok; }
 # The alias table is in place and named in the running instance's main.cf (a stack started by an
 # older start.sh lacks it; it is added below and picked up by `postfix reload`).
 aliases_ok() {
@@ -208,6 +216,15 @@ write_alias_table() {
 EOT
 }
 
+# The listener on $POLICY_SMTP_PORT (see the head of this file): its restrictions ask the test's
+# policy service first (default_action=DUNNO: nothing listening, nothing refused).
+add_policy_listener() {
+    pf -e "fernzug_policy = check_policy_service { inet:$HOST:$POLICY_SERVICE_PORT, default_action=DUNNO }" \
+        "fernzug_policy_recipient = \$fernzug_policy, check_recipient_access regexp:$DEAD_TABLE, permit_mynetworks, reject"
+    pf -M "$HOST:$POLICY_SMTP_PORT/inet = $HOST:$POLICY_SMTP_PORT inet n - n - - smtpd -o smtpd_recipient_restrictions=\$fernzug_policy_recipient -o smtpd_data_restrictions=\$fernzug_policy"
+    pf -F '*/*/chroot = n'
+}
+
 start_postfix() {
     mkdir -p "$POSTFIX_DIR" "$STACK_DIR/postfix-queue" "$STACK_DIR/postfix-data"
     [[ -s "$POSTFIX_DIR/main.cf" ]] || : >"$POSTFIX_DIR/main.cf"   # compiled-in defaults, then ours
@@ -290,7 +307,7 @@ EOT
     pf -M "$HOST:$SMTP_PORT/inet = $HOST:$SMTP_PORT inet n - n - - smtpd"
     pf -M "$HOST:$SMTPS_PORT/inet = $HOST:$SMTPS_PORT inet n - n - - smtpd -o smtpd_tls_wrappermode=yes -o smtpd_tls_security_level=encrypt -o smtpd_sasl_auth_enable=yes -o smtpd_client_restrictions= -o smtpd_relay_restrictions=permit_sasl_authenticated,reject -o {smtpd_recipient_restrictions=$authed}"
     pf -M "$HOST:$SUBMISSION_PORT/inet = $HOST:$SUBMISSION_PORT inet n - n - - smtpd -o smtpd_tls_security_level=encrypt -o smtpd_tls_auth_only=yes -o smtpd_sasl_auth_enable=yes -o smtpd_relay_restrictions=permit_sasl_authenticated,reject -o {smtpd_recipient_restrictions=$authed}"
-    pf -F '*/*/chroot = n'
+    add_policy_listener
 
     postfix -c "$POSTFIX_DIR" set-permissions >/dev/null 2>&1 || true
     postfix -c "$POSTFIX_DIR" check || fail "postfix check failed"
@@ -446,6 +463,11 @@ if postfix_ok && ! aliases_ok; then
     pf -e "virtual_alias_maps = regexp:$ALIAS_TABLE"
     postfix -c "$POSTFIX_DIR" reload >/dev/null 2>&1 || fail "postfix reload failed"
 fi
+# A running stack without the policy listener (started by an older start.sh): add it and reload.
+if postfix_ok && ! policy_ok; then
+    add_policy_listener
+    postfix -c "$POSTFIX_DIR" reload >/dev/null 2>&1 || fail "postfix reload failed"
+fi
 # Dovecot first: Postfix's SASL AUTH asks it.
 if ! dovecot_ok; then start_dovecot; fi
 if ! postfix_ok; then start_postfix; fi
@@ -459,6 +481,7 @@ smtp_ok || fail "SMTP on $HOST:$SMTP_PORT does not answer"
 imap_ok || fail "IMAP on $HOST:$IMAP_PORT does not answer"
 lmtp_ok || fail "LMTP on $HOST:$LMTP_PORT does not answer"
 submission_ok || fail "submission on $HOST:$SUBMISSION_PORT does not answer"
+policy_ok || fail "SMTP with the policy service on $HOST:$POLICY_SMTP_PORT does not answer"
 tls_ok "$SMTPS_PORT" || fail "SMTPS on $HOST:$SMTPS_PORT gives no TLS handshake with the test CA"
 tls_ok "$IMAPS_PORT" || fail "IMAPS on $HOST:$IMAPS_PORT gives no TLS handshake with the test CA"
 summary

@@ -6,6 +6,7 @@
 //! (`load/`, marked `#[ignore]`) with `scripts/load`.
 
 mod common;
+mod policy;
 mod proxy;
 #[path = "../shared/quiet_walk.rs"]
 mod quiet_walk;
@@ -20,6 +21,7 @@ mod endings_e2e;
 mod forgery_e2e;
 mod http_e2e;
 mod io_roundtrip;
+mod limits_e2e;
 mod load;
 mod mailstack_smoke;
 mod operations_e2e;

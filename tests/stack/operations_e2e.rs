@@ -4,57 +4,17 @@
 //! the stack's Postfix, so the other tests keep their mail) seen by `/healthz` and told to
 //! `[relay] operator` once SMTP is back.
 
-use std::io::Write;
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    Daemon, HOST, IMAP_PORT, PASSWORD, Relay, SMTP_PORT, header, unique_addr, wait_for,
+    Daemon, HOST, IMAP_PORT, PASSWORD, Relay, SMTP_PORT, configure, free_port, get, header,
+    unique_addr, wait_for, wait_listening,
 };
 use crate::proxy::Proxy;
 
 const WAIT: Duration = Duration::from_secs(60);
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Adds `text` to the relay's config: to `[relay]` when `relay` is true, else at the end.
-fn configure(relay: &Relay, in_relay: &str, at_end: &str) {
-    let text = std::fs::read_to_string(&relay.config).unwrap();
-    let text = text.replacen("[imap]", &format!("{in_relay}\n[imap]"), 1);
-    std::fs::write(&relay.config, format!("{text}\n{at_end}\n")).unwrap();
-}
-
-/// `GET path` on 127.0.0.1:`port`: the status code and the body.
-fn get(port: u16, path: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("the HTTP listener");
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
-    let out = crate::common::http_answer(&mut s);
-    let status = out
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = out.split_once("\r\n\r\n").map(|(_, b)| b.to_string());
-    (status, body.unwrap_or_default())
-}
-
-/// Waits until 127.0.0.1:`port` takes connections.
-fn wait_listening(port: u16) {
-    let started = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed() < WAIT, "nothing listens on {port}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// `fernzug run` of `relay`, its log in `run.log`.
 fn spawn_run(relay: &Relay) -> Daemon {

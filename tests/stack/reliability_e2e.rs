@@ -450,9 +450,17 @@ fn smtp_outage_everything_delivered_afterwards_in_order_and_never_given_up() {
     smtp.restore();
     let log = once_log(&d.relay, "2026-12-07T11:00:00+01:00");
     let anna = kinds(&wait_for(&d.anna, 5, WAIT));
-    assert_eq!(anna.iter().filter(|k| *k == "move").count(), 1, "{anna:?}\n{log}");
+    assert_eq!(
+        anna.iter().filter(|k| *k == "move").count(),
+        1,
+        "{anna:?}\n{log}"
+    );
     let bert = kinds(&wait_for(&d.bert, 3, WAIT));
-    assert_eq!(bert.iter().filter(|k| *k == "receipt").count(), 1, "{bert:?}\n{log}");
+    assert_eq!(
+        bert.iter().filter(|k| *k == "receipt").count(),
+        1,
+        "{bert:?}\n{log}"
+    );
     d.relay.once("2026-12-07T12:00:00+01:00");
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(fetch_all(&d.anna).len(), 5);
