@@ -242,6 +242,36 @@ impl Vitals {
         f(&mut inner)
     }
 
+    /// The outages told before a restart (`concern` name, since): they are not told again
+    /// while they last, and their end is told. A link that worked since the start is not
+    /// failing for it.
+    pub fn restore(&self, told: &[(String, DateTime<Utc>)]) {
+        self.with(|i| {
+            for (name, since) in told {
+                let concern = match name.as_str() {
+                    "imap" => Concern::Imap,
+                    "smtp" => Concern::Smtp,
+                    "outbox" => Concern::Outbox,
+                    _ => continue,
+                };
+                i.raised.insert(concern, *since);
+                let link = match concern {
+                    Concern::Imap => &mut i.imap,
+                    Concern::Smtp => &mut i.smtp,
+                    Concern::Outbox => continue,
+                };
+                // Failing since the start (or not tried yet): since before the restart.
+                if link.last_success.is_none() {
+                    let first = link.failing_since.map_or(*since, |f| f.min(*since));
+                    link.failing_since = Some(first);
+                    if link.last_error.is_empty() {
+                        link.last_error = "failing since before the restart".to_string();
+                    }
+                }
+            }
+        });
+    }
+
     /// The mailbox was read (logged in, listed, or waited on) at `now`.
     pub fn imap_ok(&self, now: DateTime<Utc>) {
         self.with(|i| {

@@ -223,6 +223,7 @@ impl Daemon {
                 }
             }
         };
+        self.tending.restore(&app);
         publish(&self.pages, &self.config, &app);
         Ok(Some(app))
     }
@@ -301,6 +302,7 @@ impl Daemon {
             let Some(mut app) = open_store(&self.config, self.held.take(), shutdown).await? else {
                 return Ok(Then::Stop);
             };
+            self.tending.restore(&app);
             publish(&self.pages, &self.config, &app);
             let (world, tending) = ((sender, clock), Some(&mut self.tending));
             let started = std::time::Instant::now();

@@ -28,6 +28,8 @@ pub(super) struct Tending {
     backup: Option<std::thread::JoinHandle<()>>,
     /// When the games were last counted by state (`/metrics`): at most once a minute.
     counted: Option<std::time::Instant>,
+    /// Whether the outages told before the start were read from the store ([`Tending::restore`]).
+    restored: bool,
 }
 
 impl Tending {
@@ -39,7 +41,28 @@ impl Tending {
             notifier,
             backup: None,
             counted: None,
+            restored: false,
         }
+    }
+
+    /// Once, at the first opening of the store: the outages the operator was told of before a
+    /// restart (kept with their alert, `Meta::outages_told`) are not told again while they last,
+    /// and their end is told.
+    pub(super) fn restore(&mut self, app: &App) {
+        if std::mem::replace(&mut self.restored, true) {
+            return;
+        }
+        let told: Vec<(String, DateTime<Utc>)> = app
+            .state
+            .meta
+            .outages_told
+            .iter()
+            .map(|(c, s)| (c.clone(), *s))
+            .collect();
+        if !told.is_empty() {
+            info!("outages told before the restart: {told:?}");
+        }
+        self.vitals.restore(&told);
     }
 
     /// The mailbox was read: IMAP works, and the XFCC calls waiting are answered — a mail

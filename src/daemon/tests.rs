@@ -192,6 +192,8 @@ struct Recorder {
     trail: Trail,
     /// While set, the SMTP server cannot be reached: every send fails (no reply code).
     down: Arc<std::sync::atomic::AtomicBool>,
+    /// While set, every send is refused so (a standing refusal: a quota, a policy).
+    refuse: Arc<Mutex<Option<SendError>>>,
 }
 
 impl Outgoing for Recorder {
@@ -204,6 +206,9 @@ impl Outgoing for Recorder {
             return Err(SendError::Unreachable {
                 message: "connection refused (scripted)".into(),
             });
+        }
+        if let Some(e) = self.refuse.lock().unwrap().clone() {
+            return Err(e);
         }
         if let Some(Some(e)) = self.fail.lock().unwrap().pop_front() {
             return Err(e);
@@ -1667,6 +1672,152 @@ async fn an_imap_outage_is_told_within_alert_minutes_and_a_minute() {
     let alerts = sender.texts("alert", OPS);
     assert!(alerts[0].contains("Postfach (IMAP)"), "{}", alerts[0]);
     assert!(alerts[1].contains("wieder erreichbar"), "{}", alerts[1]);
+}
+
+/// A refusal as the server says it: `stage`, `code` and the text of each line.
+fn refused(
+    stage: crate::core::unreachable::verdict::SmtpStage,
+    code: u16,
+    lines: &[&str],
+) -> SendError {
+    SendError::Refused {
+        stage,
+        code,
+        lines: lines.iter().map(|l| l.to_string()).collect(),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn fax_2_2_a_sending_quota_at_data_holds_everything_reports_no_player_and_tells_the_operator_once()
+ {
+    use crate::core::unreachable::verdict::SmtpStage;
+    let dir = TempDir::new("quota");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay_with(ops_config(&dir.0), &script, &sender).await;
+    // Gmail's reply at its daily sending quota (G8), for every mail, for half an hour.
+    *sender.refuse.lock().unwrap() = Some(refused(
+        SmtpStage::Data,
+        550,
+        &["5.4.5 Daily user sending quota exceeded. a1-2 - gsmtp"],
+    ));
+    let before = sender.attempts.lock().unwrap().len();
+    script.deliver(letter(ANNA, "1. e4", "m1"), at(1, 10, 0));
+    let clock = PausedClock::at(at(1, 10, 1));
+    beside_run(config.clone(), &script, &sender, &clock, async {
+        tokio::time::sleep(Duration::from_secs(1800)).await;
+        assert!(sender.of("move", BERT).is_empty());
+        *sender.refuse.lock().unwrap() = None;
+        assert!(
+            until(Duration::from_secs(3600), || {
+                sender.of("alert", OPS).len() >= 2
+                    && !sender.of("move", BERT).is_empty()
+                    && !sender.of("receipt", ANNA).is_empty()
+            })
+            .await,
+            "everything goes once the quota lifts"
+        );
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    })
+    .await;
+    // One try per pause (30 s, 1, 2, 4, 8, 15 min …), not one per mail or per pass.
+    let tries = sender.attempts.lock().unwrap().len() - before;
+    assert!((5..=10).contains(&tries), "{tries} attempts");
+    assert_eq!(sender.of("move", BERT).len(), 1, "sent once");
+    assert_eq!(sender.of("receipt", ANNA).len(), 1, "sent once");
+    assert!(sender.of("bounce-report", TL).is_empty(), "nobody is blamed");
+    let alerts = sender.texts("alert", OPS);
+    assert_eq!(alerts.len(), 2, "one when it counted, one when it was over");
+    assert!(alerts[0].contains("Daily user sending quota"), "{}", alerts[0]);
+    let app = App::open(config).unwrap();
+    assert!(app.store.outbox().all().unwrap().is_empty());
+    assert_eq!(app.store.outbox().hold().unwrap(), None, "the hold is over");
+}
+
+#[tokio::test(start_paused = true)]
+async fn fax_2_2_user_unknown_at_rcpt_is_reported_to_the_director_once() {
+    use crate::core::unreachable::verdict::SmtpStage;
+    let dir = TempDir::new("unknown-user");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay(&dir, &script, &sender).await;
+    sender.fail.lock().unwrap().push_back(Some(refused(
+        SmtpStage::Rcpt,
+        550,
+        &[
+            "5.1.1 The email account that you tried to reach does not exist. Please try",
+            "5.1.1 https://support.google.com/mail/?p=NoSuchUser a1-2 - gsmtp",
+        ],
+    )));
+    let mut app = App::open(config).unwrap();
+    script.deliver(letter(ANNA, "1. e4", "m1"), at(1, 10, 0));
+    let report = pass(&mut app, &script, &sender, at(1, 10, 1)).await;
+    assert_eq!(report.failed, 1, "{report:?}");
+    // The refused mail is the first of the pass: Anna's receipt or Bert's move.
+    assert_eq!(sender.of("bounce-report", TL).len(), 1);
+    pass(&mut app, &script, &sender, at(1, 11, 0)).await;
+    assert_eq!(sender.of("bounce-report", TL).len(), 1, "once");
+    assert_eq!(app.store.outbox().hold().unwrap(), None, "not the relay's");
+}
+
+#[tokio::test(start_paused = true)]
+async fn fax_2_3_a_full_mailbox_is_retried_for_three_days_then_reported() {
+    use crate::core::unreachable::verdict::SmtpStage;
+    let dir = TempDir::new("full");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay(&dir, &script, &sender).await;
+    let mut app = App::open(config).unwrap();
+    *sender.refuse.lock().unwrap() = Some(refused(
+        SmtpStage::Rcpt,
+        554,
+        &["5.2.2 <bert@fernschach.test>: Recipient address rejected: Quota exceeded (mailbox for user is full)"],
+    ));
+    script.deliver(letter(ANNA, "1. e4", "m1"), at(1, 10, 0));
+    pass(&mut app, &script, &sender, at(1, 10, 1)).await;
+    for (d, h) in [(2, 10), (3, 10), (4, 9)] {
+        let report = pass(&mut app, &script, &sender, at(d, h, 0)).await;
+        assert_eq!(report.failed, 0, "day {d}: {report:?}");
+    }
+    *sender.refuse.lock().unwrap() = None;
+    sender.fail.lock().unwrap().extend([
+        Some(refused(SmtpStage::Rcpt, 552, &["5.2.2 Over STORAGE quota"])),
+        Some(refused(SmtpStage::Rcpt, 552, &["5.2.2 Over STORAGE quota"])),
+    ]);
+    // Three days after the first refusal: the director is told (Fax 2.2).
+    let report = pass(&mut app, &script, &sender, at(4, 10, 2)).await;
+    assert!(report.failed >= 1, "{report:?}");
+    let texts = sender.texts("bounce-report", TL);
+    assert!(!texts.is_empty());
+    assert!(texts[0].contains("mailbox full since"), "{}", texts[0]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_outage_told_before_a_restart_is_not_told_again_nor_lost() {
+    let dir = TempDir::new("told-restart");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay_with(ops_config(&dir.0), &script, &sender).await;
+    script.world.lock().unwrap().fail_connects = 1_000;
+    let clock = PausedClock::at(at(1, 10, 0));
+    beside_run(config.clone(), &script, &sender, &clock, async {
+        sender.first("alert", OPS, Duration::from_secs(600)).await;
+    })
+    .await;
+    assert_eq!(sender.of("alert", OPS).len(), 1);
+    // Restarted while IMAP still refuses: the outage is not told again.
+    beside_run(config.clone(), &script, &sender, &clock, async {
+        tokio::time::sleep(Duration::from_secs(1200)).await;
+        assert_eq!(sender.of("alert", OPS).len(), 1, "not twice");
+        script.world.lock().unwrap().fail_connects = 0;
+        assert!(
+            until(Duration::from_secs(1800), || sender.of("alert", OPS).len() == 2).await,
+            "its end is told"
+        );
+        tokio::time::sleep(Duration::from_secs(600)).await;
+    })
+    .await;
+    let alerts = sender.texts("alert", OPS);
+    assert_eq!(alerts.len(), 2);
+    assert!(alerts[1].contains("wieder erreichbar"), "{}", alerts[1]);
+    let app = App::open(config).unwrap();
+    assert!(app.state.meta.outages_told.is_empty());
 }
 
 // --- the director's desk by mail (TO §11, §29) ---------------------------------------------------

@@ -26,9 +26,21 @@ pub struct OperatorAlert {
 }
 
 /// The `alert` mail of `a`.
+/// The outage is marked told (or, once over, its mark removed) in the same output, so that it
+/// is told once across restarts; an outage told already is not told again.
 pub(crate) fn alert(state: &mut State, a: &OperatorAlert, at: Step<'_>) -> Output {
     let (now, s) = (at.now, at.s);
     let mut out = Output::default();
+    let told = &mut state.meta.outages_told;
+    match a.until {
+        None if told.get(&a.concern) == Some(&a.since) => return out,
+        None => {
+            told.insert(a.concern.clone(), a.since);
+        }
+        Some(_) => {
+            told.remove(&a.concern);
+        }
+    }
     let data = AlertFacts {
         relay: s.relay_address.clone(),
         concern: a.concern.clone(),
