@@ -140,6 +140,10 @@ pub struct SmtpConfig {
     pub auth: Auth,
     /// PEM certificates trusted besides the system's store (`ca_file`).
     pub ca_file: Option<PathBuf>,
+    /// The most mails (recipients) sent in any hour, and in any 24 hours, as the host counts
+    /// them (`max_per_hour`, `max_per_day`; 0, the default: no limit).
+    pub max_per_hour: u32,
+    pub max_per_day: u32,
 }
 
 /// `[limits]` (optional section).
@@ -201,6 +205,8 @@ impl fmt::Debug for SmtpConfig {
             .field("user", &self.user)
             .field("password", &self.password)
             .field("ca_file", &self.ca_file)
+            .field("max_per_hour", &self.max_per_hour)
+            .field("max_per_day", &self.max_per_day)
             .finish()
     }
 }
@@ -518,6 +524,8 @@ impl Ctx<'_> {
             "password_command",
             "auth",
             "ca_file",
+            "max_per_hour",
+            "max_per_day",
         ])?;
         let (host, security, port) = endpoint(f, |s| match s {
             Security::Tls => 465,
@@ -528,6 +536,12 @@ impl Ctx<'_> {
         let password = self.password(f)?;
         let ca_file = self.ca_file(f)?;
         let auth = auth(f)?;
+        let max_per_hour = f
+            .opt_int("max_per_hour", 0, 1_000_000)?
+            .map_or(0, saturate_u32);
+        let max_per_day = f
+            .opt_int("max_per_day", 0, 1_000_000)?
+            .map_or(0, saturate_u32);
         match (&user, &password) {
             (Some(_), None) => Err(f.err(
                 "password",
@@ -548,6 +562,8 @@ impl Ctx<'_> {
                 password,
                 auth,
                 ca_file,
+                max_per_hour,
+                max_per_day,
             }),
         }
     }

@@ -39,6 +39,7 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 
 use super::seam::Outgoing;
+use crate::core::unreachable::limits;
 use crate::core::unreachable::verdict::{self, Verdict};
 use crate::crash;
 use crate::smtp::SendError;
@@ -69,6 +70,23 @@ pub(crate) struct Attempt {
     pub marked: bool,
 }
 
+/// What a courier is started with ([`Courier::start`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Terms {
+    /// The pass's instant: what is due, what is too old.
+    pub now: DateTime<Utc>,
+    /// A mail whose deferral comes when it is older than this is given up by the pass, and the
+    /// recipient's next mail may go (so the courier needs to know).
+    pub max_age: chrono::Duration,
+    /// The relay's sending is held (the server refused the relay itself,
+    /// [`Verdict::Hold`], and the pause before the next try is not over): nothing is sent.
+    pub held: bool,
+    /// How many mails `[smtp] max_per_hour` and `max_per_day` let go this pass, and how many of
+    /// them may be other than urgent (`core::unreachable::limits::Budget`; `None`: no limit);
+    /// the operator's alerts do not count. Those sent are counted in the store.
+    pub left: Option<(u32, u32)>,
+}
+
 /// The handle the pass keeps: orders in, attempts out. Dropping it stops the courier (mails in
 /// flight are abandoned; they stay in the outbox and go again).
 pub(crate) struct Courier {
@@ -86,20 +104,15 @@ pub(crate) struct Courier {
     held: Arc<AtomicUsize>,
     /// The pass's instant: what is due, what is too old.
     now: DateTime<Utc>,
+    /// Due mails handed only after the pass's own ([`Courier::later`]): under a sending limit,
+    /// what is not urgent waits behind the moves of this pass.
+    later: Vec<OutboxEntry>,
 }
 
 impl Courier {
-    /// Starts a courier sending through `sender`. A mail whose temporary failure comes when it is
-    /// older than `max_age` at `now` is given up by the pass, and the recipient's next mail may
-    /// go (so the courier needs to know). An accepted mail is marked sent in `store`. `held`: the
-    /// relay's sending is held (the server refused the relay itself, [`Verdict::Hold`], and the
-    /// pause before the next try is not over): nothing is sent this pass.
-    pub(crate) fn start<S>(
-        sender: &S,
-        store: Store,
-        (now, max_age): (DateTime<Utc>, chrono::Duration),
-        stopped: bool,
-    ) -> Courier
+    /// Starts a courier sending through `sender` on the `terms` of the pass. An accepted mail is
+    /// marked sent in `store`.
+    pub(crate) fn start<S>(sender: &S, store: Store, terms: Terms) -> Courier
     where
         S: Outgoing + Clone + Send + Sync + 'static,
     {
@@ -107,8 +120,9 @@ impl Courier {
         let (report, attempts) = mpsc::unbounded_channel();
         let (accepted, to_mark) = mpsc::unbounded_channel();
         let in_the_air = Arc::new(AtomicUsize::new(0));
+        let counted = terms.left.is_some().then_some(terms.now);
         let marker = tokio::spawn(mark(
-            store.clone(),
+            (store.clone(), counted),
             (to_mark, in_the_air.clone()),
             report.clone(),
         ));
@@ -119,7 +133,7 @@ impl Courier {
             inbox,
             report,
             accepted,
-            (now, max_age, stopped),
+            terms,
         ));
         Courier {
             orders: Some(orders),
@@ -128,7 +142,20 @@ impl Courier {
             marker,
             handed: HashSet::new(),
             held,
-            now,
+            now: terms.now,
+            later: Vec::new(),
+        }
+    }
+
+    /// Keeps `entry` to be handed with [`Courier::send_later`].
+    pub(crate) fn later(&mut self, entry: OutboxEntry) {
+        self.later.push(entry);
+    }
+
+    /// Hands what was kept for later ([`Courier::later`]).
+    pub(crate) fn send_later(&mut self) {
+        for entry in std::mem::take(&mut self.later) {
+            self.send(entry);
         }
     }
 
@@ -223,8 +250,10 @@ const MARK_BATCH: usize = 64;
 /// one before was written, and those that come back while others are still in flight, for up
 /// to [`MARK_LINGER`] after the first: in a burst one `fdatasync` for a handful of mails instead
 /// of one each; a lone mail is marked at once.
+/// `counted`: the pass's instant, when the mails sent are counted for `[smtp] max_per_hour` and
+/// `max_per_day`.
 async fn mark(
-    store: Store,
+    (store, counted): (Store, Option<DateTime<Utc>>),
     (mut accepted, in_the_air): (mpsc::UnboundedReceiver<Attempt>, Arc<AtomicUsize>),
     report: mpsc::UnboundedSender<Attempt>,
 ) {
@@ -248,12 +277,20 @@ async fn mark(
             }
         }
         let ids: Vec<String> = batch.iter().map(|a| a.entry.id.clone()).collect();
+        let urgent = batch
+            .iter()
+            .filter(|a| limits::urgent(&a.entry.kind))
+            .count() as u32;
         (mails, commits) = (mails + ids.len(), commits + 1);
         let store = store.clone();
         let started = std::time::Instant::now();
         let marked = tokio::task::spawn_blocking(move || {
             crash::point(crash::BEFORE_OUTBOX_DELETE);
-            store.outbox().sent(&ids)
+            store.outbox().sent(&ids)?;
+            match counted {
+                Some(at) => store.outbox().count_sent(at, ids.len() as u32, urgent),
+                None => Ok(()),
+            }
         })
         .await;
         writing += started.elapsed();
@@ -324,26 +361,26 @@ struct Lines {
     /// The pass's instant: a mail older than `max_age` then is given up when it fails.
     now: DateTime<Utc>,
     max_age: chrono::Duration,
+    /// How many more mails a sending limit lets go this pass, and how many of them may be other
+    /// than urgent (`None`: no limit); an alert does not count.
+    left: Option<(u32, u32)>,
 }
 
 impl Lines {
     /// No mail yet.
-    fn new(
-        store: Store,
-        held: Arc<AtomicUsize>,
-        (now, max_age, stopped): (DateTime<Utc>, chrono::Duration, bool),
-    ) -> Lines {
+    fn new(store: Store, held: Arc<AtomicUsize>, terms: Terms) -> Lines {
         Lines {
             queues: HashMap::new(),
             ready: VecDeque::new(),
             on_hold: HashSet::new(),
             flying: HashSet::new(),
             accepted: false,
-            stopped,
+            stopped: terms.held,
             store,
             held,
-            now,
-            max_age,
+            now: terms.now,
+            max_age: terms.max_age,
+            left: terms.left,
         }
     }
 
@@ -382,7 +419,17 @@ impl Lines {
                 None => self.store.outbox().to_send(&id),
             };
             match read {
+                // The limit is reached: his mails wait for the next pass.
+                Ok(Some((entry, _))) if !self.may_go(&entry.kind) => {
+                    self.close(recipient);
+                }
                 Ok(Some(both)) => {
+                    if both.0.kind != "alert"
+                        && let Some((left, bulk)) = &mut self.left
+                    {
+                        *left -= 1;
+                        *bulk = bulk.saturating_sub(1);
+                    }
                     self.flying.insert(recipient);
                     return Some(both);
                 }
@@ -398,6 +445,17 @@ impl Lines {
                     self.close(recipient);
                 }
             }
+        }
+    }
+
+    /// Whether a mail of `kind` may go under the sending limits: an alert always, an urgent mail
+    /// while any may, another while the part not kept for the urgent ones allows.
+    fn may_go(&self, kind: &str) -> bool {
+        match self.left {
+            None => true,
+            Some(_) if kind == "alert" => true,
+            Some((left, _)) if limits::urgent(kind) => left > 0,
+            Some((left, bulk)) => left > 0 && bulk > 0,
         }
     }
 
@@ -435,6 +493,16 @@ impl Lines {
     fn came_back(&mut self, attempt: &Attempt) {
         let recipient = attempt.entry.recipient.clone();
         self.flying.remove(&recipient);
+        // Only what the host took counts against its limit.
+        if attempt.sent.is_err()
+            && attempt.entry.kind != "alert"
+            && let Some((left, bulk)) = &mut self.left
+        {
+            *left += 1;
+            if !limits::urgent(&attempt.entry.kind) {
+                *bulk += 1;
+            }
+        }
         let go_on = match attempt.verdict {
             None => {
                 self.accepted = true;
@@ -477,9 +545,9 @@ async fn work<S: Outgoing>(
     mut orders: mpsc::UnboundedReceiver<Order>,
     report: mpsc::UnboundedSender<Attempt>,
     accepted_mails: mpsc::UnboundedSender<Attempt>,
-    pass: (DateTime<Utc>, chrono::Duration, bool),
+    terms: Terms,
 ) {
-    let mut lines = Lines::new(store, held, pass);
+    let mut lines = Lines::new(store, held, terms);
     let mut in_flight = futures::stream::FuturesUnordered::new();
     let mut open = true;
     loop {

@@ -6,10 +6,11 @@
 use chrono::{DateTime, Utc};
 use tracing::{info, warn};
 
-use super::courier::{Attempt, Courier};
+use super::courier::{Attempt, Courier, Terms};
 use super::report::PassReport;
 use super::seam::{Outgoing, login_backoff};
 use crate::app::{App, AppError};
+use crate::core::unreachable::limits::{self, Budget, Limits};
 use crate::core::unreachable::verdict::{Cause, Verdict};
 use crate::smtp::{SendError, backoff};
 use crate::store::{OutboxEntry, SendHold};
@@ -26,18 +27,40 @@ pub(super) fn start_courier<S>(
 where
     S: Outgoing + Clone + Send + Sync + 'static,
 {
-    let held = app.store.outbox().hold()?.is_some_and(|h| h.until > now);
-    let window = (now, outbox_max_age(app));
-    let mut courier = Courier::start(sender, app.store.clone(), window, held);
-    app.store.outbox().watch_enqueued(true);
-    for entry in app.store.outbox().heads()? {
+    let outbox = app.store.outbox();
+    let budget = sending_budget(app, now)?;
+    let left = budget.left.zip(budget.bulk);
+    let terms = Terms {
+        now,
+        max_age: outbox_max_age(app),
+        held: outbox.hold()?.is_some_and(|h| h.until > now),
+        left,
+    };
+    let mut courier = Courier::start(sender, app.store.clone(), terms);
+    outbox.watch_enqueued(true);
+    for entry in outbox.heads()? {
         if entry.next_attempt > now {
             courier.hold(&entry.recipient);
+        } else if left.is_some() && !limits::urgent(&entry.kind) {
+            // Under a sending limit the moves of this pass go before yesterday's start mails.
+            courier.later(entry);
         } else {
             courier.send(entry);
         }
     }
     Ok(courier)
+}
+
+/// What `[smtp] max_per_hour` and `max_per_day` let go at `now`, after what was sent.
+pub(super) fn sending_budget(app: &App, now: DateTime<Utc>) -> Result<Budget, AppError> {
+    let limits = Limits {
+        per_hour: app.config.smtp.max_per_hour,
+        per_day: app.config.smtp.max_per_day,
+    };
+    if limits == Limits::default() {
+        return Ok(Budget::default());
+    }
+    Ok(limits::budget(&app.store.outbox().window()?, limits, now))
 }
 
 /// How long a mail is retried before it is given up (`[limits] outbox_max_age_days`, Fax 2.3).
@@ -251,6 +274,7 @@ pub(super) async fn finish(
     report: &mut PassReport,
 ) -> Result<bool, AppError> {
     hand_fresh(app, &mut courier);
+    courier.send_later();
     drain(app, courier, now, report).await
 }
 

@@ -348,7 +348,11 @@ pub(super) fn next_wake(
         Waiting::Imap(rest) => (rest, false),
     };
     let deadline = if reading { app.next_deadline()? } else { None };
-    let retry = app.store.outbox().next_head_attempt()?;
+    let mut retry = app.store.outbox().next_head_attempt()?;
+    // Under a sending limit that is reached: when the next mail may go.
+    if let Some(free) = super::deliver::sending_budget(app, now)?.next_free {
+        retry = retry.map(|r| r.max(free));
+    }
     let alarm = if reading {
         tending.vitals.next_alarm_at()
     } else {

@@ -8,7 +8,8 @@ use super::error::StoreError;
 use super::handle::Store;
 use super::mails::{self, OutboxEntry, SendHold, Stored, Where};
 use super::packed;
-use super::schema::{SEND_HOLD_KEY, Tree, show_key, table};
+use super::schema::{SEND_HOLD_KEY, SENT_WINDOW_KEY, Tree, show_key, table};
+use crate::core::unreachable::limits::SendWindow;
 
 /// The outbox of a [`Store`] (`store.outbox()`): what waits to be sent, what was sent, what is
 /// tried again.
@@ -168,6 +169,45 @@ impl Outbox<'_> {
         })?;
         crate::crash::point(crate::crash::AFTER_SENT_LEDGER);
         self.remove_sent(ids)
+    }
+
+    /// The mails sent in the last day, per minute (`[smtp] max_per_hour`, `max_per_day`).
+    pub fn window(&self) -> Result<SendWindow, StoreError> {
+        Ok(self
+            .db
+            .get(Tree::Meta, SENT_WINDOW_KEY)?
+            .unwrap_or_default())
+    }
+
+    /// `n` mails were sent at `at`, `urgent` of them moves, receipts, queries or alerts
+    /// ([`Outbox::window`]). In a transaction that waits for no disk,
+    /// as the mark of the mails themselves: a crash may forget the last few, and then the host's
+    /// own refusal holds the relay (`core::unreachable::verdict`).
+    pub fn count_sent(&self, at: DateTime<Utc>, n: u32, urgent: u32) -> Result<(), StoreError> {
+        let mut window = self.window()?;
+        window.record(at, n, urgent);
+        let value = serde_json::to_vec(&window).map_err(|e| StoreError::Corrupt {
+            path: self.db.path.clone(),
+            tree: Tree::Meta,
+            key: show_key(SENT_WINDOW_KEY),
+            source: e,
+        })?;
+        let write = || -> Result<(), redb::Error> {
+            let _gate = self.db.gate();
+            let mut tx = self.db.db.begin_write()?;
+            tx.set_durability(redb::Durability::None)?;
+            tx.open_table(table(Tree::Meta))?
+                .insert(SENT_WINDOW_KEY, value.as_slice())?;
+            tx.commit()?;
+            self.db
+                .pending
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+            Ok(())
+        };
+        write().map_err(
+            self.db
+                .db_err(format!("counting sent mails in {}", Tree::Meta)),
+        )
     }
 
     /// Removes the entries `ids` from the outbox in a transaction that waits for no disk.

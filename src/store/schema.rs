@@ -294,6 +294,9 @@ pub(super) const ARCHIVE_NEXT_KEY: &[u8] = b"archive_next";
 pub(super) const OUTBOX_NEXT_KEY: &[u8] = b"outbox_next";
 /// The relay's sending held: the SMTP server refused the relay itself (`SendHold`, JSON).
 pub(super) const SEND_HOLD_KEY: &[u8] = b"send_hold";
+/// The mails sent per minute for the last day, for `[smtp] max_per_hour` and `max_per_day`
+/// (`core::unreachable::limits::SendWindow`, JSON).
+pub(super) const SENT_WINDOW_KEY: &[u8] = b"sent_window";
 /// In `Meta`: how many transactions were ever applied (see [`super::Store::generation`]).
 pub(super) const GENERATION_KEY: &[u8] = b"generation";
 

@@ -6,6 +6,7 @@
 
 pub mod alert;
 pub mod bounce;
+pub mod limits;
 pub mod undeliverable;
 pub mod verdict;
 

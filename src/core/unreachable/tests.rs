@@ -787,3 +787,104 @@ fn a_reply_the_rules_do_not_know_never_blames_the_recipient() {
         }
     }
 }
+
+mod sending_limits {
+    use chrono::{DateTime, Duration, TimeZone, Utc};
+
+    use crate::core::unreachable::limits::{Budget, Limits, SendWindow, budget, urgent};
+
+    fn t(h: u32, m: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 12, 7, h, m, 0).unwrap()
+    }
+
+    #[test]
+    fn limits_zero_means_no_limit() {
+        let mut sent = SendWindow::default();
+        sent.record(t(9, 0), 1_000_000, 0);
+        assert_eq!(budget(&sent, Limits::default(), t(9, 0)), Budget::default());
+    }
+
+    #[test]
+    fn limits_count_recipients_in_a_rolling_day_not_a_calendar_day() {
+        let day = Limits {
+            per_hour: 0,
+            per_day: 500,
+        };
+        let mut sent = SendWindow::default();
+        sent.record(t(23, 0), 300, 0);
+        // After midnight the 300 of 23:00 still count: a rolling day, as Gmail's.
+        let next_day = t(23, 0) + Duration::hours(2);
+        sent.record(next_day, 200, 0);
+        let b = budget(&sent, day, next_day);
+        assert_eq!((b.left, b.bulk), (Some(0), Some(0)));
+        // They leave the window when 24 hours (and their minute) have passed.
+        assert_eq!(b.next_free, Some(t(23, 1) + Duration::days(1)));
+        let later = t(23, 1) + Duration::days(1);
+        assert_eq!(budget(&sent, day, later).left, Some(300));
+    }
+
+    #[test]
+    fn limits_a_minute_leaves_the_hour_only_after_its_end() {
+        let hour = Limits {
+            per_hour: 10,
+            per_day: 0,
+        };
+        let mut sent = SendWindow::default();
+        sent.record(t(9, 0) + Duration::seconds(59), 10, 0);
+        assert_eq!(
+            budget(&sent, hour, t(10, 0)).left,
+            Some(0),
+            "never under-counted"
+        );
+        assert_eq!(budget(&sent, hour, t(10, 1)).left, Some(10));
+        assert_eq!(budget(&sent, hour, t(9, 30)).next_free, Some(t(10, 1)));
+    }
+
+    #[test]
+    fn limits_keep_a_fifth_for_moves_receipts_and_queries() {
+        let hour = Limits {
+            per_hour: 100,
+            per_day: 0,
+        };
+        let mut sent = SendWindow::default();
+        sent.record(t(9, 0), 80, 0);
+        let b = budget(&sent, hour, t(9, 5));
+        assert_eq!((b.left, b.bulk), (Some(20), Some(0)));
+        // The start mails wait until the 80 leave the hour; a move may go now.
+        assert_eq!(b.next_free, Some(t(10, 1)));
+        assert!(urgent("move") && urgent("receipt") && urgent("query") && urgent("alert"));
+        assert!(!urgent("start") && !urgent("reminder") && !urgent("report"));
+    }
+
+    #[test]
+    fn limits_the_stricter_of_hour_and_day_decides() {
+        let both = Limits {
+            per_hour: 100,
+            per_day: 150,
+        };
+        let mut sent = SendWindow::default();
+        sent.record(t(8, 0), 100, 0);
+        sent.record(t(9, 30), 30, 0);
+        let b = budget(&sent, both, t(9, 30));
+        assert_eq!(b.left, Some(20), "the day's 150 less 130");
+        assert_eq!(b.bulk, Some(0), "the day keeps 30, the hour 20");
+    }
+}
+
+#[test]
+fn limits_keep_what_the_moves_are_expected_to_need_for_them() {
+    use crate::core::unreachable::limits::{Limits, SendWindow, budget};
+    let t = |h, m| Utc.with_ymd_and_hms(2026, 12, 7, h, m, 0).unwrap();
+    let day = Limits {
+        per_hour: 0,
+        per_day: 500,
+    };
+    let mut sent = SendWindow::default();
+    // Twelve moves and receipts in the last hour: 360 kept for them in a day (12 × 24 × 5/4).
+    sent.record(t(9, 0), 112, 12);
+    let b = budget(&sent, day, t(9, 30));
+    assert_eq!(b.left, Some(388));
+    assert_eq!(b.bulk, Some(40), "140 for the rest, 100 of them used");
+    // Once the moves are an hour old, only a fifth is kept again.
+    assert_eq!(budget(&sent, day, t(10, 2)).bulk, Some(300));
+}
