@@ -21,6 +21,7 @@ mod bounces;
 mod desk;
 mod enrol;
 mod open;
+pub mod quarantine;
 pub mod shelf;
 mod stage;
 pub mod status_row;
@@ -317,6 +318,7 @@ impl App {
             uid,
             oversized: None,
             call: None,
+            again: None,
         };
         step::process_mail(self, arrival)
     }
@@ -337,6 +339,7 @@ impl App {
             uid: None,
             oversized: None,
             call: Some(content),
+            again: None,
         };
         step::process_mail(self, arrival)
     }
@@ -356,6 +359,7 @@ impl App {
             uid,
             oversized: Some(size),
             call: None,
+            again: None,
         };
         step::process_mail(self, arrival)
     }

@@ -1,8 +1,9 @@
 //! `fernzug check`: the operator's first run against a real mail host (docs/contract.md "Command line").
 //!
 //! One line per check, `ok` or `FAIL` with the reason and the key to change: the data directory
-//! and the store (opened, never changed), IMAP (connect, TLS, login, IDLE, the mailbox), SMTP
-//! (connect, TLS, AUTH), then a probe mail to the relay's own plus-address `relay+check-…@` that
+//! and the store (opened, never changed), the passwords (read as a login reads them: the
+//! environment variable, the file or its systemd credential, the command), IMAP (connect, TLS,
+//! login, IDLE, the mailbox), SMTP (connect, TLS, AUTH), then a probe mail to the relay's own plus-address `relay+check-…@` that
 //! must arrive in the mailbox — it proves that plus-addresses reach the relay, which the private
 //! reply keys need. The probe comes from the relay's own address with its `X-Loop` (a running
 //! relay ignores it as its own mail) and is removed from the mailbox once seen.
@@ -43,8 +44,16 @@ pub async fn check(config: &Config, config_path: &std::path::Path) -> Report {
     let mut r = Report::default();
     r.ok("config", config_path.display());
     store(config, &mut r);
-    let inbox = imap(config, &mut r).await;
-    let sender = smtp(config, &mut r).await;
+    let imap_password = password(&mut r, "IMAP password", Some(&config.imap.password));
+    let smtp_password = password(&mut r, "SMTP password", config.smtp.password.as_ref());
+    let inbox = match imap_password {
+        true => imap(config, &mut r).await,
+        false => None,
+    };
+    let sender = match smtp_password {
+        true => smtp(config, &mut r).await,
+        false => None,
+    };
     if let Some(x) = &config.xfcc {
         xfcc(x, &mut r).await;
     }
@@ -68,6 +77,25 @@ pub async fn check(config: &Config, config_path: &std::path::Path) -> Report {
         }
     }
     r
+}
+
+/// A password read as a login reads it (`crate::secret`): `ok` with where it came from, or
+/// `FAIL` naming the key and the variable or file; then that server is not tried. No password
+/// (SMTP without AUTH) passes.
+fn password(r: &mut Report, what: &str, secret: Option<&crate::secret::Secret>) -> bool {
+    let Some(secret) = secret else {
+        return true;
+    };
+    match secret.reveal() {
+        Ok(_) => {
+            r.ok(what, secret.source());
+            true
+        }
+        Err(e) => {
+            r.fail(what, e);
+            false
+        }
+    }
 }
 
 fn store(config: &Config, r: &mut Report) {

@@ -1,5 +1,5 @@
 //! The command line of docs/contract.md: `run`, `once`, `tournament add`, `status`, `export`,
-//! `verify`, `check`, `backup`.
+//! `verify`, `check`, `backup`, `quarantine`.
 //! Exit status: 0 done; 1 a runtime failure (one clear line); 2 bad usage, configuration or file.
 
 use std::path::PathBuf;
@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use chrono::{DateTime, Utc};
 use clap::{Parser, Subcommand};
 
-use crate::app::App;
-use crate::app::status_row::{DeadlineRow, StatusRow};
+use crate::app::quarantine::{self, Listed};
+use crate::app::status_row::{DeadlineRow, StatusRow, local_time};
+use crate::app::{App, Processed};
 use crate::config;
 use crate::core::model::{Game, Tournament};
 use crate::core::pgn;
@@ -46,7 +47,8 @@ pub struct Cli {
 pub enum Command {
     /// The daemon: waits for mail, fires deadlines, delivers the outbox; stops on SIGTERM/SIGINT.
     Run,
-    /// The operator's first run: config, store, IMAP, SMTP and a probe mail, one line each.
+    /// The operator's first run: config, store, passwords, IMAP, SMTP and a probe mail, one line
+    /// each.
     Check,
     /// One pass, then exit.
     Once {
@@ -83,6 +85,27 @@ pub enum Command {
     Backup {
         /// An empty folder, made if missing.
         dir: PathBuf,
+    },
+    /// The mails kept in quarantine (they could not be processed, or were not believed).
+    #[command(subcommand)]
+    Quarantine(QuarantineCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum QuarantineCommand {
+    /// Every mail in quarantine: its id, when it was received, its sender, its subject and why
+    /// it is kept.
+    List,
+    /// Runs the mail through the step of a fetched mail once more (once the cause is fixed):
+    /// processed and out of quarantine, or kept with the new reason (exit 1).
+    Retry {
+        /// The mail's id as `quarantine list` shows it (UIDVALIDITY-UID).
+        id: String,
+    },
+    /// Takes the mail out of quarantine without processing it.
+    Drop {
+        /// The mail's id as `quarantine list` shows it (UIDVALIDITY-UID).
+        id: String,
     },
 }
 
@@ -247,7 +270,13 @@ fn execute(cli: Cli) -> Result<(), Failure> {
         // (`each_tournament`), so that memory holds one tournament at a time; `once` and
         // `tournament add` read games only as they need them; `once`, deciding what the mailbox
         // and the clock bring, reads a rotated tournament's record only when it needs it too.
-        None if matches!(cli.command, Command::Once { .. }) => App::open_working(cfg),
+        None if matches!(
+            cli.command,
+            Command::Once { .. } | Command::Quarantine(QuarantineCommand::Retry { .. })
+        ) =>
+        {
+            App::open_working(cfg)
+        }
         None => App::open_lazy(cfg),
     };
     let mut app = opened.map_err(|e| match e {
@@ -340,6 +369,7 @@ fn execute(cli: Cli) -> Result<(), Failure> {
             stdout.flush().map_err(runtime)?;
             Ok(())
         }
+        Command::Quarantine(q) => quarantine_command(&mut app, q),
         Command::Verify { game } => {
             let id: GameRef = game.parse().map_err(usage)?;
             let verdict = app
@@ -487,10 +517,7 @@ fn status(
             .state
             .game_deadlines(g, t, &app.settings)
             .into_iter()
-            .map(|(at, d)| DeadlineRow {
-                at: at.to_rfc3339(),
-                what: format!("{d:?}").to_lowercase(),
-            })
+            .map(|(at, d)| DeadlineRow::new(at, d))
             .collect();
         StatusRow::of(g, t, now, tz, deadlines)
     };
@@ -537,7 +564,7 @@ fn status(
             )
             .map_err(runtime)?;
             if let Some(d) = r.deadlines.first() {
-                writeln!(w, "{:<16} next: {} at {}", "", d.what, d.at).map_err(runtime)?;
+                writeln!(w, "{:<16} next: {} at {}", "", d.what, d.local(tz)).map_err(runtime)?;
             }
         }
         Ok(())
@@ -562,24 +589,91 @@ fn status(
     Ok(())
 }
 
-/// The mails kept in quarantine (could not be processed, or not believed): the operator's list.
+/// The mails kept in quarantine (could not be processed, or not believed), as `status` shows
+/// them above the games; nothing when there is none.
 fn print_quarantine(app: &App) -> Result<(), Failure> {
-    let q = app.store.quarantined().map_err(runtime)?;
-    if q.is_empty() {
-        return Ok(());
-    }
-    println!("quarantined mails: {}", q.len());
-    for e in q {
-        println!(
-            "  {} uid {}/{} {}: {}",
-            e.at.to_rfc3339(),
-            e.uidvalidity,
-            e.uid,
-            e.message_id.as_deref().unwrap_or("-"),
-            e.reason
-        );
+    let listed = quarantine::list(app).map_err(runtime)?;
+    if !listed.is_empty() {
+        print_listed(&listed, app.settings.tz);
     }
     Ok(())
+}
+
+/// The operator's list: per mail its id, when it was received (in the relay's time zone), its
+/// sender and subject, then why it is kept.
+fn print_listed(listed: &[Listed], tz: chrono_tz::Tz) {
+    println!("quarantined mails: {}", listed.len());
+    for l in listed {
+        println!(
+            "  {}  {}  from {}  subject {}",
+            l.id,
+            local_time(l.at, tz),
+            l.sender.as_deref().unwrap_or("-"),
+            l.subject
+                .as_deref()
+                .map(|s| format!("{s:?}"))
+                .unwrap_or_else(|| "-".to_string()),
+        );
+        println!("      why: {}", l.why);
+    }
+}
+
+/// `fernzug quarantine list | retry ID | drop ID`.
+fn quarantine_command(app: &mut App, q: QuarantineCommand) -> Result<(), Failure> {
+    let known = |app: &App, id: &str| {
+        quarantine::find(app, id).map_err(runtime)?.ok_or_else(|| {
+            runtime(format!(
+                "no mail in quarantine has the id {id} (`fernzug quarantine list` shows them)"
+            ))
+        })
+    };
+    match q {
+        QuarantineCommand::List => {
+            let listed = quarantine::list(app).map_err(runtime)?;
+            if listed.is_empty() {
+                println!("no mail in quarantine");
+            } else {
+                print_listed(&listed, app.settings.tz);
+            }
+            Ok(())
+        }
+        QuarantineCommand::Retry { id } => {
+            let entry = known(app, &id)?;
+            if !entry.from_mailbox() {
+                return Err(runtime(format!(
+                    "{id} came by an XFCC call, not from the mailbox: its client was told that it \
+                     failed, so it is not retried; `fernzug quarantine drop {id}` removes it"
+                )));
+            }
+            match quarantine::retry(app, &entry).map_err(runtime)? {
+                Processed::Done { log, .. } => {
+                    for line in log {
+                        println!("{line}");
+                    }
+                    println!(
+                        "{id}: processed and out of quarantine; its answers go out with the next \
+                         pass of `run` or `once`"
+                    );
+                    Ok(())
+                }
+                Processed::Duplicate => {
+                    println!(
+                        "{id}: a copy of it (its Message-ID) was processed before; out of quarantine"
+                    );
+                    Ok(())
+                }
+                Processed::Quarantined(reason) => {
+                    Err(runtime(format!("{id}: quarantined again: {reason}")))
+                }
+            }
+        }
+        QuarantineCommand::Drop { id } => {
+            let entry = known(app, &id)?;
+            quarantine::drop(app, &entry).map_err(runtime)?;
+            println!("{id}: out of quarantine, not processed");
+            Ok(())
+        }
+    }
 }
 
 async fn shutdown_signal() {

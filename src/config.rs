@@ -1,7 +1,8 @@
 //! The relay's configuration file `fernzug.toml` (docs/contract.md "Configuration").
 //!
-//! [`load`] reads the file and the environment; [`parse`] is the pure core, given the text, an
-//! environment lookup and a file reader. Every error is one line naming the file, the key and what
+//! [`load`] reads the file; [`parse`] is the pure core, given the text and a file reader (for
+//! `ca_file`). The password keys are checked as keys only: the variable or file they name is read
+//! when a connection logs in ([`crate::secret`]). Every error is one line naming the file, the key and what
 //! is wrong (docs/contract.md "Exit status": bad configuration → exit 2 with that line), e.g.
 //!
 //! ```text
@@ -314,33 +315,28 @@ pub fn default_path(env_config: Option<&str>) -> PathBuf {
     }
 }
 
-/// Reads and checks the configuration file at `path`; passwords named by `password_env` come
-/// from the process environment, `password_file`s from disk.
+/// Reads and checks the configuration file at `path`; a `ca_file` is read from disk. The
+/// password keys are only checked: the variable or file they name is read when a password is
+/// needed ([`Secret::reveal`]), so commands that do not connect need none.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
         file: path.to_path_buf(),
         error,
     })?;
-    let env = |name: &str| std::env::var(name).ok();
     let read = |p: &Path| std::fs::read_to_string(p);
-    parse(path, &text, &env, &read)
+    parse(path, &text, &read)
 }
 
-/// Checks the configuration `text` of the file `path` (pure: the environment and the file system
-/// are reached only through `env` and `read_file`).
+/// Checks the configuration `text` of the file `path` (pure: the file system is reached only
+/// through `read_file`, for `ca_file`).
 pub fn parse(
     path: &Path,
     text: &str,
-    env: &dyn Fn(&str) -> Option<String>,
     read_file: &dyn Fn(&Path) -> io::Result<String>,
 ) -> Result<Config, ConfigError> {
     let table = fields::parse_toml(text).map_err(|e| FileError::syntax(path, e))?;
     let base = path.parent().unwrap_or(Path::new(""));
-    let ctx = Ctx {
-        base,
-        env,
-        read_file,
-    };
+    let ctx = Ctx { base, read_file };
     ctx.config(&table)
         .map(|(relay, imap, smtp, limits, security, xfcc, http)| Config {
             path: path.to_path_buf(),
@@ -359,7 +355,6 @@ pub fn parse(
 struct Ctx<'a> {
     /// Directory that relative paths are taken from.
     base: &'a Path,
-    env: &'a dyn Fn(&str) -> Option<String>,
     read_file: &'a dyn Fn(&Path) -> io::Result<String>,
 }
 
@@ -610,39 +605,19 @@ impl Ctx<'_> {
                 )),
             ));
         }
+        // Read when a password is needed (`crate::secret`): a command that does not connect
+        // needs none, and a file put right counts at the next login.
         if let Some(var) = f.opt_text("password_env")? {
-            return match (self.env)(var) {
-                Some(v) if !v.is_empty() => Ok(Some(Secret::Fixed(v))),
-                Some(_) => Err(f.invalid(
-                    "password_env",
-                    format!("the environment variable {var} is empty"),
-                )),
-                None => Err(f.invalid(
-                    "password_env",
-                    format!("the environment variable {var} is not set"),
-                )),
-            };
+            return Ok(Some(Secret::Env {
+                key: f.key("password_env"),
+                var: var.to_string(),
+            }));
         }
         if let Some(file) = f.opt_text("password_file")? {
-            let p = self.path(file);
-            let text = (self.read_file)(&p).map_err(|e| {
-                f.invalid(
-                    "password_file",
-                    format!(
-                        "cannot read {}: {}",
-                        p.display(),
-                        crate::io_text::io_message(&e)
-                    ),
-                )
-            })?;
-            let pw = text
-                .strip_suffix('\n')
-                .map(|t| t.strip_suffix('\r').unwrap_or(t))
-                .unwrap_or(&text);
-            if pw.is_empty() {
-                return Err(f.invalid("password_file", format!("{} is empty", p.display())));
-            }
-            return Ok(Some(Secret::Fixed(pw.to_string())));
+            return Ok(Some(Secret::File {
+                key: f.key("password_file"),
+                path: self.path(file),
+            }));
         }
         if let Some(cmd) = f.opt_text("password_command")? {
             // Run when a connection logs in (`crate::secret`), so a fresh token each time.
@@ -1286,23 +1261,9 @@ time_zone = "Europe/Berlin"
     const IMAP: &str = "[imap]\nhost = \"imap.example.org\"\nuser = \"u\"\npassword = \"pw\"\n";
     const SMTP: &str = "[smtp]\nhost = \"smtp.example.org\"\n";
 
-    fn env(name: &str) -> Option<String> {
-        match name {
-            "FERNZUG_IMAP_PASSWORD" => Some("imap-secret".to_string()),
-            "FERNZUG_SMTP_PASSWORD" => Some("smtp-secret".to_string()),
-            "EMPTY" => Some(String::new()),
-            _ => None,
-        }
-    }
-
-    fn read_file(p: &Path) -> io::Result<String> {
-        match p.to_str() {
-            Some("/etc/fernzug/imap.pw") => Ok("from-file\n".to_string()),
-            Some("/etc/fernzug/crlf.pw") => Ok("crlf-pw\r\n".to_string()),
-            Some("/etc/fernzug/two-lines.pw") => Ok("pw\n\n".to_string()),
-            Some("/etc/fernzug/empty.pw") => Ok("\n".to_string()),
-            _ => Err(io::Error::from(io::ErrorKind::NotFound)),
-        }
+    /// The file system the tests' configurations see (`ca_file`): nothing is there.
+    fn read_file(_: &Path) -> io::Result<String> {
+        Err(io::Error::from(io::ErrorKind::NotFound))
     }
 
     fn path() -> &'static Path {
@@ -1310,7 +1271,7 @@ time_zone = "Europe/Berlin"
     }
 
     fn ok(text: &str) -> Config {
-        match parse(path(), text, &env, &read_file) {
+        match parse(path(), text, &read_file) {
             Ok(c) => c,
             Err(e) => panic!("expected a valid configuration, got: {e}"),
         }
@@ -1318,7 +1279,7 @@ time_zone = "Europe/Berlin"
 
     /// The one-line message of the error `text` gives.
     fn err(text: &str) -> String {
-        match parse(path(), text, &env, &read_file) {
+        match parse(path(), text, &read_file) {
             Ok(c) => panic!("expected an error, got {c:?}"),
             Err(e) => {
                 let s = e.to_string();
@@ -1358,7 +1319,7 @@ time_zone = "Europe/Berlin"
             if let Some(h) = section {
                 text[h] = text[h].trim_start_matches("# ").to_string();
             }
-            if let Err(e) = parse(path(), &text.join("\n"), &env, &read_file) {
+            if let Err(e) = parse(path(), &text.join("\n"), &read_file) {
                 assert!(
                     !e.to_string().contains("unknown key"),
                     "line {}: {line}: {e}",
@@ -1385,13 +1346,25 @@ time_zone = "Europe/Berlin"
         assert_eq!(c.imap.port, 993);
         assert_eq!(c.imap.security, Security::Tls);
         assert_eq!(c.imap.user, "relay@fernschach.test");
-        assert_eq!(c.imap.password, Secret::Fixed("imap-secret".into()));
+        assert_eq!(
+            c.imap.password,
+            Secret::Env {
+                key: "imap.password_env".into(),
+                var: "FERNZUG_IMAP_PASSWORD".into()
+            }
+        );
         assert_eq!(c.imap.mailbox, "INBOX");
         assert_eq!(c.imap.idle_minutes, 5);
         assert_eq!(c.smtp.port, 465);
         assert_eq!(c.smtp.security, Security::Tls);
         assert_eq!(c.smtp.user.as_deref(), Some("relay@fernschach.test"));
-        assert_eq!(c.smtp.password, Some(Secret::Fixed("smtp-secret".into())));
+        assert_eq!(
+            c.smtp.password,
+            Some(Secret::Env {
+                key: "smtp.password_env".into(),
+                var: "FERNZUG_SMTP_PASSWORD".into()
+            })
+        );
         assert_eq!(c.limits, LimitsConfig::default());
         assert_eq!(c.limits.max_mail_bytes, 262_144);
         assert_eq!(c.limits.outbox_max_age_days, 5);
@@ -1401,19 +1374,32 @@ time_zone = "Europe/Berlin"
         assert!(!c.security.require_reply_key, "off by default");
     }
 
+    /// The password keys are checked as keys when the file is loaded; the variable or file they
+    /// name is read when a connection logs in (`crate::secret`): a configuration whose
+    /// variable is not set loads (commands that do not connect need no password), and the
+    /// password names the key when it is needed.
     #[test]
-    fn contract_example_without_the_env_var_names_it() {
-        let no_env = |_: &str| None;
-        let e = parse(path(), CONTRACT_EXAMPLE, &no_env, &read_file)
-            .map(|_| ())
-            .map_err(|e| e.to_string());
+    fn a_password_variable_not_set_loads_and_is_named_when_the_password_is_needed() {
+        let c = ok(CONTRACT_EXAMPLE);
+        if std::env::var_os("FERNZUG_IMAP_PASSWORD").is_none() {
+            assert_eq!(
+                c.imap.password.reveal().map_err(|e| e.to_string()),
+                Err("key `imap.password_env`: the environment variable \
+                     FERNZUG_IMAP_PASSWORD is not set"
+                    .to_string())
+            );
+        }
+        let c = ok(&with(
+            RELAY,
+            &imap_with("password_file = \"/nonexistent/fernzug-test/imap.password\"\n"),
+            SMTP,
+            "",
+        ));
         assert_eq!(
-            e,
-            Err(
-                "/etc/fernzug/fernzug.toml: key `imap.password_env`: the environment variable \
-                 FERNZUG_IMAP_PASSWORD is not set"
-                    .to_string()
-            )
+            c.imap.password.reveal().map_err(|e| e.to_string()),
+            Err("key `imap.password_file`: cannot read \
+                 /nonexistent/fernzug-test/imap.password: No such file or directory"
+                .to_string())
         );
     }
 
@@ -1759,28 +1745,20 @@ time_zone = "Europe/Berlin"
 
     #[test]
     fn password_sources() {
+        // A relative password_file is taken from the configuration's folder.
         let c = ok(&with(
             RELAY,
             &imap_with("password_file = \"imap.pw\"\n"),
             SMTP,
             "",
         ));
-        assert_eq!(c.imap.password, Secret::Fixed("from-file".into()));
-        let c = ok(&with(
-            RELAY,
-            &imap_with("password_file = \"/etc/fernzug/crlf.pw\"\n"),
-            SMTP,
-            "",
-        ));
-        assert_eq!(c.imap.password, Secret::Fixed("crlf-pw".into()));
-        // Only one trailing newline is removed.
-        let c = ok(&with(
-            RELAY,
-            &imap_with("password_file = \"two-lines.pw\"\n"),
-            SMTP,
-            "",
-        ));
-        assert_eq!(c.imap.password, Secret::Fixed("pw\n".into()));
+        assert_eq!(
+            c.imap.password,
+            Secret::File {
+                key: "imap.password_file".into(),
+                path: "/etc/fernzug/imap.pw".into()
+            }
+        );
         let c = ok(&with(
             RELAY,
             &imap_with("password = \" with spaces \"\n"),
@@ -1794,7 +1772,13 @@ time_zone = "Europe/Berlin"
             SMTP,
             "",
         ));
-        assert_eq!(c.imap.password, Secret::Fixed("imap-secret".into()));
+        assert_eq!(
+            c.imap.password,
+            Secret::Env {
+                key: "imap.password_env".into(),
+                var: "FERNZUG_IMAP_PASSWORD".into()
+            }
+        );
     }
 
     #[test]
@@ -1818,42 +1802,8 @@ time_zone = "Europe/Berlin"
             )
         );
         assert_eq!(
-            err(&with(
-                RELAY,
-                &imap_with("password_env = \"EMPTY\"\n"),
-                SMTP,
-                ""
-            )),
-            format!("{f}: key `imap.password_env`: the environment variable EMPTY is empty")
-        );
-        assert_eq!(
-            err(&with(
-                RELAY,
-                &imap_with("password_env = \"NOPE\"\n"),
-                SMTP,
-                ""
-            )),
-            format!("{f}: key `imap.password_env`: the environment variable NOPE is not set")
-        );
-        assert_eq!(
-            err(&with(
-                RELAY,
-                &imap_with("password_file = \"missing.pw\"\n"),
-                SMTP,
-                ""
-            )),
-            format!(
-                "{f}: key `imap.password_file`: cannot read /etc/fernzug/missing.pw: entity not found"
-            )
-        );
-        assert_eq!(
-            err(&with(
-                RELAY,
-                &imap_with("password_file = \"empty.pw\"\n"),
-                SMTP,
-                ""
-            )),
-            format!("{f}: key `imap.password_file`: /etc/fernzug/empty.pw is empty")
+            err(&with(RELAY, &imap_with("password_env = \"\"\n"), SMTP, "")),
+            format!("{f}: key `imap.password_env`: must not be empty")
         );
         assert_eq!(
             err(&with(RELAY, &imap_with("password = \"\"\n"), SMTP, "")),
@@ -1877,9 +1827,15 @@ time_zone = "Europe/Berlin"
             "/etc/fernzug/fernzug.toml: key `smtp.user`: required key is missing: a password is \
              given but no user to log in as"
         );
-        let smtp = format!("{SMTP}user = \"relay\"\npassword_file = \"imap.pw\"\n");
+        let smtp = format!("{SMTP}user = \"relay\"\npassword_file = \"smtp.pw\"\n");
         let c = ok(&with(RELAY, IMAP, &smtp, ""));
-        assert_eq!(c.smtp.password, Some(Secret::Fixed("from-file".into())));
+        assert_eq!(
+            c.smtp.password,
+            Some(Secret::File {
+                key: "smtp.password_file".into(),
+                path: "/etc/fernzug/smtp.pw".into()
+            })
+        );
     }
 
     #[test]
@@ -1923,7 +1879,12 @@ time_zone = "Europe/Berlin"
 
     #[test]
     fn debug_hides_passwords() {
-        let c = ok(CONTRACT_EXAMPLE);
+        let c = ok(&with(
+            RELAY,
+            &imap_with("password = \"imap-secret\"\n"),
+            &format!("{SMTP}user = \"relay\"\npassword = \"smtp-secret\"\n"),
+            "",
+        ));
         let d = format!("{c:?}");
         assert!(
             !d.contains("imap-secret") && !d.contains("smtp-secret"),

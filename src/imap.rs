@@ -143,8 +143,9 @@ pub enum ImapError {
         user: String,
         reason: String,
     },
-    /// `password_command` gave no password.
-    #[error("IMAP: {0}; fix [imap] password_command")]
+    /// No password could be had at this login: the environment variable, the file or the
+    /// command its key names (the error names the key).
+    #[error("IMAP password: {0}")]
     Secret(#[from] SecretError),
     /// The mailbox could not be selected.
     #[error("the IMAP server cannot open mailbox {mailbox}: {reason}")]

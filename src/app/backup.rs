@@ -89,10 +89,10 @@ fn alive(pid: u32) -> bool {
 
 /// Writes `value` as JSON into a file `path` that must not exist yet.
 fn create_new(path: &Path, value: &Request) -> std::io::Result<()> {
-    let mut f = crate::store::private::options(&mut std::fs::OpenOptions::new())
-        .write(true)
-        .create_new(true)
-        .open(path)?;
+    let mut f = crate::store::private::open(
+        std::fs::OpenOptions::new().write(true).create_new(true),
+        path,
+    )?;
     f.write_all(serde_json::to_string(value)?.as_bytes())?;
     f.sync_all()
 }

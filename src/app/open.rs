@@ -29,7 +29,14 @@ pub(super) fn open_with(
             Err(e) if e.is_locked() && started.elapsed() < LOCK_WAIT => {
                 if ask && !request.exists() {
                     // Best effort: a daemon that cannot be asked keeps the store.
-                    asked |= std::fs::write(&request, std::process::id().to_string()).is_ok();
+                    asked |= crate::store::private::create(&request)
+                        .and_then(|mut f| {
+                            std::io::Write::write_all(
+                                &mut f,
+                                std::process::id().to_string().as_bytes(),
+                            )
+                        })
+                        .is_ok();
                 }
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }

@@ -13,6 +13,7 @@ use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use shakmaty::Color;
 
+use crate::core::Due;
 use crate::core::model::{Game, GameStatus, Tournament};
 use crate::core::view;
 
@@ -53,11 +54,41 @@ pub struct ClockRow {
     pub used: u32,
 }
 
-/// A pending deadline of the game: when, and what (`reminder`, `forfeit`, …).
+/// A pending deadline of the game: when (RFC 3339, in UTC with its offset), and what
+/// (`reminder`, `silence-report`, `clock-warning`, `forfeit`, …: [`Due::name`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeadlineRow {
     pub at: String,
     pub what: String,
+}
+
+impl DeadlineRow {
+    /// `due`, falling due at `at`.
+    pub fn new(at: DateTime<Utc>, due: Due) -> DeadlineRow {
+        DeadlineRow {
+            at: at.to_rfc3339(),
+            what: due.name().to_string(),
+        }
+    }
+
+    /// When it falls due in the relay's time zone `tz` (`[relay] time_zone`), to the minute and
+    /// with the zone's abbreviation, as the text of `status` shows it: `2026-11-05 00:00 CET`.
+    pub fn local(&self, tz: Tz) -> String {
+        match DateTime::parse_from_rfc3339(&self.at) {
+            Ok(at) => local_time(at.with_timezone(&Utc), tz),
+            Err(_) => self.at.clone(),
+        }
+    }
+}
+
+/// `at` in the relay's time zone `tz`, to the minute, with the zone's abbreviation
+/// (`2026-11-05 00:00 CET`): how the command line shows an instant to the operator.
+pub fn local_time(at: DateTime<Utc>, tz: Tz) -> String {
+    format!(
+        "{} {}",
+        view::local_minute(at, tz).format("%Y-%m-%d %H:%M"),
+        at.with_timezone(&tz).format("%Z")
+    )
 }
 
 /// A game's moves in SAN as `status --json` shows them (an array of strings), held as one line
@@ -264,6 +295,44 @@ mod tests {
         );
         assert!(serde_json::from_str::<Moves>(r#"["e4 e5"]"#).is_err());
         assert!(serde_json::from_str::<Moves>(r#"[""]"#).is_err());
+    }
+
+    #[test]
+    fn a_deadline_shows_in_the_relays_time_zone_by_its_name_and_stays_rfc_3339_in_json() {
+        let berlin = chrono_tz::Europe::Berlin;
+        let winter = DeadlineRow::new("2026-11-04T23:00:00Z".parse().unwrap(), Due::SilenceReport);
+        assert_eq!(winter.local(berlin), "2026-11-05 00:00 CET");
+        assert_eq!(
+            serde_json::to_string(&winter).unwrap(),
+            r#"{"at":"2026-11-04T23:00:00+00:00","what":"silence-report"}"#
+        );
+        let summer = DeadlineRow::new("2026-07-01T08:30:00Z".parse().unwrap(), Due::ClockWarning);
+        assert_eq!(summer.local(berlin), "2026-07-01 10:30 CEST");
+        assert_eq!(summer.what, "clock-warning");
+        assert_eq!(summer.local(chrono_tz::UTC), "2026-07-01 08:30 UTC");
+        let names: Vec<&str> = [
+            Due::Start,
+            Due::Reminder,
+            Due::SilenceReport,
+            Due::ClockWarning,
+            Due::Forfeit,
+            Due::Question,
+            Due::Digest,
+        ]
+        .map(Due::name)
+        .to_vec();
+        assert_eq!(
+            names,
+            [
+                "start",
+                "reminder",
+                "silence-report",
+                "clock-warning",
+                "forfeit",
+                "question",
+                "digest"
+            ]
+        );
     }
 
     #[test]

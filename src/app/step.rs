@@ -25,6 +25,18 @@ pub(super) struct Arrival<'r> {
     pub(super) oversized: Option<u64>,
     /// What a call (XFCC's `MakeAMove`) says, instead of what the reader would find.
     pub(super) call: Option<crate::letter::Content>,
+    /// A mail taken back out of quarantine (`fernzug quarantine retry`).
+    pub(super) again: Option<Again<'r>>,
+}
+
+/// A mail taken back out of quarantine for the step of a fetched mail once more (`fernzug
+/// quarantine retry`, `quarantine.rs`): its entry leaves the quarantine in the transaction of
+/// that step — or, should it fail again, is replaced under the same key with the new reason.
+pub(super) struct Again<'e> {
+    pub(super) entry: &'e QuarantineEntry,
+    /// Its quarantine marked its Message-ID processed (a failure of the core or of rendering
+    /// does, `quarantine_into`): that mark does not make the mail a duplicate of itself.
+    pub(super) own_mark: bool,
 }
 
 /// [`App::process`] and its kin, each under one guard: a panic anywhere in the mail's step —
@@ -69,6 +81,7 @@ fn step_mail(app: &mut App, arrival: Arrival<'_>) -> Result<Processed, AppError>
         uid,
         oversized,
         call,
+        again,
     } = arrival;
     let limits = Limits {
         max_text_bytes: app.config.limits.max_mail_bytes as usize,
@@ -99,10 +112,19 @@ fn step_mail(app: &mut App, arrival: Arrival<'_>) -> Result<Processed, AppError>
         letter.trace.direct = true;
         letter.trace.relay_login = true;
     }
-    if app.store.is_processed(&letter.message_id)? {
+    let itself = again
+        .as_ref()
+        .is_some_and(|a| a.own_mark && a.entry.message_id.as_ref() == Some(&letter.message_id));
+    if !itself && app.store.is_processed(&letter.message_id)? {
+        let mut batch = Batch::default();
         if let Some((v, u)) = uid {
-            let mut batch = Batch::default();
             batch.uid_done(v, u);
+        }
+        // Taken out of quarantine: another copy of it was processed.
+        if let Some(a) = &again {
+            batch.unquarantine(a.entry);
+        }
+        if uid.is_some() || again.is_some() {
             super::stage::commit(app, batch)?;
         }
         return Ok(Processed::Duplicate);
@@ -127,6 +149,11 @@ fn step_mail(app: &mut App, arrival: Arrival<'_>) -> Result<Processed, AppError>
     } else {
         Output::default()
     };
+    // Out of quarantine with this step (a new quarantine of it, below, puts it back under the
+    // same key).
+    if let Some(a) = &again {
+        batch.unquarantine(a.entry);
+    }
     app.records().with_original(&mut letter);
     let input = crate::core::needs::Input::Letter(&letter, now);
     if let Err(e) = app.working.satisfy(&mut app.state, &app.store, input) {

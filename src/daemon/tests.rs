@@ -308,7 +308,7 @@ fn config(dir: &Path) -> Config {
          [smtp]\nhost = \"127.0.0.1\"\nport = 1\nsecurity = \"none\"\n",
         dir.join("data").display()
     );
-    crate::config::parse(&dir.join("fernzug.toml"), &text, &|_| None, &|p| {
+    crate::config::parse(&dir.join("fernzug.toml"), &text, &|p| {
         std::fs::read_to_string(p)
     })
     .expect("test config")

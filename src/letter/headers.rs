@@ -71,6 +71,26 @@ pub fn read_headers(message: &Message<'_>, raw: &[u8]) -> Result<Head, ReadError
     })
 }
 
+/// The sender's address and the subject of the mail `raw`, each as one clean line (as
+/// [`clean_header_text`] makes it), as far as its header can be read at all — also of a mail that
+/// is no letter (`fernzug quarantine list`); `None` where it has none.
+pub fn sender_and_subject(raw: &[u8]) -> (Option<String>, Option<String>) {
+    let Some(message) = mail_parser::MessageParser::default().parse_headers(raw) else {
+        return (None, None);
+    };
+    let sender = message
+        .from()
+        .and_then(|a| all_addrs(a).into_iter().next())
+        .and_then(|a| a.address.as_deref())
+        .map(clean_header_text)
+        .filter(|a| !a.is_empty());
+    let subject = message
+        .subject()
+        .map(clean_header_text)
+        .filter(|s| !s.is_empty());
+    (sender, subject)
+}
+
 /// Text read from a header (a display name, a subject) as one clean line: every control
 /// character (CR and LF, which an RFC 2047 word can carry, among them), line and paragraph
 /// separator and bidirectional override becomes a blank, and runs of blanks become one. Whatever

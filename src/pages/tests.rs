@@ -42,7 +42,7 @@ fn relay(dir: &Path) -> App {
          password = \"x\"\n\n[smtp]\nhost = \"127.0.0.1\"\nport = 1\nsecurity = \"none\"\n",
         dir.join("data").display()
     );
-    let config = crate::config::parse(&dir.join("fernzug.toml"), &text, &|_| None, &|p| {
+    let config = crate::config::parse(&dir.join("fernzug.toml"), &text, &|p| {
         std::fs::read_to_string(p)
     })
     .unwrap();

@@ -14,8 +14,8 @@ pub enum SmtpError {
         port: u16,
         reason: String,
     },
-    /// `password_command` gave no password.
-    #[error("SMTP: {0}; fix [smtp] password_command")]
+    /// The password could not be read (`password_env`, `password_file`, `password_command`).
+    #[error("SMTP password: {0}")]
     Secret(#[from] SecretError),
     /// A user without password or a password without user.
     #[error("SMTP login needs both a user and a password; only the {given} is set")]

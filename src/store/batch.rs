@@ -358,16 +358,13 @@ impl Batch {
     /// Quarantine a mail (key: uidvalidity and uid, big-endian; a mail that did not come over
     /// IMAP, uid 0, is keyed `id:` + its Message-ID or, without one, its time).
     pub fn quarantine(&mut self, entry: &QuarantineEntry) -> &mut Batch {
-        let key = if entry.uidvalidity == 0 && entry.uid == 0 {
-            let id = entry
-                .message_id
-                .clone()
-                .unwrap_or_else(|| entry.at.to_rfc3339());
-            format!("id:{id}").into_bytes()
-        } else {
-            uid_key(entry.uidvalidity, entry.uid).to_vec()
-        };
-        self.put(Tree::Quarantine, key, entry)
+        self.put(Tree::Quarantine, quarantine_key(entry), entry)
+    }
+
+    /// Takes `entry` out of quarantine (`fernzug quarantine retry` and `drop`); nothing happens
+    /// if it is not there.
+    pub fn unquarantine(&mut self, entry: &QuarantineEntry) -> &mut Batch {
+        self.delete(Tree::Quarantine, quarantine_key(entry))
     }
 
     /// Moves every write of `other` into this batch (after the ones already here).
@@ -384,5 +381,20 @@ impl Batch {
     pub(super) fn fail_here(&mut self) -> &mut Batch {
         self.ops.push(Op::Fail);
         self
+    }
+}
+
+/// The key of a quarantined mail: its UIDVALIDITY and UID, big-endian; for a mail that did not
+/// come over IMAP (uid 0), `id:` and its Message-ID or, without one, its time
+/// ([`QuarantineEntry::id`] names it the same way).
+fn quarantine_key(entry: &QuarantineEntry) -> Vec<u8> {
+    if entry.uidvalidity == 0 && entry.uid == 0 {
+        let id = entry
+            .message_id
+            .clone()
+            .unwrap_or_else(|| entry.at.to_rfc3339());
+        format!("id:{id}").into_bytes()
+    } else {
+        uid_key(entry.uidvalidity, entry.uid).to_vec()
     }
 }

@@ -27,7 +27,7 @@ pub(super) fn take_over(store: &Store) -> Result<(), StoreError> {
             what: "move sled's files into",
             source,
         };
-        std::fs::create_dir_all(&aside).map_err(moving)?;
+        super::private::dir_all(&aside).map_err(moving)?;
         for f in &files {
             if let Some(name) = f.file_name() {
                 std::fs::rename(f, aside.join(name)).map_err(moving)?;

@@ -85,6 +85,28 @@ pub struct QuarantineEntry {
     pub raw: Vec<u8>,
 }
 
+impl QuarantineEntry {
+    /// How `fernzug quarantine` names it: `UIDVALIDITY-UID` for a mail from the mailbox, `id:`
+    /// and its Message-ID for one that came otherwise (an XFCC call) — one name per entry, as
+    /// the store keys it.
+    pub fn id(&self) -> String {
+        if self.from_mailbox() {
+            format!("{}-{}", self.uidvalidity, self.uid)
+        } else {
+            let id = self
+                .message_id
+                .clone()
+                .unwrap_or_else(|| self.at.to_rfc3339());
+            format!("id:{id}")
+        }
+    }
+
+    /// Whether it came from the mailbox (it has an IMAP UID), not by a call.
+    pub fn from_mailbox(&self) -> bool {
+        self.uidvalidity != 0 || self.uid != 0
+    }
+}
+
 /// Direction of an archived mail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -287,6 +287,10 @@ impl Store {
     pub fn is_processed(&self, message_id: &str) -> Result<bool, StoreError> {
         self.db.contains(Tree::Processed, message_id.as_bytes())
     }
+    /// When the mail with `message_id` was marked handled (`Batch::processed`), if it was.
+    pub fn processed_at(&self, message_id: &str) -> Result<Option<DateTime<Utc>>, StoreError> {
+        self.db.get(Tree::Processed, message_id.as_bytes())
+    }
     /// How many times a process died in the step of IMAP message (`uidvalidity`, `uid`)
     /// (`Batch::begin_uid`, `step.rs`; 0 for one it never died in, or done).
     pub fn begun(&self, uidvalidity: u32, uid: u32) -> Result<u32, StoreError> {

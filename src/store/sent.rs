@@ -63,11 +63,10 @@ impl Ledger {
         let file = match &mut self.file {
             Some(file) => file,
             None => {
-                let file = super::private::options(&mut OpenOptions::new())
-                    .create(true)
-                    .read(true)
-                    .append(true)
-                    .open(self.path())?;
+                let file = super::private::open(
+                    OpenOptions::new().create(true).read(true).append(true),
+                    &self.path(),
+                )?;
                 // The new file's name is durable before anything relies on it.
                 File::open(&self.dir)?.sync_all()?;
                 self.file.insert(file)

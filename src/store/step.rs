@@ -39,14 +39,14 @@ impl StepRecord {
     fn write(&mut self, dir: &Path, bytes: [u8; 8]) -> io::Result<()> {
         let file = match &mut self.file {
             Some(f) => f,
-            None => self.file.insert(
-                super::private::options(&mut std::fs::OpenOptions::new())
+            None => self.file.insert(super::private::open(
+                std::fs::OpenOptions::new()
                     .read(true)
                     .write(true)
                     .create(true)
-                    .truncate(false)
-                    .open(dir.join(FILE))?,
-            ),
+                    .truncate(false),
+                &dir.join(FILE),
+            )?),
         };
         file.write_all_at(&bytes, 0)
     }

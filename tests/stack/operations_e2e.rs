@@ -2,15 +2,17 @@
 //! plays a game, each backup a data_dir that `status` and `verify` read, a restore that loses no
 //! move; `/healthz` and `/metrics` of `[http] listen`; an SMTP outage (a proxy cut in front of
 //! the stack's Postfix, so the other tests keep their mail) seen by `/healthz` and told to
-//! `[relay] operator` once SMTP is back.
+//! `[relay] operator` once SMTP is back; root's shell on a data_dir the service's user owns (no
+//! password but to log in, every file left to that user); the quarantine handled while `run`
+//! runs (`quarantine list | retry | drop`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    Daemon, HOST, IMAP_PORT, PASSWORD, Relay, SMTP_PORT, configure, free_port, get, header,
-    unique_addr, wait_for, wait_listening,
+    Daemon, HOST, IMAP_PORT, PASSWORD, Relay, SMTP_PORT, configure, fetch_all, free_port, get,
+    header, kinds, stack_dir, unique, unique_addr, wait_for, wait_listening,
 };
 use crate::proxy::Proxy;
 
@@ -342,7 +344,7 @@ fn a_store_of_layout_1_is_moved_and_says_what_it_said() {
         let (said, _) = fernzug(&["status", "UPG-2026/3", "--now", now]);
         let said = String::from_utf8_lossy(&said);
         assert!(
-            said.contains("next: silencereport at 2026-11-18T23:00:00+00:00"),
+            said.contains("next: silence-report at 2026-11-19 00:00 CET"),
             "{said}"
         );
     });
@@ -350,6 +352,308 @@ fn a_store_of_layout_1_is_moved_and_says_what_it_said() {
         compared, 10,
         "status, status TOURNAMENT, status --json, export pgn, 3 × verify, 3 × export mbox"
     );
+}
+
+/// The service's user of these tests: `nobody` (the unit's is a dynamic one; any other than root).
+const SERVICE_UID: u32 = 65534;
+
+/// Every file and folder under `dir` (itself included) not owned by `uid`:`gid`.
+fn not_owned_by(dir: &Path, uid: u32, gid: u32) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    let mut wrong = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(p) = todo.pop() {
+        let m = std::fs::symlink_metadata(&p).unwrap();
+        if (m.uid(), m.gid()) != (uid, gid) {
+            wrong.push(format!("{} ({}:{})", p.display(), m.uid(), m.gid()));
+        }
+        if m.is_dir() {
+            for e in std::fs::read_dir(&p).unwrap() {
+                todo.push(e.unwrap().path());
+            }
+        }
+    }
+    wrong
+}
+
+/// The packaged install's root shell (README "Running it for real"): with no password to be had
+/// (its file missing, its variable not set), every command that does not connect works as root —
+/// `tournament add`, `status`, `export`, `verify`, `backup`, `quarantine list` — and leaves every
+/// file it makes in the data_dir to the user that owns it (the service's), who goes on using the
+/// store; `check` names each missing password by its key and tries no login with it, and reads
+/// the password from systemd's credential of the same name (`$CREDENTIALS_DIRECTORY`) before
+/// its file.
+#[test]
+fn a_root_shell_needs_no_password_but_to_log_in_and_leaves_every_file_to_the_service_user() {
+    use std::os::unix::fs::MetadataExt;
+    let relay = Relay::new("root-shell");
+    let probe = relay.dir.join("whoami");
+    std::fs::write(&probe, "").unwrap();
+    assert_eq!(
+        std::fs::metadata(&probe).unwrap().uid(),
+        0,
+        "the stack tests run as root"
+    );
+    let ca = stack_dir().join("tls/ca.pem");
+    let smtp_var = unique("FERNZUG_ROOT_SHELL")
+        .replace('-', "_")
+        .to_uppercase();
+    relay.set_servers(
+        &format!(
+            "host = \"127.0.0.1\"\nport = 1993\nsecurity = \"tls\"\nuser = {{address}}\n\
+             password_file = \"imap.password\"\nca_file = {ca:?}\n"
+        ),
+        &format!(
+            "host = \"127.0.0.1\"\nport = 2465\nsecurity = \"tls\"\nuser = {{address}}\n\
+             password_env = \"{smtp_var}\"\nca_file = {ca:?}\n"
+        ),
+    );
+    let data = relay.dir.join("data");
+    std::os::unix::fs::chown(&data, Some(SERVICE_UID), Some(SERVICE_UID)).unwrap();
+    let root = |args: &[&str]| {
+        let out = relay.command(args).env_remove(&smtp_var).output().unwrap();
+        assert!(
+            out.status.success(),
+            "fernzug {args:?} as root: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let (t, _anna, _bert) = relay.duo_today();
+    let game = t.game(1);
+    assert!(root(&["status"]).contains(&game));
+    assert!(root(&["status", &game, "--json"]).contains("\"deadlines\""));
+    assert!(root(&["export", "pgn", &t.id]).contains("[Event "));
+    root(&["export", "mbox", &game]);
+    assert!(root(&["verify", &game]).starts_with("ok"));
+    assert_eq!(root(&["quarantine", "list"]), "no mail in quarantine\n");
+    let backup = relay.dir.join("backup");
+    assert!(root(&["backup", backup.to_str().unwrap()]).starts_with("backup written to "));
+    let wrong = not_owned_by(&data, SERVICE_UID, SERVICE_UID);
+    assert!(
+        wrong.is_empty(),
+        "made by root, not given to the service's user:\n{}",
+        wrong.join("\n")
+    );
+    // The service's user goes on with the store root used: reads it, and registers a tournament.
+    let (carla, dora) = (unique_addr("carla"), unique_addr("dora"));
+    let second = relay.tournament(
+        &[
+            ("Carla Castro", carla.as_str(), None),
+            ("Dora Dahl", dora.as_str(), None),
+        ],
+        "fax",
+        "2026-12-01",
+    );
+    let as_service = |args: &[&str]| {
+        let uid = SERVICE_UID.to_string();
+        let out = std::process::Command::new("setpriv")
+            .args(["--reuid", &uid, "--regid", &uid, "--clear-groups", "--"])
+            .arg(env!("CARGO_BIN_EXE_fernzug"))
+            .arg("--config")
+            .arg(&relay.config)
+            .args(args)
+            .env_remove("FERNZUG_CONFIG")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "fernzug {args:?} as the service's user: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    as_service(&["tournament", "add", second.path.to_str().unwrap()]);
+    as_service(&["status"]);
+    assert!(not_owned_by(&data, SERVICE_UID, SERVICE_UID).is_empty());
+
+    // `check` reads each password as a login would, and names the key of one it cannot have.
+    let out = relay
+        .command(&["check"])
+        .env_remove(&smtp_var)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    let imap_file = relay.dir.join("imap.password");
+    assert!(
+        said.contains(&format!(
+            "FAIL  IMAP password: key `imap.password_file`: cannot read {}: No such file or directory",
+            imap_file.display()
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "FAIL  SMTP password: key `smtp.password_env`: the environment variable {smtp_var} is not set"
+        )),
+        "{said}"
+    );
+    assert!(
+        !said.contains("IMAP connect"),
+        "no login without a password:\n{said}"
+    );
+    // The file holds a wrong one; systemd's credential of the same name the right one.
+    std::fs::write(&imap_file, "wrong\n").unwrap();
+    let credentials = relay.dir.join("credentials");
+    std::fs::create_dir_all(&credentials).unwrap();
+    std::fs::write(credentials.join("imap.password"), format!("{PASSWORD}\n")).unwrap();
+    let out = relay
+        .command(&["check"])
+        .env(&smtp_var, PASSWORD)
+        .env("CREDENTIALS_DIRECTORY", &credentials)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains(&format!(
+            "ok    IMAP password: from {} (the systemd credential of {})",
+            credentials.join("imap.password").display(),
+            imap_file.display()
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "ok    SMTP password: from the environment variable {smtp_var}"
+        )),
+        "{said}"
+    );
+    assert!(said.contains("ok    IMAP login"), "{said}");
+}
+
+/// `fernzug quarantine list | retry ID | drop ID` while `run` runs: two mails of Anna's that
+/// made rendering fail (on purpose: `FERNZUG_CRASH_IF`) are listed with their ids, sender,
+/// subject and reason; `retry` of the first, the cause gone, plays her move — forwarded to Bert
+/// by the running relay — and takes it out; `retry` of the second failing again keeps it under
+/// its id with the new reason (exit 1); an unknown id is one line, exit 1, and changes nothing;
+/// `drop` takes the second out unprocessed. The relay runs on throughout.
+#[test]
+fn quarantine_list_retry_and_drop_work_while_run_runs() {
+    let relay = Relay::new("quarantine");
+    let (t, anna, bert) = relay.duo_today();
+    let game = t.game(1);
+    let marker = unique("POISON");
+    let log = relay.dir.join("run.log");
+    let mut daemon = Daemon(
+        relay
+            .command(&["run"])
+            .env("FERNZUG_CRASH_AT", "in-stage")
+            .env("FERNZUG_CRASH_IF", &marker)
+            .env("FERNZUG_CRASH_HOW", "panic")
+            .stderr(Stdio::from(std::fs::File::create(&log).unwrap()))
+            .spawn()
+            .unwrap(),
+    );
+    wait_for(&anna, 1, WAIT);
+    wait_for(&bert, 1, WAIT);
+    // The mark in the subject, which the reader does not read beside the game's reference.
+    let subject = format!("Re: [{game}] Zug {marker}");
+    relay.send(&anna, &subject, "1. e4");
+    relay.send(&anna, &subject, "Status");
+
+    let list = || relay.run_ok(&["quarantine", "list"]);
+    let ids = |listed: &str| -> Vec<String> {
+        listed
+            .lines()
+            .filter(|l| l.starts_with("  ") && !l.trim_start().starts_with("why:"))
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect()
+    };
+    let started = Instant::now();
+    let mut listed = list();
+    while ids(&listed).len() < 2 {
+        assert!(started.elapsed() < WAIT, "not quarantined:\n{listed}");
+        std::thread::sleep(Duration::from_millis(300));
+        listed = list();
+    }
+    assert!(listed.starts_with("quarantined mails: 2\n"), "{listed}");
+    let (first, second) = (ids(&listed)[0].clone(), ids(&listed)[1].clone());
+    assert!(
+        first
+            .split_once('-')
+            .is_some_and(|(v, u)| v.parse::<u32>().is_ok() && u.parse::<u32>().is_ok()),
+        "UIDVALIDITY-UID: {first}"
+    );
+    assert_eq!(
+        listed
+            .matches(&format!("from {anna}  subject {subject:?}"))
+            .count(),
+        2,
+        "{listed}"
+    );
+    assert_eq!(
+        listed.matches("why: rendering failure").count(),
+        2,
+        "{listed}"
+    );
+    assert!(
+        listed.contains(&format!(
+            "  {first}  {}",
+            chrono::Utc::now()
+                .with_timezone(&chrono_tz::Europe::Berlin)
+                .format("%Y-%m-%d")
+        )),
+        "received today, in the relay's time zone:\n{listed}"
+    );
+
+    // The cause gone (this command is not told to fail): her move is played.
+    let said = relay.run_ok(&["quarantine", "retry", &first]);
+    assert!(
+        said.contains(&format!("{first}: processed and out of quarantine")),
+        "{said}"
+    );
+    let bert_has = wait_for(&bert, 2, WAIT);
+    assert_eq!(kinds(&bert_has)[1], "move", "the running relay sent it");
+    assert_eq!(ids(&list()), vec![second.clone()]);
+
+    // It fails again: kept under its id, with the new reason.
+    let again = relay
+        .command(&["quarantine", "retry", &second])
+        .env("FERNZUG_CRASH_AT", "in-step")
+        .env("FERNZUG_CRASH_IF", &marker)
+        .env("FERNZUG_CRASH_HOW", "panic")
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(1));
+    let why = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        why.contains(&format!(
+            "{second}: quarantined again: failure while processing"
+        )),
+        "{why}"
+    );
+    let listed = list();
+    assert_eq!(ids(&listed), vec![second.clone()]);
+    assert!(listed.contains("why: failure while processing"), "{listed}");
+
+    // An unknown id: one line, exit 1, nothing changed.
+    for command in ["retry", "drop"] {
+        let out = relay.run(&["quarantine", command, "1-999999"]);
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "fernzug: no mail in quarantine has the id 1-999999 (`fernzug quarantine list` shows them)\n"
+        );
+    }
+    assert_eq!(list(), listed);
+
+    let said = relay.run_ok(&["quarantine", "drop", &second]);
+    assert_eq!(
+        said,
+        format!("{second}: out of quarantine, not processed\n")
+    );
+    assert_eq!(list(), "no mail in quarantine\n");
+    assert!(!relay.run_ok(&["status"]).contains("quarantined"));
+    assert!(
+        daemon.0.try_wait().unwrap().is_none(),
+        "run went on: {}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+    // Nothing more went to Bert than the move (the dropped mail was not processed).
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(fetch_all(&bert).len(), 2);
+    stop(&mut daemon);
 }
 
 /// Unpacks fixture `name` of tests/fixtures/upgrade into a directory of its own, opens it with

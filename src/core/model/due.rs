@@ -18,3 +18,19 @@ pub enum Due {
     /// The weekly director digest of a tournament (`crate::core::time::digest`; game `TOURNAMENT/0`).
     Digest,
 }
+
+impl Due {
+    /// Its name as `fernzug status` shows it (`reminder`, `silence-report`, `clock-warning`,
+    /// …), the words of the mail kinds it sends.
+    pub fn name(self) -> &'static str {
+        match self {
+            Due::Start => "start",
+            Due::Reminder => "reminder",
+            Due::SilenceReport => "silence-report",
+            Due::ClockWarning => "clock-warning",
+            Due::Forfeit => "forfeit",
+            Due::Question => "question",
+            Due::Digest => "digest",
+        }
+    }
+}
