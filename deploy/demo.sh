@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fernzug demo on the loopback mail stack (everything on 127.0.0.1, nothing leaves the machine):
-#   1. brings up the stack (tests/mailstack/start.sh: Postfix 2525, Dovecot IMAP 1143),
+#   1. brings up the stack (tests/mailstack/start.sh: Postfix 2525, Dovecot IMAP 1143; without
+#      the tests' second IMAP server, Courier-IMAP),
 #   2. builds fernzug (cargo build --release),
 #   3. writes a demo config for relay@fernschach.test and a tournament for anna@ and bert@,
 #      registers it (fernzug tournament add) and starts `fernzug run` in the background,
@@ -204,7 +205,7 @@ esac
 
 # --- 1. mail stack ---------------------------------------------------------------------------------
 say "mail stack"
-"$ROOT/tests/mailstack/start.sh"
+FERNZUG_STACK_COURIER=0 "$ROOT/tests/mailstack/start.sh"
 
 # --- 2. build --------------------------------------------------------------------------------------
 if [[ -n "${FERNZUG_DEMO_BIN:-}" ]]; then

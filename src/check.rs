@@ -253,7 +253,10 @@ async fn imap(config: &Config, r: &mut Report) -> Option<Inbox> {
             r.ok("IMAP TLS", tls_said(s.security));
             r.ok("IMAP login", format!("as {}", s.user));
             if inbox.has_idle() {
-                r.ok("IMAP IDLE", "offered: new mail is seen within a second");
+                r.ok(
+                    "IMAP IDLE",
+                    "offered: new mail is seen as soon as the server announces it",
+                );
             } else {
                 r.ok(
                     "IMAP IDLE",

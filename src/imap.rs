@@ -512,16 +512,31 @@ impl Inbox {
         Ok(kept)
     }
 
+    /// `NOOP`: the server tells of what changed (new mail: EXISTS) in its answer.
+    async fn noop(&mut self) -> Result<(), ImapError> {
+        self.usable()?;
+        let limit = self.settings.timeout;
+        match timed(limit, || "NOOP".to_string(), self.session.noop()).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(self.poison(ImapError::Protocol(format!("NOOP: {e}")))),
+            Err(e) => Err(self.poison(e)),
+        }
+    }
+
     /// Every message in the mailbox with its size, by ascending UID.
     pub async fn list(&mut self) -> Result<Vec<Listed>, ImapError> {
         self.list_from(1).await
     }
 
     /// The messages from UID `first` on (`UID FETCH first:*`), with their sizes, by ascending
-    /// UID. A message added later always gets a higher UID than every one listed (RFC 3501
-    /// 2.3.1.1), so a caller that has seen every message below `first` done lists only what
-    /// came since.
+    /// UID: every message the server has when asked. A message added later always gets a higher
+    /// UID than every one listed (RFC 3501 2.3.1.1), so a caller that has seen every message below
+    /// `first` done lists only what came since.
     pub async fn list_from(&mut self, first: u32) -> Result<Vec<Listed>, ImapError> {
+        // A NOOP first: Courier-IMAP looks into the Maildir for new mail at NOOP (and IDLE), not
+        // at FETCH, so without it a mail that came since its last look would be missing here,
+        // though the caller counts the listing as everything that had come by now.
+        self.noop().await?;
         // Announcements made before this listing are covered by it.
         self.drain_unsolicited();
         self.new_mail = false;
@@ -801,12 +816,7 @@ impl Inbox {
                 () = tokio::time::sleep(remaining.min(POLL_INTERVAL)) => {}
                 () = shutdown_requested(shutdown) => return Ok((self, Woke::Shutdown)),
             }
-            let limit = self.settings.timeout;
-            match timed(limit, || "NOOP".to_string(), self.session.noop()).await {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => return Err(ImapError::Protocol(format!("NOOP: {e}"))),
-                Err(e) => return Err(e),
-            }
+            self.noop().await?;
             self.drain_unsolicited();
             if self.new_mail {
                 self.new_mail = false;
@@ -873,11 +883,20 @@ async fn tls_handshake(
         connector.connect(name, tcp),
     )
     .await?
-    .map_err(|e| ImapError::Tls {
-        host: host.clone(),
-        port: settings.port,
-        reason: crate::tls::explain(&e, "imap")
-            .unwrap_or_else(|| format!("the TLS handshake failed: {e}")),
+    .map_err(|e| match crate::tls::explain(&e, "imap") {
+        // What TLS refused (a certificate, a protocol): the operator's to fix.
+        Some(reason) => ImapError::Tls {
+            host: host.clone(),
+            port: settings.port,
+            reason,
+        },
+        // The connection broke off (the server going away or restarting): tried again, as a
+        // connection that cannot be made is.
+        None => ImapError::Connect {
+            host: host.clone(),
+            port: settings.port,
+            source: io::Error::new(e.kind(), format!("the TLS handshake broke off: {e}")),
+        },
     })
 }
 
@@ -947,6 +966,35 @@ mod tests {
             err.to_string().contains(&format!("127.0.0.1:{port}")),
             "{err}"
         );
+    }
+
+    #[tokio::test]
+    async fn a_connection_closed_in_the_tls_handshake_is_tried_again_not_the_operators() {
+        // A server that accepts and hangs up at once, as one going away does.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = tokio::spawn(async move {
+            loop {
+                let (sock, _) = listener.accept().await.unwrap();
+                drop(sock);
+            }
+        });
+        let s = ImapSettings {
+            host: "127.0.0.1".into(),
+            port,
+            security: Security::Tls,
+            user: "u".into(),
+            auth: Auth::Password,
+            password: Secret::Fixed("p".into()),
+            ca_file: None,
+            mailbox: "INBOX".into(),
+            timeout: Duration::from_secs(5),
+        };
+        let err = Inbox::connect(s).await.unwrap_err();
+        assert!(!err.needs_operator(), "{err:?}");
+        assert!(matches!(err, ImapError::Connect { .. }), "{err:?}");
+        assert!(err.to_string().contains("TLS handshake broke off"), "{err}");
+        server.abort();
     }
 
     #[tokio::test]

@@ -32,8 +32,25 @@
 # and, for the failure tests, $STACK_DIR/tls/expired.pem (+ .key): a certificate of the same CA
 # for 127.0.0.1 that expired in 2021.
 #
-# Idempotent: if the stack is already up and healthy, it does nothing but print the summary.
-# Installs postfix, dovecot-imapd and dovecot-lmtpd when missing (Debian/Ubuntu, needs root or sudo).
+# A second IMAP server on the same mailboxes (the relay's tests run a subset against it with
+# FERNZUG_STACK_IMAP=courier, scripts/test):
+#   Courier  IMAP   127.0.0.1:1144  Courier-IMAP on the Maildirs Dovecot's LMTP writes, with its own
+#                                   UIDs (courierimapuiddb); logins as Dovecot's (courier-authpipe
+#                                   beside this file); STARTTLS offered; no IDLE (the relay polls);
+#   Courier  IMAPS  127.0.0.1:1994  implicit TLS with the test CA's certificate.
+# Debian's courier-imap conflicts with dovecot-imapd (both provide imap-server), so it is not
+# installed: courier-base and courier-imap are fetched with `apt-get download` and unpacked into
+# $STACK_DIR/courier/root; courier-authlib and the libraries they need are installed (they start
+# no daemon). Courier's authdaemond and imapd run in a mount namespace of their own (unshare) in
+# which $STACK_DIR/courier/etc and run are bind-mounted over the paths compiled into them,
+# /etc/courier and /run/courier: a Courier of the machine (if any) is left alone, and outside the
+# namespace those two stay empty directories. FERNZUG_STACK_COURIER=0 leaves Courier out (the demo
+# needs only Dovecot; the tests need both).
+#
+# Idempotent: if the stack is already up and healthy, it does nothing but print the summary; a
+# server that is down is started alone, the others are left running.
+# Installs postfix, dovecot-imapd, dovecot-lmtpd and courier-authlib when missing (Debian/Ubuntu,
+# needs root or sudo).
 # Everything lives under $FERNZUG_STACK_DIR (default /var/tmp/fernzug-mailstack).
 # Exit 0 when SMTP and IMAP answer; otherwise the relevant log lines and exit 1.
 set -euo pipefail
@@ -50,6 +67,8 @@ SUBMISSION_PORT=2587
 POLICY_SMTP_PORT=2526
 POLICY_SERVICE_PORT=2527
 AUTH_PORT=2426
+COURIER_PORT=1144
+COURIER_IMAPS_PORT=1994
 PASSWORD="test"
 POSTFIX_DIR="$STACK_DIR/postfix"
 POSTFIX_LOG="$STACK_DIR/postfix.log"
@@ -60,7 +79,17 @@ DEAD_TABLE="$POSTFIX_DIR/dead-recipients.regexp"
 ALIAS_TABLE="$POSTFIX_DIR/forward-aliases.regexp"
 MAILBOX_TABLE="$POSTFIX_DIR/mailboxes.regexp"
 SMTP_BANNER_TAG="fernzug-mailstack"
+COURIER_DIR="$STACK_DIR/courier"
+COURIER_ROOT="$COURIER_DIR/root" # courier-base and courier-imap, unpacked
+COURIER_LOG="$COURIER_DIR/courier.log"
+COURIER_PROBE="mailstack-probe@$DOMAIN"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+WANT_COURIER="${FERNZUG_STACK_COURIER:-1}"
 PACKAGES=(postfix dovecot-imapd dovecot-lmtpd openssl)
+if [[ "$WANT_COURIER" != 0 ]]; then
+    # What the unpacked Courier-IMAP needs (its authdaemond and authpipe module, libraries).
+    PACKAGES+=(courier-authlib courier-authlib-pipe libcourier-unicode4 libgamin0 libgdbm6 libidn12)
+fi
 
 log() { printf 'mailstack: %s\n' "$*" >&2; }
 
@@ -90,16 +119,33 @@ submission_ok() { [[ "$(greeting "$SUBMISSION_PORT" QUIT)" == "220 "*"$SMTP_BANN
 policy_ok() { [[ "$(greeting "$POLICY_SMTP_PORT" QUIT)" == "220 "*"$SMTP_BANNER_TAG"* ]]; }
 
 summary() {
-    local dv
+    local dv courier=""
     dv="$(dovecot --version 2>/dev/null | cut -d' ' -f1)"
-    printf 'mailstack up: smtp %s:%s, smtps %s, submission %s (postfix %s, own instance %s), imap %s:%s, imaps %s, lmtp %s (dovecot %s), domain %s, password "%s", CA %s\n' \
+    [[ "$WANT_COURIER" == 0 ]] || courier="courier-imap $COURIER_PORT, imaps $COURIER_IMAPS_PORT, "
+    printf 'mailstack up: smtp %s:%s, smtps %s, submission %s (postfix %s, own instance %s), imap %s:%s, imaps %s, lmtp %s (dovecot %s), %sdomain %s, password "%s", CA %s\n' \
         "$HOST" "$SMTP_PORT" "$SMTPS_PORT" "$SUBMISSION_PORT" "$(postconf -h mail_version 2>/dev/null || echo '?')" "$POSTFIX_DIR" \
-        "$HOST" "$IMAP_PORT" "$IMAPS_PORT" "$LMTP_PORT" "$dv" "$DOMAIN" "$PASSWORD" "$TLS_DIR/ca.pem"
+        "$HOST" "$IMAP_PORT" "$IMAPS_PORT" "$LMTP_PORT" "$dv" "$courier" "$DOMAIN" "$PASSWORD" "$TLS_DIR/ca.pem"
+}
+
+# Courier answers as Courier, and a login works (authdaemond and the authpipe program answer).
+courier_login_ok() {
+    timeout 5 bash -c '
+        exec 3<>"/dev/tcp/$0/$1" || exit 1
+        IFS= read -r -t 3 line <&3 || exit 1
+        [[ "$line" == "* OK"*"Courier-IMAP"* ]] || exit 1
+        printf "a LOGIN \"%s\" \"%s\"\r\n" "$2" "$3" >&3
+        while IFS= read -r -t 3 line <&3; do
+            [[ "$line" == "a "* ]] && break
+        done
+        printf "b LOGOUT\r\n" >&3 || true
+        [[ "$line" == "a OK"* ]]
+    ' "$HOST" "$COURIER_PORT" "$COURIER_PROBE" "$PASSWORD" 2>/dev/null
 }
 
 postfix_ok() { smtp_ok && submission_ok && tls_ok "$SMTPS_PORT"; }
 dovecot_ok() { imap_ok && lmtp_ok && tls_ok "$IMAPS_PORT"; }
-healthy() { postfix_ok && policy_ok && dovecot_ok; }
+courier_ok() { [[ "$WANT_COURIER" == 0 ]] || { courier_login_ok && tls_ok "$COURIER_IMAPS_PORT"; }; }
+healthy() { postfix_ok && policy_ok && dovecot_ok && courier_ok; }
 # The alias table is in place and named in the running instance's main.cf (a stack started by an
 # older start.sh lacks it; it is added below and picked up by `postfix reload`).
 aliases_ok() {
@@ -115,7 +161,7 @@ fi
 # Everything below needs root: re-run through sudo when we are not.
 if [[ $EUID -ne 0 ]]; then
     if command -v sudo >/dev/null 2>&1; then
-        exec sudo --preserve-env=FERNZUG_STACK_DIR "$0" "$@"
+        exec sudo --preserve-env=FERNZUG_STACK_DIR,FERNZUG_STACK_COURIER "$0" "$@"
     fi
     log "the stack is not up and starting it needs root (no sudo found)"
     exit 1
@@ -139,6 +185,10 @@ fail() {
     if [[ -f "$DOVECOT_LOG" ]]; then
         echo "--- last lines of $DOVECOT_LOG ---" >&2
         tail -n 25 "$DOVECOT_LOG" >&2 || true
+    fi
+    if [[ -f "$COURIER_LOG" ]]; then
+        echo "--- last lines of $COURIER_LOG ---" >&2
+        tail -n 25 "$COURIER_LOG" >&2 || true
     fi
     exit 1
 }
@@ -456,6 +506,132 @@ start_dovecot() {
     dovecot -c "$DOVECOT_CONF" 9>&- </dev/null >>"$STACK_DIR/start.out" 2>&1 || fail "dovecot failed to start (see $STACK_DIR/start.out)"
 }
 
+# ---------------------------------------------------------------------------------------------
+# Courier-IMAP: unpacked from Debian's packages, run in a mount namespace of its own.
+courier_unpacked() {
+    [[ -x "$COURIER_ROOT/usr/bin/imapd" && -x "$COURIER_ROOT/usr/sbin/couriertcpd" &&
+        -x "$COURIER_ROOT/usr/bin/couriertls" && -x "$COURIER_ROOT/usr/lib/courier/courier/imaplogin" ]]
+}
+
+unpack_courier() {
+    courier_unpacked && return 0
+    local debs="$COURIER_DIR/debs"
+    rm -rf "$debs" "$COURIER_ROOT.new"
+    mkdir -p "$debs" "$COURIER_ROOT.new"
+    getent passwd _apt >/dev/null && chown _apt "$debs"
+    log "fetching courier-base and courier-imap (apt-get download; unpacked, not installed)"
+    if ! (cd "$debs" && apt-get download courier-base courier-imap); then
+        apt-get update
+        (cd "$debs" && apt-get download courier-base courier-imap) || fail "apt-get download courier-imap failed"
+    fi
+    local deb
+    for deb in "$debs"/*.deb; do
+        dpkg-deb -x "$deb" "$COURIER_ROOT.new" || fail "dpkg-deb cannot unpack $deb"
+    done
+    rm -rf "$COURIER_ROOT" "$debs"
+    mv "$COURIER_ROOT.new" "$COURIER_ROOT"
+    courier_unpacked || fail "courier-imap unpacked into $COURIER_ROOT lacks imapd, imaplogin, couriertcpd or couriertls"
+}
+
+# $COURIER_DIR/etc becomes /etc/courier in the namespace: authdaemond's configuration, the authpipe
+# program and its settings, the server's key and certificate in one file (as couriertls wants).
+write_courier_conf() {
+    local etc="$COURIER_DIR/etc"
+    mkdir -p "$etc" "$COURIER_DIR/run/authdaemon"
+    install -m 0755 "$HERE/courier-authpipe" "$etc/authProg"
+    cat >"$etc/authpipe.env" <<EOF
+# generated by tests/mailstack/start.sh, read by authProg
+MAIL_ROOT=$STACK_DIR/mail
+DOMAIN=$DOMAIN
+PASSWORD=$PASSWORD
+MAIL_UID=$(id -u mail)
+MAIL_GID=$(id -g mail)
+EOF
+    cat >"$etc/authdaemonrc" <<EOF
+# fernzug mail stack — generated by tests/mailstack/start.sh, do not edit.
+authmodulelist="authpipe"
+daemons=3
+authdaemonvar=/run/courier/authdaemon
+DEBUG_LOGIN=0
+DEFAULTOPTIONS=""
+LOGGEROPTS=""
+EOF
+    (umask 077 && cat "$TLS_DIR/server.key" "$TLS_DIR/server.pem" >"$etc/imapd.pem")
+}
+
+# Whether the process whose id is in file $1 still runs program $2 (a stale file after a reboot
+# names another process, or none).
+runs() {
+    local pid
+    pid="$(cat "$1" 2>/dev/null)" || return 1
+    [[ "$pid" =~ ^[0-9]+$ ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$2"
+}
+
+# Ends the stack's own Courier processes, by the ids they wrote (never by name).
+stop_courier() {
+    local f
+    for f in imapd imapd-ssl; do
+        if runs "$COURIER_DIR/run/$f.pid" "$COURIER_ROOT/usr/sbin/couriertcpd"; then
+            "$COURIER_ROOT/usr/sbin/couriertcpd" -pid="$COURIER_DIR/run/$f.pid" -stop >/dev/null 2>&1 || true
+        fi
+        rm -f "$COURIER_DIR/run/$f.pid"
+    done
+    if runs "$COURIER_DIR/run/authdaemond.pid" authdaemond; then
+        kill "$(cat "$COURIER_DIR/run/authdaemond.pid")" 2>/dev/null || true
+    fi
+    rm -f "$COURIER_DIR/run/authdaemond.pid"
+    rm -f "$COURIER_DIR/run/authdaemon/socket"
+    for _ in $(seq 1 50); do
+        [[ -z "$(greeting "$COURIER_PORT" "a LOGOUT")" ]] && break
+        sleep 0.1
+    done
+}
+
+start_courier() {
+    unpack_courier
+    write_courier_conf
+    stop_courier
+    # Mount points for the namespace's bind mounts (empty outside it).
+    mkdir -p /etc/courier /run/courier
+    # Debian's /etc/courier/imapd without IDLE (IMAP_ENHANCEDIDLE=0 would offer an IDLE that
+    # reports new mail only every IMAP_IDLE_TIMEOUT seconds): the stack's IDLE-less server.
+    local capability="IMAP4rev1 UIDPLUS CHILDREN NAMESPACE THREAD=ORDEREDSUBJECT THREAD=REFERENCES SORT QUOTA"
+    local imapd_env=(
+        PATH=/usr/bin:/bin:/usr/sbin:/sbin
+        "IMAP_CAPABILITY=$capability"
+        "IMAP_CAPABILITY_TLS=$capability AUTH=PLAIN"
+        IMAP_STARTTLS=YES IMAP_KEYWORDS=1 IMAP_ACL=1 IMAP_USELOCKS=1 IMAP_ENHANCEDIDLE=0
+        IMAP_IDLE_TIMEOUT=60 IMAP_UMASK=022 IMAP_MAILBOX_SANITY_CHECK=1 IMAP_TRASHFOLDERNAME=Trash
+        IMAP_EMPTYTRASH= IMAP_MOVE_EXPUNGE_TO_TRASH=0 IMAP_SHAREDINDEXFILE=/etc/courier/shared/index
+        "COURIERTLS=$COURIER_ROOT/usr/bin/couriertls" TLS_CERTFILE=/etc/courier/imapd.pem
+        TLS_VERIFYPEER=NONE
+    )
+    local tcpd=(-address="$HOST" -maxprocs=400 -maxperip=400 -maxperc=400 -nodnslookup -noidentlookup
+        -stderr="$COURIER_LOG")
+    local login=("$COURIER_ROOT/usr/lib/courier/courier/imaplogin" "$COURIER_ROOT/usr/bin/imapd" Maildir)
+    # What runs in the namespace: the bind mounts, authdaemond (in the foreground: started in the
+    # background here), and couriertcpd for each port (-pid=…: it puts itself into the background).
+    {
+        echo "# generated by tests/mailstack/start.sh; run by unshare --mount, in Courier's namespace"
+        echo "set -euo pipefail"
+        declare -p imapd_env tcpd login
+        printf 'root=%q dir=%q log=%q port=%q imaps=%q\n' \
+            "$COURIER_ROOT" "$COURIER_DIR" "$COURIER_LOG" "$COURIER_PORT" "$COURIER_IMAPS_PORT"
+        cat <<'EOF'
+mount --bind "$dir/etc" /etc/courier
+mount --bind "$dir/run" /run/courier
+setsid /usr/lib/courier/courier-authlib/authdaemond </dev/null >>"$log" 2>&1 &
+echo $! >/run/courier/authdaemond.pid
+env -i "${imapd_env[@]}" "$root/usr/sbin/couriertcpd" "${tcpd[@]}" -pid=/run/courier/imapd.pid \
+    "$port" "${login[@]}" </dev/null
+env -i "${imapd_env[@]}" IMAP_TLS=1 "$root/usr/sbin/couriertcpd" "${tcpd[@]}" -pid=/run/courier/imapd-ssl.pid \
+    "$imaps" "$root/usr/bin/couriertls" -server -tcpd "${login[@]}" </dev/null
+EOF
+    } >"$COURIER_DIR/launch"
+    unshare --mount --propagation private bash "$COURIER_DIR/launch" 9>&- >>"$STACK_DIR/start.out" 2>&1 ||
+        fail "courier-imap failed to start (see $STACK_DIR/start.out)"
+}
+
 make_certs
 # A running stack without the alias table (started by an older start.sh): add it and reload.
 if postfix_ok && ! aliases_ok; then
@@ -471,6 +647,7 @@ fi
 # Dovecot first: Postfix's SASL AUTH asks it.
 if ! dovecot_ok; then start_dovecot; fi
 if ! postfix_ok; then start_postfix; fi
+if ! courier_ok; then start_courier; fi
 
 # Wait (bounded, 15 s) until every port answers.
 for _ in $(seq 1 150); do
@@ -484,4 +661,8 @@ submission_ok || fail "submission on $HOST:$SUBMISSION_PORT does not answer"
 policy_ok || fail "SMTP with the policy service on $HOST:$POLICY_SMTP_PORT does not answer"
 tls_ok "$SMTPS_PORT" || fail "SMTPS on $HOST:$SMTPS_PORT gives no TLS handshake with the test CA"
 tls_ok "$IMAPS_PORT" || fail "IMAPS on $HOST:$IMAPS_PORT gives no TLS handshake with the test CA"
+if [[ "$WANT_COURIER" != 0 ]]; then
+    courier_login_ok || fail "Courier-IMAP on $HOST:$COURIER_PORT does not answer or refuses $COURIER_PROBE"
+    tls_ok "$COURIER_IMAPS_PORT" || fail "Courier IMAPS on $HOST:$COURIER_IMAPS_PORT gives no TLS handshake with the test CA"
+fi
 summary

@@ -6,6 +6,7 @@ set -euo pipefail
 STACK_DIR="${FERNZUG_STACK_DIR:-/var/tmp/fernzug-mailstack}"
 DOVECOT_CONF="$STACK_DIR/dovecot.conf"
 POSTFIX_DIR="$STACK_DIR/postfix"   # the stack's own Postfix instance; the system one is left alone
+COURIER_DIR="$STACK_DIR/courier"  # Courier-IMAP, unpacked, in a mount namespace of its own
 
 if [[ $EUID -ne 0 ]] && command -v sudo >/dev/null 2>&1; then
     exec sudo --preserve-env=FERNZUG_STACK_DIR "$0" "$@"
@@ -14,6 +15,22 @@ fi
 if [[ -f "$DOVECOT_CONF" ]] && [[ -f "$STACK_DIR/run/master.pid" ]]; then
     dovecot -c "$DOVECOT_CONF" stop >/dev/null 2>&1 || true
 fi
+# Courier's processes, by the ids they wrote (when those still run what wrote them).
+runs() {
+    local pid
+    pid="$(cat "$1" 2>/dev/null)" || return 1
+    [[ "$pid" =~ ^[0-9]+$ ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$2"
+}
+for f in imapd imapd-ssl; do
+    if runs "$COURIER_DIR/run/$f.pid" "$COURIER_DIR/root/usr/sbin/couriertcpd"; then
+        "$COURIER_DIR/root/usr/sbin/couriertcpd" -pid="$COURIER_DIR/run/$f.pid" -stop >/dev/null 2>&1 || true
+    fi
+    rm -f "$COURIER_DIR/run/$f.pid"
+done
+if runs "$COURIER_DIR/run/authdaemond.pid" authdaemond; then
+    kill "$(cat "$COURIER_DIR/run/authdaemond.pid")" 2>/dev/null || true
+fi
+rm -f "$COURIER_DIR/run/authdaemond.pid"
 if [[ -f "$POSTFIX_DIR/main.cf" ]] && postfix -c "$POSTFIX_DIR" status >/dev/null 2>&1; then
     postfix -c "$POSTFIX_DIR" stop >/dev/null 2>&1 || true
 fi

@@ -319,6 +319,37 @@ async fn imap_wrong_password_and_unknown_mailbox_are_named() {
     assert!(err.to_string().contains("No-Such-Folder"), "{err}");
 }
 
+/// A listing holds every mail the server has when asked, on both of the stack's servers, though
+/// the mail came after the mailbox was opened and nothing waited for it: Courier-IMAP looks into
+/// the Maildir for new mail only at NOOP (and IDLE), never at FETCH.
+#[tokio::test]
+async fn imap_list_shows_mail_that_came_after_the_mailbox_was_opened_on_both_servers() {
+    use crate::common::{COURIER_PORT, IMAP_PORT, Mailbox};
+    for port in [IMAP_PORT, COURIER_PORT] {
+        let user = crate::common::unique_addr("io-late");
+        let mut settings = imap_settings(&user);
+        settings.port = port;
+        let mut inbox = Inbox::connect(settings).await.expect("connect");
+        assert!(inbox.list().await.expect("list").is_empty(), "port {port}");
+        crate::common::send_text(
+            &crate::common::unique_addr("io-from"),
+            &user,
+            "late",
+            "1. e4",
+        );
+        // In the Maildir: Dovecot counts it (on another connection).
+        let mut dovecot = Mailbox::open_on(IMAP_PORT, &user).expect("Dovecot login");
+        let started = Instant::now();
+        while dovecot.count().expect("STATUS") < 1 {
+            assert!(started.elapsed() < Duration::from_secs(15), "not delivered");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let listed = inbox.list().await.expect("list");
+        assert_eq!(listed.len(), 1, "port {port}: {listed:?}");
+        inbox.logout().await;
+    }
+}
+
 #[tokio::test]
 async fn imap_tls_modes_against_a_plain_server_fail_as_tls_errors() {
     let user = crate::common::unique_addr("io-tls");

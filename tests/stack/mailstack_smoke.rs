@@ -1,9 +1,10 @@
 //! Proof that the loopback mail stack (tests/mailstack/start.sh) behaves as the end-to-end tests
-//! assume: plus-addresses, refused "dead" recipients, 8-bit content, arrival order, IMAP IDLE.
+//! assume: plus-addresses, refused "dead" recipients, 8-bit content, arrival order, IMAP IDLE
+//! (Dovecot's), and Courier-IMAP on the same Maildirs without IDLE.
 
 use crate::common::{
-    DOMAIN, HOST, IMAP_PORT, addr, body_text, fetch_all, header, send_mail, send_text, unique,
-    unique_addr, wait_for,
+    COURIER_PORT, DOMAIN, HOST, IMAP_PORT, Mailbox, addr, body_text, fetch_all, header, send_mail,
+    send_text, unique, unique_addr, wait_for,
 };
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -142,6 +143,56 @@ fn imap_idle_reports_new_mail() {
     write!(writer, "DONE\r\n").expect("write");
     read_until(&mut reader, "c OK");
     write!(writer, "d LOGOUT\r\n").expect("write");
+}
+
+/// The second IMAP server (`FERNZUG_STACK_IMAP=courier`): Courier-IMAP reads the Maildir Dovecot's
+/// LMTP wrote, byte for byte, under a UIDVALIDITY of its own; it offers no IDLE (the relay polls
+/// it); and `\Seen` set through Courier is seen through Dovecot (a flag in the Maildir file's name).
+#[test]
+fn courier_serves_dovecots_maildirs_without_idle_and_shares_the_seen_flag() {
+    let user = unique_addr("both");
+    let id = send_text(&unique_addr("anna"), &user, "beide Server", "1. e4");
+    let mut dovecot = Mailbox::open_on(IMAP_PORT, &user).expect("Dovecot login");
+    let started = Instant::now();
+    while dovecot.count().expect("STATUS") < 1 {
+        assert!(started.elapsed() < WAIT, "the mail did not arrive");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut courier = Mailbox::open_on(COURIER_PORT, &user).expect("Courier login");
+    let caps = courier
+        .untagged("CAPABILITY")
+        .expect("CAPABILITY")
+        .join(" ");
+    assert!(
+        caps.contains("IMAP4rev1") && caps.contains("UIDPLUS") && !caps.contains("IDLE"),
+        "{caps}"
+    );
+    let mails = courier.fetch_all().expect("Courier FETCH");
+    assert_eq!(mails, dovecot.fetch_all().expect("Dovecot FETCH"));
+    assert_eq!(header(&mails[0], "Message-ID"), Some(id));
+    let uid_validity = |m: &mut Mailbox, select: &str| -> String {
+        let lines = m.untagged(select).expect(select);
+        lines
+            .iter()
+            .find_map(|l| l.split("[UIDVALIDITY ").nth(1))
+            .and_then(|v| v.split(']').next())
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("no UIDVALIDITY in {lines:?}"))
+    };
+    assert_ne!(
+        uid_validity(&mut courier, "SELECT INBOX"),
+        uid_validity(&mut dovecot, "EXAMINE INBOX"),
+        "each server numbers the mailbox on its own"
+    );
+    courier
+        .untagged("STORE 1 +FLAGS (\\Seen)")
+        .expect("Courier STORE");
+    let flags = dovecot
+        .untagged("EXAMINE INBOX")
+        .and_then(|_| dovecot.untagged("FETCH 1 (FLAGS)"))
+        .expect("Dovecot FETCH FLAGS")
+        .join(" ");
+    assert!(flags.contains("\\Seen"), "{flags}");
 }
 
 #[test]

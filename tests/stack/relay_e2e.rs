@@ -1,10 +1,12 @@
-//! End-to-end: the relay through the real loopback mail stack (Postfix → Dovecot), driven with
-//! `fernzug once --now …`. Players' mails go in by SMTP; every mailbox is read back by IMAP.
+//! End-to-end: the relay through the real loopback mail stack (Postfix → Dovecot, read by Dovecot
+//! or, with `FERNZUG_STACK_IMAP=courier`, by Courier-IMAP), driven with `fernzug once --now …`.
+//! Players' mails go in by SMTP; every mailbox is read back by IMAP.
 
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    Duel, Relay, body_text, fetch_all, header, kinds, send_text, unique_addr, wait_for,
+    COURIER_IMAPS_PORT, Duel, HOST, IMAP_PORT, ImapServer, Relay, SMTP_PORT, body_text, fetch_all,
+    header, imap_server, kinds, relay_imap_port, send_text, stack_dir, unique_addr, wait_for,
 };
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
@@ -316,8 +318,14 @@ fn a_reply_through_the_key_needs_no_game_in_the_subject() {
     let _ = d.director;
 }
 
+/// With IDLE (Dovecot) the daemon sees a new mail at once; without (Courier-IMAP) at its next NOOP,
+/// [`fernzug::imap::POLL_INTERVAL`] at the latest.
 #[test]
-fn run_forwards_a_new_mail_within_two_seconds_via_idle() {
+fn run_forwards_a_new_mail_within_two_seconds_via_idle_or_one_poll_later_without() {
+    let bound = match imap_server() {
+        ImapServer::Dovecot => Duration::from_secs(2),
+        ImapServer::Courier => fernzug::imap::POLL_INTERVAL + Duration::from_secs(2),
+    };
     let relay = Relay::new("idle");
     let (t, anna, bert) = relay.duo_today();
     let mut child = relay
@@ -364,8 +372,8 @@ fn run_forwards_a_new_mail_within_two_seconds_via_idle() {
         header(inbox.last().unwrap(), "X-Fernzug-Kind").as_deref(),
         Some("move")
     );
-    eprintln!("IDLE forward took {elapsed:?}");
-    assert!(elapsed < Duration::from_secs(2), "forward took {elapsed:?}");
+    eprintln!("forward took {elapsed:?} ({:?})", imap_server());
+    assert!(elapsed < bound, "forward took {elapsed:?}");
     assert!(
         status.success(),
         "fernzug run stops cleanly on SIGTERM: {status:?}"
@@ -375,9 +383,10 @@ fn run_forwards_a_new_mail_within_two_seconds_via_idle() {
 #[test]
 fn bad_configuration_exits_2_naming_file_and_key() {
     let relay = Relay::new("badconfig");
-    let text = std::fs::read_to_string(&relay.config)
-        .unwrap()
-        .replace("port = 1143", "port = \"abc\"");
+    let text = std::fs::read_to_string(&relay.config).unwrap().replace(
+        &format!("port = {}\n", relay_imap_port()),
+        "port = \"abc\"\n",
+    );
     std::fs::write(&relay.config, text).unwrap();
     let out = relay.run(&["status"]);
     assert_eq!(out.status.code(), Some(2));
@@ -386,6 +395,67 @@ fn bad_configuration_exits_2_naming_file_and_key() {
         err.contains("fernzug.toml") && err.contains("imap.port"),
         "{err}"
     );
+}
+
+/// An operator who moves the relay's mailbox to the other IMAP server (Dovecot and Courier-IMAP on
+/// the same Maildir): that server numbers the mailbox anew (another UIDVALIDITY), so the relay reads
+/// every mail in it again and acts on none twice (the store knows each by its Message-ID); the next
+/// move goes through the new server.
+#[test]
+fn a_relay_moved_to_the_other_imap_server_reads_its_mailbox_again_and_acts_on_nothing_twice() {
+    let d = duel("other-server", "fax");
+    d.play(&d.anna, "1. e4", "2026-12-01T10:00:00+01:00");
+    wait_for(&d.bert, 2, WAIT);
+    let other = match imap_server() {
+        ImapServer::Dovecot => format!(
+            "host = \"{HOST}\"\nport = {COURIER_IMAPS_PORT}\nsecurity = \"tls\"\nca_file = \"{}\"\n",
+            stack_dir().join("tls/ca.pem").display()
+        ),
+        ImapServer::Courier => {
+            format!("host = \"{HOST}\"\nport = {IMAP_PORT}\nsecurity = \"none\"\n")
+        }
+    };
+    d.relay.set_servers(
+        &format!("{other}user = {{address}}\npassword = \"test\"\nmailbox = \"INBOX\"\n"),
+        &format!("host = \"{HOST}\"\nport = {SMTP_PORT}\nsecurity = \"none\"\n"),
+    );
+    let out = d.relay.run(&["once", "--now", "2026-12-01T10:30:00+01:00"]);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(
+        log.contains("pass done: 0 processed, 1 duplicates"),
+        "Anna's move, read again through the other server, is known: {log}"
+    );
+    d.play(&d.bert, "1. e4 e5", "2026-12-01T11:00:00+01:00");
+    wait_for(&d.anna, 3, WAIT);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(kinds(&fetch_all(&d.anna)), ["start", "receipt", "move"]);
+    assert_eq!(kinds(&fetch_all(&d.bert)), ["start", "move", "receipt"]);
+    assert_eq!(
+        d.status("2026-12-01T11:00:00+01:00")["moves"],
+        serde_json::json!(["e4", "e5"])
+    );
+}
+
+/// `fernzug check` on the chosen server: every line `ok`, IDLE as Dovecot offers it or the NOOP
+/// polling Courier-IMAP gets, the probe found through a plus-address and removed (UIDPLUS).
+#[test]
+fn fernzug_check_passes_and_removes_its_probe_on_the_chosen_server() {
+    let relay = Relay::new("check");
+    let out = relay.run(&["check"]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let idle = match imap_server() {
+        ImapServer::Dovecot => "ok    IMAP IDLE: offered",
+        ImapServer::Courier => "ok    IMAP IDLE: not offered: the relay polls every 5 s",
+    };
+    assert!(stdout.contains(idle), "{stdout}");
+    assert!(stdout.contains("ok    probe: a mail to"), "{stdout}");
+    assert_eq!(fetch_all(&relay.address).len(), 0, "the probe is removed");
 }
 
 #[test]

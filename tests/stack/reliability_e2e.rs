@@ -10,8 +10,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    Daemon, REGISTERED, Relay, Tournament, body_text, envelope_address, fetch_all, header, kinds,
-    send_mail, send_text, unique, unique_addr, wait_for,
+    Daemon, ImapServer, REGISTERED, Relay, Tournament, body_text, envelope_address, fetch_all,
+    header, kinds, send_mail, send_text, unique, unique_addr, wait_for,
 };
 use proxy::Proxy;
 
@@ -476,9 +476,9 @@ fn smtp_outage_everything_delivered_afterwards_in_order_and_never_given_up() {
 
 #[test]
 fn imap_outage_the_daemon_keeps_running_and_catches_up_in_order() {
-    let imap = Proxy::new(crate::common::IMAP_PORT);
+    let imap = Proxy::new(crate::common::relay_imap_port());
     let relay = Relay::new("imap-outage");
-    through(&relay, crate::common::IMAP_PORT, imap.port);
+    through(&relay, crate::common::relay_imap_port(), imap.port);
     let (t, anna, bert) = relay.duo_today();
     let log = relay.dir.join("run.log");
     let mut child = Daemon(
@@ -503,10 +503,19 @@ fn imap_outage_the_daemon_keeps_running_and_catches_up_in_order() {
         send_text(who, &relay.address, &subject, body);
         wait_for(&relay.address, i + 1, WAIT);
     }
-    std::thread::sleep(Duration::from_secs(3));
+    // Away long enough for the daemon to notice: at once in IDLE (Dovecot), at its next NOOP
+    // without (Courier-IMAP).
+    std::thread::sleep(match crate::common::imap_server() {
+        ImapServer::Dovecot => Duration::from_secs(3),
+        ImapServer::Courier => fernzug::imap::POLL_INTERVAL + Duration::from_secs(3),
+    });
     assert!(
         fetch_all(&bert).len() == 1,
         "nothing can be processed while IMAP is away"
+    );
+    assert!(
+        imap.refused.load(std::sync::atomic::Ordering::SeqCst) > 0,
+        "the daemon tried to reconnect while IMAP was away"
     );
     let restored = Instant::now();
     imap.restore();

@@ -6,6 +6,10 @@
 //! is refused at RCPT with 550 (an unreachable player). Each test makes its own addresses with
 //! [`unique`], so tests never share a mailbox and may run in parallel.
 //!
+//! With `FERNZUG_STACK_IMAP=courier` ([`imap_server`]) the mailboxes are read through Courier-IMAP
+//! instead, on the same Maildirs: the tests' own reading on 127.0.0.1:1144, each relay's over TLS
+//! on 127.0.0.1:1994 (scripts/test runs a subset so).
+//!
 //! The relay is driven with `fernzug once --now …` ([`Relay::run`]); the only waiting here is the
 //! bounded polling of [`wait_for`] for the mail stack's own delivery.
 //!
@@ -31,8 +35,62 @@ pub const PASSWORD: &str = "test";
 pub const HOST: &str = "127.0.0.1";
 /// Postfix SMTP (no auth, no TLS).
 pub const SMTP_PORT: u16 = 2525;
-/// Dovecot IMAP (no TLS, plaintext login).
+/// Dovecot IMAP (no TLS, plaintext login). A test that names it reads through Dovecot whatever
+/// [`imap_server`] says; [`imap_port`] is the chosen server's.
 pub const IMAP_PORT: u16 = 1143;
+/// Courier-IMAP on the same Maildirs (no TLS, plaintext login; STARTTLS offered; no IDLE).
+pub const COURIER_PORT: u16 = 1144;
+/// Courier-IMAP with implicit TLS, the certificate of the stack's test CA.
+pub const COURIER_IMAPS_PORT: u16 = 1994;
+
+/// The IMAP server the tests read mailboxes through, and the relays theirs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImapServer {
+    /// Dovecot: IDLE, plain IMAP on 1143 for the tests and the relays.
+    Dovecot,
+    /// Courier-IMAP: no IDLE (the relay polls), plain IMAP on 1144 for the tests, TLS on 1994 for
+    /// the relays.
+    Courier,
+}
+
+/// The server `FERNZUG_STACK_IMAP` names: unset, empty or `dovecot`, Dovecot; `courier`,
+/// Courier-IMAP. Panics naming any other value.
+pub fn imap_server() -> ImapServer {
+    match std::env::var("FERNZUG_STACK_IMAP").as_deref() {
+        Err(_) | Ok("" | "dovecot") => ImapServer::Dovecot,
+        Ok("courier") => ImapServer::Courier,
+        Ok(other) => panic!("FERNZUG_STACK_IMAP={other:?}: expected \"dovecot\" or \"courier\""),
+    }
+}
+
+/// The plain IMAP port the tests read mailboxes through: Dovecot's 1143 or Courier's 1144.
+pub fn imap_port() -> u16 {
+    match imap_server() {
+        ImapServer::Dovecot => IMAP_PORT,
+        ImapServer::Courier => COURIER_PORT,
+    }
+}
+
+/// The port of a [`Relay`]'s `[imap]`: Dovecot's 1143 (plain) or Courier's 1994 (TLS).
+pub fn relay_imap_port() -> u16 {
+    match imap_server() {
+        ImapServer::Dovecot => IMAP_PORT,
+        ImapServer::Courier => COURIER_IMAPS_PORT,
+    }
+}
+
+/// The `[imap]` keys of a [`Relay`] that say how to reach the server: plain to Dovecot, or TLS to
+/// Courier trusting the stack's test CA.
+fn relay_imap_server() -> String {
+    let port = relay_imap_port();
+    match imap_server() {
+        ImapServer::Dovecot => format!("host = \"{HOST}\"\nport = {port}\nsecurity = \"none\"\n"),
+        ImapServer::Courier => format!(
+            "host = \"{HOST}\"\nport = {port}\nsecurity = \"tls\"\nca_file = {}\n",
+            toml_str(&stack_dir().join("tls/ca.pem").to_string_lossy())
+        ),
+    }
+}
 
 /// The stack's directory (certificates in `tls/`), as `tests/mailstack/start.sh` has it.
 pub fn stack_dir() -> PathBuf {
@@ -80,7 +138,7 @@ pub fn stack() -> Stack {
     Stack {
         host: HOST,
         smtp_port: SMTP_PORT,
-        imap_port: IMAP_PORT,
+        imap_port: imap_port(),
         domain: DOMAIN,
         password: PASSWORD,
     }
@@ -431,15 +489,21 @@ struct Response {
 }
 
 impl Mailbox {
-    /// Connects to 127.0.0.1:1143 and logs in as `user` (`@fernschach.test` added to a bare local part).
+    /// Connects to the chosen server ([`imap_port`]) and logs in as `user` (`@fernschach.test`
+    /// added to a bare local part).
     pub fn open(user: &str) -> Result<Mailbox, String> {
+        Mailbox::open_on(imap_port(), user)
+    }
+
+    /// As [`Mailbox::open`], on 127.0.0.1:`port` ([`IMAP_PORT`], [`COURIER_PORT`]).
+    pub fn open_on(port: u16, user: &str) -> Result<Mailbox, String> {
         let st = stack();
         let user = if user.contains('@') {
             user.to_string()
         } else {
             addr(user)
         };
-        let (host, port) = (st.host, st.imap_port);
+        let host = st.host;
         let stream =
             TcpStream::connect((host, port)).map_err(|e| format!("connect {host}:{port}: {e}"))?;
         let io = |e: std::io::Error| format!("IMAP {host}:{port}: {e}");
@@ -502,6 +566,16 @@ impl Mailbox {
         }
         messages.sort_by_key(|(uid, _)| *uid);
         Ok(messages.into_iter().map(|(_, body)| body).collect())
+    }
+
+    /// Sends `command` (e.g. `SELECT INBOX`); returns the text of its untagged responses
+    /// (literals left out), or the tagged NO/BAD as error.
+    pub fn untagged(&mut self, command: &str) -> Result<Vec<String>, String> {
+        Ok(self
+            .command(command)?
+            .into_iter()
+            .map(|r| String::from_utf8_lossy(&r.text).into_owned())
+            .collect())
     }
 
     /// Sends `command` with a fresh tag; returns the untagged responses, or the tagged NO/BAD as error.
@@ -778,9 +852,7 @@ impl Relay {
              language = \"de\"\n\
              \n\
              [imap]\n\
-             host = \"{HOST}\"\n\
-             port = {IMAP_PORT}\n\
-             security = \"none\"\n\
+             {imap}\
              user = {address}\n\
              password = \"{PASSWORD}\"\n\
              mailbox = \"INBOX\"\n\
@@ -791,6 +863,7 @@ impl Relay {
              security = \"none\"\n",
             address = toml_str(&address),
             data = toml_str(&data_dir.to_string_lossy()),
+            imap = relay_imap_server(),
         );
         std::fs::write(&config, text)
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", config.display()));
