@@ -33,7 +33,7 @@ mod passwords;
 pub mod verify;
 mod working;
 pub mod xfcc;
-pub use enrol::REGISTER_CHUNK;
+pub use enrol::{REGISTER_CHUNK, check_tournament_file};
 pub use error::{AppError, TimeBackwards};
 pub use handle::{App, Held, LOCK_WAIT, Processed, Records, START_CHUNK, new_key, store_request};
 use handle::{SPARE_KEYS, fresh_keys};

@@ -1,5 +1,5 @@
-//! The command line of docs/contract.md: `run`, `once`, `tournament add`, `status`, `export`,
-//! `verify`, `check`, `backup`, `quarantine`.
+//! The command line of docs/contract.md: `run`, `once`, `tournament add`, `tournament check`,
+//! `status`, `export`, `verify`, `check`, `backup`, `quarantine`.
 //! Exit status: 0 done; 1 a runtime failure (one clear line); 2 bad usage, configuration or file.
 
 use std::path::PathBuf;
@@ -28,7 +28,8 @@ partner, and on its own sends reminders through the tournament director, time-fo
 and game reports.",
     after_long_help = "EXIT STATUS: 0 done; 1 a runtime failure (one line, e.g. IMAP unreachable); \
 2 bad usage, configuration or tournament file (the line names the file, the key and what is \
-wrong).\n\n\
+wrong; a tournament file's every error, a line each). `tournament check` exits 1 for a file \
+with errors.\n\n\
 ENVIRONMENT: FERNZUG_CONFIG (the configuration file); RUST_LOG=debug (more in the log, which goes \
 to stderr).\n\n\
 FILES: /etc/fernzug/fernzug.toml (the configuration; its comments explain every key); \
@@ -118,6 +119,12 @@ pub enum TournamentCommand {
         /// Register as if the current time were TIME (RFC 3339).
         #[arg(long, value_parser = parse_time)]
         now: Option<DateTime<Utc>>,
+    },
+    /// Check a tournament file without registering it: every error with its line and key
+    /// (exit 1), or the games it would make (exit 0).
+    Check {
+        /// The tournament file.
+        file: PathBuf,
     },
 }
 
@@ -211,6 +218,18 @@ fn execute(cli: Cli) -> Result<(), Failure> {
             Ok(())
         };
     }
+    if let Command::Tournament(TournamentCommand::Check { file }) = &cli.command {
+        return match crate::app::check_tournament_file(cfg, file) {
+            Ok(lines) => {
+                lines.iter().for_each(|l| println!("{l}"));
+                Ok(())
+            }
+            Err(lines) => {
+                lines.iter().for_each(|l| eprintln!("{l}"));
+                Err(runtime(format!("{}: nothing registered", file.display())))
+            }
+        };
+    }
     if let Command::Backup { dir } = &cli.command {
         return match crate::app::backup::backup(&cfg.relay.data_dir, dir) {
             Ok(line) => {
@@ -292,7 +311,10 @@ fn execute(cli: Cli) -> Result<(), Failure> {
     };
     match cli.command {
         // Handled above, before the store is opened.
-        Command::Run | Command::Check | Command::Backup { .. } => Ok(()),
+        Command::Run
+        | Command::Check
+        | Command::Backup { .. }
+        | Command::Tournament(TournamentCommand::Check { .. }) => Ok(()),
         Command::Once { now } => {
             app.now_at(now, chrono::Utc::now()).map_err(usage)?;
             let rt = rt()?;

@@ -1,19 +1,21 @@
 //! The tournament file (docs/contract.md "Tournament file"): a tournament's id, rules, start day,
 //! director, players and games.
 //!
-//! [`load`] reads and checks a file; [`parse`] checks its text. Every error is one line naming
-//! the file, the key and what is wrong (docs/contract.md "Exit status": bad tournament file → exit 2),
-//! e.g.
+//! [`load`] reads and checks a file; [`parse`] checks its text; [`check`] checks the text of a
+//! file sent by mail. Each gives every error the file has, in the order of the file: a line per
+//! error naming the file, the line and key and what is wrong (docs/contract.md "Exit status":
+//! bad tournament file → exit 2), e.g.
 //!
 //! ```text
-//! t.toml: key `players[2].email`: "bert@" is not an e-mail address
+//! t.toml: line 17, key `players[2].email`: "bert@" is not an e-mail address
 //! ```
 //!
-//! `[[players]]` and `[[games]]` blocks are counted from 1 in key paths, as the operator counts
-//! them in the file. Without `[[games]]` every player meets every other once, paired by the
-//! Berger tables ([`berger`]).
+//! (a syntax error is the only one: the file cannot be read past it). `[[players]]` and
+//! `[[games]]` blocks are counted from 1 in key paths, as the operator counts them in the file.
+//! Without `[[games]]` every player meets every other once, paired by the Berger tables
+//! ([`berger`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 
@@ -29,8 +31,62 @@ pub const MAX_PLAYERS: usize = 1000;
 /// At most this many explicit `[[games]]`.
 pub const MAX_GAMES: usize = 100_000;
 
-/// Why a tournament file was refused: one line naming the file (and the key).
-pub type TournamentFileError = crate::config::FileError;
+/// Why a tournament file was refused: every error, each on a line of its own that names the
+/// file, and the line and key where the error is.
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentFileError {
+    /// The file itself could not be read.
+    #[error("{}: cannot read: {}", file.display(), crate::io_text::io_message(error))]
+    Read {
+        file: PathBuf,
+        error: std::io::Error,
+    },
+    /// The file is not valid TOML: where the reading stopped (nothing after it can be read, so
+    /// this is the only error told).
+    #[error("{}: line {line}, column {column}{}: not valid TOML: {message}", file.display(), crate::config::key_hint(key.as_deref()))]
+    Syntax {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        /// The key written on that line, if the line has one.
+        key: Option<String>,
+        message: String,
+    },
+    /// Keys missing, unknown or with a bad value: every one, in the order of the file (those
+    /// on no line last).
+    #[error("{}", key_lines(file, errors))]
+    Keys {
+        file: PathBuf,
+        errors: Vec<KeyError>,
+    },
+}
+
+/// One key of a tournament file that is missing, unknown or has a bad value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyError {
+    /// The line (1-based) the key is written on, when it is written on one.
+    pub line: Option<usize>,
+    /// The key path, e.g. `players[2].email`.
+    pub key: String,
+    pub problem: KeyProblem,
+}
+
+/// `t.toml: line 17, key `players[2].email`: …`, one line per error.
+fn key_lines(file: &Path, errors: &[KeyError]) -> String {
+    errors
+        .iter()
+        .map(|e| match e.line {
+            Some(l) => format!(
+                "{}: line {l}, key `{}`: {}",
+                file.display(),
+                e.key,
+                e.problem
+            ),
+            None => format!("{}: key `{}`: {}", file.display(), e.key, e.problem),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
 /// Reads and checks the tournament file at `path`.
 pub fn load(path: &Path) -> Result<NewTournament, TournamentFileError> {
@@ -41,14 +97,31 @@ pub fn load(path: &Path) -> Result<NewTournament, TournamentFileError> {
     parse(path, &text)
 }
 
-/// Checks the text of the tournament file `path` (named in errors only): the first error.
+/// Checks the text of the tournament file `path` (named in errors only): every error.
 pub fn parse(path: &Path, text: &str) -> Result<NewTournament, TournamentFileError> {
-    let table = fields::parse_toml(text).map_err(|e| TournamentFileError::syntax(path, e))?;
-    tournament(&table).map_err(|mut all| TournamentFileError::key(path, all.remove(0)))
+    let table = fields::parse_toml(text).map_err(|e| TournamentFileError::Syntax {
+        file: path.to_path_buf(),
+        line: e.line,
+        column: e.column,
+        key: e.key,
+        message: e.message,
+    })?;
+    tournament(&table).map_err(|all| TournamentFileError::Keys {
+        file: path.to_path_buf(),
+        errors: located(text, all)
+            .into_iter()
+            .map(|(line, e)| KeyError {
+                line,
+                key: e.key,
+                problem: e.problem,
+            })
+            .collect(),
+    })
 }
 
 /// Checks the text of a tournament file and gives every error it finds (a syntax error stops
-/// the reading: it is the only one), each with its line and key.
+/// the reading: it is the only one), each with its line and key: [`parse`]'s errors, as the
+/// core takes them (`RegisterRefusal::File`, a file sent by mail).
 pub fn check(text: &str) -> Result<NewTournament, Vec<FileProblem>> {
     let table = fields::parse_toml(text).map_err(|e| {
         vec![FileProblem {
@@ -58,10 +131,10 @@ pub fn check(text: &str) -> Result<NewTournament, Vec<FileProblem>> {
         }]
     })?;
     tournament(&table).map_err(|all| {
-        let mut problems: Vec<FileProblem> = all
+        located(text, all)
             .into_iter()
-            .map(|e| FileProblem {
-                line: fields::line_of_key(text, &e.key),
+            .map(|(line, e)| FileProblem {
+                line,
                 key: Some(e.key),
                 what: match e.problem {
                     KeyProblem::Missing => FileFault::Missing,
@@ -74,11 +147,19 @@ pub fn check(text: &str) -> Result<NewTournament, Vec<FileProblem>> {
                     KeyProblem::Invalid(why) => FileFault::Invalid(why),
                 },
             })
-            .collect();
-        // In the order of the file; those on no line last.
-        problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
-        problems
+            .collect()
     })
+}
+
+/// Each error with the line its key is written on, in the order of the file; those on no line
+/// last, in the order they were found.
+fn located(text: &str, errors: Vec<KeyErr>) -> Vec<(Option<usize>, KeyErr)> {
+    let mut all: Vec<(Option<usize>, KeyErr)> = errors
+        .into_iter()
+        .map(|e| (fields::line_of_key(text, &e.key), e))
+        .collect();
+    all.sort_by_key(|(line, _)| line.unwrap_or(usize::MAX));
+    all
 }
 
 /// The value of `r`, or `None` with its error kept in `errs`.
@@ -701,23 +782,23 @@ email = "tl@fernschach.test"
     fn bad_top_level_values() {
         assert_eq!(
             err(&head_with("POST-2027-1", "POST 2027/1")),
-            "t.toml: key `id`: \"POST 2027/1\" is not a tournament id (letters, digits and '-', at most 64 characters)"
+            "t.toml: line 2, key `id`: \"POST 2027/1\" is not a tournament id (letters, digits and '-', at most 64 characters)"
         );
         assert_eq!(
             err(&head_with("\"post\"", "\"blitz\"")),
-            "t.toml: key `rules`: expected \"fax\" or \"post\", found \"blitz\""
+            "t.toml: line 4, key `rules`: expected \"fax\" or \"post\", found \"blitz\""
         );
         assert_eq!(
             err(&head_with("\"2027-01-15\"", "\"15.01.2027\"")),
-            "t.toml: key `start`: expected a date YYYY-MM-DD, found \"15.01.2027\""
+            "t.toml: line 5, key `start`: expected a date YYYY-MM-DD, found \"15.01.2027\""
         );
         assert_eq!(
             err(&head_with("\"2027-01-15\"", "\"2027-02-30\"")),
-            "t.toml: key `start`: \"2027-02-30\" is not a day of the calendar"
+            "t.toml: line 5, key `start`: \"2027-02-30\" is not a day of the calendar"
         );
         assert_eq!(
             err(&head_with("\"2027-01-15\"", "2027-01-15T10:00:00")),
-            "t.toml: key `start`: expected a date YYYY-MM-DD, found 2027-01-15T10:00:00"
+            "t.toml: line 5, key `start`: expected a date YYYY-MM-DD, found 2027-01-15T10:00:00"
         );
         assert_eq!(
             err(&head_with("name = \"Post-Turnier\"\n", "")),
@@ -725,11 +806,17 @@ email = "tl@fernschach.test"
         );
         assert_eq!(
             err(&format!("digest = \"no\"\n{HEAD}{}", player_blocks(2))),
-            "t.toml: key `digest`: expected true or false, found \"no\""
+            "t.toml: line 1, key `digest`: expected true or false, found \"no\""
         );
+        // Two errors: each on a line of its own.
+        let both = parse(Path::new("t.toml"), &head_with("rules", "regeln"))
+            .map(|_| ())
+            .map_err(|e| e.to_string());
         assert_eq!(
-            err(&head_with("rules", "regeln")),
-            "t.toml: key `regeln`: unknown key (allowed here: id, name, rules, start, director, players, games, digest)"
+            both,
+            Err("t.toml: line 4, key `regeln`: unknown key (allowed here: id, name, rules, start, director, players, games, digest)\n\
+                 t.toml: key `rules`: required key is missing"
+                .to_string())
         );
     }
 
@@ -737,11 +824,11 @@ email = "tl@fernschach.test"
     fn bad_director() {
         assert_eq!(
             err(&head_with("tl@fernschach.test", "tl-at-fernschach.test")),
-            "t.toml: key `director.email`: \"tl-at-fernschach.test\" is not an e-mail address"
+            "t.toml: line 9, key `director.email`: \"tl-at-fernschach.test\" is not an e-mail address"
         );
         assert_eq!(
             err(&head_with("tl@fernschach.test", "P2@fernschach.test")),
-            "t.toml: key `director.email`: \"p2@fernschach.test\" is also the e-mail of players[2]; the director cannot play"
+            "t.toml: line 9, key `director.email`: \"p2@fernschach.test\" is also the e-mail of players[2]; the director cannot play"
         );
         assert_eq!(
             err(&head_with(
@@ -763,41 +850,41 @@ email = "tl@fernschach.test"
                 "{HEAD}{}",
                 player_blocks(3).replace("p2@fernschach.test", "bert@")
             )),
-            "t.toml: key `players[2].email`: \"bert@\" is not an e-mail address"
+            "t.toml: line 15, key `players[2].email`: \"bert@\" is not an e-mail address"
         );
         assert_eq!(
             err(&format!("{HEAD}{}", player_blocks(3).replace("p3@", "P1@"))),
-            "t.toml: key `players[3].email`: \"p1@fernschach.test\" is already the e-mail of players[1]"
+            "t.toml: line 18, key `players[3].email`: \"p1@fernschach.test\" is already the e-mail of players[1]"
         );
         assert_eq!(
             err(&format!("{HEAD}{}language = \"fr\"\n", player_blocks(2))),
-            "t.toml: key `players[2].language`: expected \"de\" or \"en\", found \"fr\""
+            "t.toml: line 16, key `players[2].language`: expected \"de\" or \"en\", found \"fr\""
         );
         assert_eq!(
             err(&format!("{HEAD}{}elo = 2100\n", player_blocks(2))),
-            "t.toml: key `players[2].elo`: unknown key (allowed here: name, email, language, also)"
+            "t.toml: line 16, key `players[2].elo`: unknown key (allowed here: name, email, language, also)"
         );
         assert_eq!(
             err(&format!(
                 "{HEAD}{}also = \"p1@fernschach.test\"\n",
                 player_blocks(2)
             )),
-            "t.toml: key `players[2].also`: expected a list of e-mail addresses, found \"p1@fernschach.test\""
+            "t.toml: line 16, key `players[2].also`: expected a list of e-mail addresses, found \"p1@fernschach.test\""
         );
         assert_eq!(
             err(&format!(
                 "{HEAD}{}also = [\"p1@fernschach.test\"]\n",
                 player_blocks(2)
             )),
-            "t.toml: key `players[2].also`: \"p1@fernschach.test\" is already an address of players[1]"
+            "t.toml: line 16, key `players[2].also`: \"p1@fernschach.test\" is already an address of players[1]"
         );
         assert_eq!(
             err(&format!("{HEAD}{}also = [\"handy@\"]\n", player_blocks(2))),
-            "t.toml: key `players[2].also`: \"handy@\" is not an e-mail address"
+            "t.toml: line 16, key `players[2].also`: \"handy@\" is not an e-mail address"
         );
         assert_eq!(
             err(&format!("players = \"all\"\n{HEAD}")),
-            "t.toml: key `players`: expected an array of tables ([[players]]), found \"all\""
+            "t.toml: line 1, key `players`: expected an array of tables ([[players]]), found \"all\""
         );
         let many = player_blocks(MAX_PLAYERS + 1);
         assert_eq!(
@@ -819,19 +906,19 @@ email = "tl@fernschach.test"
             err(&with_games(
                 "[[games]]\nwhite = \"p1@fernschach.test\"\nblack = \"zoe@fernschach.test\"\n"
             )),
-            "t.toml: key `games[1].black`: \"zoe@fernschach.test\" is not the e-mail of a player"
+            "t.toml: line 21, key `games[1].black`: \"zoe@fernschach.test\" is not the e-mail of a player"
         );
         assert_eq!(
             err(&with_games(
                 "[[games]]\nwhite = \"p1@fernschach.test\"\nblack = \"p2@fernschach.test\"\n[[games]]\nwhite = \"p2@fernschach.test\"\nblack = \"P2@fernschach.test\"\n"
             )),
-            "t.toml: key `games[2].black`: is the same player as `white`; a player cannot play himself"
+            "t.toml: line 24, key `games[2].black`: is the same player as `white`; a player cannot play himself"
         );
         assert_eq!(
             err(&with_games(
                 "[[games]]\nwhite = \"p1@fernschach.test\"\nblack = \"p2@fernschach.test\"\n[[games]]\nwhite = \"p1@fernschach.test\"\nblack = \"p2@fernschach.test\"\n"
             )),
-            "t.toml: key `games[2].black`: the same pairing (same players, same colours) is already games[1]"
+            "t.toml: line 24, key `games[2].black`: the same pairing (same players, same colours) is already games[1]"
         );
         assert_eq!(
             err(&with_games("[[games]]\nwhite = \"p1@fernschach.test\"\n")),
@@ -841,11 +928,11 @@ email = "tl@fernschach.test"
             err(&with_games(
                 "[[games]]\nwhite = \"p1@fernschach.test\"\nblack = \"p2@fernschach.test\"\nround = 2\n"
             )),
-            "t.toml: key `games[1].round`: unknown key (allowed here: white, black)"
+            "t.toml: line 22, key `games[1].round`: unknown key (allowed here: white, black)"
         );
         assert_eq!(
             err(&format!("games = []\n{}", with_games(""))),
-            "t.toml: key `games`: lists no game (leave `games` out for a round robin)"
+            "t.toml: line 1, key `games`: lists no game (leave `games` out for a round robin)"
         );
     }
 
@@ -891,7 +978,7 @@ email = "tl@fernschach.test"
     }
 
     #[test]
-    fn check_names_every_error_with_its_line_and_key() {
+    fn every_error_is_named_with_its_line_and_key_by_mail_and_on_the_command_line() {
         let text = format!(
             "{HEAD}colour = \"blue\"\n\n{}[[players]]\nname = \"Bert\"\nemail = \"bert@\"\n\n\
              [[players]]\nname = \"Carl\"\nemail = \"p1@fernschach.test\"\nlanguage = \"xx\"\n",
@@ -912,11 +999,22 @@ email = "tl@fernschach.test"
             ],
             "{errors:?}"
         );
-        // The first of them is what `tournament add` says.
-        assert!(
-            err(&text).starts_with("t.toml: key `rules`"),
-            "{}",
-            err(&text)
+        // `tournament add` and `tournament check` say the same, every error on a line of its own.
+        let said = parse(Path::new("t.toml"), &text)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+            .expect_err("five errors");
+        let lines: Vec<&str> = said.lines().collect();
+        assert_eq!(
+            lines,
+            vec![
+                "t.toml: line 4, key `rules`: expected \"fax\" or \"post\", found \"blitz\"",
+                "t.toml: line 10, key `director.colour`: unknown key (allowed here: name, email)",
+                "t.toml: line 17, key `players[2].email`: \"bert@\" is not an e-mail address",
+                "t.toml: line 21, key `players[3].email`: \"p1@fernschach.test\" is already the e-mail of players[1]",
+                "t.toml: line 22, key `players[3].language`: expected \"de\" or \"en\", found \"xx\"",
+            ],
+            "{said}"
         );
         // A syntax error is the only one: the file cannot be read further.
         let errors = check("id = \"x\"\nname = \n").expect_err("syntax");

@@ -8,10 +8,12 @@
 //! (`Store::abandon_registrations`), and the tournament can simply be added again.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
 use super::{App, AppError, Processed, new_key};
+use crate::config::Config;
 use crate::core::NewTournament;
 use crate::core::model::RegisterRefusal;
 use crate::core::{KeyBinding, Output};
@@ -183,4 +185,52 @@ fn checked_file(e: &Enrolment) -> Result<NewTournament, RegisterRefusal> {
         }),
         Enrolment::NotText { name } => Err(RegisterRefusal::NotText { name: name.clone() }),
     }
+}
+
+/// `fernzug tournament check FILE`: the tournament file at `file` checked as `tournament add`
+/// checks it — every error of the file (`crate::tournament_file`), then, when it has none,
+/// whether its id is free and no address it names is someone else's in another tournament
+/// (`crate::core::admit`, over the tournaments of the store when there is one: opened as `status`
+/// opens it, nothing written; with no store yet, none is made) — and the games it would make, as
+/// registering makes them (`crate::core::games_of`). `Ok`: the lines to show, a headline and
+/// the table of games (English, as the command line speaks); `Err`: every error, a line each.
+/// Nothing is registered.
+pub fn check_tournament_file(config: Config, file: &Path) -> Result<Vec<String>, Vec<String>> {
+    let lines = |e: &dyn std::fmt::Display| -> Vec<String> {
+        e.to_string().lines().map(str::to_string).collect()
+    };
+    let tf = crate::tournament_file::load(file).map_err(|e| lines(&e))?;
+    let store = config.relay.data_dir.join("store");
+    if store.join(crate::store::FILE).exists() || crate::store::Store::kept_by_sled(&store) {
+        let app = App::open_lazy(config).map_err(|e| lines(&e))?;
+        crate::core::admit(&app.state, &tf).map_err(|e| {
+            vec![match e {
+                crate::core::RegisterError::Duplicate(_) => {
+                    format!("{}: key `id`: {e}", file.display())
+                }
+                e => format!("{}: {e}", file.display()),
+            }]
+        })?;
+    }
+    let games = crate::core::games_of(&tf);
+    let mut out = vec![format!(
+        "{}: tournament {} (\"{}\"): {} players, {} games, starting {}; the file holds, nothing was registered",
+        file.display(),
+        tf.id,
+        tf.name,
+        tf.players.len(),
+        games.len(),
+        tf.start
+    )];
+    let table = crate::render::words::games_table(&tf.id, &games, crate::lang::Lang::En, None);
+    out.extend(table.lines().filter(|l| !l.is_empty()).map(str::to_string));
+    if crate::core::fax_group_warning(tf.rules, tf.players.len()) {
+        out.push(format!(
+            "warning: {}: telefax tournaments are played in groups of {} players (Fax 1.2); this one has {}",
+            file.display(),
+            crate::core::FAX_GROUP,
+            tf.players.len()
+        ));
+    }
+    Ok(out)
 }

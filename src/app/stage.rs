@@ -1,7 +1,8 @@
 //! Staging what the core decided (`stage`): the changed records, the events, every mail
 //! rendered (with what it encloses and the XFCC login it shows) into the outbox and the
-//! archive, the counters and the index of deadlines — all into the step's one transaction
-//! (`settle` commits it; `commit` applies it alone or for the group's sync).
+//! archive, the counters and the index of deadlines, and a tournament withdrawn removed — all
+//! into the step's one transaction (`settle` commits it; `commit` applies it alone or for the
+//! group's sync).
 
 use chrono::{DateTime, Utc};
 
@@ -28,6 +29,8 @@ pub(super) fn settle(
 struct Gathered<'o> {
     mails: Vec<std::borrow::Cow<'o, crate::core::model::Mail>>,
     watched: bool,
+    /// The removal of the tournaments withdrawn (`Output::withdrawn`), as the store holds them.
+    withdrawn: Batch,
 }
 
 /// Puts what the core decided into `batch`: changed state, events, rendered mails (outbox and
@@ -67,7 +70,15 @@ fn gather<'o>(app: &mut App, out: &'o Output) -> Result<Gathered<'o>, AppError> 
         });
     }
     let watched = app.store.outbox().watching_enqueued();
-    Ok(Gathered { mails, watched })
+    let mut withdrawn = Batch::default();
+    for id in &out.withdrawn {
+        app.store.remove_tournament(id, &mut withdrawn)?;
+    }
+    Ok(Gathered {
+        mails,
+        watched,
+        withdrawn,
+    })
 }
 
 /// Renders and persists what the core decided, with what [`gather`] read: no store read.
@@ -153,7 +164,12 @@ fn put(
     }
     batch.put_meta_state(&app.state.meta);
     app.working.due.update(&app.state, &app.settings, out);
+    for id in &out.withdrawn {
+        app.working.due.forget(id);
+    }
     app.working.due.persist(batch);
+    // A tournament withdrawn leaves the store last, in the same transaction.
+    batch.append(gathered.withdrawn);
     Ok(())
 }
 

@@ -68,7 +68,7 @@ pub use door::reply::id_words;
 pub use model::{
     Due, KeyBinding, Meta, NewTournament, Output, Person, Player, Settings, State, Tournament,
 };
-pub use register::{FAX_GROUP, RegisterError, fax_group_warning};
+pub use register::{FAX_GROUP, RegisterError, admit, fax_group_warning, games_of};
 pub use route::{
     Account, Reach, Route, Then, classify, keys_needed, reach, running_tournaments_of,
 };
@@ -137,7 +137,9 @@ impl State {
     /// `Content::register`), received at `now`: `checked` is the shell's check of the file (as
     /// `tournament add` checks it). Registered without its `start` mails (the shell queues them
     /// in parts, [`State::start_mails`]) and answered with the table of games, or refused with a
-    /// query. `new_key` supplies fresh random reply keys. The games' first events are not sealed
+    /// query. A file sent to be checked only (`Turnier prüfen` / `check tournament`,
+    /// `Content::check_only`) is answered the same way — its errors or its games — and not
+    /// registered. `new_key` supplies fresh random reply keys. The games' first events are not sealed
     /// with the mail (as with `tournament add`): the mail is archived under no game, since it
     /// belongs to all of them.
     pub fn handle_registration(

@@ -35,7 +35,9 @@ use crate::core::play::{announce, check_letter, play, resolve};
 use crate::core::records::help::help;
 use crate::core::records::status::answer_status;
 use crate::core::records::status::says_more_than_status;
-use crate::core::register::{RegisterError, register_tournament, registered_mail};
+use crate::core::register::{
+    RegisterError, admit, checked_mail, register_tournament, registered_mail, withdraw_tournament,
+};
 use crate::core::time::deadlines::fire_due;
 use crate::game_ref::GameRef;
 use crate::letter::Letter;
@@ -103,6 +105,9 @@ pub fn reach(state: &State, letter: &Letter, now: DateTime<Utc>) -> Reach {
     let running_of = |email: &str| running_tournaments_of(state, email);
     let mut r = Reach::default();
     r.tournaments.extend(running_of(&letter.from));
+    // A tournament withdrawn: read whole (has a move been played?).
+    r.tournaments
+        .extend(letter.content.withdraw_tournament.iter().cloned());
     for k in &letter.reply_keys {
         r.keys.insert(k.clone());
         if let Some(b) = state.keys.get(k) {
@@ -147,7 +152,8 @@ fn single_game(state: &State, letter: &Letter, now: DateTime<Utc>) -> Option<Gam
         && !c.xfcc_password
         && c.director.is_empty()
         && c.doubts.is_empty()
-        && c.register.is_none();
+        && c.register.is_none()
+        && c.withdraw_tournament.is_none();
     if !(one_game && plain) {
         return None;
     }
@@ -182,6 +188,10 @@ mod tests;
 /// hand, `crate::core::needs`) reads the same value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
+    /// `Turnier zurückziehen: ID` / `withdraw tournament: ID` from a known address or one in
+    /// `[relay] directors` (from anyone else: [`Route::Stranger`]): `crate::core::register`
+    /// decides, once the router let the sender in.
+    WithdrawTournament(String),
     /// From an address no tournament knows (`stranger`: answered only where the operator's
     /// server vouches for it, no backscatter).
     Stranger,
@@ -240,6 +250,11 @@ pub enum Then {
 
 /// The [`Route`] of `letter` in `state`: pure, read before anything of the letter is done.
 pub fn classify(state: &State, letter: &Letter, s: &Settings) -> Route {
+    if let Some(id) = &letter.content.withdraw_tournament
+        && (state.knows(&letter.from) || s.guard.directors.contains(&letter.from))
+    {
+        return Route::WithdrawTournament(id.clone());
+    }
     if !state.knows(&letter.from) {
         return Route::Stranger;
     }
@@ -301,6 +316,7 @@ pub(crate) fn answer_letter(
     let mut out = Output::default();
     let at = Step { now, s };
     match classify(state, letter, s) {
+        Route::WithdrawTournament(id) => withdraw_letter(state, &mut out, letter, &id, at),
         Route::Stranger => stranger(state, &mut out, letter, at),
         Route::QuestionAnswer(tid, i) => answer_question(state, &mut out, letter, (tid, i), at),
         Route::Help => help(state, &mut out, letter, at),
@@ -363,6 +379,56 @@ fn not_through_reply_key(state: &mut State, out: &mut Output, letter: &Letter, a
         Refusal::NotThroughReplyKey,
         at,
     );
+}
+
+/// [`Route::WithdrawTournament`]: only the tournament's director or an address in `[relay]
+/// directors` may withdraw it (anyone else learns nothing of it), and under
+/// `require_reply_key` only through a reply key of his own; then the room of registrations
+/// decides (`crate::core::register`).
+fn withdraw_letter(state: &mut State, out: &mut Output, letter: &Letter, id: &str, at: Step<'_>) {
+    let s = at.s;
+    let said = format!("{}\n{}", letter.subject, letter.text).to_lowercase();
+    let lang = if said.contains("withdraw") && said.contains("tournament") {
+        crate::lang::Lang::En
+    } else if said.contains("zurückziehen") || said.contains("zurueckziehen") {
+        crate::lang::Lang::De
+    } else {
+        s.default_lang
+    };
+    if id.is_empty() {
+        // Names no tournament: nothing to hide, the form to write.
+        let r = crate::core::model::WithdrawRefusal::Unknown {
+            tournament: String::new(),
+        };
+        query(state, out, letter, None, lang, Refusal::Withdraw(r), at);
+        return;
+    }
+    let directs = state
+        .tournaments
+        .get(id)
+        .is_some_and(|t| t.director.email == letter.from);
+    if !directs && !s.guard.directors.contains(&letter.from) {
+        out.log.push(format!(
+            "tournament {id:?} not withdrawn: {} neither directs it nor is in [relay] directors",
+            letter.from
+        ));
+        let r = Refusal::Withdraw(crate::core::model::WithdrawRefusal::NotAllowed);
+        query(state, out, letter, None, lang, r, at);
+        return;
+    }
+    if s.guard.require_reply_key && !came_through_own_key(state, letter) {
+        query(
+            state,
+            out,
+            letter,
+            None,
+            lang,
+            Refusal::NotThroughReplyKey,
+            at,
+        );
+        return;
+    }
+    withdraw_tournament(state, out, letter, id, lang, at);
 }
 
 /// [`Account`]: the sender's warnings switched (TO §17), and his status as the answer.
@@ -623,7 +689,9 @@ pub const MAX_GAMES_BY_MAIL: usize = 20_000;
 /// and `checked` (the shell's check of the file, as `tournament add` checks it) holds, and
 /// answered with the table of games; else one query saying why, and nothing registered. A
 /// sender not allowed learns nothing of what the file says; a stranger the operator's server
-/// does not vouch for is not answered at all (no backscatter).
+/// does not vouch for is not answered at all (no backscatter). A file sent to be checked only
+/// (`Turnier prüfen` / `check tournament`) gets, after the same gates, a `director` notice with
+/// what a registration would have said — its errors, or its games — and nothing is registered.
 pub(crate) fn register_letter(
     state: &mut State,
     letter: &Letter,
@@ -635,9 +703,18 @@ pub(crate) fn register_letter(
     let mut out = Output::default();
     // The director's language: the subject's (`register tournament` is English).
     let subject = letter.subject.to_lowercase();
-    let lang = if subject.contains("register") || subject.contains("tournament registration") {
+    let english = [
+        "register",
+        "tournament registration",
+        "check tournament",
+        "tournament check",
+    ];
+    let lang = if english.iter().any(|w| subject.contains(w)) {
         crate::lang::Lang::En
-    } else if subject.contains("anmeld") {
+    } else if ["anmeld", "prüf", "pruef"]
+        .iter()
+        .any(|w| subject.contains(w))
+    {
         crate::lang::Lang::De
     } else {
         s.default_lang
@@ -648,17 +725,6 @@ pub(crate) fn register_letter(
             letter.from
         ));
         query(state, out, letter, None, lang, Refusal::Register(r), at);
-    };
-    let refuse_key = |state: &mut State, out: &mut Output| {
-        query(
-            state,
-            out,
-            letter,
-            None,
-            lang,
-            Refusal::NotThroughReplyKey,
-            at,
-        );
     };
     if !s.guard.directors.contains(&letter.from) {
         if !state.knows(&letter.from) && !stranger_may_be_answered(state, letter, s) {
@@ -676,7 +742,48 @@ pub(crate) fn register_letter(
     // only through a reply key of the sender's own (of a tournament he directs); DMARC was
     // checked by the screen before.
     if s.guard.require_reply_key && !came_through_own_key(state, letter) {
-        refuse_key(state, &mut out);
+        query(
+            state,
+            &mut out,
+            letter,
+            None,
+            lang,
+            Refusal::NotThroughReplyKey,
+            at,
+        );
+        return out;
+    }
+    // The file as the shell checked it, then as registering would: a mail makes at most so
+    // many games — a round robin of a thousand players would be half a million games and a
+    // million start mails (docs/security.md) —, its id is free, no address is someone else's.
+    let checked = checked.and_then(|file| {
+        if file.pairings.len() > MAX_GAMES_BY_MAIL {
+            return Err(RegisterRefusal::TooManyGames {
+                games: file.pairings.len(),
+                max: MAX_GAMES_BY_MAIL,
+            });
+        }
+        admit(state, &file).map_err(refusal_of)?;
+        Ok(file)
+    });
+    if letter.content.check_only {
+        out.log.push(match &checked {
+            Ok(file) => format!(
+                "tournament file {} from {} checked: {} games, not registered",
+                file.id,
+                letter.from,
+                file.pairings.len()
+            ),
+            Err(r) => format!("tournament file from {} checked: {r:?}", letter.from),
+        });
+        let answer = checked_mail(
+            state,
+            letter,
+            checked.as_ref().map_err(Clone::clone),
+            lang,
+            at,
+        );
+        out.mails.push(answer);
         return out;
     }
     let file = match checked {
@@ -686,37 +793,31 @@ pub(crate) fn register_letter(
             return out;
         }
     };
-    // A mail makes at most so many games: a round robin of a thousand players would be half a
-    // million games and a million start mails (docs/security.md).
-    if file.pairings.len() > MAX_GAMES_BY_MAIL {
-        let r = RegisterRefusal::TooManyGames {
-            games: file.pairings.len(),
-            max: MAX_GAMES_BY_MAIL,
-        };
-        refuse(state, &mut out, r);
-        return out;
-    }
     match register_tournament(state, &file, at, new_key) {
-        Err(RegisterError::Duplicate(id)) => {
-            refuse(state, &mut out, RegisterRefusal::Duplicate { id });
-        }
-        Err(RegisterError::AddressTaken(taken)) => {
-            let taken = taken
-                .into_iter()
-                .map(|t| (t.address, t.tournament))
-                .collect();
-            refuse(state, &mut out, RegisterRefusal::AddressTaken { taken });
-        }
+        Err(e) => refuse(state, &mut out, refusal_of(e)),
         Ok(registered) => {
             out.absorb(registered);
             out.log.push(format!(
                 "tournament {} registered by mail from {}",
                 file.id, letter.from
             ));
-            if let Some(m) = registered_mail(state, letter, &file.id, lang, Step { now, s }) {
+            if let Some(m) = registered_mail(state, letter, &file, lang, Step { now, s }) {
                 out.mails.push(m);
             }
         }
     }
     out
+}
+
+/// What a mail is told when registering refused its file.
+fn refusal_of(e: RegisterError) -> RegisterRefusal {
+    match e {
+        RegisterError::Duplicate(id) => RegisterRefusal::Duplicate { id },
+        RegisterError::AddressTaken(taken) => RegisterRefusal::AddressTaken {
+            taken: taken
+                .into_iter()
+                .map(|t| (t.address, t.tournament))
+                .collect(),
+        },
+    }
 }

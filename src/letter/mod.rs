@@ -68,6 +68,8 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
     }
     let subject = headers::subject_text(&head.subject);
     let registration = enrol::is_registration(&subject);
+    let check_only = !registration && enrol::is_check(&subject);
+    let withdrawal = enrol::withdrawal(&subject, &text);
     if headers::text_is_status(&subject) {
         content.status_request = true;
     }
@@ -114,10 +116,17 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
     }
     // A request in the subject makes the mail more than words (TO §30).
     content.message &= content.only_words();
-    // A tournament file to register: the mail is that and nothing else.
-    if registration {
+    // A tournament file to register (or to check): the mail is that and nothing else; so is a
+    // tournament withdrawn.
+    if registration || check_only {
         content = crate::letter::Content {
             register: Some(enrol::enrolment(&message)),
+            check_only,
+            ..Default::default()
+        };
+    } else if withdrawal.is_some() {
+        content = crate::letter::Content {
+            withdraw_tournament: withdrawal,
             ..Default::default()
         };
     }

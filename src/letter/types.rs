@@ -130,6 +130,15 @@ pub struct Content {
     /// tournament`): the mail says nothing else.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub register: Option<Enrolment>,
+    /// With [`Content::register`]: the file is to be checked only (subject `Turnier prüfen` /
+    /// `check tournament`): answered with its errors or its games, nothing registered.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub check_only: bool,
+    /// `Turnier zurückziehen: ID` / `withdraw tournament: ID` (the subject, or a line of the
+    /// text): the tournament `ID` is to be withdrawn before its first move (empty: the mail
+    /// names none). The mail says nothing else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withdraw_tournament: Option<String>,
     /// `Hilfe` / `help` (the whole text, or the subject): the sender asks how to write to the
     /// relay; answered with the forms, nothing forwarded.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

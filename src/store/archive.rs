@@ -1,5 +1,6 @@
 //! The mail archive: every mail in and out, append-only (TO §11), indexed by game; removed only
-//! by the rotation 4 weeks after a tournament's end (Fax 2.8).
+//! by the rotation 4 weeks after a tournament's end (Fax 2.8), and with a tournament withdrawn
+//! before its first move (`Store::remove_tournament`).
 
 use super::batch::Batch;
 use super::db::Db;

@@ -107,7 +107,8 @@ impl Batch {
 
     /// TO §11, Fax 2.8: the archive is append-only; a batch that would delete or overwrite an
     /// archive entry fails as a whole. Only the rotation after a tournament's end + 4 weeks removes
-    /// archived mails.
+    /// archived mails, and the withdrawal of a tournament before its first move
+    /// (`Store::remove_tournament`: games never played keep no correspondence).
     fn archive_guard(&mut self, tree: Tree, key: &[u8]) -> bool {
         let guarded = match tree {
             Tree::Archive => true,
@@ -151,7 +152,8 @@ impl Batch {
     }
 
     /// Removes `key` even from the archive: only for [`Archive::rotate`], which removes a
-    /// tournament's mails no earlier than 4 weeks after its end (Fax 2.8).
+    /// tournament's mails no earlier than 4 weeks after its end (Fax 2.8), and for
+    /// `Store::remove_tournament` (a tournament withdrawn before its first move).
     ///
     /// [`Archive::rotate`]: super::archive::Archive::rotate
     pub(super) fn delete_unguarded(&mut self, tree: Tree, key: impl AsRef<[u8]>) -> &mut Batch {

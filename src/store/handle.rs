@@ -99,6 +99,21 @@ impl Store {
             .unwrap_or_else(|p| p.into_inner())
             .as_mut()
         {
+            // An entry removed again before the watcher took it (a tournament withdrawn) is not
+            // handed over.
+            let removed: Vec<&[u8]> = ops
+                .iter()
+                .filter_map(|op| match op {
+                    Op::Delete {
+                        tree: Tree::Outbox,
+                        key,
+                    } => Some(key.as_slice()),
+                    _ => None,
+                })
+                .collect();
+            if !removed.is_empty() {
+                fresh.retain(|e| !removed.contains(&e.id.as_bytes()));
+            }
             // As the courier would read them back: the head as stored, the mail beside it.
             let enqueued = ops.into_iter().filter_map(|op| match op {
                 Op::Enqueue { entry, raw, .. } => Some(OutboxEntry { raw, ..*entry }),

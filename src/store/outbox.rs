@@ -275,7 +275,8 @@ impl Outbox<'_> {
     }
 
     /// A delivery attempt of entry `id` failed with `error`: count it and schedule the
-    /// next attempt.
+    /// next attempt. An entry gone meanwhile (its tournament withdrawn while the attempt was
+    /// under way, `Store::remove_tournament`) is not tried again: nothing changes.
     pub fn retry(
         &self,
         id: &str,
@@ -305,11 +306,7 @@ impl Outbox<'_> {
     fn change(&self, id: &str, change: impl FnOnce(&mut OutboxEntry)) -> Result<(), StoreError> {
         let key = id.as_bytes();
         let Some(value) = self.db.get_raw(Tree::Outbox, key)? else {
-            return Err(StoreError::Missing {
-                path: self.db.path.clone(),
-                tree: Tree::Outbox,
-                key: show_key(key),
-            });
+            return Ok(());
         };
         let mut batch = Batch::new();
         self.rewrite_head(&mut batch, key, &value, change)?;

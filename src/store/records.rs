@@ -14,7 +14,7 @@ use super::error::StoreError;
 use super::handle::Store;
 use super::mails::QuarantineEntry;
 use super::schema::{
-    META_INSTANCE, META_STATE, PENDING_STARTS, Part, REGISTERING, Tree, credential_key,
+    DueEntry, META_INSTANCE, META_STATE, PENDING_STARTS, Part, REGISTERING, Tree, credential_key,
     is_game_record, part_prefix, show_key, suffix_u64, uid_key,
 };
 use crate::core::model::{Game, KeyBinding, Meta, Tournament};
@@ -281,6 +281,79 @@ impl Store {
             abandoned.push(id);
         }
         Ok(abandoned)
+    }
+
+    /// Adds to `batch` the removal of tournament `id` and of everything that is its own, as the
+    /// store holds it now (a tournament withdrawn before its first move,
+    /// `crate::core::register`): its record; each game's record, log and reply keys (the
+    /// bindings too); its entries in the index of deadlines; the mails about its games waiting in
+    /// the outbox and those archived (a mail that names another game too stays, with that game's
+    /// index entry: TO §11 keeps the correspondence of games, and these games are never
+    /// played); the notes of its registration and of its start mails still to queue. Committed
+    /// with the step that decided it: one transaction.
+    pub fn remove_tournament(&self, id: &str, batch: &mut Batch) -> Result<(), StoreError> {
+        let prefix = format!("{id}/");
+        let mut archived = BTreeSet::new();
+        for k in self.db.keys_with_prefix(Tree::ByGame, prefix.as_bytes())? {
+            let Some(nul) = k.iter().position(|&b| b == 0) else {
+                // A game's record, and its entry in the index of deadlines (read and removed
+                // with its place in time order, in the transaction).
+                if let Ok(game) = String::from_utf8_lossy(&k).parse::<GameRef>() {
+                    batch.put_due(&DueEntry::Game(game), None);
+                }
+                batch.delete(Tree::ByGame, k);
+                continue;
+            };
+            let rest = k.get(nul + 2..).unwrap_or_default();
+            match Part::of(&k) {
+                Some(Part::Key) => {
+                    batch.delete(Tree::Keys, rest);
+                    batch.delete(Tree::ByGame, k);
+                }
+                Some(Part::Archived) => {
+                    if let Some(n) = suffix_u64(&k, nul + 2) {
+                        archived.insert(n);
+                    }
+                    batch.delete_unguarded(Tree::ByGame, k);
+                }
+                // Removed with the game's record (`put_due` above).
+                Some(Part::Due) => {}
+                Some(Part::Event) | None => {
+                    batch.delete(Tree::ByGame, k);
+                }
+            }
+        }
+        #[derive(Deserialize)]
+        struct Games {
+            games: Vec<String>,
+        }
+        for n in archived {
+            let key = n.to_be_bytes();
+            if let Some(m) = self.db.get::<Games>(Tree::Archive, key)?
+                && m.games.iter().all(|g| g.starts_with(&prefix))
+            {
+                batch.delete_unguarded(Tree::Archive, key);
+            }
+        }
+        #[derive(Deserialize)]
+        struct About {
+            #[serde(default)]
+            game: Option<String>,
+        }
+        self.db.each_raw(Tree::Outbox, &[], |k, v| {
+            let about: About = self.db.decode(Tree::Outbox, k, v)?;
+            if about.game.is_some_and(|g| g.starts_with(&prefix)) {
+                batch.delete(Tree::Outbox, k);
+            }
+            Ok(())
+        })?;
+        batch.put_due(&DueEntry::Digest(id.to_string()), None);
+        batch.put_due(&DueEntry::Rotation(id.to_string()), None);
+        batch.pending_starts(id, None);
+        batch.registering(id, None);
+        batch.delete(Tree::Rotated, id.as_bytes());
+        batch.delete(Tree::Tournaments, id.as_bytes());
+        Ok(())
     }
 
     /// Whether the mail with `message_id` has been handled.

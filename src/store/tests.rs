@@ -389,10 +389,10 @@ fn outbox_due_is_oldest_first_and_retry_reschedules() {
         .collect();
     assert_eq!(all, vec!["<a@x>"]);
     assert_eq!(next_attempt(&s), Some(t(12, 0)));
-    assert!(matches!(
-        s.outbox().retry("nope", t(12, 0), "x"),
-        Err(StoreError::Missing { .. })
-    ));
+    // An entry gone meanwhile (its tournament withdrawn) is not brought back by a retry.
+    let before = s.outbox().all().unwrap();
+    s.outbox().retry("nope", t(12, 0), "x").unwrap();
+    assert_eq!(s.outbox().all().unwrap(), before);
     s.outbox().sent(&[&id_a]).unwrap();
     assert_eq!(next_attempt(&s), None);
 }
@@ -1004,6 +1004,149 @@ fn a_rotated_tournament_is_indexed_by_its_people() {
         s.games_by_state().unwrap(),
         std::collections::BTreeMap::from([("finished".to_string(), 1)])
     );
+}
+
+/// A tournament withdrawn before its first move (`crate::core::register`) leaves the store in one
+/// transaction with everything that is its own — its record, its games with their logs, reply
+/// keys and deadlines, its digest, its mails waiting and archived, the note of its start mails —
+/// and nothing else: not tournament T-10 (whose id begins like it), not a mail that names a game
+/// of both, not a mail of no game. A mail of it enqueued but not yet handed to the courier is
+/// not handed over.
+#[test]
+fn a_withdrawn_tournament_leaves_the_store_with_everything_of_its_own_and_nothing_else() {
+    use crate::core::testkit::{CARL, DORA, duel, register, tournament};
+    use crate::game_ref::GameRef;
+    use crate::rules::RuleSet;
+    let dir = TempDir::new("withdrawn");
+    let s = Store::open(&dir.0).unwrap();
+    let mut st = crate::core::State::default();
+    register(&mut st, &duel(RuleSet::Post));
+    let ten = tournament(
+        "T-10",
+        "Zehn",
+        RuleSet::Post,
+        &[("Carl", CARL, None), ("Dora", DORA, None)],
+        &[(0, 1)],
+    );
+    register(&mut st, &ten);
+    let mut b = Batch::new();
+    for t in st.tournaments.values() {
+        b.put_tournament(t);
+    }
+    for g in st.games.values() {
+        let name = g.id.to_string();
+        b.put_game(g, false)
+            .append_event(&name, 1, &"started")
+            .put_due(&DueEntry::Game(g.id.clone()), Some(t(12, 0)));
+    }
+    for (k, binding) in st.keys.iter() {
+        b.bind_key(k, &binding.game.to_string(), binding);
+    }
+    b.put_due(&DueEntry::Digest("T-1".into()), Some(t(13, 0)))
+        .put_due(&DueEntry::Digest("T-10".into()), Some(t(13, 0)))
+        .pending_starts(
+            "T-1",
+            Some(&PendingStarts {
+                at: t(9, 0),
+                next: 1,
+            }),
+        );
+    // T-1's start mail, archived and waiting; a mail naming a game of each; T-10's; one of no game.
+    b.archive(&archive(&["T-1/1"], "<start@x>"));
+    let mut start = outbox("<start@x>", t(9, 0), t(9, 0));
+    start.raw = Vec::new();
+    b.enqueue_archived(&start);
+    b.archive(&archive(&["T-1/1", "T-10/1"], "<both@x>"));
+    b.archive(&archive(&["T-10/1"], "<ten@x>"));
+    let mut of_ten = outbox("<ten@x>", t(9, 0), t(9, 0));
+    of_ten.game = Some("T-10/1".into());
+    b.enqueue(&of_ten);
+    let mut of_none = outbox("<none@x>", t(9, 0), t(9, 0));
+    of_none.game = None;
+    b.enqueue(&of_none);
+    s.commit(b).unwrap();
+    // One more of T-1, enqueued while the courier watches, not yet taken.
+    s.outbox().watch_enqueued(true);
+    let mut late = outbox("<late@x>", t(9, 30), t(9, 30));
+    late.game = Some("T-1/1".into());
+    let mut b = Batch::new();
+    b.enqueue(&late);
+    s.apply(b).unwrap();
+    let before = dump(&s);
+    let start_id = s
+        .archived()
+        .unwrap()
+        .into_iter()
+        .find(|(_, e)| e.message_id == "<start@x>")
+        .map(|(id, _)| id)
+        .unwrap();
+    let keys_of_t1: Vec<Vec<u8>> = st
+        .keys
+        .iter()
+        .filter(|(_, b)| b.game.tournament == "T-1")
+        .map(|(k, _)| k.as_bytes().to_vec())
+        .collect();
+
+    let mut b = Batch::new();
+    s.remove_tournament("T-1", &mut b).unwrap();
+    s.commit(b).unwrap();
+
+    let of_t1 = |tree: Tree, k: &[u8]| -> bool {
+        let text = String::from_utf8_lossy(k);
+        match tree {
+            Tree::Tournaments => k == b"T-1",
+            Tree::ByGame => k.starts_with(b"T-1/"),
+            Tree::Keys => keys_of_t1.iter().any(|key| key == k),
+            Tree::Archive => k == start_id.to_be_bytes(),
+            Tree::Outbox => k == start.id.as_bytes() || k == late.id.as_bytes(),
+            Tree::Due => k == b"d/T-1",
+            Tree::DueOrder => text.ends_with("/T-1") || text.contains("g/T-1/"),
+            _ => false,
+        }
+    };
+    let after = dump(&s);
+    let mut gone = 0;
+    for entry in &before {
+        let (tree, k, _) = entry;
+        if *tree == Tree::Meta {
+            continue;
+        }
+        if of_t1(*tree, k) {
+            gone += 1;
+            assert!(
+                !after.iter().any(|(t, key, _)| t == tree && key == k),
+                "{tree}/{} stayed",
+                schema::show_key(k)
+            );
+        } else {
+            assert!(after.contains(entry), "{tree}/{} went", schema::show_key(k));
+        }
+    }
+    assert!(gone > 20, "{gone} entries of T-1");
+    assert!(
+        after
+            .iter()
+            .all(|(t, k, _)| *t == Tree::Meta || !of_t1(*t, k))
+    );
+    assert!(s.pending_starts().unwrap().is_empty());
+    assert!(s.tournament("T-1").unwrap().is_none());
+    assert!(s.game(&GameRef::new("T-1", 1)).unwrap().is_none());
+    assert_eq!(
+        s.archive().for_game("T-10/1").unwrap().len(),
+        2,
+        "the mail of both stays"
+    );
+    // The watcher is not handed the mail of T-1 enqueued before: it is gone.
+    assert!(
+        s.outbox()
+            .take_enqueued()
+            .iter()
+            .all(|e| e.game.as_deref() != Some("T-1/1"))
+    );
+    drop(s);
+    let s = open_again(&dir.0).unwrap();
+    assert!(s.tournament("T-1").unwrap().is_none(), "durable");
+    assert_eq!(s.due().first(b'g').unwrap(), Some(t(12, 0)), "T-10/1's");
 }
 
 /// The files of a store as a process killed now would leave them (the page cache: what was

@@ -333,12 +333,19 @@ impl Run {
         self.record(step, out, now);
     }
 
-    /// A tournament file sent by mail from `from` (in `[relay] directors`), checked as the shell
-    /// checks it and decided by the core (`State::handle_registration`).
-    fn register_by_mail(&mut self, step: &str, from: &str, file: &str, now: DateTime<Utc>) {
+    /// A tournament file sent by mail from `from` (in `[relay] directors`) under `subject`
+    /// (`Turnier anmelden`, `Turnier prüfen`), checked as the shell checks it and decided by the
+    /// core (`State::handle_registration`).
+    fn register_by_mail(
+        &mut self,
+        step: &str,
+        (from, subject): (&str, &str),
+        file: &str,
+        now: DateTime<Utc>,
+    ) {
         self.letters += 1;
         let raw = format!(
-            "From: {} <{from}>\r\nTo: relay@fernschach.test\r\nSubject: Turnier anmelden\r\n\
+            "From: {} <{from}>\r\nTo: relay@fernschach.test\r\nSubject: {subject}\r\n\
              Message-ID: <letter{}@players.test>\r\nContent-Type: text/plain; charset=utf-8\r\n\
              Content-Transfer-Encoding: 8bit\r\n\r\n{}\r\n",
             name_of(from),
@@ -1153,7 +1160,7 @@ fn scenario(r: &mut Run) {
     );
     r.register_by_mail(
         "register-by-mail",
-        TL,
+        (TL, "Turnier anmelden"),
         "id = \"POKAL-2027\"\nname = \"Pokal 2027\"\nrules = \"post\"\nstart = 2027-04-01\n\n\
          [director]\nname = \"Tom Leiter\"\nemail = \"tl@fernschach.test\"\n\n\
          [[players]]\nname = \"Anna Adler\"\nemail = \"anna@fernschach.test\"\n\n\
@@ -1163,12 +1170,41 @@ fn scenario(r: &mut Run) {
     );
     r.register_by_mail(
         "register-by-mail-errors",
-        TL,
+        (TL, "Turnier anmelden"),
         "id = \"POKAL 2027\"\nname = \"Pokal 2027\"\nrules = \"blitz\"\nstart = 2027-04-01\n\n\
          [director]\nname = \"Tom Leiter\"\nemail = \"tl@fernschach.test\"\n\n\
          [[players]]\nname = \"Anna Adler\"\nemail = \"anna@\"\n\n\
          [[players]]\nname = \"Bert Berger\"\nemail = \"bert@fernschach.test\"\n",
         at(2027, 3, 2, 11, 10),
+    );
+    // A file checked, not registered: its games; then one whose id is taken.
+    let pokal = |id: &str| {
+        format!(
+            "id = \"{id}\"\nname = \"Pokal 2028\"\nrules = \"fax\"\nstart = 2028-04-01\n\n\
+             [director]\nname = \"Tom Leiter\"\nemail = \"tl@fernschach.test\"\n\n\
+             [[players]]\nname = \"Anna Adler\"\nemail = \"anna@fernschach.test\"\n\n\
+             [[players]]\nname = \"Clara Claus\"\nemail = \"clara@fernschach.test\"\n"
+        )
+    };
+    r.register_by_mail(
+        "check-by-mail",
+        (TL, "Turnier prüfen"),
+        &pokal("POKAL-2028"),
+        at(2027, 3, 2, 11, 20),
+    );
+    r.register_by_mail(
+        "check-by-mail-taken",
+        (TL, "check tournament"),
+        &pokal("POKAL-2027"),
+        at(2027, 3, 2, 11, 30),
+    );
+    // The tournament registered by mail, withdrawn before its first move.
+    r.mail(
+        "withdraw-tournament",
+        TL,
+        "Turnier zurückziehen: POKAL-2027",
+        "",
+        at(2027, 3, 2, 12, 0),
     );
 }
 

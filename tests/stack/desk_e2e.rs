@@ -1,15 +1,17 @@
 //! End-to-end: the director's desk by mail (TO §11, §23, §26, §29, §30) through the real mail
 //! stack, driven with `fernzug once --now`: a tournament registered by mail, the correspondence
 //! of a game as an mbox Python's `mailbox` reads, a withdrawal that ends every game of the player,
-//! and a question answered and one left unanswered.
+//! and a question answered and one left unanswered; a tournament file checked (on the command
+//! line and by mail) and a tournament withdrawn before its first move.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    Mailbox, Relay, attachments, body_text, fetch_all, header, next_of, send_mail, unique,
-    unique_addr,
+    HOST, IMAP_PORT, Mailbox, PASSWORD, Relay, SMTP_PORT, attachments, body_text, fetch_all,
+    header, kinds, next_of, send_mail, unique, unique_addr,
 };
+use crate::proxy::Proxy;
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -258,4 +260,139 @@ fn the_directors_desk_through_real_mail() {
     let silence = body_text(&next_of(&relay.director, "director", seen));
     assert!(silence.contains("nicht beantwortet"), "{silence}");
     assert!(silence.contains("Bert Berger"), "{silence}");
+}
+
+/// `fernzug tournament check` says every error of a file, or its games, and makes no store;
+/// `Turnier prüfen` by mail says the same and registers nothing; `Turnier zurückziehen` before
+/// the first move tells every player, and the tournament leaves `status` and the store — its
+/// start mails that could not go yet (SMTP away) never go, and its id is free again.
+#[test]
+fn a_tournament_checked_then_withdrawn_before_its_first_move_through_real_mail() {
+    let relay = Relay::new("withdraw");
+    let config = std::fs::read_to_string(&relay.config).unwrap();
+    let config = config.replace(
+        "language = \"de\"\n",
+        &format!("language = \"de\"\ndirectors = [\"{}\"]\n", relay.director),
+    );
+    std::fs::write(&relay.config, config).unwrap();
+    // SMTP through a proxy the test cuts.
+    let proxy = Proxy::new(SMTP_PORT);
+    relay.set_servers(
+        &format!(
+            "host = \"{HOST}\"\nport = {IMAP_PORT}\nsecurity = \"none\"\nuser = {{address}}\n\
+             password = \"{PASSWORD}\"\nmailbox = \"INBOX\""
+        ),
+        &format!(
+            "host = \"{HOST}\"\nport = {}\nsecurity = \"none\"",
+            proxy.port
+        ),
+    );
+    let (anna, bert, carl) = (
+        unique_addr("anna"),
+        unique_addr("bert"),
+        unique_addr("carl"),
+    );
+    let t = relay.tournament(
+        &[
+            ("Anna Adler", &anna, None),
+            ("Bert Berger", &bert, None),
+            ("Carl Clausen", &carl, None),
+        ],
+        "post",
+        "2026-12-01",
+    );
+    let file = std::fs::read_to_string(&t.path).unwrap();
+    let path = t.path.to_string_lossy().into_owned();
+    let store = relay.dir.join("data").join("store");
+
+    // On the command line: every error with its line and key, exit 1.
+    let broken = relay.dir.join("broken.toml");
+    std::fs::write(
+        &broken,
+        file.replace("rules = \"post\"", "rules = \"blitz\"")
+            .replace(&bert, "bert@"),
+    )
+    .unwrap();
+    let out = relay.run(&["tournament", "check", broken.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("line 3, key `rules`: expected"), "{err}");
+    assert!(
+        err.contains("key `players[2].email`: \"bert@\" is not"),
+        "{err}"
+    );
+    // The file as it should be: its games, exit 0; nothing registered, no store made.
+    let table = relay.run_ok(&["tournament", "check", &path]);
+    assert!(table.contains("3 players, 3 games"), "{table}");
+    assert!(
+        table.contains(&format!(
+            "{}  round 2:  Anna Adler – Bert Berger",
+            t.game(2)
+        )),
+        "{table}"
+    );
+    assert!(!store.exists(), "a check makes no store");
+
+    // By mail: the same answer as a `director` mail, nothing registered.
+    send_file(&relay, "Turnier prüfen", "turnier.toml", &file);
+    relay.once("2026-11-30T11:00:00+01:00");
+    let checked = body_text(&next_of(&relay.director, "director", 0));
+    let flat = checked.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("3 Spieler und 3 Partien"), "{checked}");
+    assert!(flat.contains("Angemeldet ist nichts"), "{checked}");
+    assert!(
+        checked.contains(&format!(
+            "{}  Runde 2:  Anna Adler – Bert Berger",
+            t.game(2)
+        )),
+        "{checked}"
+    );
+    assert_eq!(relay.run_ok(&["status", "--json"]).trim(), "[]");
+    // The check on the command line reads the store now, and finds the id free still.
+    relay.run_ok(&["tournament", "check", &path]);
+
+    // Registered; its start mails cannot go (SMTP away) when the director withdraws it.
+    relay.add(&t);
+    proxy.cut();
+    relay.send(
+        &relay.director,
+        "Turnier zurückziehen",
+        &format!("Turnier zurückziehen: {}", t.id),
+    );
+    relay.once("2026-11-30T13:00:00+01:00");
+    assert_eq!(relay.run_ok(&["status", "--json"]).trim(), "[]");
+    let out = relay.run(&["export", "pgn", &t.id]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "no tournament {} any more",
+        t.id
+    );
+    proxy.restore();
+    relay.once("2026-11-30T15:00:00+01:00");
+    for p in [&anna, &bert, &carl] {
+        let notice = body_text(&next_of(p, "director", 0));
+        let flat = notice.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("ist zurückgezogen, bevor ein Zug gespielt wurde"),
+            "{notice}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert_eq!(
+            kinds(&fetch_all(p)),
+            ["director"],
+            "{p}: no start mail ever went"
+        );
+    }
+    let confirmed = body_text(&next_of(&relay.director, "director", 1));
+    assert!(confirmed.contains("Alle 3 Spieler"), "{confirmed}");
+    // Its id is free again: the same file registers anew.
+    relay.run_ok(&["tournament", "add", &path]);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&relay.run_ok(&["status", "--json"]))
+            .unwrap()
+            .as_array()
+            .map(Vec::len),
+        Some(3)
+    );
 }

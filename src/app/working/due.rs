@@ -254,6 +254,21 @@ impl DueIndex {
         }
     }
 
+    /// Forgets every entry of tournament `id`, withdrawn (the store's entries go in the same
+    /// step, `Store::remove_tournament`).
+    pub(crate) fn forget(&mut self, id: &str) {
+        let of = |g: &GameRef| g.tournament == id;
+        self.by_game.retain(|g, _| !of(g));
+        self.order.retain(|(_, g)| !of(g));
+        self.changed.retain(|g, _| !of(g));
+        self.digests.remove(id);
+        self.rotations.remove(id);
+        self.dirty.retain(|e| match e {
+            DueEntry::Game(g) => !of(g),
+            DueEntry::Digest(t) | DueEntry::Rotation(t) => t != id,
+        });
+    }
+
     /// Every entry, in order (for tests comparing two indexes; an index built from the games).
     #[cfg(test)]
     pub(crate) fn entries(&self) -> Vec<(DueEntry, DateTime<Utc>)> {

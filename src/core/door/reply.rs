@@ -88,7 +88,7 @@ pub(crate) fn query(
     };
     // Whom the query answers: the text tells a player what to send, a director nothing of clocks.
     let about = match refusal {
-        Refusal::Director(_) => "director",
+        Refusal::Director(_) | Refusal::Withdraw(_) => "director",
         Refusal::Stranger => "stranger",
         _ => "player",
     };

@@ -221,6 +221,28 @@ pub enum Told {
         /// a warning).
         fax_group: bool,
     },
+    /// `Turnier prüfen` / `check tournament`: a tournament file that holds, checked and not
+    /// registered: the games it would make, as [`Told::Registered`] lists them.
+    Checked {
+        tournament: String,
+        name: String,
+        start: NaiveDate,
+        players: usize,
+        games: Vec<(u32, u32, String, String)>,
+        /// Fax 1.2: a telefax tournament whose group is not of seven players.
+        fax_group: bool,
+    },
+    /// `Turnier prüfen` / `check tournament`: what keeps the file from being registered (as a
+    /// registration would be refused); nothing was registered.
+    CheckFailed(crate::core::model::RegisterRefusal),
+    /// A tournament withdrawn before any move of it was played (`Turnier zurückziehen`): its
+    /// `games` will not be played, and the relay forgets them.
+    TournamentWithdrawn {
+        tournament: String,
+        name: String,
+        players: usize,
+        games: usize,
+    },
     /// TO §24 special leave (`special`) or TO §25 a late leave accepted.
     Leave {
         special: bool,

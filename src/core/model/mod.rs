@@ -56,7 +56,9 @@ pub use output::{LoggedEvent, Output};
 pub use people::People;
 pub use person::Person;
 pub use question::{QUESTION_DAYS, Question};
-pub use refusal::{Act, Command, DirectorRefusal, LeaveRefusal, Refusal, RegisterRefusal};
+pub use refusal::{
+    Act, Command, DirectorRefusal, LeaveRefusal, Refusal, RegisterRefusal, WithdrawRefusal,
+};
 pub use seal::{MailSeal, Seal};
 pub(crate) use state::Parts;
 pub use state::{Meta, Settings, State};

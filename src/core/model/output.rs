@@ -25,6 +25,10 @@ pub struct Output {
     pub log: Vec<String>,
     /// Fax 2.8: tournaments whose archive is to be rotated away now, with their games.
     pub rotate: Vec<(String, BTreeSet<GameRef>)>,
+    /// Tournaments withdrawn before their first move (`crate::core::register`), already gone
+    /// from the state: the shell removes them from the store with everything that is theirs
+    /// (games, reply keys, deadlines, mails not yet sent), in the step's transaction.
+    pub withdrawn: BTreeSet<String>,
     /// The letter was not acted on for a reason the operator must see: the shell keeps it in
     /// quarantine with this reason (e.g. no DMARC pass, `crate::core::door::screen`).
     pub quarantine: Option<String>,
@@ -69,6 +73,7 @@ impl Output {
         self.keys.extend(other.keys);
         self.letter_games.extend(other.letter_games);
         self.rotate.extend(other.rotate);
+        self.withdrawn.extend(other.withdrawn);
         self.log.extend(other.log);
         self.quarantine = self.quarantine.take().or(other.quarantine);
         self.refused.extend(other.refused);

@@ -112,6 +112,8 @@ pub enum Refusal {
     Director(crate::core::model::DirectorRefusal),
     /// A tournament file sent by mail was not registered.
     Register(RegisterRefusal),
+    /// A tournament was not withdrawn (`Turnier zurückziehen`).
+    Withdraw(WithdrawRefusal),
     /// The mail is larger than `[limits] max_mail_bytes`; only its header was read.
     TooLarge { size: u64, limit: u64 },
     /// The relay answered this address `limit` times today; this is the last answer today.
@@ -232,6 +234,24 @@ pub enum RegisterRefusal {
     AddressTaken { taken: Vec<(String, String)> },
     /// A tournament by mail makes at most `max` games; the file makes `games`.
     TooManyGames { games: usize, max: usize },
+}
+
+/// Why a tournament was not withdrawn (`Turnier zurückziehen: ID` / `withdraw tournament: ID`,
+/// `crate::core::register`); nothing was changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WithdrawRefusal {
+    /// The sender is neither the tournament's director nor in `[relay] directors`: not a word
+    /// on whether it exists.
+    NotAllowed,
+    /// No tournament has this id (empty: the mail names none).
+    Unknown { tournament: String },
+    /// A move of it was played (`moved`), or a game of it ended (a decision, a withdrawal): the
+    /// tournament is under way and stays; `game` is the first such game.
+    Begun {
+        tournament: String,
+        game: String,
+        moved: bool,
+    },
 }
 
 /// A director's command, as a refusal names it (TO §21–§26, §30, §31).

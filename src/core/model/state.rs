@@ -235,6 +235,27 @@ impl State {
     }
 }
 
+/// Removes tournament `id` from `state` with its games, their reply keys, its digests' day and
+/// its people (a tournament withdrawn before its first move, `crate::core::register`): nothing
+/// of it is known any more. Returns it, if it was there. A function beside the state, not one of
+/// its methods (`scripts/layers` counts those).
+pub(crate) fn remove_tournament(state: &mut State, id: &str) -> Option<Tournament> {
+    let t = state.tournaments.remove(id)?;
+    state.people.forget_tournament(&t);
+    state.games.retain(|g, _| g.tournament != id);
+    let keys: Vec<String> = state
+        .keys
+        .iter()
+        .filter(|(_, b)| b.game.tournament == id)
+        .map(|(k, _)| k.clone())
+        .collect();
+    for k in keys {
+        state.keys.remove(&k);
+    }
+    state.meta.digests.remove(id);
+    Some(t)
+}
+
 /// The parts of the [`State`] a rule changes while it reads one [`Tournament`] (see
 /// [`State::split`]): the games and the counters, and the reply keys to look up.
 pub(crate) struct Parts<'a> {

@@ -129,7 +129,8 @@ fn reserve(limit: u32, span: i64, last_hour_urgent: u32) -> u32 {
 
 /// What `limits` leave at `now`, after the mails of `sent`. The mails that are not [`urgent`]
 /// (a tournament's start mails, reminders, reports) may use only what the urgent ones are not
-/// expected to need ([`reserve`]): a busy tournament's moves are never held up for a day by its
+/// expected to need (the last hour's urgent mails for each hour of the window, a quarter more, at
+/// least a fifth of the limit): a busy tournament's moves are never held up for a day by its
 /// start mails; those wait and go as the window leaves room.
 pub fn budget(sent: &SendWindow, limits: Limits, now: DateTime<Utc>) -> Budget {
     let mut b = Budget::default();

@@ -1,11 +1,11 @@
-//! The words of a [`LeaveRefusal`] (TO §24/§25), a [`DirectorRefusal`] and a [`RegisterRefusal`], in
-//! both languages.
+//! The words of a [`LeaveRefusal`] (TO §24/§25), a [`DirectorRefusal`], a [`RegisterRefusal`]
+//! and a [`WithdrawRefusal`], in both languages.
 
 use chrono::NaiveDate;
 
 use crate::core::clock::{BUDGET_DAYS, MIN_LEAVE_DAYS};
 use crate::core::model::{Command, DirectorRefusal, LeaveRefusal};
-use crate::core::model::{FileFault, FileProblem, RegisterRefusal};
+use crate::core::model::{FileFault, FileProblem, RegisterRefusal, WithdrawRefusal};
 use crate::lang::Lang;
 
 impl LeaveRefusal {
@@ -159,7 +159,9 @@ Prüfen: TURNIER/N                              – das versiegelte Partieprotok
 Rücktritt: spieler@… Wertung: verloren   (oder annulliert)   – alle offenen Partien des Spielers beenden (TO §26)
 Rückfrage an spieler@…: TEXT                   – eine Frage an den Spieler (alle Zeilen bis zu Ihrem Gruß); seine Antwort geht an Sie (TO §23)
 Ermahnung: spieler@… Grund: TEXT               – den Spieler förmlich ermahnen, vermerkt bei seinen Partien (TO §30)
-Betreff „Turnier anmelden“, Turnierdatei als .toml-Anhang oder als Text   – ein Turnier anmelden";
+Betreff „Turnier anmelden“, Turnierdatei als .toml-Anhang oder als Text   – ein Turnier anmelden
+Betreff „Turnier prüfen“, Turnierdatei wie beim Anmelden   – die Datei prüfen: ihre Fehler oder ihre Partien, nichts wird angemeldet
+Turnier zurückziehen: TURNIER                  – ein Turnier zurückziehen, bevor ein Zug gespielt ist: es wird mit allem entfernt, jeder Spieler erfährt es";
 
 /// Every command form, English.
 pub const FORMS_EN: &str = "\
@@ -180,7 +182,9 @@ verify: TOURNAMENT/N                           – recompute the game's sealed r
 withdraw: player@… score: lost   (or annulled) – end every unfinished game of the player (TO §26)
 ask player@…: TEXT                             – a question to the player (every line up to your signature); his answer comes to you (TO §23)
 warning: player@… reason: TEXT                 – a formal warning of the player, recorded with his games (TO §30)
-subject \"register tournament\", the tournament file as a .toml attachment or as the text   – register a tournament";
+subject \"register tournament\", the tournament file as a .toml attachment or as the text   – register a tournament
+subject \"check tournament\", the tournament file as for registering   – check the file: its errors or its games, nothing is registered
+withdraw tournament: ID                        – withdraw a tournament before any move is played: it is removed with everything, each player is told";
 
 impl DirectorRefusal {
     /// What is wrong, in `lang`; malformed mails get the list of valid forms.
@@ -426,6 +430,52 @@ impl RegisterRefusal {
                 };
                 let lines: Vec<String> = errors.iter().map(|e| problem(e, lang)).collect();
                 format!("{head}\n\n{}\n\n{nothing}", lines.join("\n"))
+            }
+        }
+    }
+}
+
+impl WithdrawRefusal {
+    /// Why the tournament was not withdrawn, in `lang`.
+    pub fn message(&self, lang: Lang) -> String {
+        let de = lang == Lang::De;
+        match self {
+            WithdrawRefusal::NotAllowed if de => "Ein Turnier zurückziehen dürfen nur sein Turnierleiter und die Adressen, die der Betreiber des Relais dafür eingetragen hat. Es wurde nichts geändert.".into(),
+            WithdrawRefusal::NotAllowed => "Only a tournament's director and the addresses the relay's operator entered for it may withdraw a tournament. Nothing was changed.".into(),
+            WithdrawRefusal::Unknown { tournament } if tournament.is_empty() => {
+                if de {
+                    "Die Mail nennt kein Turnier. Bitte schreiben Sie „Turnier zurückziehen: TURNIER“ mit der Kennung des Turniers. Es wurde nichts geändert.".into()
+                } else {
+                    "The mail names no tournament. Please write \"withdraw tournament: ID\" with the tournament's id. Nothing was changed.".into()
+                }
+            }
+            WithdrawRefusal::Unknown { tournament } => {
+                if de {
+                    format!("Ein Turnier „{tournament}“ gibt es nicht. Es wurde nichts geändert.")
+                } else {
+                    format!("There is no tournament \"{tournament}\". Nothing was changed.")
+                }
+            }
+            WithdrawRefusal::Begun {
+                tournament,
+                game,
+                moved,
+            } => {
+                let what = match (moved, de) {
+                    (true, true) => format!("In der Partie {game} ist schon gezogen worden"),
+                    (true, false) => format!("A move was played in game {game}"),
+                    (false, true) => format!("Die Partie {game} ist schon beendet"),
+                    (false, false) => format!("Game {game} has already ended"),
+                };
+                if de {
+                    format!(
+                        "{what}: Das Turnier {tournament} hat begonnen. Zurückziehen lässt sich ein Turnier nur, bevor ein Zug gespielt ist und eine Partie endet. Es wurde nichts geändert; Partien beenden Sie einzeln, z. B. mit „Ergebnis: annulliert“ (TO §26)."
+                    )
+                } else {
+                    format!(
+                        "{what}: tournament {tournament} has begun. A tournament can be withdrawn only before any move is played and any game ends. Nothing was changed; end games one by one, e.g. with \"result: annulled\" (TO §26)."
+                    )
+                }
             }
         }
     }

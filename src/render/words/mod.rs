@@ -15,6 +15,7 @@ pub mod request;
 pub(crate) use common::end_reason;
 pub use common::{colour, date, date_time, days, write_values};
 pub use leave_director::{FORMS_DE, FORMS_EN};
+pub use notice::games_table;
 pub use page::{board_caption, page_not_found};
 
 use serde_json::Value;

@@ -85,6 +85,20 @@ pub fn title(t: &Told, lang: Lang) -> String {
         Told::ThroughDirector { .. } => "moves no longer through the director (TO §30)".into(),
         Told::Registered { tournament, .. } if de => format!("Turnier {tournament} angemeldet"),
         Told::Registered { tournament, .. } => format!("tournament {tournament} registered"),
+        Told::Checked { tournament, .. } if de => {
+            format!("Turnierdatei {tournament} geprüft: in Ordnung")
+        }
+        Told::Checked { tournament, .. } => {
+            format!("tournament file {tournament} checked: it holds")
+        }
+        Told::CheckFailed(_) if de => "Turnierdatei geprüft: nicht anmeldbar".into(),
+        Told::CheckFailed(_) => "tournament file checked: it cannot be registered".into(),
+        Told::TournamentWithdrawn { tournament, .. } if de => {
+            format!("Turnier {tournament} zurückgezogen")
+        }
+        Told::TournamentWithdrawn { tournament, .. } => {
+            format!("tournament {tournament} withdrawn")
+        }
         Told::ToDirector {
             name, appeal: true, ..
         } if de => format!("Einspruch von {name} (TO §29)"),
@@ -508,7 +522,80 @@ fn desk_text(t: &Told, lang: Lang) -> String {
             }
             text
         }
+        Told::Checked {
+            tournament,
+            name,
+            start,
+            players,
+            games,
+            fax_group,
+        } => {
+            let start = crate::render::words::date(*start, lang);
+            let mut text = if de {
+                format!(
+                    "Die Turnierdatei ist in Ordnung: Das Turnier {tournament} („{name}“) hätte {players} Spieler und {}, Beginn am {start}. Angemeldet ist nichts; zum Anmelden schicken Sie dieselbe Datei mit dem Betreff „Turnier anmelden“.\n\nDie Partien:\n",
+                    games_word(games.len(), lang)
+                )
+            } else {
+                format!(
+                    "The tournament file holds: tournament {tournament} (\"{name}\") would have {players} players and {}, starting on {start}. Nothing was registered; to register it, send the same file with the subject \"register tournament\".\n\nThe games:\n",
+                    games_word(games.len(), lang)
+                )
+            };
+            text.push_str(&games_table(tournament, games, lang, Some(LISTED_GAMES)));
+            if games.len() > LISTED_GAMES {
+                text.push('.');
+            }
+            if *fax_group {
+                text.push_str(&match lang {
+                    Lang::De => format!(
+                        "\n\nHinweis: Telefaxturniere werden in Gruppen zu 7 Spielern gespielt (Fax 1.2); diese Gruppe hat {players}. Das Turnier würde trotzdem angemeldet."
+                    ),
+                    Lang::En => format!(
+                        "\n\nNote: telefax tournaments are played in groups of 7 players (Fax 1.2); this group has {players}. The tournament would be registered all the same."
+                    ),
+                });
+            }
+            text
+        }
+        Told::CheckFailed(r) => r.message(lang),
+        Told::TournamentWithdrawn {
+            tournament,
+            name,
+            players,
+            games,
+        } => {
+            let (de_games, en_games) = match games {
+                1 => (
+                    "Seine Partie wird nicht gespielt, und das Relais vergisst sie".to_string(),
+                    "its game will not be played, and the relay forgets it".to_string(),
+                ),
+                n => (
+                    format!("Seine {n} Partien werden nicht gespielt, und das Relais vergisst sie"),
+                    format!("its {n} games will not be played, and the relay forgets them"),
+                ),
+            };
+            if de {
+                format!(
+                    "Das Turnier {tournament} („{name}“) ist zurückgezogen, bevor ein Zug gespielt wurde: {de_games} mit allem, was dazugehört — Antwortadressen, Fristen und die noch nicht gesendeten Startmails. Alle {players} Spieler haben diese Mitteilung erhalten. Mails zu diesen Partien nimmt das Relais nicht mehr an."
+                )
+            } else {
+                format!(
+                    "Tournament {tournament} (\"{name}\") is withdrawn before any move was played: {en_games} with all that belongs to it — reply addresses, deadlines and the start mails not yet sent. All {players} players got this notice. The relay takes no more mails about these games."
+                )
+            }
+        }
         _ => String::new(),
+    }
+}
+
+/// `1 Partie` / `3 Partien`, `1 game` / `3 games`.
+fn games_word(n: usize, lang: Lang) -> String {
+    match (lang, n) {
+        (Lang::De, 1) => "1 Partie".into(),
+        (Lang::De, n) => format!("{n} Partien"),
+        (Lang::En, 1) => "1 game".into(),
+        (Lang::En, n) => format!("{n} games"),
     }
 }
 
@@ -549,18 +636,42 @@ fn registered_text(
             games.len()
         )
     };
+    text.push_str(&games_table(tournament, games, lang, Some(LISTED_GAMES)));
+    if games.len() > LISTED_GAMES {
+        text.push_str(if de {
+            " (alle mit „Status“)."
+        } else {
+            " (all of them with \"Status\")."
+        });
+    }
+    text
+}
+
+/// The games of tournament `tournament` (number, round, White, Black), one line each, each line
+/// after a line break (`FAX-2026-3/2  Runde 2:  Anna Adler – Bert Berger`); the first `limit`
+/// of them (all: `None`), then how many more there are. The table a registration, a check by
+/// mail and `fernzug tournament check` show.
+pub fn games_table(
+    tournament: &str,
+    games: &[(u32, u32, String, String)],
+    lang: Lang,
+    limit: Option<usize>,
+) -> String {
+    let de = lang == Lang::De;
     let round = if de { "Runde" } else { "round" };
-    for (n, r, white, black) in games.iter().take(LISTED_GAMES) {
+    let shown = limit.unwrap_or(games.len());
+    let mut text = String::new();
+    for (n, r, white, black) in games.iter().take(shown) {
         text.push_str(&format!(
             "\n{tournament}/{n}  {round} {r}:  {white} – {black}"
         ));
     }
-    if games.len() > LISTED_GAMES {
-        let more = games.len() - LISTED_GAMES;
+    if games.len() > shown {
+        let more = games.len() - shown;
         text.push_str(&if de {
-            format!("\n… und {more} weitere (alle mit „Status“).")
+            format!("\n… und {more} weitere")
         } else {
-            format!("\n… and {more} more (all of them with \"Status\").")
+            format!("\n… and {more} more")
         });
     }
     text

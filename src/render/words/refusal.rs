@@ -436,6 +436,7 @@ impl Refusal {
             Refusal::Leave(r) => r.message(lang),
             Refusal::Director(r) => r.message(lang),
             Refusal::Register(r) => r.message(lang),
+            Refusal::Withdraw(r) => r.message(lang),
             Refusal::TooLarge { size, limit } => {
                 if de {
                     format!(

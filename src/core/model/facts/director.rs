@@ -82,8 +82,10 @@ pub struct DirectorFacts {
     pub now: When,
     /// What the notice is: `decision` (a command carried out), `records` (TO §11, §29: what he
     /// asked for), `question` (TO §23, to the player), `answer` and `unanswered` (TO §23, to
-    /// the director), `registered` (a tournament registered by mail), `words` (a player's words to
-    /// the director: a reply to a decision or an appeal, TO §18, §29).
+    /// the director), `registered` (a tournament registered by mail), `checked` (a tournament
+    /// file checked, nothing registered), `withdrawn` (a tournament withdrawn, to the sender),
+    /// `words` (a player's words to the director: a reply to a decision or an appeal, TO §18,
+    /// §29).
     pub form: &'static str,
     /// TO §29: `verify`'s line for the game, filled in by the shell.
     pub verified: Option<String>,
