@@ -1331,6 +1331,42 @@ time_zone = "Europe/Berlin"
         assert!(tried >= 12, "{tried} commented keys tried");
     }
 
+    /// The other way round: every key the relay knows, in every section, is named in
+    /// deploy/fernzug.example.toml — the configuration is written out in that one place, and the
+    /// guides link to it.
+    #[test]
+    fn every_known_key_is_named_in_the_deploy_example() {
+        const EXAMPLE: &str = include_str!("../deploy/fernzug.example.toml");
+        let named = |key: &str| {
+            regex::Regex::new(&format!(r"(^|[^A-Za-z0-9_]){key}([^A-Za-z0-9_]|$)"))
+                .unwrap()
+                .is_match(EXAMPLE)
+        };
+        let mut checked = 0;
+        for section in ["relay", "imap", "smtp", "limits", "security", "xfcc", "http"] {
+            // A key no section knows makes the error list the section's keys.
+            let mut text = EXAMPLE.to_string();
+            let header = format!("\n[{section}]");
+            if !text.contains(&header) {
+                text.push_str(&format!("\n[{section}]\n"));
+            }
+            text = text.replacen(&header, &format!("{header}\nzz_not_a_key = 1"), 1);
+            let e = parse(path(), &text, &read_file).expect_err("an unknown key");
+            let FileError::Key {
+                problem: KeyProblem::Unknown { allowed },
+                ..
+            } = &e
+            else {
+                panic!("[{section}]: {e}");
+            };
+            for key in allowed {
+                assert!(named(key), "[{section}] {key} is not in deploy/fernzug.example.toml");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 40, "{checked} keys checked");
+    }
+
     #[test]
     fn contract_example_parses() {
         let c = ok(CONTRACT_EXAMPLE);
