@@ -1343,7 +1343,9 @@ time_zone = "Europe/Berlin"
                 .is_match(EXAMPLE)
         };
         let mut checked = 0;
-        for section in ["relay", "imap", "smtp", "limits", "security", "xfcc", "http"] {
+        for section in [
+            "relay", "imap", "smtp", "limits", "security", "xfcc", "http",
+        ] {
             // A key no section knows makes the error list the section's keys.
             let mut text = EXAMPLE.to_string();
             let header = format!("\n[{section}]");
@@ -1360,7 +1362,10 @@ time_zone = "Europe/Berlin"
                 panic!("[{section}]: {e}");
             };
             for key in allowed {
-                assert!(named(key), "[{section}] {key} is not in deploy/fernzug.example.toml");
+                assert!(
+                    named(key),
+                    "[{section}] {key} is not in deploy/fernzug.example.toml"
+                );
                 checked += 1;
             }
         }

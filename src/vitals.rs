@@ -5,8 +5,10 @@
 //!
 //! - **An outage** is IMAP or SMTP failing without a success since, or a mail (other than an
 //!   alert) waiting in the outbox, for `[relay] alert_minutes`. A contact counts as a success
-//!   when the server answered as a server: an SMTP server that defers or refuses a recipient
-//!   (4xx, 5xx) works; a refused connection, a timeout or a TLS failure does not.
+//!   when the server took the relay's mail or judged one recipient: an SMTP server that defers or
+//!   refuses a recipient (4xx, 5xx at RCPT TO) works; a refused connection, a timeout, a TLS
+//!   failure, and a refusal of the relay itself (its login, its sender, a quota, a policy, DATA:
+//!   `core::unreachable::verdict`) do not.
 //! - **Alarms** ([`Alarm`]): one when an outage begins to count, one when it is over, with its
 //!   start. They are mails like any other (the outbox, retried), so an SMTP outage is told once
 //!   SMTP works again. An outage of IMAP or SMTP that counted but ended before the loop looked
@@ -99,6 +101,8 @@ pub struct Figures {
     pub outbox: u64,
     /// When the oldest entry other than an alert was queued.
     pub oldest: Option<DateTime<Utc>>,
+    /// Why mail waits besides, when a sending limit holds it (`[smtp] max_per_day …`).
+    pub held_by: Option<String>,
     /// Mails kept in quarantine.
     pub quarantine: u64,
 }
@@ -372,9 +376,15 @@ impl Vitals {
                 Concern::Outbox,
                 oldest,
                 format!(
-                    "{} mails wait in the outbox, the oldest since {}",
+                    "{} mails wait in the outbox, the oldest since {}{}",
                     inner.figures.outbox,
-                    oldest.format("%Y-%m-%d %H:%M UTC")
+                    oldest.format("%Y-%m-%d %H:%M UTC"),
+                    inner
+                        .figures
+                        .held_by
+                        .as_ref()
+                        .map(|h| format!("; {h}"))
+                        .unwrap_or_default()
                 ),
             ));
         }
@@ -621,6 +631,32 @@ mod tests {
     }
 
     #[test]
+    fn mail_held_by_a_sending_limit_says_so_in_the_outbox_alarm() {
+        let v = Vitals::new(30);
+        v.figures(Figures {
+            outbox: 40,
+            oldest: Some(at(9, 0)),
+            held_by: Some("held by [smtp] max_per_day = 500 (500 sent in the last 24 h)".into()),
+            ..Figures::default()
+        });
+        let alarms = v.alarms(at(9, 30));
+        let [
+            Alarm::Raised {
+                concern, detail, ..
+            },
+        ] = alarms.as_slice()
+        else {
+            panic!("{alarms:?}");
+        };
+        assert_eq!(*concern, Concern::Outbox);
+        assert!(
+            detail.ends_with("; held by [smtp] max_per_day = 500 (500 sent in the last 24 h)"),
+            "{detail}"
+        );
+        assert!(v.alarms(at(9, 40)).is_empty(), "told once");
+    }
+
+    #[test]
     fn a_waiting_mail_is_an_outage_unless_smtp_is_down_and_an_alert_is_not_one() {
         let v = Vitals::new(30);
         v.figures(Figures {
@@ -680,6 +716,7 @@ mod tests {
             outbox: 2,
             oldest: Some(at(8, 59)),
             quarantine: 1,
+            held_by: None,
         });
         v.games(vec![("running".into(), 10), ("finished".into(), 4)]);
         let text = v.metrics(at(9, 0));

@@ -135,6 +135,7 @@ impl Tending {
             outbox: f.outbox,
             oldest: f.oldest,
             quarantine: f.quarantine,
+            held_by: held_by(app, now)?,
         });
         if self.counted.is_none_or(|at| at.elapsed() >= GAMES_EVERY) {
             self.counted = Some(std::time::Instant::now());
@@ -142,6 +143,36 @@ impl Tending {
         }
         Ok(back)
     }
+}
+
+/// Why mail waits for a sending limit at `now`, in the operator's words, if it does: "held by
+/// [smtp] max_per_day = 500 (500 sent in the last 24 h); the next goes at 2026-12-07 14:03 CET".
+fn held_by(app: &App, now: DateTime<Utc>) -> Result<Option<String>, AppError> {
+    let Some(free) = super::deliver::sending_budget(app, now)?.next_free else {
+        return Ok(None);
+    };
+    let (smtp, window) = (&app.config.smtp, app.store.outbox().window()?);
+    let mut limits = Vec::new();
+    if smtp.max_per_hour > 0 {
+        limits.push(format!(
+            "max_per_hour = {} ({} sent in the last hour)",
+            smtp.max_per_hour,
+            window.used(now, 60)
+        ));
+    }
+    if smtp.max_per_day > 0 {
+        limits.push(format!(
+            "max_per_day = {} ({} sent in the last 24 h)",
+            smtp.max_per_day,
+            window.used(now, 24 * 60)
+        ));
+    }
+    Ok(Some(format!(
+        "held by [smtp] {}; the next goes at {}",
+        limits.join(", "),
+        free.with_timezone(&app.config.relay.time_zone)
+            .format("%Y-%m-%d %H:%M %Z")
+    )))
 }
 
 /// How often the games are counted by state for `/metrics` at most (one read of every game).
