@@ -365,7 +365,7 @@ async fn probe(config: &Config, mut inbox: Inbox, sender: &Sender, r: &mut Repor
     let started = Instant::now();
     loop {
         match find_probe(&mut inbox, &token).await {
-            Ok(Some(uid)) => {
+            Ok(Some((uid, header))) => {
                 r.ok(
                     "probe",
                     format!(
@@ -374,6 +374,7 @@ async fn probe(config: &Config, mut inbox: Inbox, sender: &Sender, r: &mut Repor
                         started.elapsed().as_secs_f64()
                     ),
                 );
+                r.ok("probe's authentication", authentication(&header));
                 if let Err(e) = inbox.remove(uid).await {
                     r.fail(
                         "probe removed",
@@ -407,8 +408,8 @@ async fn probe(config: &Config, mut inbox: Inbox, sender: &Sender, r: &mut Repor
     }
 }
 
-/// The UID of the probe with `token`, looked for among the newest messages.
-async fn find_probe(inbox: &mut Inbox, token: &str) -> Result<Option<u32>, ImapError> {
+/// The UID and the header of the probe with `token`, looked for among the newest messages.
+async fn find_probe(inbox: &mut Inbox, token: &str) -> Result<Option<(u32, String)>, ImapError> {
     let listed = inbox.list().await?;
     for l in listed.iter().rev().take(50) {
         let h = inbox.fetch_header(l.uid).await?;
@@ -417,8 +418,60 @@ async fn find_probe(inbox: &mut Inbox, token: &str) -> Result<Option<u32>, ImapE
             .lines()
             .any(|line| line.starts_with("X-Fernzug-Probe:") && line.contains(token))
         {
-            return Ok(Some(l.uid));
+            return Ok(Some((l.uid, text.into_owned())));
         }
     }
     Ok(None)
+}
+
+/// What the receiving mail server wrote of the probe's SPF, DKIM and DMARC
+/// (`Authentication-Results`, RFC 8601), as a player's server will judge the relay's mail:
+/// each such header unfolded on one line, or that there is none.
+fn authentication(header: &str) -> String {
+    let mut found: Vec<String> = Vec::new();
+    let mut current: Option<String> = None;
+    for line in header.lines() {
+        if line.starts_with([' ', '\t']) {
+            if let Some(c) = current.as_mut() {
+                c.push(' ');
+                c.push_str(line.trim());
+            }
+            continue;
+        }
+        found.extend(current.take());
+        if line
+            .get(..23)
+            .is_some_and(|n| n.eq_ignore_ascii_case("Authentication-Results:"))
+        {
+            current = Some(line[23..].trim().to_string());
+        }
+    }
+    found.extend(current);
+    if found.is_empty() {
+        "the relay's mail server wrote no Authentication-Results header on the probe: it does not \
+         check SPF, DKIM or DMARC of its own mail; a player's server will (docs/operating.md, \
+         \"SPF, DKIM and DMARC\")"
+            .to_string()
+    } else {
+        format!(
+            "as the relay's mail server saw the probe: {}",
+            found.join(" | ")
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::authentication;
+
+    #[test]
+    fn the_probes_authentication_results_are_shown_unfolded_or_their_absence_named() {
+        let header = "Received: from x\r\nAuthentication-Results: mx.example.org;\r\n\tspf=pass smtp.mailfrom=example.org;\r\n dkim=pass header.d=example.org\r\nauthentication-results: other; dmarc=fail\r\nSubject: fernzug check\r\n";
+        assert_eq!(
+            authentication(header),
+            "as the relay's mail server saw the probe: mx.example.org; spf=pass \
+             smtp.mailfrom=example.org; dkim=pass header.d=example.org | other; dmarc=fail"
+        );
+        assert!(authentication("Subject: x\r\n").starts_with("the relay's mail server wrote no"));
+    }
 }
