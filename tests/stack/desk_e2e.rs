@@ -8,8 +8,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    HOST, IMAP_PORT, Mailbox, PASSWORD, Relay, SMTP_PORT, attachments, body_text, fetch_all,
-    header, kinds, next_of, send_mail, unique, unique_addr,
+    HOST, IMAP_PORT, Mailbox, PASSWORD, Relay, SMTP_PORT, Tournament, attachments, body_text,
+    fetch_all, header, kinds, next_of, send_mail, unique, unique_addr,
 };
 use crate::proxy::Proxy;
 
@@ -75,20 +75,7 @@ fn the_directors_desk_through_real_mail() {
         &format!("language = \"de\"\ndirectors = [\"{}\"]\n", relay.director),
     );
     std::fs::write(&relay.config, config).unwrap();
-    let (anna, bert, carl) = (
-        unique_addr("anna"),
-        unique_addr("bert"),
-        unique_addr("carl"),
-    );
-    let t = relay.tournament(
-        &[
-            ("Anna Adler", &anna, None),
-            ("Bert Berger", &bert, None),
-            ("Carl Clausen", &carl, None),
-        ],
-        "fax",
-        "2026-12-01",
-    );
+    let (t, anna, bert, carl) = trio(&relay, "fax");
     let file = std::fs::read_to_string(&t.path).unwrap();
 
     // A file with a mistake: every error named with its line and key, nothing registered.
@@ -287,20 +274,7 @@ fn a_tournament_checked_then_withdrawn_before_its_first_move_through_real_mail()
             proxy.port
         ),
     );
-    let (anna, bert, carl) = (
-        unique_addr("anna"),
-        unique_addr("bert"),
-        unique_addr("carl"),
-    );
-    let t = relay.tournament(
-        &[
-            ("Anna Adler", &anna, None),
-            ("Bert Berger", &bert, None),
-            ("Carl Clausen", &carl, None),
-        ],
-        "post",
-        "2026-12-01",
-    );
+    let (t, anna, bert, carl) = trio(&relay, "post");
     let file = std::fs::read_to_string(&t.path).unwrap();
     let path = t.path.to_string_lossy().into_owned();
     let store = relay.dir.join("data").join("store");
@@ -395,4 +369,24 @@ fn a_tournament_checked_then_withdrawn_before_its_first_move_through_real_mail()
             .map(Vec::len),
         Some(3)
     );
+}
+
+/// A tournament file of Anna, Bert and Carl under `rules`, starting 2026-12-01, written (not
+/// registered): (tournament, anna, bert, carl).
+fn trio(relay: &Relay, rules: &str) -> (Tournament, String, String, String) {
+    let (anna, bert, carl) = (
+        unique_addr("anna"),
+        unique_addr("bert"),
+        unique_addr("carl"),
+    );
+    let t = relay.tournament(
+        &[
+            ("Anna Adler", &anna, None),
+            ("Bert Berger", &bert, None),
+            ("Carl Clausen", &carl, None),
+        ],
+        rules,
+        "2026-12-01",
+    );
+    (t, anna, bert, carl)
 }

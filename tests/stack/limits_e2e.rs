@@ -138,9 +138,10 @@ fn fax_2_2_a_sending_quota_at_data_holds_every_mail_reports_no_player_and_tells_
     );
 }
 
-#[test]
-fn fax_2_3_a_full_mailbox_at_rcpt_is_retried_not_reported() {
-    let relay = Relay::new("full-mailbox");
+/// A duel registered and started (`once`) on a relay sending through the policy port; returns
+/// (relay, game, anna, bert).
+fn duel_on_policy_port(name: &str) -> (Relay, String, String, String) {
+    let relay = Relay::new(name);
     relay.set_servers(
         &imap_section("password = \"test\""),
         &format!(
@@ -148,16 +149,13 @@ fn fax_2_3_a_full_mailbox_at_rcpt_is_retried_not_reported() {
             policy::SMTP_PORT
         ),
     );
-    let anna = unique_addr("anna");
-    let bert = unique_addr("bert");
-    let t = relay.tournament(
-        &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
-        "fax",
-        "2026-12-01",
-    );
-    relay.add(&t);
-    relay.once("2026-11-30T12:00:00+01:00");
-    wait_for(&bert, 1, WAIT);
+    let (t, anna, bert) = relay.duel_started();
+    (relay, t.game(1), anna, bert)
+}
+
+#[test]
+fn fax_2_3_a_full_mailbox_at_rcpt_is_retried_not_reported() {
+    let (relay, game, anna, bert) = duel_on_policy_port("full-mailbox");
     // Dovecot's quota-status answer, as Postfix wraps it: Bert's mailbox is full.
     policy::refuse_to(
         &relay.address,
@@ -165,7 +163,7 @@ fn fax_2_3_a_full_mailbox_at_rcpt_is_retried_not_reported() {
         "RCPT",
         "554 5.2.2 Quota exceeded (mailbox for user is full)",
     );
-    relay.send(&anna, &format!("Re: [{}] Zug", t.game(1)), "1. e4");
+    relay.send(&anna, &format!("Re: [{game}] Zug"), "1. e4");
     for now in [
         "2026-12-01T10:00:00+01:00",
         "2026-12-02T10:00:00+01:00",
@@ -182,31 +180,14 @@ fn fax_2_3_a_full_mailbox_at_rcpt_is_retried_not_reported() {
 
 #[test]
 fn fax_2_3_a_mailbox_full_for_three_days_is_reported_to_the_director() {
-    let relay = Relay::new("full-three-days");
-    relay.set_servers(
-        &imap_section("password = \"test\""),
-        &format!(
-            "host = \"{HOST}\"\nport = {}\nsecurity = \"none\"",
-            policy::SMTP_PORT
-        ),
-    );
-    let anna = unique_addr("anna");
-    let bert = unique_addr("bert");
-    let t = relay.tournament(
-        &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
-        "fax",
-        "2026-12-01",
-    );
-    relay.add(&t);
-    relay.once("2026-11-30T12:00:00+01:00");
-    wait_for(&bert, 1, WAIT);
+    let (relay, game, anna, bert) = duel_on_policy_port("full-three-days");
     policy::refuse_to(
         &relay.address,
         &bert,
         "RCPT",
         "552 5.2.2 Quota exceeded (mailbox for user is full)",
     );
-    relay.send(&anna, &format!("Re: [{}] Zug", t.game(1)), "1. e4");
+    relay.send(&anna, &format!("Re: [{game}] Zug"), "1. e4");
     relay.once("2026-12-01T10:00:00+01:00");
     relay.once("2026-12-03T09:59:00+01:00");
     assert!(

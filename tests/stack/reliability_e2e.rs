@@ -79,17 +79,7 @@ struct Duel {
 fn duel(name: &str, setup: impl FnOnce(&Relay)) -> Duel {
     let relay = Relay::new(name);
     setup(&relay);
-    let anna = unique_addr("anna");
-    let bert = unique_addr("bert");
-    let t = relay.tournament(
-        &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
-        "fax",
-        "2026-12-01",
-    );
-    relay.add(&t);
-    relay.once("2026-11-30T12:00:00+01:00");
-    wait_for(&anna, 1, WAIT);
-    wait_for(&bert, 1, WAIT);
+    let (t, anna, bert) = relay.duel_started();
     Duel {
         game: t.game(1),
         relay,

@@ -971,6 +971,23 @@ impl Relay {
         (t, anna, bert)
     }
 
+    /// A fax duel of Anna (White) and Bert starting 2026-12-01, registered 2026-11-30 12:00 and
+    /// started (`once`), both start mails delivered: (tournament, anna, bert).
+    pub fn duel_started(&self) -> (Tournament, String, String) {
+        let anna = unique_addr("anna");
+        let bert = unique_addr("bert");
+        let t = self.tournament(
+            &[("Anna Adler", &anna, None), ("Bert Berger", &bert, None)],
+            "fax",
+            "2026-12-01",
+        );
+        self.add(&t);
+        self.once(REGISTERED);
+        wait_for(&anna, 1, Duration::from_secs(20));
+        wait_for(&bert, 1, Duration::from_secs(20));
+        (t, anna, bert)
+    }
+
     /// `fernzug once --now NOW`, asserting success.
     pub fn once(&self, now: &str) -> String {
         self.run_ok(&["once", "--now", now])
