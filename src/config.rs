@@ -1225,7 +1225,8 @@ fn parse_security(s: &str) -> Option<Security> {
 mod tests {
     use super::*;
 
-    /// The example of docs/contract.md "Configuration (`fernzug.toml`)", verbatim.
+    /// A whole configuration as an operator writes one (once the example of docs/contract.md,
+    /// which now links to deploy/fernzug.example.toml instead).
     const CONTRACT_EXAMPLE: &str = r#"
 [relay]
 address = "relay@fernschach.test"   # the relay mailbox; plus-addresses relay+KEY@ must reach it
