@@ -66,7 +66,7 @@ fn relay() -> App {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     let text = CONFIG.replace("DATA", &dir.join("data").to_string_lossy());
-    let config = fernzug::config::parse(&dir.join("fernzug.toml"), &text, &|_| None, &|p| {
+    let config = fernzug::config::parse(&dir.join("fernzug.toml"), &text, &|p| {
         std::fs::read_to_string(p)
     })
     .expect("the fuzz relay's config");
