@@ -112,6 +112,7 @@ fn settings() -> Settings {
         default_lang: Lang::De,
         instance: "bench".into(),
         digest_day: None,
+        public_url: None,
         warn_days: 0,
         guard: Default::default(),
     }

@@ -178,7 +178,10 @@ impl App {
 
     /// The earliest pending deadline of the core (from the shell's index).
     pub fn next_deadline(&self) -> Result<Option<DateTime<Utc>>, AppError> {
-        Ok(self.working.due.earliest(&self.store)?)
+        Ok(self
+            .working
+            .due
+            .earliest(&self.store, &self.state, &self.settings)?)
     }
 
     /// The instant to act at: `--now` if given (refused if earlier than what the relay already

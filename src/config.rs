@@ -67,6 +67,11 @@ pub struct HttpConfig {
     /// `delay_moves = N` (default 0): the tournament pages show running games N moves (plies)
     /// behind, finished games whole (ICCF's public view).
     pub delay_moves: u32,
+    /// `public_url = "https://…"` (optional): where players reach these pages (behind a reverse
+    /// proxy, say), an absolute http(s) URL, kept without a final `/`. Every game mail then
+    /// links to its game's page (`URL/g/ID/N`), the `start` mail to its tournament's
+    /// (`URL/t/ID`); without it the mails carry no links.
+    pub public_url: Option<String>,
 }
 
 /// `[relay]`: who the relay is and where it keeps its data.
@@ -760,7 +765,7 @@ fn xfcc(f: &Fields<'_>) -> Result<XfccConfig, KeyErr> {
 }
 
 fn http(f: &Fields<'_>) -> Result<HttpConfig, KeyErr> {
-    f.allow(&["listen", "delay_moves"])?;
+    f.allow(&["listen", "delay_moves", "public_url"])?;
     let text = f.req_text("listen")?;
     let listen: std::net::SocketAddr = text.parse().map_err(|_| {
         f.expected(
@@ -770,10 +775,61 @@ fn http(f: &Fields<'_>) -> Result<HttpConfig, KeyErr> {
         )
     })?;
     let delay_moves = f.opt_int("delay_moves", 0, 1000)?.map_or(0, saturate_u32);
+    let public_url = match f.opt_text("public_url")? {
+        Some(u) => Some(absolute_http_url(u).ok_or_else(|| {
+            f.expected(
+                "public_url",
+                "an absolute http:// or https:// URL with a host, without a query or fragment, \
+                 e.g. \"https://schach.example.org\"",
+                format!("{u:?}"),
+            )
+        })?),
+        None => None,
+    };
     Ok(HttpConfig {
         listen,
         delay_moves,
+        public_url,
     })
+}
+
+/// `text` as the base of the pages' links: `http://` or `https://`, a host (a name, an IPv4
+/// address or a bracketed IPv6 one) with an optional port, an optional path — no user, no
+/// query, no fragment, no blank —, without its final `/`. `None` when it is not one.
+fn absolute_http_url(text: &str) -> Option<String> {
+    let rest = text
+        .strip_prefix("https://")
+        .or_else(|| text.strip_prefix("http://"))?;
+    if text.contains(|c: char| c.is_whitespace() || c.is_control() || matches!(c, '?' | '#'))
+        || !text.is_ascii()
+    {
+        return None;
+    }
+    let (authority, _path) = rest.split_once('/').unwrap_or((rest, ""));
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(v6) => {
+            let (addr, after) = v6.split_once(']')?;
+            addr.parse::<std::net::Ipv6Addr>().ok()?;
+            (addr, after.strip_prefix(':'))
+        }
+        None => match authority.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        },
+    };
+    let name_ok = !host.is_empty()
+        && host
+            .split('.')
+            .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    if !(name_ok || authority.starts_with('[')) {
+        return None;
+    }
+    if let Some(p) = port
+        && p.parse::<u16>().ok().filter(|p| *p > 0).is_none()
+    {
+        return None;
+    }
+    Some(text.trim_end_matches('/').to_string())
 }
 
 fn security(f: &Fields<'_>) -> Result<SecurityConfig, KeyErr> {
@@ -1627,6 +1683,57 @@ time_zone = "Europe/Berlin"
             e.contains("key `http.listen`: expected an IP address and a port"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn public_url_is_an_absolute_http_url_kept_without_its_final_slash() {
+        let http = |url: &str| {
+            with(
+                RELAY,
+                IMAP,
+                SMTP,
+                &format!("[http]\nlisten = \"127.0.0.1:9090\"\npublic_url = \"{url}\"\n"),
+            )
+        };
+        let c = ok(&with(
+            RELAY,
+            IMAP,
+            SMTP,
+            "[http]\nlisten = \"127.0.0.1:9090\"\n",
+        ));
+        assert_eq!(c.http.unwrap().public_url, None, "no links unless set");
+        for (url, kept) in [
+            ("https://schach.example.org", "https://schach.example.org"),
+            ("https://schach.example.org/", "https://schach.example.org"),
+            ("http://127.0.0.1:9090", "http://127.0.0.1:9090"),
+            (
+                "https://example.org/fernschach/",
+                "https://example.org/fernschach",
+            ),
+            ("http://[::1]:8080", "http://[::1]:8080"),
+        ] {
+            let c = ok(&http(url));
+            assert_eq!(c.http.unwrap().public_url.as_deref(), Some(kept), "{url}");
+        }
+        for url in [
+            "schach.example.org",
+            "ftp://schach.example.org",
+            "https://",
+            "https:///t/x",
+            "https://schach example.org",
+            "https://user@schach.example.org",
+            "https://schach.example.org/?lang=en",
+            "https://schach.example.org/#top",
+            "https://schach.example.org:0",
+            "https://schach.example.org:99999",
+            "https://[::1",
+        ] {
+            let e = err(&http(url));
+            assert!(
+                e.contains("key `http.public_url`: expected an absolute http:// or https:// URL"),
+                "{url}: {e}"
+            );
+        }
     }
 
     #[test]

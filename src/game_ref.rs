@@ -27,6 +27,16 @@ impl GameRef {
             number,
         }
     }
+
+    /// The path of the game's page on the relay's pages (`crate::pages`): `/g/FAX-2026-3/7`.
+    pub fn page_path(&self) -> String {
+        format!("/g/{self}")
+    }
+}
+
+/// The path of a tournament's page on the relay's pages (`crate::pages`): `/t/FAX-2026-3`.
+pub fn tournament_page_path(id: &str) -> String {
+    format!("/t/{id}")
 }
 
 /// Why a text is not a game reference.

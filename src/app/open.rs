@@ -79,6 +79,7 @@ pub(super) fn open_with(
         instance,
         digest_day: config.relay.digest_day,
         warn_days: config.relay.warn_days,
+        public_url: config.http.as_ref().and_then(|h| h.public_url.clone()),
         guard: crate::core::model::Guard {
             answers_per_day: config.limits.auto_answers_per_day,
             max_mail_bytes: config.limits.max_mail_bytes,

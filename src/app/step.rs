@@ -141,7 +141,7 @@ fn step_mail(app: &mut App, arrival: Arrival<'_>) -> Result<Processed, AppError>
     let due = app
         .working
         .due
-        .earliest(&app.store)?
+        .earliest(&app.store, &app.state, &app.settings)?
         .is_some_and(|at| at <= now);
     let mut batch = Batch::default();
     let tick_out = if due {
@@ -296,7 +296,9 @@ pub(super) fn quarantine_into(
 /// memory; the index of deadlines looks at all of them again, whatever the core says it
 /// touched. Nothing is written: the caller stages the output.
 pub(super) fn fire_due(app: &mut App, now: DateTime<Utc>) -> Result<Output, AppError> {
-    let woken = app.working.wake_due(&mut app.state, &app.store, now)?;
+    let woken = app
+        .working
+        .wake_due(&mut app.state, &app.store, (now, &app.settings))?;
     // A forfeit of a game registered before the keys of replies to decisions gives its
     // players theirs (`crate::core::door::reply::decided`).
     app.state.spare_keys = fresh_keys(SPARE_KEYS);

@@ -47,7 +47,8 @@
 //!   saturate.
 
 use chrono::{
-    DateTime, Days, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta, TimeZone, Timelike, Utc,
+    DateTime, Datelike, Days, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta, TimeZone,
+    Timelike, Utc, Weekday,
 };
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
@@ -578,6 +579,31 @@ fn monotone_date(tz: Tz, t: DateTime<Utc>) -> NaiveDate {
         Some(next) if start_of_day(tz, next).is_some_and(|s| s <= t) => next,
         _ => date,
     }
+}
+
+/// 00:00 local of `day` in `tz` (or the first minute after it that exists, within three hours):
+/// when a weekly mail of that day is due (the director's digest, the players' overview).
+pub fn local_midnight(day: NaiveDate, tz: Tz) -> Option<DateTime<Utc>> {
+    (0..=180).find_map(|m| {
+        let local = day.and_hms_opt(0, 0, 0)? + TimeDelta::minutes(m);
+        tz.from_local_datetime(&local)
+            .earliest()
+            .map(|t| t.with_timezone(&Utc))
+    })
+}
+
+/// The first date on or after `from` that falls on `day`.
+pub fn weekday_on_or_after(from: NaiveDate, day: Weekday) -> NaiveDate {
+    let ahead = (7 + day.num_days_from_monday() - from.weekday().num_days_from_monday()) % 7;
+    from.checked_add_days(Days::new(u64::from(ahead)))
+        .unwrap_or(from)
+}
+
+/// The latest date on or before `to` that falls on `day`.
+pub fn weekday_on_or_before(to: NaiveDate, day: Weekday) -> NaiveDate {
+    let back = (7 + to.weekday().num_days_from_monday() - day.num_days_from_monday()) % 7;
+    to.checked_sub_days(Days::new(u64::from(back)))
+        .unwrap_or(to)
 }
 
 #[cfg(test)]

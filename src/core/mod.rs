@@ -59,6 +59,7 @@ use crate::core::records::retention::rotate_due;
 use crate::core::register::{register_tournament, start_mails_of};
 use crate::core::route::{answer_letter, register_letter};
 use crate::core::time::deadlines::fire_due;
+use crate::core::time::overview::{next_weekly, weekly_overviews};
 use crate::core::unreachable::alert::alert;
 use crate::core::unreachable::bounce::{bounce, bounces_of};
 use crate::core::unreachable::undeliverable::undeliverable;
@@ -160,17 +161,23 @@ impl State {
         self.complete(out, now)
     }
 
-    /// Fires every deadline due by `now` (TO §16–§21, the digest), in time order, each once.
+    /// Fires every deadline due by `now` (TO §16–§21, the digest), in time order, each once;
+    /// then the players' weekly overviews due, which show the games as they are at `now`.
     pub fn tick(&mut self, now: DateTime<Utc>, s: &Settings) -> Output {
         // What time alone makes happen came from no mail (even after a step that panicked).
         self.input = None;
-        let out = fire_due(self, Step { now, s });
+        let mut out = fire_due(self, Step { now, s });
+        out.absorb(weekly_overviews(self, Step { now, s }));
         self.complete(out, now)
     }
 
-    /// When the core next needs a [`State::tick`]: the earliest pending deadline.
+    /// When the core next needs a [`State::tick`]: the earliest pending deadline or weekly
+    /// overview.
     pub fn next_deadline(&self, s: &Settings) -> Option<DateTime<Utc>> {
         self.earliest_deadline(s)
+            .into_iter()
+            .chain(next_weekly(self, s))
+            .min()
     }
 
     /// Registers a tournament: creates its games and queues one `start` mail per player per game

@@ -23,6 +23,7 @@ use chrono::{DateTime, Utc};
 
 use crate::core::model::{GameStatus, Output, State};
 use crate::core::route::{reach, running_tournaments_of};
+use crate::core::time::overview::tournaments_of;
 use crate::game_ref::GameRef;
 use crate::letter::Letter;
 
@@ -53,6 +54,9 @@ pub enum Input<'a> {
     /// What the core just decided: a game that ended in a tournament read only in part may have
     /// been its last open one (its digest stops, its archive's rotation is set, Fax 2.8).
     Decided(&'a Output),
+    /// The weekly overviews of these players, due (`crate::core::time::overview::weekly_due`):
+    /// the tournaments each plays in, whole, and the records that say who he is.
+    Overviews(&'a BTreeSet<String>),
 }
 
 /// What must be at hand to decide an input ([`needs`]); see the module's text for the order.
@@ -106,6 +110,12 @@ pub fn needs<'a>(state: &State, input: Input<'a>) -> Needs<'a> {
         }
         Input::Starts(games) => n.games.extend(games.iter().cloned()),
         Input::Decided(out) => n.whole_unless_open = ended_in_part(state, out),
+        Input::Overviews(players) => {
+            for email in players {
+                n.people.insert(email.clone());
+                n.tournaments.extend(tournaments_of(state, email));
+            }
+        }
     }
     people_of_rotated(state, &mut n);
     n

@@ -1,6 +1,6 @@
 //! Routing one letter to its room, after the door let it in: a stranger's mail, a `Status`
-//! request (`records`), a director's mail (`director`), a leave (`director::leave`), and a player's
-//! letter about a game (`play`).
+//! request (`records`), the player's `Übersicht` (`time::overview`), a director's mail
+//! (`director`), a leave (`director::leave`), and a player's letter about a game (`play`).
 //!
 //! Choices made here, once:
 //! * **No backscatter** (Postfix BACKSCATTER_README). A stranger (no player, no director) is
@@ -39,9 +39,10 @@ use crate::core::register::{
     RegisterError, admit, checked_mail, register_tournament, registered_mail, withdraw_tournament,
 };
 use crate::core::time::deadlines::fire_due;
+use crate::core::time::overview::answer_overview;
 use crate::game_ref::GameRef;
-use crate::letter::Letter;
 use crate::letter::auth::{DmarcVerdict, dmarc_verdict, vouched};
+use crate::letter::{Letter, OverviewAsk};
 
 /// What the core may read when it answers a letter: the tournaments whose games (with their
 /// reply keys) must be at hand, and the reply keys the letter names. A relay that holds only some
@@ -153,7 +154,8 @@ fn single_game(state: &State, letter: &Letter, now: DateTime<Utc>) -> Option<Gam
         && c.director.is_empty()
         && c.doubts.is_empty()
         && c.register.is_none()
-        && c.withdraw_tournament.is_none();
+        && c.withdraw_tournament.is_none()
+        && c.overview.is_none();
     if !(one_game && plain) {
         return None;
     }
@@ -204,6 +206,11 @@ pub enum Route {
     /// TO §18, §29: a reply to a decision about a game, through the player's key of replies to
     /// decisions: it goes to the director, whatever it says, never to the partner.
     DecisionReply(GameRef, Color),
+    /// `Übersicht` / `overview` (once, weekly, off): the sender's games at this relay, to him
+    /// alone; nothing else of the mail is done (`crate::core::time::overview`). Switching the
+    /// weekly overview on or off changes what the relay does for him: under `require_reply_key`
+    /// only through his own key.
+    Overview(OverviewAsk),
     /// `[security] require_reply_key`: anything that may change a game, a tournament or what
     /// the relay does for the sender — `Keine Warnungen`, `XFCC-Passwort` among them — counts
     /// only through the sender's own `relay+KEY@` address; a forged From cannot know it. The
@@ -268,6 +275,15 @@ pub fn classify(state: &State, letter: &Letter, s: &Settings) -> Route {
     if let Some((game, color)) = decision_reply_of(state, letter) {
         return Route::DecisionReply(game, color);
     }
+    if let Some(ask) = c.overview {
+        if ask != OverviewAsk::Now
+            && s.guard.require_reply_key
+            && !came_through_own_key(state, letter)
+        {
+            return Route::NotThroughReplyKey;
+        }
+        return Route::Overview(ask);
+    }
     let bare_status =
         c.status_request && !c.xfcc_password && c.warnings.is_none() && !says_more_than_status(c);
     if s.guard.require_reply_key && !bare_status && !came_through_own_key(state, letter) {
@@ -323,6 +339,7 @@ pub(crate) fn answer_letter(
         Route::DecisionReply(game, color) => {
             to_director(state, &mut out, letter, (&game, color), at);
         }
+        Route::Overview(ask) => answer_overview(state, &mut out, letter, ask, at),
         Route::NotThroughReplyKey => not_through_reply_key(state, &mut out, letter, at),
         Route::Known { account, then } => {
             if let Some(account) = account {

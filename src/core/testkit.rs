@@ -27,6 +27,7 @@ pub fn settings() -> Settings {
         default_lang: Lang::De,
         instance: "test".into(),
         digest_day: None,
+        public_url: None,
         warn_days: 0,
         guard: crate::core::model::Guard {
             trusted_authserv_id: Some(OWN_SERVER.into()),

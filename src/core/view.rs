@@ -7,7 +7,7 @@ use shakmaty::{Chess, Color, Move};
 
 use crate::core::clock::{self, PlayerClock};
 use crate::core::model::{ClockFigures, Colour, Day, GameContext, Tournament, When};
-use crate::core::model::{Game, GameStatus};
+use crate::core::model::{Game, GameReport, GameStatus, Step, color_name};
 use crate::lang::Lang;
 use crate::notation::{self, Form};
 
@@ -219,5 +219,58 @@ pub fn game_context(
         clock_partner: reader.map(|c| clock(!c)),
         now: when(now, tz),
         today: day(local_date(now, tz)),
+    }
+}
+
+/// One game as the `status` report (and the player's `overview`) shows it to `reader` (his
+/// colour, or `None` for a director): the position, whose move since when, both clocks.
+pub fn game_report(
+    g: &Game,
+    t: &Tournament,
+    reader: Option<Color>,
+    lang: Lang,
+    at: Step<'_>,
+) -> GameReport {
+    let (now, s) = (at.now, at.s);
+    let to_move = g.to_move();
+    let running = g.status == GameStatus::Running && now >= t.clock_start;
+    // The reader's own notation; a director's is his language's default.
+    let form = match reader {
+        Some(c) => form_for(g, c, lang),
+        None => crate::notation::Form::default_for(lang),
+    };
+    let last_move = g
+        .moves
+        .len()
+        .checked_sub(1)
+        .and_then(|p| ply_text(g, p, form));
+    let clock = |c: Color| clock_figures(g, t, c, now, s.tz);
+    GameReport {
+        game: g.id.to_string(),
+        white: t.recipient(&g.players.white).name,
+        black: t.recipient(&g.players.black).name,
+        color: reader.map(colour),
+        partner: reader.map(|c| t.recipient(g.players.get(!c)).name),
+        state: g.status.name(),
+        running,
+        result: g.result.map_or_else(|| "*".into(), |r| r.to_string()),
+        to_move: colour(to_move),
+        to_move_name: t.recipient(g.players.get(to_move)).name,
+        to_move_color: color_name(to_move),
+        your_move: running && reader == Some(to_move),
+        next_number: number_prefix(Game::number_of_ply(g.moves.len()), to_move),
+        since: when(g.turn.since.max(t.clock_start), s.tz),
+        running_days: if running {
+            running_charged(g, t, now, s.tz)
+        } else {
+            0
+        },
+        last_move,
+        moves: g.moves.len(),
+        fen: g.fen(),
+        clock_white: clock(Color::White),
+        clock_black: clock(Color::Black),
+        clock_you: reader.map(clock),
+        clock_partner: reader.map(|c| clock(!c)),
     }
 }

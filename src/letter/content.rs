@@ -42,6 +42,14 @@ pub fn read_content_and_requests(text: &str) -> (Content, Vec<requests::Read>) {
             ..Content::default()
         };
     }
+    // `Übersicht` / `overview`, the whole text: the same, a request to the relay alone.
+    if let Some(ask) = requests::overview::asks_for_overview(text) {
+        c = Content {
+            overview: Some(ask),
+            words: std::mem::take(&mut c.words),
+            ..Content::default()
+        };
+    }
     // TO §29 in a sentence: `Ich lege hiermit Einspruch ein, …` in a mail of words is an appeal,
     // its words whole for the director; `Wie lege ich Einspruch ein?` asks the relay (help).
     // Neither is words for the partner.

@@ -86,6 +86,22 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
         content.asks.clear();
         content.doubts.clear();
     }
+    // `Übersicht` / `overview` as the subject of a mail that asks nothing else: the same request
+    // as the whole text (`requests::overview`); the text's own (`weekly overview` under
+    // `Overview`) says more.
+    if let Some(ask) = requests::overview::line_asks_for_overview(&subject)
+        && content.overview.is_none()
+        && content.moves.is_empty()
+        && content.conditional.is_empty()
+        && content.director.is_empty()
+        && !content.help
+    {
+        content = crate::letter::Content {
+            overview: Some(ask),
+            words: std::mem::take(&mut content.words),
+            ..Default::default()
+        };
+    }
     if headers::text_is_xfcc_password(&subject) {
         content.status_request = true;
         content.xfcc_password = true;

@@ -147,6 +147,22 @@ pub struct Content {
     /// colon (the whole mail goes to the director).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub appeal: Option<String>,
+    /// `Übersicht` / `overview` (the whole text, or the subject): the sender asks for the
+    /// overview of his games, or to get it every Monday, or no longer
+    /// (`crate::letter::requests::overview`). The mail says nothing else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overview: Option<OverviewAsk>,
+}
+
+/// What a player asks of his overview (`Übersicht`, `Übersicht wöchentlich`, `Übersicht aus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OverviewAsk {
+    /// `Übersicht` / `overview`: once, now.
+    Now,
+    /// `Übersicht wöchentlich` / `weekly overview`: now, and every Monday from now on.
+    Weekly,
+    /// `Übersicht aus` / `overview off`: no longer every Monday.
+    Off,
 }
 
 /// The tournament file of a mail that asks to register a tournament, or what keeps it from
@@ -198,6 +214,7 @@ impl Content {
             && self.doubts.is_empty()
             && self.asks.is_empty()
             && !self.help
+            && self.overview.is_none()
             && self.appeal.is_none()
     }
 }

@@ -217,7 +217,7 @@ fn tournament(
             let to_move = on_move_after(shown);
             GameLine {
                 number: g.id.number,
-                path: format!("/g/{}", g.id),
+                path: g.id.page_path(),
                 white: t.recipient(&g.players.white).name,
                 black: t.recipient(&g.players.black).name,
                 result: g.result.map_or_else(|| "*".into(), |r| r.to_string()),

@@ -55,6 +55,7 @@ const BUILTIN: &[(&str, &str, &str)] = builtin![
     "message",
     "clock-warning",
     "help",
+    "overview",
 ];
 
 /// The template context of a mail: the core's typed facts (`Mail::facts`) serialised, its dates and colours written
@@ -347,6 +348,41 @@ pub fn render(
     render_with(mail, templates, s, date, None)
 }
 
+/// The links to the relay's pages, with `[http] public_url` only (docs/contract.md,
+/// "Configuration"): `game_page` in every mail about a game (its game's page, `URL/g/ID/N`),
+/// `tournament_page` in the `start` mail (`URL/t/ID`), and `page` beside each game of an
+/// `overview`. The templates show each where it is set.
+fn links(data: &mut serde_json::Value, mail: &Mail, s: &Settings) {
+    let (Some(base), serde_json::Value::Object(map)) = (s.public_url.as_deref(), data) else {
+        return;
+    };
+    if let Some(g) = &mail.game {
+        map.insert(
+            "game_page".into(),
+            format!("{base}{}", g.page_path()).into(),
+        );
+        if mail.kind == MailKind::Start {
+            let path = crate::game_ref::tournament_page_path(&g.tournament);
+            map.insert("tournament_page".into(), format!("{base}{path}").into());
+        }
+    }
+    if mail.kind == MailKind::Overview {
+        for list in ["running", "finished"] {
+            let Some(serde_json::Value::Array(games)) = map.get_mut(list) else {
+                continue;
+            };
+            for game in games.iter_mut() {
+                let id = game["game"]
+                    .as_str()
+                    .and_then(|g| g.parse::<crate::game_ref::GameRef>().ok());
+                if let (Some(id), serde_json::Value::Object(g)) = (id, game) {
+                    g.insert("page".into(), format!("{base}{}", id.page_path()).into());
+                }
+            }
+        }
+    }
+}
+
 /// A player's XFCC login as his `start` mail (and the `status` mail that answers
 /// `XFCC-Passwort`) shows it: in the text (`xfcc.url`, `xfcc.user`, `xfcc.password`) and in the
 /// header `X-Fernzug-XFCC-Password` (docs/contract.md "XFCC"). The shell issues it.
@@ -377,6 +413,7 @@ pub fn render_with(
     xfcc: Option<&XfccLogin>,
 ) -> Result<Vec<u8>, RenderError> {
     let mut data = facts(mail);
+    links(&mut data, mail, s);
     if let (Some(login), serde_json::Value::Object(map)) = (xfcc, &mut data) {
         map.insert(
             "xfcc".into(),
@@ -556,6 +593,7 @@ mod tests {
             default_lang: Lang::De,
             instance: "abc".into(),
             digest_day: None,
+            public_url: None,
             warn_days: 0,
             guard: Default::default(),
         }

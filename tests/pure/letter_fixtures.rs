@@ -97,6 +97,7 @@ pub(crate) fn settings() -> Settings {
         default_lang: Lang::De,
         instance: "fixture".into(),
         digest_day: None,
+        public_url: None,
         warn_days: 0,
         guard: Default::default(),
     }

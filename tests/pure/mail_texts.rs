@@ -112,6 +112,7 @@ fn settings(lang: Lang) -> Settings {
         instance: "snap".into(),
         // The digest is switched on only for the one tick that should send it (`Run::digest`).
         digest_day: None,
+        public_url: None,
         warn_days: 5,
         guard: Guard {
             trusted_authserv_id: Some(OWN_SERVER.into()),
@@ -122,6 +123,49 @@ fn settings(lang: Lang) -> Settings {
 
 /// The operator's own server (`[security] trusted_authserv_id`).
 const OWN_SERVER: &str = "mx.fernschach.test";
+
+/// `[http] public_url` of the mails kept with their links.
+const PUBLIC_URL: &str = "https://schach.example.org";
+
+/// A second tournament, registered when the first is over: Anna and Bert play on in it, so
+/// that their overview lists running games and finished ones (`Übersicht`).
+const POKAL: &str = r#"
+id = "POKAL-2027-2"
+name = "Pokal 2027/2"
+rules = "post"
+start = "2027-03-03"
+
+[director]
+name = "Tom Leiter"
+email = "tl@fernschach.test"
+
+[[players]]
+name = "Anna Adler"
+email = "anna@fernschach.test"
+language = "de"
+
+[[players]]
+name = "Bert Berger"
+email = "bert@fernschach.test"
+language = "en"
+
+[[players]]
+name = "Clara Claus"
+email = "clara@fernschach.test"
+language = "de"
+
+[[games]]
+white = "anna@fernschach.test"
+black = "bert@fernschach.test"
+
+[[games]]
+white = "clara@fernschach.test"
+black = "anna@fernschach.test"
+
+[[games]]
+white = "bert@fernschach.test"
+black = "clara@fernschach.test"
+"#;
 
 fn name_of(email: &str) -> &'static str {
     match email {
@@ -157,6 +201,12 @@ struct Run {
     html_seen: BTreeSet<String>,
     /// The languages whose start mail was kept with an XFCC login.
     xfcc_seen: BTreeSet<String>,
+    /// The (kind, language) of the mails kept as they are with `[http] public_url` (their links
+    /// to the pages): the first start, move and overview mail of each language.
+    links_seen: BTreeSet<(String, String)>,
+    /// Whether every mail about a game must show the link to its page with `public_url` (the
+    /// built-in templates; an operator's own need not).
+    links_checked: bool,
     /// Problems found in rendered texts.
     problems: Vec<String>,
 }
@@ -177,19 +227,27 @@ impl Run {
             seen: BTreeSet::new(),
             html_seen: BTreeSet::new(),
             xfcc_seen: BTreeSet::new(),
+            links_seen: BTreeSet::new(),
+            links_checked: true,
             problems: Vec::new(),
         }
     }
 
     fn register(&mut self, now: DateTime<Utc>) {
-        let file = fernzug::tournament_file::parse(Path::new("snap.toml"), TOURNAMENT)
+        self.register_file(TOURNAMENT, now);
+    }
+
+    /// Registers the tournament file `text` (reply keys `kNN` from a counter).
+    fn register_file(&mut self, text: &str, now: DateTime<Utc>) {
+        let file = fernzug::tournament_file::parse(Path::new("snap.toml"), text)
             .expect("the scenario's tournament file is valid");
         let mut n = 0;
+        let prefix = if file.id == TID { "k" } else { "p" };
         let out = self
             .st
             .register(&file, now, &self.s, &mut || {
                 n += 1;
-                format!("k{n:02}")
+                format!("{prefix}{n:02}")
             })
             .expect("registers");
         self.record("register", out, now);
@@ -224,7 +282,11 @@ impl Run {
     /// `from` answers the latest mail he got about `g` (its Reply-To key and subject), or writes a
     /// new mail naming the game in the subject when he got none with a key.
     fn reply(&mut self, step: &str, from: &str, g: u32, body: &str, now: DateTime<Utc>) {
-        let g = game(g);
+        self.reply_in(step, from, game(g), body, now);
+    }
+
+    /// [`Run::reply`] about game `g` of any tournament.
+    fn reply_in(&mut self, step: &str, from: &str, g: GameRef, body: &str, now: DateTime<Utc>) {
         let last = self
             .sent
             .iter()
@@ -463,6 +525,36 @@ impl Run {
                     .expect("renders");
                 self.snaps
                     .insert(name.replace(".txt", ".xfcc.txt"), snapshot_text(&with));
+            }
+            // With `[http] public_url` (docs/contract.md, "Configuration"): every game mail
+            // links to its game's page, the start mail to its tournament's, the overview to each
+            // game's; the first start, move and overview mail of each language is kept so.
+            if mail.game.is_some() || mail.kind == MailKind::Overview {
+                let mut s = self.s.clone();
+                s.public_url = Some(PUBLIC_URL.into());
+                let with = render_with(&mail, &self.templates, &s, now, None).expect("renders");
+                let text = snapshot_text(&with);
+                let linked = name.replace(".txt", ".link.txt");
+                if let Some(g) = &mail.game
+                    && self.links_checked
+                    && !text.contains(&format!("\n{PUBLIC_URL}/g/{g}\n"))
+                {
+                    self.problems.push(format!(
+                        "{linked}: no line with the link to its game's page"
+                    ));
+                }
+                if matches!(
+                    mail.kind,
+                    MailKind::Start | MailKind::Move | MailKind::Overview
+                ) && self
+                    .links_seen
+                    .insert((mail.kind.name().to_string(), lang.to_string()))
+                {
+                    for p in problems_in(&text) {
+                        self.problems.push(format!("{linked}: {p}"));
+                    }
+                    self.snaps.insert(linked, text);
+                }
             }
             let text = snapshot_text(&raw);
             for p in problems_in(&text) {
@@ -1206,6 +1298,36 @@ fn scenario(r: &mut Run) {
         "",
         at(2027, 3, 2, 12, 0),
     );
+    // The player's overview: a second tournament starts (not recorded: start mails and moves
+    // as above); Anna asks once, Bert weekly and gets it on Monday, then stops it.
+    r.quiet = true;
+    r.register_file(POKAL, at(2027, 3, 2, 13, 0));
+    let pokal = |n| GameRef::new("POKAL-2027-2", n);
+    r.reply_in("pokal", ANNA, pokal(1), "1. e4", at(2027, 3, 3, 10, 0));
+    r.reply_in("pokal", CLARA, pokal(2), "1. d4", at(2027, 3, 3, 11, 0));
+    r.quiet = false;
+    r.mail(
+        "anna-overview",
+        ANNA,
+        "Übersicht",
+        "Übersicht",
+        at(2027, 3, 5, 10, 0),
+    );
+    r.mail(
+        "bert-weekly-overview",
+        BERT,
+        "Overview",
+        "Hello,\n\nweekly overview\n\nBert",
+        at(2027, 3, 5, 10, 5),
+    );
+    r.tick("weekly-overview", at(2027, 3, 8, 0, 0));
+    r.mail(
+        "bert-overview-off",
+        BERT,
+        "overview off",
+        "",
+        at(2027, 3, 8, 9, 0),
+    );
 }
 
 /// The snapshot folder.
@@ -1364,6 +1486,7 @@ fn an_operators_template_still_renders() {
     .unwrap();
     let mut r = Run::new(Lang::De, None, "");
     r.templates = Templates::load(Some(&dir)).expect("the operator's templates load");
+    r.links_checked = false;
     scenario(&mut r);
     let _ = std::fs::remove_dir_all(&dir);
     let moves: Vec<&String> = r

@@ -25,6 +25,7 @@ mod limits_e2e;
 mod load;
 mod mailstack_smoke;
 mod operations_e2e;
+mod overview_e2e;
 mod pages_e2e;
 mod pictures_e2e;
 mod records_e2e;

@@ -1,7 +1,8 @@
 //! The shell's index of the core's pending deadlines, so that neither a mail nor a start makes
 //! the relay look at every game to learn that nothing is due (with ten thousand games that look
 //! costs more than the mail). It holds each game's earliest deadline, each tournament's next
-//! weekly digest and from when each tournament's archive may be rotated (Fax 2.8).
+//! weekly digest and from when each tournament's archive may be rotated (Fax 2.8); the players'
+//! weekly overviews are due by the state's counters alone, which are always in memory.
 //!
 //! Kept up to date from each step's [`Output`] — the games it changed and the tournaments it
 //! touched are looked at again — and written to the store's index (`DueEntry`) in the step's own
@@ -127,17 +128,25 @@ impl DueIndex {
         }
     }
 
-    /// The earliest pending deadline (rotation is looked at in every pass anyway).
+    /// The earliest pending deadline (rotation is looked at in every pass anyway), the players'
+    /// weekly overviews included: those the core reads from `state`'s own counters
+    /// (`Meta::overviews`, always in memory), not from the index.
     /// Asked after the step's entries were written (a loaded index reads the games' entries
     /// from the store).
-    pub(crate) fn earliest(&self, store: &Store) -> Result<Option<DateTime<Utc>>, StoreError> {
+    pub(crate) fn earliest(
+        &self,
+        store: &Store,
+        state: &State,
+        s: &Settings,
+    ) -> Result<Option<DateTime<Utc>>, StoreError> {
         let game = if self.in_memory {
             self.order.first().map(|(at, _)| *at)
         } else {
             store.due().first(b'g')?
         };
         let digest = self.digests.values().min().copied();
-        Ok(game.into_iter().chain(digest).min())
+        let overview = crate::core::time::overview::next_weekly(state, s);
+        Ok(game.into_iter().chain(digest).chain(overview).min())
     }
 
     /// The tournaments with a deadline or a digest due by `now`: what the core needs in memory

@@ -14,7 +14,7 @@
 //!   of it — except a player's letter about one game of his (a move, words, a draw…), which
 //!   reads that game alone and its tournament's own record (issue 33);
 //! - time: the tournaments with a deadline or digest due ([`due::DueIndex::due_tournaments`])
-//!   or an archive to rotate;
+//!   or an archive to rotate, and the tournaments of the players whose weekly overview is due;
 //! - an undeliverable or refused outbox entry: its game's tournament and its recipient's;
 //! - an XFCC call: every tournament's record (a game's XFCC id counts them all) and the
 //!   caller's running tournaments;
@@ -329,15 +329,20 @@ impl Working {
         Ok(())
     }
 
-    /// The tournaments with a deadline or digest due by `now`, brought in whole.
+    /// The tournaments with a deadline or digest due by `now`, brought in whole; and what the
+    /// weekly overviews due by then read (each player's tournaments).
     pub(crate) fn wake_due(
         &mut self,
         state: &mut State,
         store: &Store,
-        now: DateTime<Utc>,
+        (now, s): (DateTime<Utc>, &Settings),
     ) -> Result<BTreeSet<String>, AppError> {
         let ids = self.due.due_tournaments(store, now)?;
         self.satisfy(state, store, Input::Due(&ids))?;
+        let players = crate::core::time::overview::weekly_due(state, now, s);
+        if !players.is_empty() {
+            self.satisfy(state, store, Input::Overviews(&players))?;
+        }
         Ok(ids)
     }
 

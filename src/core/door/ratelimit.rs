@@ -4,7 +4,8 @@
 //! answers every receipt would otherwise make a loop.
 //!
 //! Interpretation, once: an *answer* is a query or status mail a letter causes that goes to the
-//! letter's sender alone (a query, the answer to `Status`, the stranger's one polite answer). A
+//! letter's sender alone (a query, the answer to `Status`, `Hilfe` or `Übersicht`, the
+//! stranger's one polite answer). A
 //! `move` that tells the sender his partner's conditional reply was played, his own copy of a
 //! game end, a director's confirmation: these are news, not answers, and are never held back. Forwards to the partner, and mails to
 //! several people (game end, leave notice, reports to the director), are not answers and are never
@@ -44,6 +45,7 @@ pub(crate) fn limit_answers(
             crate::mail_kind::MailKind::Query
                 | crate::mail_kind::MailKind::Status
                 | crate::mail_kind::MailKind::Help
+                | crate::mail_kind::MailKind::Overview
         ) || message_receipt)
             && m.cc.is_empty()
             && m.to.len() == 1

@@ -28,6 +28,7 @@ fn settings_with(guard: Guard) -> Settings {
         default_lang: Lang::De,
         instance: "test".into(),
         digest_day: None,
+        public_url: None,
         warn_days: 0,
         guard,
     }

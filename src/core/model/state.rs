@@ -35,6 +35,10 @@ pub struct Settings {
     pub warn_days: u32,
     /// What the relay believes and how much it answers (`crate::core::door::screen`).
     pub guard: crate::core::model::Guard,
+    /// `[http] public_url`: where players reach the tournament pages (`https://…`, without a
+    /// final `/`); every game mail links to its game's page, the `start` mail to its
+    /// tournament's (`crate::render`). `None`: no links. The core decides nothing by it.
+    pub public_url: Option<String>,
 }
 
 impl Settings {
@@ -102,6 +106,11 @@ pub struct Meta {
     /// Players who asked for no clock warnings (`Keine Warnungen` / `no warnings`, TO §17).
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub no_warnings: BTreeSet<String>,
+    /// Players who asked for their overview every Monday (`Übersicht wöchentlich` / `weekly
+    /// overview`), each with the Monday of the week of the last one he got (or of the week he
+    /// asked in): the next is due 7 days later (`crate::core::records::overview`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub overviews: BTreeMap<String, NaiveDate>,
     /// The outages the operator was told of and not yet told are over: what fails (`imap`,
     /// `smtp`, `outbox`) and since when. Written with the `alert` mail itself, so that an outage
     /// is told once across restarts — not lost, not twice (`crate::core::unreachable::alert`).

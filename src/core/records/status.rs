@@ -11,13 +11,11 @@
 //! - The request changes nothing: no clock, no deadline, no event. A mail that says more than
 //!   `Status` (a move, an offer, a resignation, …) is then handled as every mail is.
 
-use shakmaty::Color;
-
 use crate::core::door::reply::{lang_for, letter_context};
+use crate::core::model::Game;
 use crate::core::model::Step;
-use crate::core::model::{Game, GameStatus, color_name};
 use crate::core::model::{GameReport, Mail, Recipient, Sentence, StatusFacts, TournamentReport};
-use crate::core::model::{Output, State, Tournament};
+use crate::core::model::{Output, State};
 use crate::core::records::crosstable;
 use crate::core::view;
 use crate::game_ref::GameRef;
@@ -39,58 +37,6 @@ pub fn says_more_than_status(c: &Content) -> bool {
         || c.take_back
         || c.bare_result.is_some()
         || !c.director.is_empty()
-}
-
-/// One game as the status mail shows it to `reader` (his colour, or `None` for a director).
-pub fn game_report(
-    g: &Game,
-    t: &Tournament,
-    reader: Option<Color>,
-    lang: Lang,
-    at: Step<'_>,
-) -> GameReport {
-    let (now, s) = (at.now, at.s);
-    let to_move = g.to_move();
-    let running = g.status == GameStatus::Running && now >= t.clock_start;
-    // The reader's own notation; a director's is his language's default.
-    let form = match reader {
-        Some(c) => view::form_for(g, c, lang),
-        None => crate::notation::Form::default_for(lang),
-    };
-    let last_move = g
-        .moves
-        .len()
-        .checked_sub(1)
-        .and_then(|p| view::ply_text(g, p, form));
-    let clock = |c: Color| view::clock_figures(g, t, c, now, s.tz);
-    GameReport {
-        game: g.id.to_string(),
-        white: t.recipient(&g.players.white).name,
-        black: t.recipient(&g.players.black).name,
-        color: reader.map(view::colour),
-        partner: reader.map(|c| t.recipient(g.players.get(!c)).name),
-        state: g.status.name(),
-        running,
-        result: g.result.map_or_else(|| "*".into(), |r| r.to_string()),
-        to_move: view::colour(to_move),
-        to_move_name: t.recipient(g.players.get(to_move)).name,
-        to_move_color: color_name(to_move),
-        your_move: running && reader == Some(to_move),
-        next_number: view::number_prefix(Game::number_of_ply(g.moves.len()), to_move),
-        since: view::when(g.turn.since.max(t.clock_start), s.tz),
-        running_days: if running {
-            view::running_charged(g, t, now, s.tz)
-        } else {
-            0
-        },
-        last_move,
-        moves: g.moves.len(),
-        fen: g.fen(),
-        clock_white: clock(Color::White),
-        clock_black: clock(Color::Black),
-        clock_you: reader.map(clock),
-        clock_partner: reader.map(|c| clock(!c)),
-    }
 }
 
 /// The game a letter names (by its reply key, else by its subject) when the sender plays it.
@@ -125,7 +71,7 @@ pub fn status_report(
             .iter()
             .filter_map(|g| {
                 let reader = g.color_of(email);
-                (reader.is_some() || directs).then(|| game_report(g, t, reader, lang, at))
+                (reader.is_some() || directs).then(|| view::game_report(g, t, reader, lang, at))
             })
             .collect();
         let table = crosstable::crosstable(t, games.iter().copied());

@@ -17,7 +17,7 @@
 //! * **Controls due.** A running game whose player on move exceeds his limit (TO §17) within the
 //!   next 7 days if he does not move.
 
-use chrono::{DateTime, Datelike, Days, NaiveDate, TimeDelta, TimeZone, Utc, Weekday};
+use chrono::{DateTime, Days, NaiveDate, TimeDelta, Utc, Weekday};
 use chrono_tz::Tz;
 
 use crate::core::clock;
@@ -38,30 +38,6 @@ const SILENT_AFTER_DAYS: u32 = 10;
 /// How far ahead controls and leaves are listed.
 const AHEAD_DAYS: u64 = 7;
 
-/// 00:00 local of `day` in `tz`.
-fn start_of(day: NaiveDate, tz: Tz) -> Option<DateTime<Utc>> {
-    (0..=180).find_map(|m| {
-        let local = day.and_hms_opt(0, 0, 0)? + TimeDelta::minutes(m);
-        tz.from_local_datetime(&local)
-            .earliest()
-            .map(|t| t.with_timezone(&Utc))
-    })
-}
-
-/// The first date on or after `from` that falls on `day`.
-fn on_or_after(from: NaiveDate, day: Weekday) -> NaiveDate {
-    let ahead = (7 + day.num_days_from_monday() - from.weekday().num_days_from_monday()) % 7;
-    from.checked_add_days(Days::new(u64::from(ahead)))
-        .unwrap_or(from)
-}
-
-/// The latest date on or before `to` that falls on `day`.
-fn on_or_before(to: NaiveDate, day: Weekday) -> NaiveDate {
-    let back = (7 + to.weekday().num_days_from_monday() - day.num_days_from_monday()) % 7;
-    to.checked_sub_days(Days::new(u64::from(back)))
-        .unwrap_or(to)
-}
-
 /// When the next digest of `t` is due: 7 days after the last one, or the first digest day after
 /// registration.
 pub fn next_digest(
@@ -73,15 +49,15 @@ pub fn next_digest(
     let date = match last {
         Some(d) => d.checked_add_days(Days::new(7))?,
         None => {
-            let d = on_or_after(view::local_date(t.registered, tz), day);
-            if start_of(d, tz)? < t.registered {
+            let d = clock::weekday_on_or_after(view::local_date(t.registered, tz), day);
+            if clock::local_midnight(d, tz)? < t.registered {
                 d.checked_add_days(Days::new(7))?
             } else {
                 d
             }
         }
     };
-    start_of(date, tz)
+    clock::local_midnight(date, tz)
 }
 
 impl State {
@@ -152,7 +128,7 @@ pub(crate) fn fire_digest(state: &mut State, out: &mut Output, tid: &str, at: St
     state
         .meta
         .digests
-        .insert(tid.to_string(), on_or_before(today, day));
+        .insert(tid.to_string(), clock::weekday_on_or_before(today, day));
     let lang = s.default_lang;
     let data = digest_data(state, t, at);
     let message_id = state.meta.next_message_id(s, "digest");

@@ -21,6 +21,7 @@ fn settings() -> Settings {
         default_lang: Lang::De,
         instance: "prop".into(),
         digest_day: None,
+        public_url: None,
         warn_days: 0,
         guard: Default::default(),
     }

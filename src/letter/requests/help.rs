@@ -94,8 +94,9 @@ const COURTESY: &[&str] = &[
     "und",
 ];
 
-/// A line folded as `HELP` is written.
-fn fold_line(line: &str) -> String {
+/// A line folded as `HELP` is written: lower case, `ä ö ü ß` as `ae oe ue ss`, the words
+/// joined by one blank.
+pub fn fold_line(line: &str) -> String {
     super::tokens::fold(line)
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -129,19 +130,24 @@ pub fn asks_for_help(text: &str) -> bool {
         .filter(|l| !l.is_empty())
         .collect();
     let asks = lines.iter().filter(|l| line_asks_for_help(l)).count();
-    let courtesy = |l: &str| {
-        let folded = fold_line(l);
-        let words: Vec<&str> = folded.split(' ').filter(|w| !w.is_empty()).collect();
-        !l.contains(|c: char| c.is_ascii_digit() || c == '?')
-            && (words.len() <= 2
-                && l.split_whitespace()
-                    .all(|w| w.starts_with(|c: char| c.is_uppercase()))
-                || words.len() <= 4 && words.iter().all(|w| COURTESY.contains(w)))
-            || words.len() <= 6
-                && words.first().is_some_and(|w| COURTESY.contains(w))
-                && l.ends_with(',')
-    };
     asks == 1 && lines.iter().all(|l| line_asks_for_help(l) || courtesy(l))
+}
+
+/// Whether `line` (trimmed) may stand around a request to the relay that is the whole text: a
+/// greeting, a sign-off or a name (one or two words, or words of `COURTESY` only), no digit, no
+/// question.
+pub fn courtesy(line: &str) -> bool {
+    let folded = fold_line(line);
+    let words: Vec<&str> = folded.split(' ').filter(|w| !w.is_empty()).collect();
+    !line.contains(|c: char| c.is_ascii_digit() || c == '?')
+        && (words.len() <= 2
+            && line
+                .split_whitespace()
+                .all(|w| w.starts_with(|c: char| c.is_uppercase()))
+            || words.len() <= 4 && words.iter().all(|w| COURTESY.contains(w)))
+        || words.len() <= 6
+            && words.first().is_some_and(|w| COURTESY.contains(w))
+            && line.ends_with(',')
 }
 
 /// The words of an appeal (TO §29), folded.

@@ -23,6 +23,7 @@
 
 pub mod grammar;
 pub mod help;
+pub mod overview;
 mod reading;
 mod time;
 pub mod tokens;

@@ -25,7 +25,10 @@ pub use play::{
     AdjudicationFacts, AnnouncementFacts, ForwardFacts, GameEndFacts, MessageBody, MessageFacts,
     PlyFacts, Record, SideRecord, StartFacts, TimeForfeitFacts, WORDS_MAX,
 };
-pub use records::{GameReport, HelpFacts, HelpTournament, StatusFacts, TournamentReport};
+pub use records::{
+    GameReport, HelpFacts, HelpTournament, OverviewFacts, OverviewGame, StatusFacts,
+    TournamentReport,
+};
 pub use time::{
     ClockWarningFacts, DigestControl, DigestFacts, DigestGame, DigestLeave, DigestQuestion,
     DigestSilent, ReminderFacts, SilenceFacts, WarningBody,
@@ -92,4 +95,6 @@ facts!(
     ToDirector(ToDirectorFacts),
     /// `help`: how to write to the relay.
     Help(HelpFacts),
+    /// `overview`: a player's games at this relay.
+    Overview(OverviewFacts),
 );

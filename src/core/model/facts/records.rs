@@ -1,6 +1,7 @@
 //! The facts of the `status` report (TO §11, §27, §28): every tournament of the asker with its
 //! games; each tournament's crosstable goes in the sentences `/tournaments/N/crosstable` and
-//! `/tournaments/N/table`.
+//! `/tournaments/N/table`. The player's `overview` (his games at this relay, each as the status
+//! report shows it) and the `help` mail.
 
 use serde::Serialize;
 
@@ -83,4 +84,45 @@ pub struct HelpTournament {
     pub name: String,
     pub director: String,
     pub director_email: String,
+}
+
+/// `overview`: a player's games at this relay, across his tournaments (`Übersicht` /
+/// `overview`, or every Monday for those who asked).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OverviewFacts {
+    pub recipient: String,
+    pub now: When,
+    pub today: Day,
+    /// What the mail is: `asked` (the answer to `Übersicht`), `subscribed` (to `Übersicht
+    /// wöchentlich`), `unsubscribed` (to `Übersicht aus`) or `weekly` (Monday's).
+    pub occasion: &'static str,
+    /// Whether he gets it every Monday (after this mail).
+    pub weekly: bool,
+    /// The games not finished (running, not yet started, suspended, adjourned): those awaiting
+    /// his move first, then by their next deadline.
+    pub running: Vec<OverviewGame>,
+    /// The finished games, with their results.
+    pub finished: Vec<OverviewGame>,
+    /// How many of the running games await his move.
+    pub your_moves: usize,
+    /// He directs a tournament here (`Status` lists its games).
+    pub directs: bool,
+}
+
+/// One game of an [`OverviewFacts`]: the game as the `status` report shows it to its player
+/// ([`GameReport`], his clock included), its tournament, and what comes next.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OverviewGame {
+    #[serde(flatten)]
+    pub report: GameReport,
+    pub tournament_id: String,
+    pub tournament: String,
+    /// The number of the move being played (`5` while White's 5th or Black's 5th is awaited).
+    pub number: u32,
+    /// The game's next deadline (`fernzug status`'s: the start, the reminder or silence report
+    /// of TO §16, the forfeit of TO §17; the courtesy warning left out), when and which.
+    pub deadline: Option<When>,
+    pub deadline_kind: Option<&'static str>,
+    /// For a finished game, from his side: `won`, `drawn` or `lost` (none without a result).
+    pub outcome: Option<&'static str>,
 }
