@@ -25,6 +25,7 @@ pub enum MailKind {
     Message,
     ClockWarning,
     Help,
+    TournamentEnd,
 }
 
 impl MailKind {
@@ -50,11 +51,12 @@ impl MailKind {
             MailKind::Message => "message",
             MailKind::ClockWarning => "clock-warning",
             MailKind::Help => "help",
+            MailKind::TournamentEnd => "tournament-end",
         }
     }
 
     /// Every kind.
-    pub const ALL: [MailKind; 19] = [
+    pub const ALL: [MailKind; 20] = [
         MailKind::Start,
         MailKind::Move,
         MailKind::Receipt,
@@ -74,6 +76,7 @@ impl MailKind {
         MailKind::Message,
         MailKind::ClockWarning,
         MailKind::Help,
+        MailKind::TournamentEnd,
     ];
 
     /// Whether the mail carries `X-Fernzug-FEN` (docs/contract.md).

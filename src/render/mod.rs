@@ -55,6 +55,7 @@ const BUILTIN: &[(&str, &str, &str)] = builtin![
     "message",
     "clock-warning",
     "help",
+    "tournament-end",
 ];
 
 /// The template context of a mail: the core's typed facts (`Mail::facts`) serialised, its dates and colours written

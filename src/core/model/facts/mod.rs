@@ -3,7 +3,8 @@
 //! (`render::facts`), writes the [`Day`], [`When`] and [`Colour`] values in the reader's language
 //! and adds the sentences. One file per group: the values (`values`), the game context every game
 //! mail embeds (`game`), the door's mails (`door`), a game's course (`play`), time (`time`), the
-//! director (`director`) and the status report (`records`).
+//! director (`director`) and the records (`records`: the status report, the end of a tournament,
+//! help).
 
 use serde::Serialize;
 
@@ -25,7 +26,10 @@ pub use play::{
     AdjudicationFacts, AnnouncementFacts, ForwardFacts, GameEndFacts, MessageBody, MessageFacts,
     PlyFacts, Record, SideRecord, StartFacts, TimeForfeitFacts, WORDS_MAX,
 };
-pub use records::{GameReport, HelpFacts, HelpTournament, StatusFacts, TournamentReport};
+pub use records::{
+    EndedGame, GameReport, HelpFacts, HelpTournament, StatusFacts, TournamentEndFacts,
+    TournamentReport,
+};
 pub use time::{
     ClockWarningFacts, DigestControl, DigestFacts, DigestGame, DigestLeave, DigestQuestion,
     DigestSilent, ReminderFacts, SilenceFacts, WarningBody,
@@ -92,4 +96,6 @@ facts!(
     ToDirector(ToDirectorFacts),
     /// `help`: how to write to the relay.
     Help(HelpFacts),
+    /// `tournament-end` (TO §27).
+    TournamentEnd(TournamentEndFacts),
 );
