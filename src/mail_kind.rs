@@ -26,6 +26,7 @@ pub enum MailKind {
     ClockWarning,
     Help,
     Overview,
+    TournamentEnd,
 }
 
 impl MailKind {
@@ -52,11 +53,12 @@ impl MailKind {
             MailKind::ClockWarning => "clock-warning",
             MailKind::Help => "help",
             MailKind::Overview => "overview",
+            MailKind::TournamentEnd => "tournament-end",
         }
     }
 
     /// Every kind.
-    pub const ALL: [MailKind; 20] = [
+    pub const ALL: [MailKind; 21] = [
         MailKind::Start,
         MailKind::Move,
         MailKind::Receipt,
@@ -77,6 +79,7 @@ impl MailKind {
         MailKind::ClockWarning,
         MailKind::Help,
         MailKind::Overview,
+        MailKind::TournamentEnd,
     ];
 
     /// Whether the mail carries `X-Fernzug-FEN` (docs/contract.md).

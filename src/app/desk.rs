@@ -1,16 +1,29 @@
 //! What the director asks of the records by mail (TO §11, §29; `crate::core::director::desk`):
 //! the core decides the answer and names what it encloses ([`Enclosure`]); the shell, which
 //! holds the archive, the shelf and the event logs, fills it in before the mail is rendered —
-//! exactly what `export mbox`, `export pgn` and `verify` give on the command line.
+//! exactly what `export mbox`, `export pgn` and `verify` give on the command line. The report of
+//! a tournament's end (TO §27) encloses the same way: the tournament's PGN and each game's
+//! `verify` line.
+
+use std::collections::BTreeMap;
 
 use crate::app::{AppError, Records};
 use crate::core::model::{Attachment, Enclosure, Facts, Mail};
 use crate::core::pgn;
 use crate::game_ref::GameRef;
 
+/// What one step enclosed so far: every mail of a tournament's end encloses the same PGN and the
+/// same `verify` lines, which are read from the store once.
+#[derive(Default)]
+pub(crate) struct Enclosed {
+    pgn: BTreeMap<String, String>,
+    verified: BTreeMap<GameRef, String>,
+}
+
 impl Records<'_> {
-    /// `mail` with what it encloses filled in from the store.
-    pub(crate) fn enclosed(&self, mail: &Mail) -> Result<Mail, AppError> {
+    /// `mail` with what it encloses filled in from the store (`memo`: what this step read
+    /// already).
+    pub(crate) fn enclosed(&self, mail: &Mail, memo: &mut Enclosed) -> Result<Mail, AppError> {
         let mut mail = mail.clone();
         for e in std::mem::take(&mut mail.enclose) {
             match e {
@@ -20,19 +33,40 @@ impl Records<'_> {
                     mail.attachments.push(Attachment::mbox(&g, mbox));
                 }
                 Enclosure::Pgn(target) => {
-                    let text = self.pgn_of(&target)?;
+                    let text = match memo.pgn.get(&target) {
+                        Some(text) => text.clone(),
+                        None => {
+                            let text = self.pgn_of(&target)?;
+                            memo.pgn.insert(target.clone(), text.clone());
+                            text
+                        }
+                    };
                     mail.attachments.push(Attachment {
                         filename: format!("{}.pgn", target.replace('/', "-")),
                         ..Attachment::pgn(&GameRef::new(target.clone(), 0), text)
                     });
                 }
                 Enclosure::Verify(g) => {
-                    let line = match self.game_anywhere(&g)? {
-                        Some(game) => self.verify_game(&game)?.to_string(),
-                        None => format!("no game {g}"),
+                    let line = match memo.verified.get(&g) {
+                        Some(line) => line.clone(),
+                        None => {
+                            let line = match self.game_anywhere(&g)? {
+                                Some(game) => self.verify_game(&game)?.to_string(),
+                                None => format!("no game {g}"),
+                            };
+                            memo.verified.insert(g.clone(), line.clone());
+                            line
+                        }
                     };
-                    if let Facts::Director(f) = &mut mail.facts {
-                        f.verified = Some(line);
+                    match &mut mail.facts {
+                        Facts::Director(f) => f.verified = Some(line),
+                        Facts::TournamentEnd(f) => {
+                            let id = g.to_string();
+                            if let Some(game) = f.games.iter_mut().find(|x| x.game == id) {
+                                game.verified = Some(line);
+                            }
+                        }
+                        _ => {}
                     }
                 }
             }

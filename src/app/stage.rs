@@ -54,6 +54,7 @@ fn gather<'o>(app: &mut App, out: &'o Output) -> Result<Gathered<'o>, AppError> 
     let decided = crate::core::needs::Input::Decided(out);
     app.working.satisfy(&mut app.state, &app.store, decided)?;
     let mut mails = Vec::with_capacity(out.mails.len());
+    let mut enclosed = super::desk::Enclosed::default();
     for mail in &out.mails {
         if let Some(to) = super::passwords::login_recipient(mail, &app.config) {
             let person = crate::core::needs::Input::Person(to);
@@ -66,7 +67,7 @@ fn gather<'o>(app: &mut App, out: &'o Output) -> Result<Gathered<'o>, AppError> 
         mails.push(if mail.enclose.is_empty() {
             std::borrow::Cow::Borrowed(mail)
         } else {
-            std::borrow::Cow::Owned(app.records().enclosed(mail)?)
+            std::borrow::Cow::Owned(app.records().enclosed(mail, &mut enclosed)?)
         });
     }
     let watched = app.store.outbox().watching_enqueued();

@@ -56,6 +56,7 @@ use crate::core::door::reply::copies_per_key;
 use crate::core::door::screen::screen;
 use crate::core::model::Step;
 use crate::core::records::retention::rotate_due;
+use crate::core::records::tournament_end::report_ends;
 use crate::core::register::{register_tournament, start_mails_of};
 use crate::core::route::{answer_letter, register_letter};
 use crate::core::time::deadlines::fire_due;
@@ -161,12 +162,14 @@ impl State {
         self.complete(out, now)
     }
 
-    /// Fires every deadline due by `now` (TO §16–§21, the digest), in time order, each once;
-    /// then the players' weekly overviews due, which show the games as they are at `now`.
+    /// Fires every deadline due by `now` (TO §16–§21, the digest), in time order, each once; then
+    /// reports the end of each tournament whose last game ended by `now` (TO §27), once; then the
+    /// players' weekly overviews due, which show the games as they are at `now`.
     pub fn tick(&mut self, now: DateTime<Utc>, s: &Settings) -> Output {
         // What time alone makes happen came from no mail (even after a step that panicked).
         self.input = None;
         let mut out = fire_due(self, Step { now, s });
+        out.absorb(report_ends(self, Step { now, s }));
         out.absorb(weekly_overviews(self, Step { now, s }));
         self.complete(out, now)
     }

@@ -52,7 +52,8 @@ pub enum Input<'a> {
     /// The start mails of these games (each reads its game and its tournament's record).
     Starts(&'a [GameRef]),
     /// What the core just decided: a game that ended in a tournament read only in part may have
-    /// been its last open one (its digest stops, its archive's rotation is set, Fax 2.8).
+    /// been its last open one (its digest stops, its archive's rotation is set, Fax 2.8, and its
+    /// end falls due to be reported, TO §27).
     Decided(&'a Output),
     /// The weekly overviews of these players, due (`crate::core::time::overview::weekly_due`):
     /// the tournaments each plays in, whole, and the records that say who he is.

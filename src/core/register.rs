@@ -21,10 +21,10 @@ use crate::core::NewTournament;
 use crate::core::clock::PlayerClock;
 use crate::core::door::owners::{Taken, file_conflicts};
 use crate::core::door::reply::query;
-use crate::core::model::Event;
 use crate::core::model::Step;
 use crate::core::model::{ByColor, Game, GameStatus, Turn, color_name};
 use crate::core::model::{DirectorFacts, Recipient, Refusal, RegisterRefusal, Told};
+use crate::core::model::{EndReport, Event};
 use crate::core::model::{KeyBinding, Output, Person, Player, State, Tournament};
 use crate::core::model::{Mail, StartFacts};
 use crate::core::model::{WithdrawRefusal, state::remove_tournament};
@@ -155,6 +155,7 @@ pub(crate) fn register_tournament(
         rotated_at: None,
         questions: Vec::new(),
         games: Vec::new(),
+        end_report: EndReport::Pending,
     };
     let status = if clock_start > now {
         GameStatus::WaitingStart

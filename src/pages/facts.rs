@@ -150,6 +150,9 @@ struct TournamentFacts {
     start: String,
     director: String,
     delay: u32,
+    /// Every game has ended: the table is final (TO §27; the players and the director got
+    /// `tournament-end`).
+    finished: bool,
     /// The crosstable's column heads: the rank numbers 1..n.
     columns: Vec<usize>,
     rows: Vec<CrossRow>,
@@ -235,6 +238,7 @@ fn tournament(
         start: words::date(t.start, lang),
         director: t.director.name.clone(),
         delay: config.delay_moves,
+        finished: !games.is_empty() && games.iter().all(|g| g.status == GameStatus::Finished),
         columns: (1..=table.rows.len()).collect(),
         rows,
         games: lines,

@@ -296,3 +296,91 @@ fn the_cache_keeps_the_newest_generation_within_its_bounds() {
     );
     assert_eq!(c.bytes, 202);
 }
+
+#[test]
+fn s27_the_tournament_page_turns_final_and_its_end_is_reported_with_the_pgn_and_each_seal() {
+    let dir = TempDir::new("final");
+    let mut app = relay(&dir.0);
+    let p = pages(&app, 0);
+    let before = get(&p, "/t/T-1", None).body;
+    assert!(!before.contains("class=\"final\""), "{before}");
+    assert!(before.contains("<h2>Kreuztabelle</h2>"), "{before}");
+    // The last two games end: Anna, on move, resigns game 1; in game 3 Bert opens and Carl
+    // resigns.
+    let mail = |from: &str, game: u32, body: &str, id: &str| {
+        format!(
+            "From: {from}\r\nTo: relay@fernschach.test\r\nSubject: [T-1/{game}]\r\n\
+             Message-ID: <{id}@x>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+        )
+    };
+    for (from, game, body, id, at) in [
+        (ANNA, 1, "Ich gebe auf.", "e1", at(4, 10)),
+        (BERT, 3, "1. d4", "e2", at(4, 11)),
+        (CARL, 3, "Ich gebe auf.", "e3", at(4, 12)),
+    ] {
+        app.process(mail(from, game, body, id).as_bytes(), at, None)
+            .unwrap();
+    }
+    // The tick after the last game's step reports the end (TO §27), once.
+    let out = app.tick(at(4, 12)).unwrap();
+    let ends = |out: &crate::core::Output| {
+        out.mails
+            .iter()
+            .filter(|m| m.kind == crate::mail_kind::MailKind::TournamentEnd)
+            .count()
+    };
+    assert_eq!(ends(&out), 4, "three players and the director");
+    assert_eq!(ends(&app.tick(at(5, 12)).unwrap()), 0);
+    // As queued: the PGN of every game attached, each game's `verify` line in the text.
+    let queued: Vec<Vec<u8>> = app
+        .store
+        .outbox()
+        .all()
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == "tournament-end")
+        .map(|e| e.raw)
+        .collect();
+    assert_eq!(queued.len(), 4);
+    for raw in &queued {
+        let parsed = mail_parser::MessageParser::default().parse(raw).unwrap();
+        let text = parsed.body_text(0).unwrap().replace("\r\n", "\n");
+        for g in 1..=3 {
+            let verdict = app
+                .verify(&crate::game_ref::GameRef::new("T-1", g))
+                .unwrap()
+                .unwrap();
+            assert!(verdict.fault.is_none(), "{verdict}");
+            assert!(
+                text.contains(&format!("  {verdict}\n")),
+                "{verdict} in\n{text}"
+            );
+        }
+        let pgn: Vec<(String, String)> = parsed
+            .attachments()
+            .map(|a| {
+                (
+                    mail_parser::MimeHeaders::attachment_name(a)
+                        .unwrap_or_default()
+                        .to_string(),
+                    String::from_utf8_lossy(a.contents()).replace("\r\n", "\n"),
+                )
+            })
+            .collect();
+        assert_eq!(pgn.len(), 1);
+        assert_eq!(pgn[0].0, "T-1.pgn");
+        assert_eq!(pgn[0].1, get(&p, "/t/T-1.pgn", None).body, "the pages' PGN");
+        assert_eq!(pgn[0].1.matches("[Event ").count(), 3);
+    }
+    let after = get(&p, "/t/T-1", None).body;
+    assert!(
+        text(&after).contains("Endstand. Alle 3 Partien sind beendet"),
+        "{after}"
+    );
+    assert!(
+        after.contains("<h2>Endstand (Kreuztabelle)</h2>"),
+        "{after}"
+    );
+    let english = text(&get(&p, "/t/T-1?lang=en", None).body);
+    assert!(english.contains("Final. All 3 games are over"), "{english}");
+}

@@ -56,6 +56,7 @@ const BUILTIN: &[(&str, &str, &str)] = builtin![
     "clock-warning",
     "help",
     "overview",
+    "tournament-end",
 ];
 
 /// The template context of a mail: the core's typed facts (`Mail::facts`) serialised, its dates and colours written

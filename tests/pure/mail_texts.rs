@@ -1250,6 +1250,9 @@ fn scenario(r: &mut Run) {
         &format!("Rücktritt: {BERT} Wertung: verloren"),
         at(2027, 3, 2, 10, 0),
     );
+    // TO §27: the withdrawal ended the last game; the tick after it reports the tournament's
+    // end to every player and the director (the shell encloses the PGN and `verify`'s lines).
+    r.tick("tournament-over", at(2027, 3, 2, 10, 0));
     r.register_by_mail(
         "register-by-mail",
         (TL, "Turnier anmelden"),

@@ -32,5 +32,6 @@ mod records_e2e;
 mod relay_e2e;
 mod reliability_e2e;
 mod tls_e2e;
+mod tournament_end_e2e;
 mod words_e2e;
 mod xfcc_e2e;

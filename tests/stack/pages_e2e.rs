@@ -57,7 +57,7 @@ fn dom(chromium: &Path, dir: &Path, url: &str) -> String {
 }
 
 /// The text of each `<tr>` of the `<table class="cross">` in `html`, tags dropped, blanks folded.
-fn cross_rows(html: &str) -> Vec<String> {
+pub(crate) fn cross_rows(html: &str) -> Vec<String> {
     let table = html
         .split("<table class=\"cross\">")
         .nth(1)

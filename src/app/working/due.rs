@@ -1,8 +1,9 @@
 //! The shell's index of the core's pending deadlines, so that neither a mail nor a start makes
 //! the relay look at every game to learn that nothing is due (with ten thousand games that look
 //! costs more than the mail). It holds each game's earliest deadline, each tournament's next
-//! weekly digest and from when each tournament's archive may be rotated (Fax 2.8); the players'
-//! weekly overviews are due by the state's counters alone, which are always in memory.
+//! deadline as a whole (its weekly digest, a director's question, the report of its end) and from
+//! when each tournament's archive may be rotated (Fax 2.8); the players' weekly overviews are due
+//! by the state's counters alone, which are always in memory.
 //!
 //! Kept up to date from each step's [`Output`] — the games it changed and the tournaments it
 //! touched are looked at again — and written to the store's index (`DueEntry`) in the step's own
@@ -33,7 +34,8 @@ pub(crate) struct DueIndex {
     order: BTreeSet<(DateTime<Utc>, GameRef)>,
     /// The games' entries changed since the last [`DueIndex::persist`] (`None`: none is due).
     changed: HashMap<GameRef, Option<DateTime<Utc>>>,
-    /// Each tournament's next weekly digest.
+    /// Each tournament's next deadline as a whole: its weekly digest, a director's question
+    /// (TO §23), the report of its end (TO §27).
     digests: BTreeMap<String, DateTime<Utc>>,
     /// From when each tournament's archive may be rotated.
     rotations: BTreeMap<String, DateTime<Utc>>,
@@ -57,7 +59,12 @@ impl DueIndex {
             ..DueIndex::default()
         };
         for (at, game, due) in state.deadlines(s) {
-            if matches!(due, crate::core::Due::Digest | crate::core::Due::Question) {
+            if matches!(
+                due,
+                crate::core::Due::Digest
+                    | crate::core::Due::Question
+                    | crate::core::Due::TournamentEnd
+            ) {
                 index.digests.entry(game.tournament.clone()).or_insert(at);
                 continue;
             }

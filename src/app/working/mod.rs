@@ -20,7 +20,7 @@
 //!   caller's running tournaments;
 //! - a decision that ended the last open game of a tournament read only in part: that
 //!   tournament whole (its own deadlines change: its digest stops, its archive's rotation is
-//!   set, Fax 2.8).
+//!   set, Fax 2.8, the report of its end falls due, TO §27).
 //!
 //! The daemon and `once` start without the records of the rotated tournaments too (Fax 2.8:
 //! four weeks after their end; a federation's store holds many more of them than running ones):

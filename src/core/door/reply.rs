@@ -10,9 +10,9 @@ use shakmaty::Color;
 
 use crate::core::model::Step;
 use crate::core::model::{
-    Attachment, Decided, Decision, EndReason, Event, GameEndFacts, GameResult, GameStatus,
-    KeyBinding, Mail, Output, QueryAround, QueryFacts, Recipient, Refusal, Sentence, Settings,
-    State, TimeForfeitFacts,
+    Attachment, Decided, Decision, EndReason, EndReport, Event, GameEndFacts, GameResult,
+    GameStatus, KeyBinding, Mail, Output, QueryAround, QueryFacts, Recipient, Refusal, Sentence,
+    Settings, State, TimeForfeitFacts, Tournament,
 };
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
@@ -206,6 +206,7 @@ pub(crate) fn finish_as(
     let Some(game) = state.games.get_mut(game_ref) else {
         return;
     };
+    let was_open = game.status != GameStatus::Finished;
     game.status = GameStatus::Finished;
     game.result = result;
     game.end_reason = Some(reason);
@@ -221,6 +222,15 @@ pub(crate) fn finish_as(
         None => Event::Annulled { at: now, reason },
     };
     state.log_event(out, game_ref, event);
+    // A tournament of a version before the report of its end is reported from the first game
+    // of it that ends (one that ended before may not have been its last).
+    if was_open
+        && let Some(t) = state.tournaments.get_mut(&game_ref.tournament)
+        && t.end_report == EndReport::Untracked
+    {
+        t.end_report = EndReport::Pending;
+        out.tournaments.insert(t.id.clone());
+    }
     if reason.is_decision() {
         decided(state, out, game_ref, Decided::Ended { reason, result }, now);
     }
@@ -280,6 +290,26 @@ pub(crate) fn finish_as(
     }
     out.log
         .push(format!("{game_ref}: game over, {result_text} ({reason})"));
+}
+
+/// TO §27: when the end of tournament `t` is to be reported (`tournament-end`): the instant its
+/// last game ended, once every game of it has ended — all of them at hand in `state` (a shell
+/// that holds games lazily reads a tournament whole before its deadlines are asked,
+/// `crate::core::needs`) — while the report is still pending. A tournament of one game is
+/// never reported: its `game-end` already carries the result, the PGN and the seal.
+pub fn end_report_due(state: &State, t: &Tournament) -> Option<DateTime<Utc>> {
+    if t.end_report != EndReport::Pending || t.games.len() < 2 {
+        return None;
+    }
+    let mut last = t.clock_start;
+    for g in &t.games {
+        let game = state.games.get(g)?;
+        if game.status != GameStatus::Finished {
+            return None;
+        }
+        last = last.max(game.ended_at.unwrap_or(last));
+    }
+    Some(last)
 }
 
 /// TO §18 (first forfeit: notice to both players, director in copy; the game goes on) and

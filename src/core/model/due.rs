@@ -17,6 +17,9 @@ pub enum Due {
     Question,
     /// The weekly director digest of a tournament (`crate::core::time::digest`; game `TOURNAMENT/0`).
     Digest,
+    /// TO §27: the last game of a tournament ended; its end is reported to every player and the
+    /// director (`crate::core::records::tournament_end`; game `TOURNAMENT/0`).
+    TournamentEnd,
 }
 
 impl Due {
@@ -31,6 +34,7 @@ impl Due {
             Due::Forfeit => "forfeit",
             Due::Question => "question",
             Due::Digest => "digest",
+            Due::TournamentEnd => "tournament-end",
         }
     }
 }

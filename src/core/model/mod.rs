@@ -63,4 +63,4 @@ pub use seal::{MailSeal, Seal};
 pub(crate) use state::Parts;
 pub use state::{Meta, Settings, State};
 pub use step::Step;
-pub use tournament::{Player, Tournament};
+pub use tournament::{EndReport, Player, Tournament};

@@ -56,6 +56,31 @@ pub struct Tournament {
     /// TO §23: the director's questions to players, answered or not.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub questions: Vec<crate::core::model::Question>,
+    /// TO §27: the report of its end (`tournament-end`, `crate::core::records::tournament_end`),
+    /// still to come once its last game ends, or sent.
+    #[serde(default, skip_serializing_if = "untracked")]
+    pub end_report: EndReport,
+}
+
+/// Whether the end of a tournament is reported to its players and director (`tournament-end`),
+/// once, when its last game ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EndReport {
+    /// A tournament registered before the report existed, none of whose games ended since: it
+    /// may have ended long ago, and is never reported. The first game of it that ends makes it
+    /// [`EndReport::Pending`] (`crate::core::door::reply::finish`).
+    #[default]
+    Untracked,
+    /// Reported when its last game has ended.
+    Pending,
+    /// Reported at this instant.
+    Sent(DateTime<Utc>),
+}
+
+/// A tournament's record leaves an [`EndReport::Untracked`] out (as versions before it wrote it).
+fn untracked(e: &EndReport) -> bool {
+    *e == EndReport::Untracked
 }
 
 impl Tournament {

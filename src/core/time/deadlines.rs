@@ -124,13 +124,19 @@ impl State {
 }
 
 /// Fires every deadline due by `now`, in time order (a reminder on day 16 goes out before a
-/// forfeit on day 31 even if both are due at `now`). Each fires once.
+/// forfeit on day 31 even if both are due at `now`). Each fires once. The report of a
+/// tournament's end ([`Due::TournamentEnd`]) is the records room's, which writes the table
+/// (`crate::core::records::tournament_end`): the tick fires it after these.
 pub(crate) fn fire_due(state: &mut State, step: Step<'_>) -> Output {
     let (now, s) = (step.now, step.s);
     let mut out = Output::default();
     // Each firing removes its deadline or moves it later; the bound only guards against a bug.
     for _ in 0..100_000 {
-        let Some((at, game, due)) = state.deadlines(s).into_iter().next() else {
+        let Some((at, game, due)) = state
+            .deadlines(s)
+            .into_iter()
+            .find(|(_, _, due)| *due != Due::TournamentEnd)
+        else {
             break;
         };
         if at > now {
@@ -222,8 +228,8 @@ fn fire(
             };
             claim_forfeit(state, out, game_ref, f, Step { now: at, s });
         }
-        // Fired above, before the game lookup.
-        Due::Digest | Due::Question => {}
+        // Fired above, before the game lookup; the tournament's end by the records room.
+        Due::Digest | Due::Question | Due::TournamentEnd => {}
     }
 }
 

@@ -21,6 +21,7 @@ use chrono::{DateTime, Days, NaiveDate, TimeDelta, Utc, Weekday};
 use chrono_tz::Tz;
 
 use crate::core::clock;
+use crate::core::door::reply::end_report_due;
 use crate::core::model::DigestQuestion;
 use crate::core::model::Due;
 use crate::core::model::GameStatus;
@@ -93,23 +94,25 @@ impl State {
     }
 
     /// Every deadline of the tournaments `ids` as a whole (pseudo game `TOURNAMENT/0`), earliest
-    /// first: the weekly digest and the director's questions falling unanswered (TO §23).
+    /// first: the weekly digest, the director's questions falling unanswered (TO §23) and the
+    /// report of the tournament's end once its last game ended (TO §27, [`end_report_due`]).
     pub fn tournament_deadlines_of<'a>(
         &self,
         ids: impl Iterator<Item = &'a str> + Clone,
         s: &Settings,
     ) -> Vec<(DateTime<Utc>, GameRef, Due)> {
         let mut all = self.digest_deadlines_of(ids.clone(), s);
-        all.extend(
-            ids.filter_map(|id| self.tournaments.get(id))
-                .filter_map(|t| {
-                    t.questions
-                        .iter()
-                        .filter_map(|q| q.due(&t.rest_of(&q.player), s.tz))
-                        .min()
-                        .map(|at| (at, GameRef::new(t.id.clone(), 0), Due::Question))
-                }),
-        );
+        for t in ids.filter_map(|id| self.tournaments.get(id)) {
+            let pseudo = || GameRef::new(t.id.clone(), 0);
+            all.extend(
+                t.questions
+                    .iter()
+                    .filter_map(|q| q.due(&t.rest_of(&q.player), s.tz))
+                    .min()
+                    .map(|at| (at, pseudo(), Due::Question)),
+            );
+            all.extend(end_report_due(self, t).map(|at| (at, pseudo(), Due::TournamentEnd)));
+        }
         all.sort();
         all
     }

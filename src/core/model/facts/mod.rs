@@ -3,7 +3,8 @@
 //! (`render::facts`), writes the [`Day`], [`When`] and [`Colour`] values in the reader's language
 //! and adds the sentences. One file per group: the values (`values`), the game context every game
 //! mail embeds (`game`), the door's mails (`door`), a game's course (`play`), time (`time`), the
-//! director (`director`) and the status report (`records`).
+//! director (`director`) and the records (`records`: the status report, the end of a tournament,
+//! help).
 
 use serde::Serialize;
 
@@ -26,8 +27,8 @@ pub use play::{
     PlyFacts, Record, SideRecord, StartFacts, TimeForfeitFacts, WORDS_MAX,
 };
 pub use records::{
-    GameReport, HelpFacts, HelpTournament, OverviewFacts, OverviewGame, StatusFacts,
-    TournamentReport,
+    EndedGame, GameReport, HelpFacts, HelpTournament, OverviewFacts, OverviewGame, StatusFacts,
+    TournamentEndFacts, TournamentReport,
 };
 pub use time::{
     ClockWarningFacts, DigestControl, DigestFacts, DigestGame, DigestLeave, DigestQuestion,
@@ -97,4 +98,6 @@ facts!(
     Help(HelpFacts),
     /// `overview`: a player's games at this relay.
     Overview(OverviewFacts),
+    /// `tournament-end` (TO §27).
+    TournamentEnd(TournamentEndFacts),
 );

@@ -1,11 +1,55 @@
 //! The facts of the `status` report (TO §11, §27, §28): every tournament of the asker with its
 //! games; each tournament's crosstable goes in the sentences `/tournaments/N/crosstable` and
-//! `/tournaments/N/table`. The player's `overview` (his games at this relay, each as the status
-//! report shows it) and the `help` mail.
+//! `/tournaments/N/table`. Beside it the report of a tournament's end (`tournament-end`, TO §27),
+//! the player's `overview` (his games at this relay, each as the status report shows it) and the
+//! `help` mail.
 
 use serde::Serialize;
 
 use crate::core::model::facts::{ClockFigures, Colour, Day, When};
+
+/// `tournament-end` (TO §27): a tournament's last game ended. Its crosstable goes in the
+/// sentences `crosstable` (the text) and `table` (its data), each game's end in
+/// `/games/N/reason`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TournamentEndFacts {
+    pub recipient: String,
+    pub tournament_id: String,
+    pub tournament: String,
+    pub director: String,
+    /// The day its last game ended.
+    pub ended: Day,
+    /// The reader's line of the table (`table.rows[row]`): a player's; `None` for the director.
+    pub row: Option<usize>,
+    /// The reader shares his place (equal on points and Sonneborn-Berger).
+    pub shared: bool,
+    /// How many games the tournament has.
+    pub game_count: usize,
+    /// Every game, in the order of their numbers — none when they are too many for one mail
+    /// (`crate::core::records::tournament_end::MAX_LISTED_GAMES`): then neither are they listed
+    /// nor is their PGN attached.
+    pub games: Vec<EndedGame>,
+}
+
+/// One game of a [`TournamentEndFacts`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EndedGame {
+    /// `FAX-2026-3/7`.
+    pub game: String,
+    pub white: String,
+    pub black: String,
+    /// `1-0`, `0-1`, `1/2-1/2`, or `*` (annulled, TO §26).
+    pub result: String,
+    /// Full moves played.
+    pub moves: usize,
+    /// TO §29: the hash of the game's record as the game holds it (`Game::seal`; empty for a
+    /// game of a version before the seals).
+    pub seal: String,
+    /// `fernzug verify`'s line for the game, which the shell fills in
+    /// (`crate::core::model::Enclosure::Verify`): the record recomputed from the store and the
+    /// archive.
+    pub verified: Option<String>,
+}
 
 /// `status`: the answer to a `Status` request.
 #[derive(Debug, Clone, PartialEq, Serialize)]
