@@ -160,6 +160,7 @@ fn running_game(s: &Settings) -> (State, DateTime<Utc>) {
         email: email.into(),
         language,
         also: Vec::new(),
+        board: None,
     };
     let file = NewTournament {
         id: "FAX-2026-3".into(),

@@ -21,7 +21,8 @@
 //! - [`letter`] — reading one incoming mail (raw bytes → [`letter::Letter`]): headers, the author's
 //!   own text without quotes and signatures, and what it says (moves, dates, offers, commands). Pure.
 //! - [`notation`] — reading and writing chess moves in every notation the rulebook allows
-//!   (German/English algebraic, long algebraic, ICCF numeric, UCI) and the text diagram. Pure.
+//!   (German/English algebraic, long algebraic, ICCF numeric, UCI), the text diagram and the piece
+//!   lists a screen reader reads. Pure.
 //! - [`render`] — a decided mail → RFC 5322 bytes, from the templates in `templates/de|en` (the
 //!   frames) and `render::words` (every sentence the core decides as a value).
 //! - [`config`], [`tournament_file`] — the two files an operator writes.

@@ -23,6 +23,7 @@ use crate::config::KeyProblem;
 use crate::config::fields::{self, Fields, KeyErr};
 use crate::core::model::{FileFault, FileProblem, NewPlayer, NewTournament, Pairing, Person};
 use crate::game_ref::valid_tournament_id;
+use crate::lang::Board;
 use crate::rules::RuleSet;
 
 /// At most this many players: a round robin of n players has n(n−1)/2 games.
@@ -331,7 +332,10 @@ fn players(top: &Fields<'_>, errs: &mut Vec<KeyErr>) -> Option<Vec<NewPlayer>> {
 
 /// One `[[players]]` block, checked against the players before it.
 fn player(b: &Fields<'_>, players: &[NewPlayer], errs: &mut Vec<KeyErr>) -> Option<NewPlayer> {
-    keep(errs, b.allow(&["name", "email", "language", "also"]));
+    keep(
+        errs,
+        b.allow(&["name", "email", "language", "also", "board"]),
+    );
     let name = keep(errs, b.req_text("name")).map(str::to_string);
     let email = keep(errs, b.req_email("email"));
     let taken = |address: &str| {
@@ -353,6 +357,7 @@ fn player(b: &Fields<'_>, players: &[NewPlayer], errs: &mut Vec<KeyErr>) -> Opti
         ));
     }
     let language = keep(errs, b.opt_lang("language"));
+    let board = keep(errs, board(b));
     // A player's other addresses (phone, work, a new provider): mail from them counts as his.
     let mut also: Vec<String> = Vec::new();
     for a in keep(errs, b.opt_emails("also")).unwrap_or_default() {
@@ -374,7 +379,25 @@ fn player(b: &Fields<'_>, players: &[NewPlayer], errs: &mut Vec<KeyErr>) -> Opti
         email: email?,
         language: language?,
         also,
+        board: board?,
     })
+}
+
+/// A player's `board`: how his mails show the position, `"list"` (piece lists a screen reader
+/// reads) or `"diagram"` (docs/contract.md "A board a screen reader reads").
+fn board(b: &Fields<'_>) -> Result<Option<Board>, KeyErr> {
+    const EXPECTED: &str = "\"list\" or \"diagram\"";
+    match b.opt_str("board") {
+        Ok(None) => Ok(None),
+        Ok(Some(s)) => Board::parse(s)
+            .map(Some)
+            .ok_or_else(|| b.expected("board", EXPECTED, format!("{s:?}"))),
+        // Not a string: the same words as for a wrong string.
+        Err(e) => match e.problem {
+            KeyProblem::Expected { found, .. } => Err(b.expected("board", EXPECTED, found)),
+            _ => Err(e),
+        },
+    }
 }
 
 /// The `[[games]]` blocks; every block's errors are kept in `errs`.
@@ -597,13 +620,15 @@ email = "tl@fernschach.test"
                     name: "Anna Adler".to_string(),
                     email: "anna@fernschach.test".to_string(),
                     language: Some(Lang::De),
-                    also: Vec::new()
+                    also: Vec::new(),
+                    board: None
                 },
                 NewPlayer {
                     name: "Bert Berger".to_string(),
                     email: "bert@fernschach.test".to_string(),
                     language: None,
-                    also: Vec::new()
+                    also: Vec::new(),
+                    board: None
                 },
             ]
         );
@@ -765,6 +790,31 @@ email = "tl@fernschach.test"
     }
 
     #[test]
+    fn a_players_board_is_list_or_diagram_and_nothing_else() {
+        let text = |board: &str| {
+            format!(
+                "{HEAD}[[players]]\nname = \"A\"\nemail = \"a@x.test\"\nboard = {board}\n\
+                 [[players]]\nname = \"B\"\nemail = \"b@x.test\"\n"
+            )
+        };
+        let t = ok(&text("\"list\""));
+        assert_eq!(t.players[0].board, Some(Board::List));
+        assert_eq!(t.players[1].board, None, "not said: as he asks by mail");
+        assert_eq!(
+            ok(&text("\"diagram\"")).players[0].board,
+            Some(Board::Diagram)
+        );
+        assert_eq!(
+            err(&text("\"liste\"")),
+            "t.toml: line 13, key `players[1].board`: expected \"list\" or \"diagram\", found \"liste\""
+        );
+        assert_eq!(
+            err(&text("true")),
+            "t.toml: line 13, key `players[1].board`: expected \"list\" or \"diagram\", found true"
+        );
+    }
+
+    #[test]
     fn start_may_be_a_toml_date() {
         let text = format!(
             "{}{}",
@@ -862,7 +912,7 @@ email = "tl@fernschach.test"
         );
         assert_eq!(
             err(&format!("{HEAD}{}elo = 2100\n", player_blocks(2))),
-            "t.toml: line 16, key `players[2].elo`: unknown key (allowed here: name, email, language, also)"
+            "t.toml: line 16, key `players[2].elo`: unknown key (allowed here: name, email, language, also, board)"
         );
         assert_eq!(
             err(&format!(

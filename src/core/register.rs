@@ -144,6 +144,7 @@ pub(crate) fn register_tournament(
                 name: p.name.clone(),
                 email: p.email.to_lowercase(),
                 lang: p.language,
+                board: p.board,
                 also: p.also.iter().map(|a| a.to_lowercase()).collect(),
                 send_to: None,
                 leaves: Vec::new(),

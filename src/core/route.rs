@@ -229,9 +229,13 @@ pub enum Route {
 /// What a letter asks about its sender himself, answered before anything else it says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Account {
-    /// TO §17: `Keine Warnungen` (`false`) / `Warnungen` (`true`): the sender's clock warnings
-    /// off or on, answered with his status (which says so).
-    Warnings(bool),
+    /// What the sender chooses for himself, answered with his status (which says so): TO §17
+    /// `Keine Warnungen` (`false`) / `Warnungen` (`true`), his clock warnings off or on;
+    /// `Brett: Liste` / `Brett: Diagramm`, how his mails show the position.
+    Choices {
+        warnings: Option<bool>,
+        board: Option<crate::lang::Board>,
+    },
     /// `Status` (`crate::core::records::status`).
     Status,
 }
@@ -284,8 +288,11 @@ pub fn classify(state: &State, letter: &Letter, s: &Settings) -> Route {
         }
         return Route::Overview(ask);
     }
-    let bare_status =
-        c.status_request && !c.xfcc_password && c.warnings.is_none() && !says_more_than_status(c);
+    let bare_status = c.status_request
+        && !c.xfcc_password
+        && c.warnings.is_none()
+        && c.board.is_none()
+        && !says_more_than_status(c);
     if s.guard.require_reply_key && !bare_status && !came_through_own_key(state, letter) {
         return Route::NotThroughReplyKey;
     }
@@ -297,10 +304,10 @@ pub fn classify(state: &State, letter: &Letter, s: &Settings) -> Route {
 /// questions, `Hilfe`, the replies to decisions and `require_reply_key`.
 fn known(state: &State, letter: &Letter) -> (Option<Account>, Then) {
     let c = &letter.content;
-    let account = match c.warnings {
-        Some(on) => Some(Account::Warnings(on)),
-        None if c.status_request => Some(Account::Status),
-        None => None,
+    let account = match (c.warnings, c.board) {
+        (None, None) if c.status_request => Some(Account::Status),
+        (None, None) => None,
+        (warnings, board) => Some(Account::Choices { warnings, board }),
     };
     let then = if account.is_some() && !says_more_than_status(c) {
         Then::Nothing
@@ -448,7 +455,8 @@ fn withdraw_letter(state: &mut State, out: &mut Output, letter: &Letter, id: &st
     withdraw_tournament(state, out, letter, id, lang, at);
 }
 
-/// [`Account`]: the sender's warnings switched (TO §17), and his status as the answer.
+/// [`Account`]: the sender's warnings switched (TO §17), his board chosen, and his status as the
+/// answer.
 fn answer_account(
     state: &mut State,
     out: &mut Output,
@@ -456,7 +464,24 @@ fn answer_account(
     account: Account,
     at: Step<'_>,
 ) {
-    if let Account::Warnings(on) = account {
+    let Account::Choices { warnings, board } = account else {
+        // `Status` needs no game (src/core/records/status.rs).
+        answer_status(state, out, letter, at);
+        return;
+    };
+    if let Some(board) = board {
+        // For all his games, before what a tournament file says (`board_for`).
+        state.meta.boards.insert(letter.from.clone(), board);
+        out.log.push(format!(
+            "{} reads the position {} from now on",
+            letter.from,
+            match board {
+                crate::lang::Board::List => "as piece lists",
+                crate::lang::Board::Diagram => "as the diagram",
+            }
+        ));
+    }
+    if let Some(on) = warnings {
         if on {
             state.meta.no_warnings.remove(&letter.from);
         } else {

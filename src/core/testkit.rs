@@ -93,6 +93,7 @@ pub fn tournament(
                 email: (*e).into(),
                 language: *l,
                 also: Vec::new(),
+                board: None,
             })
             .collect(),
         pairings: games

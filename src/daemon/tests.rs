@@ -1209,8 +1209,9 @@ async fn a_rotated_tournament_is_read_when_an_input_names_it() {
     }
 }
 
-/// TO §29: a game played to its end verifies, with the hash its `game-end` report carries; a
-/// byte changed in a stored event, or in the archived mail an event came from, is named.
+/// TO §29: a game played to its end verifies, with the hash its `game-end` report carries (and
+/// each move's receipt, the hash after it); a byte changed in a stored event, or in the archived
+/// mail an event came from, is named.
 #[tokio::test(start_paused = true)]
 async fn s29_verify_recomputes_the_chain_and_names_the_first_event_changed() {
     let dir = TempDir::new("verify");
@@ -1222,7 +1223,8 @@ async fn s29_verify_recomputes_the_chain_and_names_the_first_event_changed() {
         (ANNA, "1. ... e5\r\n2. g4", "v3", at(1, 12, 0)),
         (BERT, "2. g4 Dh4#", "v4", at(1, 13, 0)),
     ];
-    for (from, body, id, when) in plies {
+    let game: GameRef = "T-1/1".parse().unwrap();
+    for (n, (from, body, id, when)) in plies.into_iter().enumerate() {
         script.deliver(letter(from, body, id), when);
         let mut app = App::open(config.clone()).unwrap();
         let report = pass(
@@ -1233,8 +1235,16 @@ async fn s29_verify_recomputes_the_chain_and_names_the_first_event_changed() {
         )
         .await;
         assert_eq!(report.processed, 1, "{body}: {report:?}");
+        drop(app);
+        // The mover's receipt names the seal `verify` recomputes right after his move.
+        let app = App::open_game(config.clone(), &game).unwrap();
+        let hash = app.verify(&game).unwrap().expect("the game is known").hash;
+        let receipts = sender.texts("receipt", from);
+        assert!(
+            receipts.get(n / 2).is_some_and(|r| r.contains(&hash)),
+            "{body}: the receipt names {hash}"
+        );
     }
-    let game: GameRef = "T-1/1".parse().unwrap();
     let app = App::open_game(config.clone(), &game).unwrap();
     let verdict = app.verify(&game).unwrap().expect("the game is known");
     assert_eq!(verdict.fault, None, "{verdict}");

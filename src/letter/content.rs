@@ -312,6 +312,12 @@ fn scan(text: &str) -> (Content, Vec<String>, Vec<String>) {
             prose.end_unit();
             continue;
         }
+        // `Brett: Liste` / `Brett: Diagramm` on a line of its own.
+        if let Some(board) = super::headers::text_board(written) {
+            c.board = Some(board);
+            prose.end_unit();
+            continue;
+        }
         let read_before = (c.moves.len(), c.doubts.len());
         let rest = read_moves(line, numbered_toks.as_deref(), written, &mut c);
         // `Hier mein Zug:` / `Мой ход:` right above the move it names: the move's label (as in

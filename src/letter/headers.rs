@@ -10,6 +10,7 @@ use regex::Regex;
 use super::digest::sha256_name;
 use super::types::{AutoReason, ReadError};
 use crate::game_ref::GameRef;
+use crate::lang::Board;
 
 /// What the headers of one mail say.
 #[derive(Debug, Clone, PartialEq)]
@@ -217,6 +218,38 @@ pub(crate) fn text_warnings(text: &str) -> Option<bool> {
             Some(false)
         }
         "warnungen" | "warnungen ein" | "warnings" | "warnings on" => Some(true),
+        _ => None,
+    }
+}
+
+/// A subject or a line alone that chooses how the sender's mails show the position
+/// (docs/contract.md "A board a screen reader reads"): `Brett: Liste`, `board: list`
+/// (`Board::List`), `Brett: Diagramm`, `board: diagram` (`Board::Diagram`) — also without the
+/// colon, with `als` / `as (a)`, `Figurenliste` / `piece list`, and `bitte` / `please`.
+///
+/// ```
+/// use fernzug::lang::Board;
+/// use fernzug::letter::headers::text_board;
+/// assert_eq!(text_board("Brett: Liste"), Some(Board::List));
+/// assert_eq!(text_board("Board as a piece list, please."), Some(Board::List));
+/// assert_eq!(text_board("brett: diagramm"), Some(Board::Diagram));
+/// assert_eq!(text_board("Das Brett ist eine Liste"), None);
+/// ```
+pub fn text_board(text: &str) -> Option<Board> {
+    let words: Vec<String> = text
+        .split(|c: char| c.is_whitespace() || c == ':' || c == ',')
+        .map(|w| {
+            w.trim_matches(|c: char| c.is_ascii_punctuation())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty() && !["bitte", "please", "als", "as", "a"].contains(&w.as_str()))
+        .collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["brett", "liste" | "figurenliste"] | ["board", "list"] | ["board", "piece", "list"] => {
+            Some(Board::List)
+        }
+        ["brett", "diagramm"] | ["board", "diagram"] => Some(Board::Diagram),
         _ => None,
     }
 }

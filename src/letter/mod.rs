@@ -76,6 +76,9 @@ pub fn read_letter_with(raw: &[u8], limits: &Limits) -> Result<Letter, ReadError
     if let Some(on) = headers::text_warnings(&subject) {
         content.warnings = Some(on);
     }
+    if let Some(board) = headers::text_board(&subject) {
+        content.board = Some(board);
+    }
     // `Hilfe` / `help` as the subject of a mail that asks nothing else: a question to the relay.
     if requests::help::line_asks_for_help(&subject)
         && content.moves.is_empty()
@@ -265,6 +268,24 @@ Subject: =?utf-8?b?SGFsbG8NCkJjYzogeEB5?=\r\n\r\nHallo\r\n";
     fn status_subject_asks_for_status() {
         let raw = b"From: a@b.c\r\nSubject: Re: Status\r\n\r\nHallo\r\n";
         assert!(read_letter(raw).unwrap().content.status_request);
+    }
+
+    #[test]
+    fn a_board_chosen_in_the_subject_or_on_a_line_is_no_word_for_the_partner() {
+        use crate::lang::Board;
+        let raw = b"From: a@b.c\r\nSubject: Brett: Liste\r\n\r\nBrett: Liste\r\n";
+        let c = read_letter(raw).unwrap().content;
+        assert_eq!(c.board, Some(Board::List));
+        assert!(c.words.is_empty() && !c.message, "{c:?}");
+        // Beside a move, in English, in a reply to a game mail.
+        let raw = b"From: a@b.c\r\nSubject: Re: [T-1/1] Zug\r\n\r\n1. e4\r\nboard: diagram\r\n";
+        let c = read_letter(raw).unwrap().content;
+        assert_eq!(c.board, Some(Board::Diagram));
+        assert_eq!(c.moves.len(), 1);
+        assert!(c.words.is_empty(), "{c:?}");
+        // The board named in a sentence chooses nothing.
+        let raw = b"From: a@b.c\r\nSubject: Re: [T-1/1] Zug\r\n\r\nMein Brett ist eine Liste von Fehlern.\r\n";
+        assert_eq!(read_letter(raw).unwrap().content.board, None);
     }
 
     #[test]

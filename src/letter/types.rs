@@ -122,6 +122,11 @@ pub struct Content {
     /// (`Some(true)`): the sender's clock warnings off or on again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warnings: Option<bool>,
+    /// `Brett: Liste` / `board: list` (`List`), `Brett: Diagramm` / `board: diagram`
+    /// (`Diagram`), the subject or a line alone: how the sender's mails show the position from
+    /// now on (docs/contract.md "A board a screen reader reads").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<crate::lang::Board>,
     /// TO §24: `Urlaub zurückgezogen` / `cancel leave` (also in a sentence): a planned leave not
     /// yet begun is withdrawn — the one of these dates, when the writer names them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -208,6 +213,7 @@ impl Content {
                 || self.take_back)
             && self.leave.is_none()
             && self.warnings.is_none()
+            && self.board.is_none()
             && self.withdraw_leave.is_none()
             && self.bare_result.is_none()
             && self.director.is_empty()

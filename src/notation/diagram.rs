@@ -1,7 +1,8 @@
 //! [`diagram`]: a plain-text board for mails (the relay always adds the FEN besides, docs/rules.md
-//! "Notation forms the relay reads").
+//! "Notation forms the relay reads"); [`piece_list`]: one side's pieces with their squares, the
+//! board a screen reader reads (the pages' caption, the mails of a player who asked for it).
 
-use shakmaty::{Chess, Color, File, Position, Rank, Square};
+use shakmaty::{Chess, Color, File, Piece, Position, Rank, Role, Square};
 
 use super::form::letter;
 use crate::lang::Lang;
@@ -66,6 +67,46 @@ pub fn diagram(pos: &Chess, viewer: Color, lang: Lang) -> String {
     });
     out.push('\n');
     out
+}
+
+/// The pieces of `side` on `board` with their squares, in the letters of `lang` (the one table
+/// of piece letters): king, queen, rooks, bishops, knights, then the pawns as their squares
+/// alone (as algebraic notation writes a pawn), each kind file by file from a to h (a pawn on
+/// e4 between those on d2 and f2).
+///
+/// ```
+/// use fernzug::{lang::Lang, notation::piece_list};
+/// use shakmaty::{Chess, Color, Position};
+/// let start = Chess::default();
+/// assert_eq!(
+///     piece_list(start.board(), Color::White, Lang::De),
+///     "Ke1, Dd1, Ta1, Th1, Lc1, Lf1, Sb1, Sg1, a2, b2, c2, d2, e2, f2, g2, h2"
+/// );
+/// assert!(piece_list(start.board(), Color::Black, Lang::En).starts_with("Ke8, Qd8, Ra8, Rh8, Bc8"));
+/// ```
+pub fn piece_list(board: &shakmaty::Board, side: Color, lang: Lang) -> String {
+    let mut out = Vec::new();
+    for role in [
+        Role::King,
+        Role::Queen,
+        Role::Rook,
+        Role::Bishop,
+        Role::Knight,
+        Role::Pawn,
+    ] {
+        let mut squares: Vec<Square> = board
+            .by_piece(Piece { color: side, role })
+            .into_iter()
+            .collect();
+        squares.sort_by_key(|sq| (sq.file(), sq.rank()));
+        for sq in squares {
+            match role {
+                Role::Pawn => out.push(sq.to_string()),
+                r => out.push(format!("{}{sq}", letter(r, lang))),
+            }
+        }
+    }
+    out.join(", ")
 }
 
 #[cfg(test)]

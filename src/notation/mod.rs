@@ -1,5 +1,6 @@
 //! Chess notation: reading a player's move text in any usual form, writing a move in the form
-//! of the player it goes to, and a plain-text diagram (TO §2 with its Anhang, §3, §5, §8–§10).
+//! of the player it goes to, a plain-text diagram and the piece lists a screen reader reads (TO §2
+//! with its Anhang, §3, §5, §8–§10).
 //!
 //! Pure: depends only on `shakmaty` and [`crate::lang::Lang`].
 
@@ -12,7 +13,7 @@ mod write;
 #[cfg(test)]
 mod tests;
 
-pub use diagram::diagram;
+pub use diagram::{diagram, piece_list};
 pub use error::{IllegalReason, NotationError};
 pub use form::Form;
 pub use form::letter as piece_letter;

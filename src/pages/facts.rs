@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use shakmaty::{Color, Position, Role};
+use shakmaty::{Color, Position};
 
 use super::page::{Page, PagesConfig};
 use crate::core::model::{Game, GameStatus};
@@ -347,7 +347,7 @@ fn game(
         .checked_sub(1)
         .and_then(|i| g.moves.get(i))
         .map(|m| m.uci.as_str());
-    let pieces = |c: Color| pieces_of(&position, c, lang);
+    let pieces = |c: Color| crate::notation::piece_list(position.board(), c, lang);
     let caption = words::board_caption(&pieces(Color::White), &pieces(Color::Black), lang);
     let board = crate::render::board::board_web(&fen, last, &caption).unwrap_or_default();
     let sans = g.sans_plus();
@@ -397,30 +397,4 @@ fn game(
         delay: config.delay_moves,
         fen,
     }))
-}
-
-/// The pieces of `side` as a screen reader reads them: king first, then queen, rooks, bishops,
-/// knights, pawns, each with its square (`Kg1, Dd1, Ta1, …` in German letters, `Kg1, Qd1, Ra1, …`
-/// in English).
-fn pieces_of(position: &shakmaty::Chess, side: Color, lang: Lang) -> String {
-    let board = position.board();
-    // The one table of piece letters (`crate::notation::piece_letter`); a pawn has none here.
-    let letter = |r: Role| match r {
-        Role::Pawn => String::new(),
-        r => crate::notation::piece_letter(r, lang).to_string(),
-    };
-    let mut out = Vec::new();
-    for role in [
-        Role::King,
-        Role::Queen,
-        Role::Rook,
-        Role::Bishop,
-        Role::Knight,
-        Role::Pawn,
-    ] {
-        for sq in board.by_piece(shakmaty::Piece { color: side, role }) {
-            out.push(format!("{}{sq}", letter(role)));
-        }
-    }
-    out.join(", ")
 }

@@ -17,7 +17,7 @@ use minijinja::Environment;
 
 use crate::core::Settings;
 use crate::core::model::{Mail, Recipient};
-use crate::lang::Lang;
+use crate::lang::{Board, Lang};
 use crate::mail_kind::MailKind;
 
 pub mod board;
@@ -77,7 +77,33 @@ pub fn facts(mail: &Mail) -> serde_json::Value {
             map.insert(name.to_string(), words);
         }
     }
+    write_board(&mut data, mail);
     data
+}
+
+/// docs/contract.md "A board a screen reader reads": how the mail shows the position (`board`:
+/// `diagram` or `list`, as its recipients asked, `Mail::board`); for piece lists, the lists in
+/// the diagram's place (`diagram`) and what a blind player needs first — whose move, the last
+/// move, check — for the top of the text (`lead`).
+fn write_board(data: &mut serde_json::Value, mail: &Mail) {
+    let serde_json::Value::Object(map) = data else {
+        return;
+    };
+    map.insert("board".into(), mail.board.name().into());
+    let Some(c) = mail.facts.context().filter(|_| mail.board == Board::List) else {
+        return;
+    };
+    if let Some(lists) = words::piece_lists(&c.fen, mail.lang) {
+        map.insert("diagram".into(), lists.into());
+    }
+    let stopped = match &mail.facts {
+        crate::core::model::Facts::Forward(f) => f.stopped,
+        _ => None,
+    };
+    map.insert(
+        "lead".into(),
+        words::position_lead(c, stopped, mail.lang).into(),
+    );
 }
 
 /// Why templates could not be loaded or a mail not rendered.
@@ -487,8 +513,10 @@ pub fn render_with(
         b = b.raw_header(raw("X-Fernzug-XFCC-Password", login.password.clone()));
     }
     // docs/contract.md "Pictures": a mail with a position shows the board in an HTML part beside
-    // the text.
-    let html = mail.fen.as_deref().and_then(|fen| {
+    // the text — unless its reader asked for piece lists ("A board a screen reader reads"): then
+    // the text alone, which a screen reader reads as it stands.
+    let picture = mail.fen.as_deref().filter(|_| mail.board == Board::Diagram);
+    let html = picture.and_then(|fen| {
         let side = match board_side.as_deref() {
             Some("black") => shakmaty::Color::Black,
             _ => shakmaty::Color::White,
@@ -609,6 +637,7 @@ mod tests {
             }],
             cc: vec![],
             lang: Lang::De,
+            board: Board::Diagram,
             game: Some(GameRef::new("FAX-1", 7)),
             reply_key: Some("k3y".into()),
             color: None,

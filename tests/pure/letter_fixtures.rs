@@ -269,6 +269,7 @@ fn with_a_rotated_tournament(
         email: email.to_string(),
         language: t.player(email).and_then(|p| p.lang),
         also: Vec::new(),
+        board: None,
     };
     let id = "ALT-2025".to_string();
     let file = NewTournament {
@@ -349,6 +350,7 @@ pub(crate) fn outcome(letter: &Letter, raw: &[u8], name: &str) -> Value {
         email: email.to_string(),
         language,
         also: Vec::new(),
+        board: None,
     };
     let players = match sender_color {
         Color::White => vec![player(&sender_email, Some(lang)), player(PARTNER, None)],

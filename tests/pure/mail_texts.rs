@@ -25,7 +25,7 @@ use chrono_tz::Europe::Berlin;
 use fernzug::core::model::{Facts, Guard, Mail};
 use fernzug::core::{Bounce, OperatorAlert, Output, Settings, State};
 use fernzug::game_ref::GameRef;
-use fernzug::lang::Lang;
+use fernzug::lang::{Board, Lang};
 use fernzug::letter::read_letter;
 use fernzug::mail_kind::MailKind;
 use fernzug::render::{Templates, render_with};
@@ -99,9 +99,33 @@ fn at(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> DateTime<Utc> {
         .with_timezone(&Utc)
 }
 
-fn game(n: u32) -> GameRef {
-    GameRef::new(TID, n)
-}
+/// The tournament of the scenario of piece lists (docs/contract.md "A board a screen reader
+/// reads"): Bert reads piece lists as the file says, Anna asks for them by mail.
+const BOARD_TOURNAMENT: &str = r#"
+id = "DBSB-2027-1"
+name = "Blindenschach-Fernturnier 2027"
+rules = "post"
+start = "2027-04-01"
+
+[director]
+name = "Tom Leiter"
+email = "tl@fernschach.test"
+
+[[players]]
+name = "Anna Adler"
+email = "anna@fernschach.test"
+language = "de"
+
+[[players]]
+name = "Bert Berger"
+email = "bert@fernschach.test"
+language = "en"
+board = "list"
+
+[[games]]
+white = "anna@fernschach.test"
+black = "bert@fernschach.test"
+"#;
 
 fn settings(lang: Lang) -> Settings {
     Settings {
@@ -182,6 +206,8 @@ fn name_of(email: &str) -> &'static str {
 struct Run {
     st: State,
     s: Settings,
+    /// The id of the tournament the players' replies are about.
+    tid: &'static str,
     templates: Templates,
     step: u32,
     letters: u32,
@@ -216,6 +242,7 @@ impl Run {
         Run {
             st: State::default(),
             s: settings(lang),
+            tid: TID,
             templates: Templates::load(None).expect("built-in templates"),
             step: 0,
             letters: 0,
@@ -282,7 +309,7 @@ impl Run {
     /// `from` answers the latest mail he got about `g` (its Reply-To key and subject), or writes a
     /// new mail naming the game in the subject when he got none with a key.
     fn reply(&mut self, step: &str, from: &str, g: u32, body: &str, now: DateTime<Utc>) {
-        self.reply_in(step, from, game(g), body, now);
+        self.reply_in(step, from, GameRef::new(self.tid, g), body, now);
     }
 
     /// [`Run::reply`] about game `g` of any tournament.
@@ -317,7 +344,7 @@ impl Run {
     /// `from`'s reply to the last decision about game `g` he was told of (a mail whose replies
     /// go to the director, TO §18, §29), through its reply key.
     fn answer_decision(&mut self, step: &str, from: &str, g: u32, body: &str, now: DateTime<Utc>) {
-        let g = game(g);
+        let g = GameRef::new(self.tid, g);
         let last = self
             .sent
             .iter()
@@ -573,14 +600,19 @@ impl Run {
                 lang.to_string(),
                 variant.to_string(),
             ));
-            // Every mail with a position has the board as an HTML part beside the text; the
-            // first of each kind is kept whole.
+            // Every mail with a position has the board as an HTML part beside the text, but
+            // for a reader of piece lists; the first of each kind is kept whole.
             let html = html_of(&raw);
             assert_eq!(
                 html.is_some(),
-                mail.fen.is_some(),
-                "{name}: an HTML part exactly when the mail has a position"
+                mail.fen.is_some() && mail.board == Board::Diagram,
+                "{name}: an HTML part exactly when the mail has a position, to a reader of diagrams"
             );
+            if mail.board == Board::List {
+                for p in piece_list_problems(&text) {
+                    self.problems.push(format!("{name}: {p}"));
+                }
+            }
             // Its lines short whatever the text (render/board.rs `fold_text`): never grown by
             // quoted-printable or base64.
             assert_eq!(
@@ -596,6 +628,50 @@ impl Run {
             self.snaps.insert(name, text);
         }
     }
+}
+
+/// What a reader of piece lists (docs/contract.md "A board a screen reader reads") must not get:
+/// a line of the text diagram; and what he needs first — whose move it is and the last move —
+/// after the piece lists.
+fn piece_list_problems(text: &str) -> Vec<String> {
+    let body = text.split_once("\n\n").map(|(_, b)| b).unwrap_or(text);
+    let mut found = Vec::new();
+    for line in body.lines() {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        let rank = cells.len() == 10
+            && cells[0] == cells[9]
+            && cells[1..9].iter().all(|c| c.chars().count() == 1);
+        let files = cells.len() == 8
+            && cells
+                .iter()
+                .all(|c| c.len() == 1 && c.as_bytes()[0].is_ascii_lowercase());
+        if rank || files {
+            found.push(format!("a line of the diagram: {line:?}"));
+        }
+    }
+    let lists = ["\n  Weiß: K", "\n  White: K"]
+        .iter()
+        .filter_map(|w| body.find(w))
+        .min();
+    let lead = ["am Zug", "to move", "your move", "ist beendet", "is over"]
+        .iter()
+        .filter_map(|w| body.find(w))
+        .min();
+    let last = [
+        "Letzter Zug: ",
+        "Last move: ",
+        "Noch kein Zug",
+        "No move has",
+    ]
+    .iter()
+    .filter_map(|w| body.find(w))
+    .min();
+    if let Some(lists) = lists
+        && (lead.is_none_or(|l| l > lists) || last.is_none_or(|l| l > lists))
+    {
+        found.push("whose move and the last move come after the piece lists".into());
+    }
+    found
 }
 
 /// The transfer encoding of the HTML part of `raw`, if it has one.
@@ -1333,6 +1409,51 @@ fn scenario(r: &mut Run) {
     );
 }
 
+/// The scenario of piece lists (docs/contract.md "A board a screen reader reads"), recorded as
+/// `board-NN-step-kind-recipient.lang.txt`: Bert reads them as the tournament file says, Anna
+/// asks for them by mail; check in words; Bert asks for the diagram back; a query; Anna resigns.
+fn board_scenario(r: &mut Run) {
+    r.register_file(BOARD_TOURNAMENT, at(2027, 3, 30, 10, 0));
+    r.mail(
+        "anna-asks-for-lists",
+        ANNA,
+        "Brett: Liste",
+        "Brett: Liste",
+        at(2027, 3, 31, 9, 0),
+    );
+    r.reply("anna-first-move", ANNA, 1, "1. e4", at(2027, 4, 1, 9, 0));
+    r.reply("bert-moves", BERT, 1, "1. e4 f5", at(2027, 4, 2, 9, 0));
+    r.reply(
+        "anna-checks",
+        ANNA,
+        1,
+        "1... f5\n2. Dh5+",
+        at(2027, 4, 3, 9, 0),
+    );
+    r.mail(
+        "bert-asks-for-the-diagram",
+        BERT,
+        "board: diagram",
+        "board: diagram",
+        at(2027, 4, 3, 10, 0),
+    );
+    r.reply("bert-blocks", BERT, 1, "2. Qh5+ g6", at(2027, 4, 4, 9, 0));
+    r.reply(
+        "anna-impossible-move",
+        ANNA,
+        1,
+        "2... g6\n3. Dxh8",
+        at(2027, 4, 4, 10, 0),
+    );
+    r.reply(
+        "anna-resigns",
+        ANNA,
+        1,
+        "Ich gebe auf.",
+        at(2027, 4, 5, 9, 0),
+    );
+}
+
 /// The snapshot folder.
 fn snapshot_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/mail")
@@ -1390,6 +1511,12 @@ fn every_mail_text_matches_its_snapshot() {
     scenario(&mut de);
     let mut en = Run::new(Lang::En, Some(TL), "en-default-");
     scenario(&mut en);
+    let mut board = Run::new(Lang::De, None, "board-");
+    board.tid = "DBSB-2027-1";
+    // The HTML parts and XFCC logins of its mails are the main scenario's.
+    board.html_seen = MailKind::ALL.iter().map(|k| k.name().to_string()).collect();
+    board.xfcc_seen = ["de".to_string(), "en".to_string()].into();
+    board_scenario(&mut board);
 
     // Every kind of the docs/contract.md in both languages, and the variants the brief names.
     let seen: BTreeSet<(String, String, String)> = de.seen.union(&en.seen).cloned().collect();
@@ -1416,7 +1543,12 @@ fn every_mail_text_matches_its_snapshot() {
     }
     assert!(missing.is_empty(), "the scenario lacks: {missing:?}");
 
-    let snaps: BTreeMap<String, String> = de.snaps.into_iter().chain(en.snaps).collect();
+    let snaps: BTreeMap<String, String> = de
+        .snaps
+        .into_iter()
+        .chain(en.snaps)
+        .chain(board.snaps)
+        .collect();
     let dir = snapshot_dir();
     let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| v != "0" && !v.is_empty());
     if update {
@@ -1431,7 +1563,13 @@ fn every_mail_text_matches_its_snapshot() {
             std::fs::write(dir.join(name), text).expect("write snapshot");
         }
     }
-    let problems: Vec<String> = de.problems.iter().chain(&en.problems).cloned().collect();
+    let problems: Vec<String> = de
+        .problems
+        .iter()
+        .chain(&en.problems)
+        .chain(&board.problems)
+        .cloned()
+        .collect();
     assert!(
         problems.is_empty(),
         "texts a reader should not see:\n{}",

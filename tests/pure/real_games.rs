@@ -74,6 +74,7 @@ fn s3_real_games_in_six_notations_are_played_without_a_query() {
             email: email.into(),
             language,
             also: Vec::new(),
+            board: None,
         };
         let file = NewTournament {
             id: tid.clone(),

@@ -12,6 +12,7 @@ mod proxy;
 mod quiet_walk;
 
 mod attacks_e2e;
+mod board_e2e;
 mod clock_e2e;
 mod crash_e2e;
 mod decisions_e2e;

@@ -2056,7 +2056,7 @@ fn each_question_has_its_own_random_key_handed_in_by_the_shell() {
 }
 
 #[test]
-fn warnings_and_xfcc_password_need_the_reply_key_under_require_reply_key() {
+fn warnings_board_and_xfcc_password_need_the_reply_key_under_require_reply_key() {
     let s = Settings {
         guard: crate::core::model::Guard {
             require_reply_key: true,
@@ -2064,7 +2064,7 @@ fn warnings_and_xfcc_password_need_the_reply_key_under_require_reply_key() {
         },
         ..settings()
     };
-    for body in ["Keine Warnungen", "XFCC-Passwort"] {
+    for body in ["Keine Warnungen", "XFCC-Passwort", "Brett: Liste"] {
         let mut st = new_state(RuleSet::Post);
         st.tick(at(2026, 12, 1, 10, 0), &s);
         let out = st.handle_letter(&mail(ANNA, "[T-1/1]", body), at(2026, 12, 1, 10, 0), &s);
@@ -2075,6 +2075,7 @@ fn warnings_and_xfcc_password_need_the_reply_key_under_require_reply_key() {
             queries(&out)
         );
         assert!(st.meta.no_warnings.is_empty(), "{body}");
+        assert!(st.meta.boards.is_empty(), "{body}");
         // Through her own key it counts.
         let key = st.games[&g(1)].keys.white.clone();
         let out = st.handle_letter(

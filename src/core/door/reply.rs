@@ -16,7 +16,7 @@ use crate::core::model::{
 };
 use crate::core::{pgn, view};
 use crate::game_ref::GameRef;
-use crate::lang::Lang;
+use crate::lang::{Board, Lang};
 use crate::letter::Letter;
 use crate::mail_kind::MailKind;
 
@@ -42,6 +42,28 @@ pub(crate) fn lang_for(state: &State, email: &str, game: Option<&GameRef>, s: &S
         .filter(|t| !(current && t.rotated))
         .find_map(|t| t.player(email).and_then(|p| p.lang))
         .unwrap_or(s.default_lang)
+}
+
+/// How the mails to `email` show the position (docs/contract.md "A board a screen reader
+/// reads"): as he last asked by mail (`Brett: Liste`, `Brett: Diagramm`: for all his games), else
+/// as the tournament file of `game` says for him, else as the file of another running tournament
+/// of his says (the one order of `lang_for`), else the diagram.
+pub(crate) fn board_for(state: &State, email: &str, game: Option<&GameRef>) -> Board {
+    if let Some(b) = state.meta.boards.get(email) {
+        return *b;
+    }
+    if let Some(b) = game
+        .and_then(|g| state.tournament_of(g))
+        .and_then(|t| t.player(email))
+        .and_then(|p| p.board)
+    {
+        return b;
+    }
+    state
+        .tournaments_with(email)
+        .filter(|t| !t.rotated)
+        .find_map(|t| t.player(email).and_then(|p| p.board))
+        .unwrap_or_default()
 }
 
 /// Sends a query (TO §8) to the letter's sender and records it; nothing else changes. A letter
@@ -545,12 +567,15 @@ pub(crate) fn open_games_in(state: &State, tid: &str, email: &str) -> Vec<GameRe
 }
 
 /// One copy of `mail` per reply key among its recipients (docs/contract.md: every copy of a
-/// game mail carries its own recipient's key, private to the game and the recipient). Each
-/// copy keeps the whole To and Cc and is delivered to the recipients of its key; a mail
-/// without a game keeps the key it was decided with. Splitting a split mail again changes
-/// nothing.
+/// game mail carries its own recipient's key, private to the game and the recipient), and per
+/// board its recipients read ([`board_for`]: a copy of a game mail shows the position as each of
+/// its recipients asked). Each copy keeps the whole To and Cc and is delivered to the recipients of
+/// its key and board; a mail without a game keeps the key it was decided with. Splitting a split
+/// mail again changes nothing.
 pub(crate) fn copies_per_key(state: &State, mail: Mail) -> Vec<Mail> {
-    let mut copies: Vec<(Option<String>, Vec<String>)> = Vec::new();
+    // Each copy by its reply key and board, with the recipients it is delivered to.
+    type Copy = (Option<String>, Board);
+    let mut copies: Vec<(Copy, Vec<String>)> = Vec::new();
     for r in mail.to.iter().chain(mail.cc.iter()) {
         let key = match &mail.game {
             Some(g) => mail
@@ -562,15 +587,22 @@ pub(crate) fn copies_per_key(state: &State, mail: Mail) -> Vec<Mail> {
                 .or_else(|| mail.reply_key.clone()),
             None => mail.reply_key.clone(),
         };
-        match copies.iter_mut().find(|(k, _)| *k == key) {
+        // Only a mail about a game shows a position.
+        let board = match mail.facts.context() {
+            Some(_) => board_for(state, &r.email, mail.game.as_ref()),
+            None => Board::Diagram,
+        };
+        let copy = (key, board);
+        match copies.iter_mut().find(|(k, _)| *k == copy) {
             Some((_, envelope)) => envelope.push(r.email.clone()),
-            None => copies.push((key, vec![r.email.clone()])),
+            None => copies.push((copy, vec![r.email.clone()])),
         }
     }
     copies
         .into_iter()
-        .map(|(reply_key, envelope)| Mail {
+        .map(|((reply_key, board), envelope)| Mail {
             reply_key,
+            board,
             envelope,
             ..mail.clone()
         })

@@ -62,12 +62,14 @@ fn new_state() -> State {
                 email: ANNA.into(),
                 language: None,
                 also: Vec::new(),
+                board: None,
             },
             NewPlayer {
                 name: "Bert".into(),
                 email: BERT.into(),
                 language: None,
                 also: Vec::new(),
+                board: None,
             },
         ],
         pairings: vec![Pairing {

@@ -8,7 +8,7 @@ use shakmaty::Color;
 
 use crate::core::model::{Crosstable, EndReason, Facts, GameResult, Refusal};
 use crate::game_ref::GameRef;
-use crate::lang::Lang;
+use crate::lang::{Board, Lang};
 use crate::mail_kind::MailKind;
 use crate::notation::Form;
 
@@ -287,6 +287,10 @@ pub struct Mail {
     pub cc: Vec<Recipient>,
     /// The language of the text: the primary recipient's.
     pub lang: Lang,
+    /// How the text shows the position: as its recipients asked (docs/contract.md "A board a
+    /// screen reader reads"). Set per copy by the core's entry points (`copies_per_key`: the
+    /// recipients of a copy read the same board); the diagram until then.
+    pub board: Board,
     pub game: Option<GameRef>,
     /// The Reply-To key (`relay+KEY@…`), private to the game and the primary recipient.
     pub reply_key: Option<String>,
@@ -332,6 +336,7 @@ impl Mail {
             to,
             cc: Vec::new(),
             lang,
+            board: Board::Diagram,
             game: None,
             reply_key: None,
             color: None,

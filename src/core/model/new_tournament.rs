@@ -4,7 +4,7 @@
 use chrono::NaiveDate;
 
 use crate::core::model::Person;
-use crate::lang::Lang;
+use crate::lang::{Board, Lang};
 use crate::rules::RuleSet;
 
 /// A checked tournament: what the operator's tournament file says.
@@ -35,6 +35,8 @@ pub struct NewPlayer {
     pub language: Option<Lang>,
     /// Further addresses he may write from (`also = [...]`), lower-cased.
     pub also: Vec<String>,
+    /// How his mails show the position (`board = "list"` or `"diagram"`); `None`: not said.
+    pub board: Option<Board>,
 }
 
 /// One game to create.

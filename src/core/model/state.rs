@@ -111,6 +111,11 @@ pub struct Meta {
     /// asked in): the next is due 7 days later (`crate::core::records::overview`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub overviews: BTreeMap<String, NaiveDate>,
+    /// How players (and directors) asked by mail to see the position in their mails (`Brett:
+    /// Liste` / `board: list`, `Brett: Diagramm` / `board: diagram`), by address: for all their
+    /// games, before what a tournament file says (`crate::core::door::reply::board_for`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub boards: BTreeMap<String, crate::lang::Board>,
     /// The outages the operator was told of and not yet told are over: what fails (`imap`,
     /// `smtp`, `outbox`) and since when. Written with the `alert` mail itself, so that an outage
     /// is told once across restarts — not lost, not twice (`crate::core::unreachable::alert`).

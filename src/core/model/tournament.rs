@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::core::clock::Rest;
 use crate::core::model::{Person, Recipient};
 use crate::game_ref::GameRef;
-use crate::lang::Lang;
+use crate::lang::{Board, Lang};
 use crate::rules::RuleSet;
 
 /// A player of a tournament.
@@ -15,6 +15,10 @@ pub struct Player {
     pub name: String,
     pub email: String,
     pub lang: Option<Lang>,
+    /// How his mails show the position, as the tournament file says (`board`); `None`: as he
+    /// asked by mail, else the diagram (`crate::core::door::reply::board_for`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<Board>,
     /// Further addresses he writes from (the tournament file's `also`, or the director's
     /// `Weitere Adresse`/`Adresse`): a mail from one of them counts as his. `email` stays the
     /// name the relay knows him by.

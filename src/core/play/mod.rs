@@ -543,6 +543,25 @@ pub(crate) fn play(
         Some(Ending::Adjourn) => adjourn(state, out, game_ref, at),
         None => {}
     }
+    seal_receipts(state, out, game_ref);
+}
+
+/// TO §29: the `receipt` of a move names the game's seal as the move's step left it (its
+/// moves, and a forfeit, the end or the stop they made) — what `fernzug verify` recomputes for
+/// the game at that point, so that the mover holds proof of the record as it stood.
+fn seal_receipts(state: &State, out: &mut Output, game_ref: &GameRef) {
+    let Some(game) = state.games.get(game_ref) else {
+        return;
+    };
+    for m in out
+        .mails
+        .iter_mut()
+        .filter(|m| m.kind == MailKind::Receipt && m.game.as_ref() == Some(game_ref))
+    {
+        if let crate::core::model::Facts::Forward(f) = &mut m.facts {
+            f.seal = Some(game.seal.clone());
+        }
+    }
 }
 
 /// TO §13: an announcement without a move is for the move being thought on; the partner is told.
@@ -832,6 +851,8 @@ impl Parts<'_> {
                 words_cut,
                 words_withheld: game.moves_only && rc == sender && !c.words.is_empty(),
                 attachments: attachments.clone(),
+                // The receipt's, once the step is done (`seal_receipts`).
+                seal: None,
             };
             let kind = if rc == last_by {
                 MailKind::Receipt

@@ -119,6 +119,7 @@ pub(crate) fn answer_status(state: &mut State, out: &mut Output, letter: &Letter
         today: view::day(view::local_date(now, s.tz)),
         xfcc_password: letter.content.xfcc_password,
         warnings: letter.content.warnings,
+        board_chosen: letter.content.board,
     };
     let reply_key = named.as_ref().and_then(|g| {
         let game = state.games.get(g)?;

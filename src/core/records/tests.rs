@@ -457,3 +457,315 @@ fn fax_2_8_a_player_is_as_his_running_tournaments_say() {
         Lang::En
     );
 }
+
+/// `mail` rendered as the shell renders it: its text part, and whether it has an HTML part.
+fn rendered(mail: &crate::core::model::Mail, now: DateTime<Utc>) -> (String, bool) {
+    let templates = Templates::load(None).expect("the built-in templates");
+    let raw = crate::render::render(mail, &templates, &testkit::settings(), now).expect("renders");
+    let parsed = mail_parser::MessageParser::default()
+        .parse(&raw)
+        .expect("parses");
+    let text = parsed
+        .body_text(0)
+        .expect("a text part")
+        .replace("\r\n", "\n");
+    (
+        text,
+        parsed.html_body_count() > 0 && parsed.html_body != parsed.text_body,
+    )
+}
+
+/// The mail of `kind` to `to` in `out`.
+fn mail_to<'a>(out: &'a Output, kind: MailKind, to: &str) -> &'a crate::core::model::Mail {
+    out.mails
+        .iter()
+        .find(|m| m.kind == kind && m.envelope.iter().any(|e| e == to))
+        .unwrap_or_else(|| panic!("no {kind:?} to {to}: {:?}", testkit::kinds(out)))
+}
+
+/// Whether a line of `text` is a line of the text diagram: a rank (`8 t s l d k l s t 8`) or
+/// the files (`  a b c d e f g h`).
+fn diagram_line(text: &str) -> Option<&str> {
+    text.lines().find(|l| {
+        let cells: Vec<&str> = l.split_whitespace().collect();
+        (cells.len() == 10 && cells[0] == cells[9] && cells[1..9].iter().all(|c| c.len() == 1))
+            || cells == ["a", "b", "c", "d", "e", "f", "g", "h"]
+            || cells == ["h", "g", "f", "e", "d", "c", "b", "a"]
+    })
+}
+
+#[test]
+fn a_player_asks_for_piece_lists_by_mail_and_gets_them_first_whose_move_then_the_lists() {
+    let mut st = duel();
+    let read = crate::letter::content::read_content;
+    // Anna asks: her status answers (it says so), the choice is hers for every game.
+    let out = step(
+        &mut st,
+        &letter(ANNA, None, &[], read("Brett: Liste")),
+        at(2026, 11, 30, 18, 0),
+    );
+    assert_eq!(testkit::kinds(&out), [MailKind::Status]);
+    let status = mail_to(&out, MailKind::Status, ANNA);
+    assert!(
+        matches!(&status.facts, Facts::Status(f) if f.board_chosen == Some(crate::lang::Board::List))
+    );
+    let (text, _) = rendered(status, at(2026, 11, 30, 18, 0));
+    assert!(text.contains("als Liste der Figuren"), "{text}");
+    assert_eq!(st.meta.boards[ANNA], crate::lang::Board::List);
+
+    // Her receipt: the lead first (whose move, the last move), then the lists where the
+    // diagram stood, no diagram, no HTML board; Bert, who asked nothing, keeps both.
+    let out = step(
+        &mut st,
+        &letter(ANNA, Some(1), &[(1, W, "e4")], Content::default()),
+        at(2026, 12, 1, 10, 0),
+    );
+    let receipt = mail_to(&out, MailKind::Receipt, ANNA);
+    assert_eq!(receipt.board, crate::lang::Board::List);
+    let (text, html) = rendered(receipt, at(2026, 12, 1, 10, 0));
+    assert!(!html, "no HTML board for a reader of piece lists");
+    assert_eq!(diagram_line(&text), None, "{text}");
+    let lead = text
+        .find("Bert Berger ist am Zug (Schwarz). Letzter Zug: 1. e4.")
+        .unwrap_or_else(|| panic!("{text}"));
+    let white = text
+        .find("\n  Weiß: Ke1, Dd1, Ta1, Th1, Lc1, Lf1, Sb1, Sg1, a2, b2, c2, d2, e4, f2, g2, h2.\n")
+        .unwrap_or_else(|| panic!("{text}"));
+    let black = text
+        .find("\n  Schwarz: Ke8, Dd8, Ta8, Th8, Lc8, Lf8, Sb8, Sg8, a7, b7, c7, d7, e7, f7, g7, h7.\n")
+        .unwrap_or_else(|| panic!("{text}"));
+    let turn = text
+        .find("\n  Schwarz am Zug.\n")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(lead < text.find("Guten Tag").unwrap(), "{text}");
+    assert!(lead < white && white < black && black < turn, "{text}");
+    let to_bert = mail_to(&out, MailKind::Move, BERT);
+    assert_eq!(to_bert.board, crate::lang::Board::Diagram);
+    let (text, html) = rendered(to_bert, at(2026, 12, 1, 10, 0));
+    assert!(html && diagram_line(&text).is_some(), "{text}");
+    assert!(!text.contains("White: Ke1"), "{text}");
+
+    // Check is said in words, in the reader's language.
+    let out = step(
+        &mut st,
+        &letter(
+            BERT,
+            Some(1),
+            &[(1, W, "e4"), (1, B, "f5")],
+            Content::default(),
+        ),
+        at(2026, 12, 2, 10, 0),
+    );
+    assert_eq!(
+        mail_to(&out, MailKind::Move, ANNA).board,
+        crate::lang::Board::List
+    );
+    step(
+        &mut st,
+        &letter(
+            ANNA,
+            Some(1),
+            &[(1, B, "f5"), (2, W, "Dh5+")],
+            Content::default(),
+        ),
+        at(2026, 12, 3, 10, 0),
+    );
+    let read_en = crate::letter::content::read_content("board: list");
+    step(
+        &mut st,
+        &letter(BERT, None, &[], read_en),
+        at(2026, 12, 3, 11, 0),
+    );
+    let out = step(
+        &mut st,
+        &letter(
+            BERT,
+            Some(1),
+            &[(2, W, "Qh5+"), (2, B, "g6")],
+            Content::default(),
+        ),
+        at(2026, 12, 4, 10, 0),
+    );
+    let receipt = mail_to(&out, MailKind::Receipt, BERT);
+    let (text, html) = rendered(receipt, at(2026, 12, 4, 10, 0));
+    assert!(!html, "{text}");
+    assert!(
+        text.starts_with("Anna Adler is to move (White). Last move: 2... g6.\n\nDear Bert Berger,"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n  White: Ke1, Qh5, Ra1, Rh1, Bc1, Bf1, Nb1, Ng1,"),
+        "{text}"
+    );
+    // Anna's mail after her partner's move: her move; and after a check, she hears "Schach".
+    let to_anna = mail_to(&out, MailKind::Move, ANNA);
+    let (text, _) = rendered(to_anna, at(2026, 12, 4, 10, 0));
+    assert!(
+        text.starts_with("Sie sind am Zug. Letzter Zug: 2... g6.\n\nGuten Tag Anna Adler,"),
+        "{text}"
+    );
+    let out = step(
+        &mut st,
+        &letter(
+            ANNA,
+            Some(1),
+            &[(2, B, "g6"), (3, W, "Dxg6+")],
+            Content::default(),
+        ),
+        at(2026, 12, 5, 10, 0),
+    );
+    let (text, _) = rendered(mail_to(&out, MailKind::Move, BERT), at(2026, 12, 5, 10, 0));
+    assert!(
+        text.starts_with("It is your move. Last move: 3. Qxg6, check.\n"),
+        "{text}"
+    );
+
+    // `Brett: Diagramm` brings the diagram and the board back.
+    step(
+        &mut st,
+        &letter(ANNA, None, &[], read("Brett: Diagramm")),
+        at(2026, 12, 5, 11, 0),
+    );
+    let out = step(
+        &mut st,
+        &letter(
+            BERT,
+            Some(1),
+            &[(3, W, "Qxg6+"), (3, B, "hxg6")],
+            Content::default(),
+        ),
+        at(2026, 12, 6, 10, 0),
+    );
+    let to_anna = mail_to(&out, MailKind::Move, ANNA);
+    assert_eq!(to_anna.board, crate::lang::Board::Diagram);
+    let (text, html) = rendered(to_anna, at(2026, 12, 6, 10, 0));
+    assert!(html && diagram_line(&text).is_some(), "{text}");
+    assert!(
+        !text.contains("Weiß: Ke1") && !text.contains("Letzter Zug:"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_board_in_the_tournament_file_holds_in_every_game_until_the_player_writes_otherwise() {
+    use crate::lang::Board;
+    let mut file = testkit::tournament(
+        "T-1",
+        "Testturnier",
+        RuleSet::Fax,
+        &[
+            ("Anna Adler", ANNA, None),
+            ("Bert Berger", BERT, Some(Lang::En)),
+        ],
+        &[(0, 1)],
+    );
+    file.players[1].board = Some(Board::List);
+    let mut st = State::default();
+    let mut n = 0;
+    let out = st
+        .register(
+            &file,
+            at(2026, 11, 30, 12, 0),
+            &testkit::settings(),
+            &mut || {
+                n += 1;
+                format!("key{n}")
+            },
+        )
+        .expect("registers");
+    assert_eq!(st.tournaments["T-1"].players[1].board, Some(Board::List));
+    let start = mail_to(&out, MailKind::Start, BERT);
+    assert_eq!(start.board, Board::List);
+    let (text, html) = rendered(start, at(2026, 11, 30, 12, 0));
+    assert!(!html, "{text}");
+    assert!(
+        text.contains("A line\n\"board: diagram\" brings the diagram back."),
+        "{text}"
+    );
+    let start = mail_to(&out, MailKind::Start, ANNA);
+    assert_eq!(start.board, Board::Diagram);
+    let (text, html) = rendered(start, at(2026, 11, 30, 12, 0));
+    assert!(html && text.contains("„Brett: Liste“"), "{text}");
+    // A tournament whose file says nothing for him: as another running one of his says.
+    let mut other = testkit::tournament(
+        "T-2",
+        "Pokal",
+        RuleSet::Post,
+        &[("Bert Berger", BERT, None), ("Anna Adler", ANNA, None)],
+        &[(0, 1)],
+    );
+    testkit::register(&mut st, &other);
+    let g2 = GameRef::new("T-2", 1);
+    assert_eq!(
+        crate::core::door::reply::board_for(&st, BERT, Some(&g2)),
+        Board::List
+    );
+    // Said there, it holds there.
+    other.id = "T-3".into();
+    other.players[0].board = Some(Board::Diagram);
+    testkit::register(&mut st, &other);
+    let g3 = GameRef::new("T-3", 1);
+    assert_eq!(
+        crate::core::door::reply::board_for(&st, BERT, Some(&g3)),
+        Board::Diagram
+    );
+    // His word by mail goes before every file.
+    let read = crate::letter::content::read_content("board: diagram");
+    step(
+        &mut st,
+        &letter(BERT, None, &[], read),
+        at(2026, 11, 30, 13, 0),
+    );
+    let out = step(
+        &mut st,
+        &letter(ANNA, Some(1), &[(1, W, "e4")], Content::default()),
+        at(2026, 12, 1, 10, 0),
+    );
+    assert_eq!(mail_to(&out, MailKind::Move, BERT).board, Board::Diagram);
+    assert_eq!(
+        crate::core::door::reply::board_for(&st, BERT, Some(&g2)),
+        Board::Diagram
+    );
+}
+
+#[test]
+fn s29_the_receipt_of_a_move_names_the_seal_its_step_left() {
+    let mut st = duel();
+    let s = testkit::settings();
+    let g = GameRef::new("T-1", 1);
+    let plies = [
+        (ANNA, &[(1, W, "f3")][..]),
+        (BERT, &[(1, W, "f3"), (1, B, "e5")]),
+        (ANNA, &[(1, B, "e5"), (2, W, "g4")]),
+        (BERT, &[(2, W, "g4"), (2, B, "Qh4#")]),
+    ];
+    for (i, (from, moves)) in plies.into_iter().enumerate() {
+        let id = format!("m{i}@test");
+        let raw = format!("Message-ID: <{id}>\r\nSubject: [T-1/1]\r\n\r\n{i}\r\n");
+        let mut l = letter(from, Some(1), moves, Content::default());
+        l.message_id = id;
+        let now = at(2026, 12, 1 + i as u32, 10, 0);
+        st.tick(now, &s);
+        let out = st.handle_mail(&l, raw.as_bytes(), now, &s);
+        let game = &st.games[&g];
+        // The last event the step sealed — the mate's end too — is the receipt's seal.
+        let last = out.events.last().expect("sealed events");
+        assert_eq!(last.seal.hash, game.seal);
+        let receipt = mail_to(&out, MailKind::Receipt, from);
+        let Facts::Forward(f) = &receipt.facts else {
+            panic!("a move's receipt: {:?}", receipt.facts)
+        };
+        assert_eq!(f.seal.as_deref(), Some(game.seal.as_str()), "ply {i}");
+        let (text, _) = rendered(receipt, now);
+        assert!(text.contains(&format!("\n  {}\n", game.seal)), "{text}");
+        let forward = out.mails.iter().find(|m| m.kind == MailKind::Move);
+        if let Some(Facts::Forward(f)) = forward.map(|m| &m.facts) {
+            assert_eq!(f.seal, None, "the move to the partner names none");
+        }
+    }
+    assert_eq!(
+        st.games[&g].status,
+        GameStatus::Finished,
+        "the mate ended the game in the step of the last receipt"
+    );
+}

@@ -43,12 +43,14 @@ fn state(rules: RuleSet) -> State {
                 email: "a@x.test".into(),
                 language: None,
                 also: Vec::new(),
+                board: None,
             },
             NewPlayer {
                 name: "B".into(),
                 email: "b@x.test".into(),
                 language: None,
                 also: Vec::new(),
+                board: None,
             },
         ],
         pairings: vec![Pairing {

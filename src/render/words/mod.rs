@@ -2,6 +2,7 @@
 //! exhaustive `match` per type, so the compiler checks that every reason has its words. The
 //! templates (`templates/de|en`) hold the frame of each mail; these are the sentences inside it.
 
+mod board;
 mod common;
 pub mod crosstable;
 pub mod decision;
@@ -12,6 +13,7 @@ mod page;
 mod refusal;
 pub mod request;
 
+pub use board::{piece_lists, position_lead};
 pub(crate) use common::end_reason;
 pub use common::{colour, date, date_time, days, write_values};
 pub use leave_director::{FORMS_DE, FORMS_EN};

@@ -327,6 +327,7 @@ fn tournament(id: &str, domain: &str, seed: u64, registered: DateTime<Utc>) -> N
             email: format!("gen{seed}-{}-p{p}@{domain}", id.to_lowercase()),
             language: None,
             also: Vec::new(),
+            board: None,
         })
         .collect();
     let pairings = (1u32..)

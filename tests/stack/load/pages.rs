@@ -60,6 +60,7 @@ fn add(app: &App, id: &str, n: usize, seed: u64) -> usize {
                 email: format!("p{p}-{}@fernschach.test", id.to_lowercase()),
                 language: None,
                 also: Vec::new(),
+                board: None,
             })
             .collect(),
         pairings: round_robin(n),

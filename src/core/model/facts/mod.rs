@@ -101,3 +101,40 @@ facts!(
     /// `tournament-end` (TO §27).
     TournamentEnd(TournamentEndFacts),
 );
+
+impl Facts {
+    /// The game the mail shows, for the reader it was decided for ([`GameContext`]): every
+    /// game mail's; `None` for the mails about no game.
+    pub fn context(&self) -> Option<&GameContext> {
+        match self {
+            Facts::Query(f) => match &f.around {
+                QueryAround::Game(c) => Some(c),
+                QueryAround::Bare { .. } => None,
+            },
+            Facts::Bounce(f) => match &f.around {
+                BounceAround::Game(c) => Some(c),
+                BounceAround::Tournament { .. } => None,
+            },
+            Facts::Start(f) => Some(&f.context),
+            Facts::Forward(f) => Some(&f.context),
+            Facts::Announcement(f) => Some(&f.context),
+            Facts::Adjudication(f) => Some(&f.context),
+            Facts::TimeForfeit(f) => Some(&f.context),
+            Facts::GameEnd(f) => Some(&f.context),
+            Facts::Reminder(f) => Some(&f.context),
+            Facts::Silence(f) => Some(&f.context),
+            Facts::Message(f) => Some(&f.context),
+            Facts::ClockWarning(f) => Some(&f.context),
+            Facts::ToDirector(f) => Some(&f.context),
+            Facts::Digest(_)
+            | Facts::Leave(_)
+            | Facts::LeaveReceipt(_)
+            | Facts::Director(_)
+            | Facts::Status(_)
+            | Facts::Alert(_)
+            | Facts::Help(_)
+            | Facts::Overview(_)
+            | Facts::TournamentEnd(_) => None,
+        }
+    }
+}

@@ -67,6 +67,9 @@ pub struct ForwardFacts {
     pub words_withheld: bool,
     /// The names of the mail's attachments: never forwarded, only named (TO §30).
     pub attachments: Vec<String>,
+    /// TO §29: on the `receipt`, the game's seal as the step of the move left it — the hash
+    /// `fernzug verify` recomputes for the game at that point (`None` on the `move`).
+    pub seal: Option<String>,
 }
 
 /// TO §30: the most characters of a player's own words forwarded with a move.

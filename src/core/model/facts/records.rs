@@ -67,6 +67,9 @@ pub struct StatusFacts {
     pub xfcc_password: bool,
     /// TO §17: the writer turned his clock warnings off (`false`) or on (`true`) with this mail.
     pub warnings: Option<bool>,
+    /// The writer chose how his mails show the position with this mail (`Brett: Liste`,
+    /// `Brett: Diagramm`).
+    pub board_chosen: Option<crate::lang::Board>,
 }
 
 /// One tournament of a status report.
