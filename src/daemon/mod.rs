@@ -76,6 +76,16 @@ where
 {
     let started = std::time::Instant::now();
     let reading = Reading::Once(imap.connect().await?);
+    // `once` is the operator's own try (after mending a password, say): a hold of the relay's
+    // sending (`store::SendHold`) is tried again at once, not after the rest of its pause.
+    let outbox = app.store.outbox();
+    if let Some(mut hold) = outbox.hold()? {
+        let at = app.now_at(now, clock.now())?;
+        if hold.until > at {
+            hold.until = at;
+            outbox.set_hold(Some(&hold))?;
+        }
+    }
     Ok(pass(app, reading, (sender, clock), now, None, started).await?)
 }
 

@@ -1755,6 +1755,37 @@ async fn fax_2_2_a_sending_quota_at_data_holds_everything_reports_no_player_and_
 }
 
 #[tokio::test(start_paused = true)]
+async fn once_tries_a_held_relay_again_at_once_as_the_operators_own_try() {
+    use crate::core::unreachable::verdict::SmtpStage;
+    let dir = TempDir::new("once-held");
+    let (script, sender) = (Script::default(), Recorder::default());
+    let config = relay(&dir, &script, &sender).await;
+    let mut app = App::open(config).unwrap();
+    *sender.refuse.lock().unwrap() = Some(refused(
+        SmtpStage::Auth,
+        535,
+        &["5.7.8 Error: authentication failed: authentication failure"],
+    ));
+    script.deliver(letter(ANNA, "1. e4", "m1"), at(1, 10, 0));
+    let report = pass(&mut app, &script, &sender, at(1, 10, 1)).await;
+    assert!(report.needs_operator.is_some(), "{report:?}");
+    let hold = app.store.outbox().hold().unwrap().expect("held");
+    assert!(hold.until > at(1, 10, 1));
+    // The password mended, `once` a second later: no waiting for the pause.
+    *sender.refuse.lock().unwrap() = None;
+    let report = pass(
+        &mut app,
+        &script,
+        &sender,
+        at(1, 10, 1) + chrono::Duration::seconds(1),
+    )
+    .await;
+    assert_eq!(report.needs_operator, None);
+    assert_eq!(sender.of("move", BERT).len(), 1);
+    assert_eq!(app.store.outbox().hold().unwrap(), None, "the hold is over");
+}
+
+#[tokio::test(start_paused = true)]
 async fn fax_2_2_user_unknown_at_rcpt_is_reported_to_the_director_once() {
     use crate::core::unreachable::verdict::SmtpStage;
     let dir = TempDir::new("unknown-user");
