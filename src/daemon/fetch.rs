@@ -261,8 +261,9 @@ async fn fetch_chunk(
     Ok(fetched)
 }
 
-/// Reads, decides and stores (without waiting for the disk) each mail of `chunk`, in order,
-/// taking it from `fetched`; counts it in `report` and notes it in `unflagged`.
+/// Reads, decides and stores (without waiting for the disk) each mail of `chunk`, in the order
+/// of their postmarks, taking it from `fetched`; counts it in `report` and notes it in
+/// `unflagged`.
 fn process_chunk(
     app: &mut App,
     (chunk, fetched): (&[Listed], &mut HashMap<u32, crate::imap::Fetched>),
@@ -270,7 +271,12 @@ fn process_chunk(
     report: &mut PassReport,
     unflagged: &mut Vec<u32>,
 ) -> Result<(), AppError> {
-    for l in chunk {
+    // In the order of their postmarks (TO §14), then of their UIDs: a server whose UIDs do not
+    // follow the arrival (Courier-IMAP numbers what came while nobody looked in the order of its
+    // folder) does not put a later move before an earlier one fetched with it.
+    let mut in_order: Vec<&Listed> = chunk.iter().collect();
+    in_order.sort_by_key(|l| (fetched.get(&l.uid).map(|f| f.internal_date), l.uid));
+    for l in in_order {
         let fetched = fetched
             .remove(&l.uid)
             .ok_or_else(|| crate::imap::ImapError::Missing {

@@ -492,6 +492,10 @@ fn imap_outage_the_daemon_keeps_running_and_catches_up_in_order() {
     for (i, (who, body)) in plies.iter().enumerate() {
         send_text(who, &relay.address, &subject, body);
         wait_for(&relay.address, i + 1, WAIT);
+        // Each with a postmark of its own (IMAP's INTERNALDATE counts seconds): the relay takes
+        // what came meanwhile in postmark order, whatever order the server numbers it in
+        // (Courier-IMAP numbers mail that came while nobody looked in its folder's order).
+        std::thread::sleep(Duration::from_millis(1100));
     }
     // Away long enough for the daemon to notice: at once in IDLE (Dovecot), at its next NOOP
     // without (Courier-IMAP).
