@@ -105,7 +105,9 @@ pub(crate) struct Courier {
     /// The pass's instant: what is due, what is too old.
     now: DateTime<Utc>,
     /// Due mails handed only after the pass's own ([`Courier::later`]): under a sending limit,
-    /// what is not urgent waits behind the moves of this pass.
+    /// what is not urgent waits behind the moves of this pass — also a move to the same player,
+    /// which may so overtake his waiting start mail (the CONTRACT's order of need: moves,
+    /// receipts and queries first; the move mail shows the game and the position).
     later: Vec<OutboxEntry>,
 }
 
