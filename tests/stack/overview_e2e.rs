@@ -132,7 +132,15 @@ fn annas_overview_lists_her_games_of_two_tournaments_and_mails_link_to_their_pag
     );
     wait_listening(port);
     let path = link.strip_prefix(PUBLIC).expect("the link's path");
-    let (status, page) = get(port, path);
+    // The listener answers 503 until the loop has opened the store for the pages.
+    let started = std::time::Instant::now();
+    let (status, page) = loop {
+        let (status, page) = get(port, path);
+        if status != 503 || started.elapsed() > Duration::from_secs(30) {
+            break (status, page);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
     assert_eq!(status, 200, "{path}: {page}");
     assert!(page.contains("Anna Adler") && page.contains("Bert Berger"));
 }
