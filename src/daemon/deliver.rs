@@ -53,14 +53,24 @@ where
 
 /// What `[smtp] max_per_hour` and `max_per_day` let go at `now`, after what was sent.
 pub(super) fn sending_budget(app: &App, now: DateTime<Utc>) -> Result<Budget, AppError> {
+    Ok(sending_window(app, now)?.map_or_else(Budget::default, |(b, _)| b))
+}
+
+/// [`sending_budget`] with the window it was reckoned from (one read of it); `None` without a
+/// limit.
+pub(super) fn sending_window(
+    app: &App,
+    now: DateTime<Utc>,
+) -> Result<Option<(Budget, limits::SendWindow)>, AppError> {
     let limits = Limits {
         per_hour: app.config.smtp.max_per_hour,
         per_day: app.config.smtp.max_per_day,
     };
     if limits == Limits::default() {
-        return Ok(Budget::default());
+        return Ok(None);
     }
-    Ok(limits::budget(&app.store.outbox().window()?, limits, now))
+    let window = app.store.outbox().window()?;
+    Ok(Some((limits::budget(&window, limits, now), window)))
 }
 
 /// How long a mail is retried before it is given up (`[limits] outbox_max_age_days`, Fax 2.3).

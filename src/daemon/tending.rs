@@ -148,10 +148,13 @@ impl Tending {
 /// Why mail waits for a sending limit at `now`, in the operator's words, if it does: "held by
 /// [smtp] max_per_day = 500 (500 sent in the last 24 h); the next goes at 2026-12-07 14:03 CET".
 fn held_by(app: &App, now: DateTime<Utc>) -> Result<Option<String>, AppError> {
-    let Some(free) = super::deliver::sending_budget(app, now)?.next_free else {
+    let Some((budget, window)) = super::deliver::sending_window(app, now)? else {
         return Ok(None);
     };
-    let (smtp, window) = (&app.config.smtp, app.store.outbox().window()?);
+    let Some(free) = budget.next_free else {
+        return Ok(None);
+    };
+    let smtp = &app.config.smtp;
     let mut limits = Vec::new();
     if smtp.max_per_hour > 0 {
         limits.push(format!(
